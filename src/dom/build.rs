@@ -1,0 +1,540 @@
+//! Tree construction: an html5ever `TreeSink` over a scratch arena, then one
+//! pass that lays the finished tree out in document order.
+//!
+//! html5ever moves nodes around while it builds (foster parenting, the adoption
+//! agency algorithm, reparenting), so the scratch arena keeps explicit sibling
+//! links. When parsing ends, an iterative pre-order walk copies every reachable
+//! node into the final [`Document`], whose ids are then document order. Template
+//! contents are kept as the children of their `<template>`, as lxml and html5lib
+//! present them, so that XPath sees them.
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+
+use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use std::collections::HashMap;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{Attribute, LocalName, QualName, TokenizerResult, ns};
+
+use super::{Attr, Doctype, Document, NONE, Names, Namespace, Node, NodeKind, Sym};
+
+/// How deep elements may nest. Deeper start tags become empty elements placed
+/// at this depth (their would-be content follows them as siblings), which is
+/// what Blink does at 512 levels. The HTML5 tree builder scans its stack of open
+/// elements for every tag, so without a bound a page nested 100,000 levels deep
+/// takes quadratic time to parse.
+pub const MAX_DEPTH: u32 = 512;
+
+/// Parses decoded HTML text into a document.
+pub(super) fn parse(text: String) -> Document {
+    let builder = TreeBuilder::new(
+        Sink::default(),
+        TreeBuilderOpts {
+            scripting_enabled: false,
+            ..Default::default()
+        },
+    );
+    let limiter = DepthLimiter {
+        inner: builder,
+        suppressed: RefCell::new(HashMap::new()),
+    };
+    let tokenizer = Tokenizer::new(limiter, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(text));
+    // The tokenizer pauses for scripts (never, with scripting disabled) and for
+    // `<meta charset>` declarations; the bytes are already decoded, so it simply
+    // resumes until the input is consumed.
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    tokenizer.sink.inner.sink.into_document()
+}
+
+/// Sits between the tokenizer and the tree builder and keeps nesting bounded
+/// (see [`MAX_DEPTH`]).
+struct DepthLimiter {
+    inner: TreeBuilder<Handle, Sink>,
+    /// End tags still to drop, by name, because their element was closed early.
+    suppressed: RefCell<HashMap<LocalName, u32>>,
+}
+
+impl TokenSink for DepthLimiter {
+    type Handle = Handle;
+
+    fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<Handle> {
+        match token {
+            Token::TagToken(tag)
+                if tag.kind == TagKind::StartTag
+                    && !tag.self_closing
+                    && self.inner.sink.current_depth.get() >= MAX_DEPTH =>
+            {
+                let mut end = tag.clone();
+                end.kind = TagKind::EndTag;
+                end.attrs.clear();
+                let result = self.inner.process_token(Token::TagToken(tag), line_number);
+                // A start tag that switched the tokenizer to raw text (script,
+                // style, textarea, title) must keep its content, so it stays open.
+                if !matches!(result, TokenSinkResult::Continue) {
+                    return result;
+                }
+                *self
+                    .suppressed
+                    .borrow_mut()
+                    .entry(end.name.clone())
+                    .or_insert(0) += 1;
+                self.inner.process_token(Token::TagToken(end), line_number)
+            }
+            Token::TagToken(tag) if tag.kind == TagKind::EndTag => {
+                {
+                    let mut suppressed = self.suppressed.borrow_mut();
+                    if let Some(count) = suppressed.get_mut(&tag.name)
+                        && *count > 0
+                    {
+                        *count -= 1;
+                        return TokenSinkResult::Continue;
+                    }
+                }
+                self.inner.process_token(Token::TagToken(tag), line_number)
+            }
+            other => self.inner.process_token(other, line_number),
+        }
+    }
+
+    fn end(&self) {
+        self.inner.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+type Handle = u32;
+
+enum Data {
+    Document,
+    Element { element: u32 },
+    Text(StrTendril),
+    Comment(StrTendril),
+}
+
+struct Scratch {
+    parent: u32,
+    first_child: u32,
+    last_child: u32,
+    next: u32,
+    prev: u32,
+    /// Depth when last linked; only the depth bound reads it, so it is not
+    /// updated when the tree builder moves a sub-tree.
+    depth: u32,
+    data: Data,
+}
+
+struct ScratchElement {
+    name: QualName,
+    attrs: Vec<Attribute>,
+}
+
+struct Sink {
+    nodes: RefCell<Vec<Scratch>>,
+    elements: RefCell<Vec<ScratchElement>>,
+    doctype: RefCell<Option<Doctype>>,
+    quirks: Cell<QuirksMode>,
+    /// Depth of the node most recently inserted: close to the depth of the
+    /// tree builder's stack of open elements.
+    current_depth: Cell<u32>,
+}
+
+impl Default for Sink {
+    fn default() -> Self {
+        let doc = Scratch {
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            next: NONE,
+            prev: NONE,
+            depth: 0,
+            data: Data::Document,
+        };
+        Sink {
+            nodes: RefCell::new(vec![doc]),
+            elements: RefCell::new(Vec::new()),
+            doctype: RefCell::new(None),
+            quirks: Cell::new(QuirksMode::NoQuirks),
+            current_depth: Cell::new(0),
+        }
+    }
+}
+
+impl Sink {
+    fn new_node(&self, data: Data) -> Handle {
+        let mut nodes = self.nodes.borrow_mut();
+        nodes.push(Scratch {
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            next: NONE,
+            prev: NONE,
+            depth: 0,
+            data,
+        });
+        (nodes.len() - 1) as u32
+    }
+
+    fn detach(nodes: &mut [Scratch], node: u32) {
+        let (parent, prev, next) = {
+            let n = &nodes[node as usize];
+            (n.parent, n.prev, n.next)
+        };
+        if parent == NONE {
+            return;
+        }
+        if prev != NONE {
+            nodes[prev as usize].next = next;
+        } else {
+            nodes[parent as usize].first_child = next;
+        }
+        if next != NONE {
+            nodes[next as usize].prev = prev;
+        } else {
+            nodes[parent as usize].last_child = prev;
+        }
+        let n = &mut nodes[node as usize];
+        n.parent = NONE;
+        n.prev = NONE;
+        n.next = NONE;
+    }
+
+    /// Links `node` as a child of `parent`, before `before` (or last when NONE).
+    fn link(nodes: &mut [Scratch], parent: u32, node: u32, before: u32) {
+        let prev = if before == NONE {
+            nodes[parent as usize].last_child
+        } else {
+            nodes[before as usize].prev
+        };
+        {
+            let n = &mut nodes[node as usize];
+            n.parent = parent;
+            n.prev = prev;
+            n.next = before;
+        }
+        if prev != NONE {
+            nodes[prev as usize].next = node;
+        } else {
+            nodes[parent as usize].first_child = node;
+        }
+        if before != NONE {
+            nodes[before as usize].prev = node;
+        } else {
+            nodes[parent as usize].last_child = node;
+        }
+    }
+
+    /// Inserts a node or text under `parent` before `before` (NONE: at the end),
+    /// merging text into an adjacent text node as the tree builder requires.
+    fn insert(&self, parent: u32, before: u32, child: NodeOrText<Handle>) {
+        match child {
+            NodeOrText::AppendNode(node) => {
+                let mut nodes = self.nodes.borrow_mut();
+                Self::detach(&mut nodes, node);
+                Self::link(&mut nodes, parent, node, before);
+                let depth = nodes[parent as usize].depth + 1;
+                nodes[node as usize].depth = depth;
+                self.current_depth.set(depth);
+            }
+            NodeOrText::AppendText(text) => {
+                {
+                    let mut nodes = self.nodes.borrow_mut();
+                    let prev = if before == NONE {
+                        nodes[parent as usize].last_child
+                    } else {
+                        nodes[before as usize].prev
+                    };
+                    if prev != NONE
+                        && let Data::Text(existing) = &mut nodes[prev as usize].data
+                    {
+                        existing.push_tendril(&text);
+                        return;
+                    }
+                }
+                let node = self.new_node(Data::Text(text));
+                let mut nodes = self.nodes.borrow_mut();
+                Self::link(&mut nodes, parent, node, before);
+            }
+        }
+    }
+
+    /// Lays the scratch tree out in document order.
+    fn into_document(self) -> Document {
+        let scratch = self.nodes.into_inner();
+        let elements = self.elements.into_inner();
+        let mut names = Names::default();
+        let mut out: Vec<Node> = Vec::with_capacity(scratch.len());
+        let mut attrs: Vec<Attr> = Vec::new();
+        let text_len: usize = scratch
+            .iter()
+            .map(|n| match &n.data {
+                Data::Text(t) | Data::Comment(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        let mut text = String::with_capacity(text_len + text_len / 4);
+
+        // Iterative pre-order walk: `stack` holds the output index of each open
+        // ancestor so that `end` and `last_child` can be filled in on the way out.
+        let mut open: Vec<u32> = Vec::new();
+        let mut cur = 0u32;
+        loop {
+            let s = &scratch[cur as usize];
+            let index = out.len() as u32;
+            let parent_out = open.last().copied().unwrap_or(NONE);
+            let mut node = Node {
+                parent: parent_out,
+                end: index + 1,
+                prev_sibling: NONE,
+                last_child: NONE,
+                kind: NodeKind::Document,
+                namespace: Namespace::Html,
+                name: Sym(0),
+                data: (0, 0),
+            };
+            if parent_out != NONE {
+                let p = &mut out[parent_out as usize];
+                node.prev_sibling = p.last_child;
+                p.last_child = index;
+            }
+            match &s.data {
+                Data::Document => {}
+                Data::Element { element } => {
+                    let e = &elements[*element as usize];
+                    node.kind = NodeKind::Element;
+                    node.namespace = if e.name.ns == ns!(svg) {
+                        Namespace::Svg
+                    } else if e.name.ns == ns!(mathml) {
+                        Namespace::MathMl
+                    } else {
+                        Namespace::Html
+                    };
+                    node.name = names.intern(&e.name.local);
+                    let start = attrs.len() as u32;
+                    for a in &e.attrs {
+                        let name = match &a.name.prefix {
+                            Some(prefix) => names.intern(&format!("{}:{}", prefix, a.name.local)),
+                            None => names.intern(&a.name.local),
+                        };
+                        let vstart = text.len() as u32;
+                        text.push_str(&a.value);
+                        attrs.push(Attr {
+                            name,
+                            value: (vstart, a.value.len() as u32),
+                        });
+                    }
+                    node.data = (start, attrs.len() as u32 - start);
+                }
+                Data::Text(t)
+                    if node.prev_sibling != NONE
+                        && out[node.prev_sibling as usize].kind == NodeKind::Text =>
+                {
+                    // Removing an element can leave two text runs side by side; the
+                    // XPath data model has no adjacent text nodes, so they merge.
+                    // The previous text node wrote the buffer last, so its range grows.
+                    let prev = node.prev_sibling as usize;
+                    out[parent_out as usize].last_child = prev as u32;
+                    out[prev].data.1 += t.len() as u32;
+                    text.push_str(t);
+                    advance(&scratch, &mut open, &mut out, &mut cur);
+                    if cur == NONE {
+                        break;
+                    }
+                    continue;
+                }
+                Data::Text(t) | Data::Comment(t) => {
+                    node.kind = if matches!(s.data, Data::Text(_)) {
+                        NodeKind::Text
+                    } else {
+                        NodeKind::Comment
+                    };
+                    let start = text.len() as u32;
+                    text.push_str(t);
+                    node.data = (start, t.len() as u32);
+                }
+            }
+            out.push(node);
+
+            if s.first_child != NONE {
+                open.push(index);
+                cur = s.first_child;
+                continue;
+            }
+            advance(&scratch, &mut open, &mut out, &mut cur);
+            if cur == NONE {
+                break;
+            }
+        }
+        Document {
+            nodes: out,
+            attrs,
+            text,
+            names,
+            doctype: self.doctype.into_inner(),
+            encoding: encoding_rs::UTF_8,
+            encoding_source: super::EncodingSource::Default,
+        }
+    }
+}
+
+/// Moves `cur` to the next node in pre-order after a node without children,
+/// closing the sub-trees that end there; `cur` becomes NONE at the end.
+fn advance(scratch: &[Scratch], open: &mut Vec<u32>, out: &mut [Node], cur: &mut u32) {
+    let mut climb = *cur;
+    loop {
+        let next = scratch[climb as usize].next;
+        if next != NONE && !open.is_empty() {
+            *cur = next;
+            return;
+        }
+        match open.pop() {
+            Some(parent) => {
+                out[parent as usize].end = out.len() as u32;
+                climb = scratch[climb as usize].parent;
+            }
+            None => {
+                *cur = NONE;
+                return;
+            }
+        }
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = Handle;
+    type Output = Self;
+    type ElemName<'a> = Ref<'a, QualName>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> Handle {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a Handle) -> Ref<'a, QualName> {
+        let element = match self.nodes.borrow()[*target as usize].data {
+            Data::Element { element } => element,
+            // The tree builder only asks for names of elements.
+            _ => unreachable!("elem_name asked of a node that is not an element"),
+        };
+        Ref::map(self.elements.borrow(), |e| &e[element as usize].name)
+    }
+
+    fn create_element(
+        &self,
+        name: QualName,
+        attrs: Vec<Attribute>,
+        _flags: ElementFlags,
+    ) -> Handle {
+        let element = {
+            let mut elements = self.elements.borrow_mut();
+            elements.push(ScratchElement { name, attrs });
+            (elements.len() - 1) as u32
+        };
+        self.new_node(Data::Element { element })
+    }
+
+    fn create_comment(&self, text: StrTendril) -> Handle {
+        self.new_node(Data::Comment(text))
+    }
+
+    fn create_pi(&self, _target: StrTendril, data: StrTendril) -> Handle {
+        // HTML has no processing instructions; the HTML tree builder never calls this.
+        self.new_node(Data::Comment(data))
+    }
+
+    fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
+        self.insert(*parent, NONE, child);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &Handle,
+        prev_element: &Handle,
+        child: NodeOrText<Handle>,
+    ) {
+        let has_parent = self.nodes.borrow()[*element as usize].parent != NONE;
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(
+        &self,
+        name: StrTendril,
+        public_id: StrTendril,
+        system_id: StrTendril,
+    ) {
+        *self.doctype.borrow_mut() = Some(Doctype {
+            name: name.to_string(),
+            public_id: public_id.to_string(),
+            system_id: system_id.to_string(),
+        });
+    }
+
+    fn get_template_contents(&self, target: &Handle) -> Handle {
+        *target
+    }
+
+    fn same_node(&self, x: &Handle, y: &Handle) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, mode: QuirksMode) {
+        self.quirks.set(mode);
+    }
+
+    fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
+        let parent = self.nodes.borrow()[*sibling as usize].parent;
+        if parent == NONE {
+            return;
+        }
+        self.insert(parent, *sibling, new_node);
+    }
+
+    fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
+        let element = match self.nodes.borrow()[*target as usize].data {
+            Data::Element { element } => element,
+            _ => return,
+        };
+        let mut elements = self.elements.borrow_mut();
+        let existing = &mut elements[element as usize].attrs;
+        for a in attrs {
+            if !existing.iter().any(|e| e.name == a.name) {
+                existing.push(a);
+            }
+        }
+    }
+
+    fn remove_from_parent(&self, target: &Handle) {
+        Self::detach(&mut self.nodes.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
+        let mut nodes = self.nodes.borrow_mut();
+        let mut child = nodes[*node as usize].first_child;
+        while child != NONE {
+            let next = nodes[child as usize].next;
+            Self::detach(&mut nodes, child);
+            Self::link(&mut nodes, *new_parent, child, NONE);
+            child = next;
+        }
+    }
+}

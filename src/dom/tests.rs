@@ -1,0 +1,212 @@
+use super::*;
+
+fn doc(html: &str) -> Document {
+    Document::parse_str(html)
+}
+
+/// Checks the canonical paths of all elements in document order.
+fn check_paths(html: &str, expected: &[&str]) {
+    let d = doc(html);
+    let paths: Vec<String> = d
+        .all()
+        .filter(|&n| d.is_element(n))
+        .map(|n| d.path(n))
+        .collect();
+    assert_eq!(paths, expected);
+}
+
+#[test]
+fn parse_builds_html_head_body() {
+    check_paths(
+        "<p>hi",
+        &["/html", "/html/head", "/html/body", "/html/body/p"],
+    );
+}
+
+#[test]
+fn paths_index_only_siblings_that_share_a_name() {
+    check_paths(
+        "<div><a></a><b></b><a></a></div><div></div>",
+        &[
+            "/html",
+            "/html/head",
+            "/html/body",
+            "/html/body/div[1]",
+            "/html/body/div[1]/a[1]",
+            "/html/body/div[1]/b",
+            "/html/body/div[1]/a[2]",
+            "/html/body/div[2]",
+        ],
+    );
+}
+
+#[test]
+fn text_and_comment_paths_count_within_their_kind() {
+    let d = doc("<p>one<b>x</b>two<!--c--></p>");
+    let paths: Vec<String> = d
+        .all()
+        .filter(|&n| !d.is_element(n) && n != NodeId::ROOT)
+        .map(|n| d.path(n))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/html/body/p/text()[1]",
+            "/html/body/p/b/text()[1]",
+            "/html/body/p/text()[2]",
+            "/html/body/p/comment()[1]"
+        ]
+    );
+    assert_eq!(d.path(NodeId::ROOT), "/");
+}
+
+#[test]
+fn ids_are_document_order_even_after_foster_parenting() {
+    // The text "x" is foster-parented before the table although it came later.
+    let d = doc("<table><tr><td>a</td></tr>x</table>");
+    let texts: Vec<&str> = d
+        .all()
+        .filter(|&n| d.kind(n) == NodeKind::Text)
+        .map(|n| d.text(n))
+        .collect();
+    assert_eq!(texts, ["x", "a"]);
+    for n in d.all() {
+        for c in d.children(n) {
+            assert!(c > n && c < d.subtree_end(n));
+            assert_eq!(d.parent(c), Some(n));
+        }
+    }
+}
+
+#[test]
+fn tbody_is_inserted_as_browsers_do() {
+    check_paths(
+        "<table><tr><td>1</td></tr></table>",
+        &[
+            "/html",
+            "/html/head",
+            "/html/body",
+            "/html/body/table",
+            "/html/body/table/tbody",
+            "/html/body/table/tbody/tr",
+            "/html/body/table/tbody/tr/td",
+        ],
+    );
+}
+
+#[test]
+fn noscript_content_is_markup() {
+    let d = doc("<body><noscript><img src=a.png></noscript>");
+    assert!(d.all().any(|n| d.name(n) == "img"));
+}
+
+#[test]
+fn adjacent_text_is_merged_after_adoption_agency() {
+    let d = doc("<p>a<b>b</p>c</b>d");
+    for n in d.all() {
+        let kids: Vec<NodeId> = d.children(n).collect();
+        for w in kids.windows(2) {
+            assert!(
+                !(d.kind(w[0]) == NodeKind::Text && d.kind(w[1]) == NodeKind::Text),
+                "adjacent text under {}",
+                d.path(n)
+            );
+        }
+    }
+    assert_eq!(d.string_value(d.root_element().unwrap()), "abcd");
+}
+
+#[test]
+fn siblings_and_children_agree() {
+    let d = doc("<ul><li>1</li><li>2</li><li>3</li></ul>");
+    let ul = d.all().find(|&n| d.name(n) == "ul").unwrap();
+    let kids: Vec<NodeId> = d.children(ul).collect();
+    assert_eq!(kids.len(), 3);
+    assert_eq!(d.first_child(ul), Some(kids[0]));
+    assert_eq!(d.last_child(ul), Some(kids[2]));
+    assert_eq!(d.next_sibling(kids[0]), Some(kids[1]));
+    assert_eq!(d.prev_sibling(kids[2]), Some(kids[1]));
+    assert_eq!(d.prev_sibling(kids[0]), None);
+    assert_eq!(d.next_sibling(kids[2]), None);
+    assert!(d.is_ancestor(ul, d.first_child(kids[1]).unwrap()));
+}
+
+#[test]
+fn attributes_are_read_by_name() {
+    let d = doc("<a href='/x' class='b c' data-id=7>t</a>");
+    let a = d.all().find(|&n| d.name(n) == "a").unwrap();
+    assert_eq!(d.attr(a, "href"), Some("/x"));
+    assert_eq!(d.attr(a, "data-id"), Some("7"));
+    assert_eq!(d.attr(a, "title"), None);
+    let names: Vec<&str> = d.attrs(a).iter().map(|at| d.attr_name(at)).collect();
+    assert_eq!(names, ["href", "class", "data-id"]);
+}
+
+#[test]
+fn serialisation_round_trips_simple_markup() {
+    let d = doc(
+        "<!DOCTYPE html><html><head><title>T &amp; U</title></head><body><p class=\"x\">a<br>b</p><script>if (a<b) {}</script></body></html>",
+    );
+    assert_eq!(
+        d.outer_html(NodeId::ROOT),
+        "<!DOCTYPE html><html><head><title>T &amp; U</title></head><body><p class=\"x\">a<br>b</p><script>if (a<b) {}</script></body></html>"
+    );
+    let p = d.all().find(|&n| d.name(n) == "p").unwrap();
+    assert_eq!(d.inner_html(p), "a<br>b");
+}
+
+#[test]
+fn content_after_meta_charset_is_kept_and_decoded() {
+    let d = Document::parse(b"<meta charset=windows-1252><p>caf\xe9</p>");
+    assert_eq!(d.encoding().name(), "windows-1252");
+    assert!(d.string_value(NodeId::ROOT).contains("caf\u{e9}"));
+}
+
+#[test]
+fn invalid_utf8_becomes_replacement_characters() {
+    let d = Document::parse(b"<p>a\xffb</p>");
+    assert!(d.string_value(NodeId::ROOT).contains("a\u{fffd}b"));
+}
+
+#[test]
+fn deep_nesting_is_bounded_and_keeps_every_element_and_text() {
+    let depth = 100_000;
+    let html = "<div>".repeat(depth) + "x" + &"</div>".repeat(depth) + "<p>after</p>";
+    let d = doc(&html);
+    assert_eq!(d.all().filter(|&n| d.name(n) == "div").count(), depth);
+    let deepest = d.all().max_by_key(|&n| d.depth(n)).unwrap();
+    assert!(
+        d.depth(deepest) <= MAX_DEPTH as usize + 4,
+        "depth {}",
+        d.depth(deepest)
+    );
+    assert_eq!(d.string_value(NodeId::ROOT), "xafter");
+    // The paragraph after the deep block is still a child of body.
+    let p = d.all().find(|&n| d.name(n) == "p").unwrap();
+    assert_eq!(d.path(p), "/html/body/p");
+    let out = d.outer_html(NodeId::ROOT);
+    assert_eq!(out.matches("<div>").count(), depth);
+}
+
+#[test]
+fn unclosed_paragraphs_are_not_mistaken_for_deep_nesting() {
+    let html = "<p>x".repeat(2_000);
+    let d = doc(&html);
+    let p = d.all().filter(|&n| d.name(n) == "p").last().unwrap();
+    assert_eq!(d.path(p), "/html/body/p[2000]");
+    assert_eq!(d.text(d.first_child(p).unwrap()), "x");
+}
+
+#[test]
+fn template_contents_are_children() {
+    let d = doc("<template><p>in</p></template>");
+    let t = d.all().find(|&n| d.name(n) == "template").unwrap();
+    assert_eq!(d.name(d.first_child(t).unwrap()), "p");
+}
+
+#[test]
+fn svg_elements_keep_their_namespace() {
+    let d = doc("<svg><path d='M0'/></svg>");
+    let path = d.all().find(|&n| d.name(n) == "path").unwrap();
+    assert_eq!(d.namespace(path), Namespace::Svg);
+}

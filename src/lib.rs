@@ -1,0 +1,2 @@
+//! mend: a self-healing web wrapper runtime.
+pub mod dom;
