@@ -1,2 +1,12 @@
 //! mend: a self-healing web wrapper runtime.
+//!
+//! The pure core (`dom`, `xpath`, `wrapper`, `extract`) does no I/O, no async
+//! and reads no clock; `fetch`, `job` and the command line sit on top.
+
 pub mod dom;
+pub mod wrapper;
+pub mod xpath;
+
+pub use dom::{Document, NodeId};
+pub use wrapper::Wrapper;
+pub use xpath::XPath;

@@ -1,0 +1,226 @@
+//! The typed wrapper: what a YAML wrapper file means once it has been checked.
+//!
+//! Everything here is plain data. Loading (YAML, schema validation, spanned
+//! diagnostics) lives in the loader; evaluation lives in `extract`.
+
+use std::path::PathBuf;
+
+use regex::Regex;
+
+use crate::xpath::XPath;
+
+/// A wrapper: start URLs, adaptation settings and a tree of patterns.
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    /// The wrapper's name, used for tree-gram folders and in the store.
+    pub name: String,
+    /// Start URLs for crawling.
+    pub start: Vec<String>,
+    /// How healing behaves.
+    pub adapt: AdaptSettings,
+    /// The top-level patterns, evaluated from the document node.
+    pub patterns: Vec<Pattern>,
+    /// The file the wrapper was loaded from, if any.
+    pub source: Option<PathBuf>,
+}
+
+/// Where a pattern is defined in its file, for messages that point at it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+/// A named XPath; a record pattern (with child patterns) or a field pattern.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    /// The pattern's name, unique among its siblings.
+    pub name: String,
+    /// The compiled XPath, relative to the parent pattern's instance.
+    pub xpath: XPath,
+    /// How a field's value is taken from a matched node.
+    pub extract: Extract,
+    /// What type a field's value is converted to.
+    pub value_type: ValueType,
+    /// A `strftime`-style format for `date` values, when they are not ISO 8601.
+    pub date_format: Option<String>,
+    /// What correct output looks like.
+    pub constraints: Constraints,
+    /// The tree-gram file, relative to the wrapper file.
+    pub treegram: Option<String>,
+    /// Child patterns; a pattern that has any is a record pattern.
+    pub patterns: Vec<Pattern>,
+    /// Earlier XPaths of this pattern, oldest first.
+    pub history: Vec<String>,
+    /// Where the pattern starts in the wrapper file.
+    pub location: Location,
+}
+
+impl Pattern {
+    /// Whether this pattern holds child patterns (and so yields records).
+    pub fn is_record(&self) -> bool {
+        !self.patterns.is_empty()
+    }
+
+    /// Whether a field yields a single value rather than a list.
+    pub fn is_single(&self) -> bool {
+        self.constraints.max == Some(1)
+    }
+}
+
+/// How a field's value is taken from a matched node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extract {
+    /// The string-value of the node (all descendant text).
+    Text,
+    /// The string-value with whitespace collapsed, as `normalize-space()`.
+    Normalized,
+    /// The value of an attribute of the matched element (`"@href"`).
+    Attribute(String),
+    /// The HTML of the node's children.
+    InnerHtml,
+    /// The HTML of the node itself.
+    OuterHtml,
+}
+
+/// The type a field's value is converted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueType {
+    /// Text, unchanged.
+    String,
+    /// A whole number; thousands separators and currency symbols are dropped.
+    Integer,
+    /// A decimal number; thousands separators and currency symbols are dropped.
+    Number,
+    /// true/false, yes/no, on/off, 1/0.
+    Boolean,
+    /// A calendar date, written as ISO 8601 (`YYYY-MM-DD`).
+    Date,
+    /// A URL, resolved against the page's base URL.
+    Url,
+}
+
+/// What correct output looks like for one pattern.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    /// The least number of instances per parent instance.
+    pub min: Option<usize>,
+    /// The most instances per parent instance.
+    pub max: Option<usize>,
+    /// Every instance must yield a non-empty value.
+    pub required: bool,
+    /// Every value must match this expression.
+    pub regex: Option<Regex>,
+    /// The least length of every value, in characters.
+    pub min_length: Option<usize>,
+    /// The most length of every value, in characters.
+    pub max_length: Option<usize>,
+    /// Every value must be one of these.
+    pub one_of: Option<Vec<String>>,
+    /// Every numeric value must be at least this.
+    pub minimum: Option<f64>,
+    /// Every numeric value must be at most this.
+    pub maximum: Option<f64>,
+    /// A JSON Schema that every record of a record pattern must satisfy.
+    pub schema: Option<RecordSchema>,
+}
+
+/// A compiled JSON Schema for records, with its source kept for messages.
+#[derive(Clone)]
+pub struct RecordSchema {
+    /// The schema as written.
+    pub source: serde_json::Value,
+    /// The compiled validator.
+    pub validator: std::sync::Arc<jsonschema::Validator>,
+}
+
+impl std::fmt::Debug for RecordSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RecordSchema({})", self.source)
+    }
+}
+
+/// How healing behaves for a wrapper.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptSettings {
+    /// off, propose or auto.
+    pub mode: HealMode,
+    /// The least similarity a candidate needs.
+    pub threshold: f64,
+    /// How far the winner must beat the runner-up.
+    pub margin: f64,
+    /// The similarity algorithms, in order of priority.
+    pub algorithms: Vec<Algorithm>,
+    /// How tree nodes are labelled for matching.
+    pub label: LabelMode,
+    /// Which triggers run.
+    pub triggers: Triggers,
+    /// Whether tree-grams are refreshed after an automatic rewrite.
+    pub update_treegrams: bool,
+    /// How many instances of a record pattern a tree-gram keeps.
+    pub treegram_instances: usize,
+    /// The least size, in elements, of a field's tree-gram context.
+    pub treegram_min_context: usize,
+}
+
+impl Default for AdaptSettings {
+    fn default() -> Self {
+        AdaptSettings {
+            mode: HealMode::Propose,
+            threshold: 0.75,
+            margin: 0.10,
+            algorithms: vec![Algorithm::Ctm, Algorithm::Stm, Algorithm::Bigram, Algorithm::Jw],
+            label: LabelMode::TagClass,
+            triggers: Triggers { top_down: true, bottom_up: true },
+            update_treegrams: false,
+            treegram_instances: 3,
+            treegram_min_context: 8,
+        }
+    }
+}
+
+/// What mend does when a pattern is violated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HealMode {
+    /// Only report violations.
+    Off,
+    /// Heal, emit healed records marked as such, and store a proposal.
+    Propose,
+    /// Heal and rewrite the wrapper file.
+    Auto,
+}
+
+/// A tree similarity algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Clustered tree matching.
+    Ctm,
+    /// Simple tree matching.
+    Stm,
+    /// Tree bigram similarity.
+    Bigram,
+    /// Tree Jaro-Winkler.
+    Jw,
+}
+
+/// How tree nodes are labelled for matching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LabelMode {
+    /// The tag name.
+    Tag,
+    /// The tag name and the id.
+    TagId,
+    /// The tag name and the sorted class tokens.
+    TagClass,
+}
+
+/// Which adaptation triggers run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Triggers {
+    /// After a record pattern is adapted, re-check and adapt its children.
+    pub top_down: bool,
+    /// When a child cannot be adapted, adapt its parent first.
+    pub bottom_up: bool,
+}
