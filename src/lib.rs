@@ -4,6 +4,9 @@
 //! and reads no clock; `fetch`, `job` and the command line sit on top.
 
 pub mod dom;
+pub mod extract;
+pub mod fetch;
+pub mod job;
 pub mod wrapper;
 pub mod xpath;
 

@@ -1,0 +1,138 @@
+//! `mend run WRAPPER PAGE...`: extract records from pages.
+
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
+use crate::fetch;
+use crate::job::{self, OutputFormat, OutputWriter, RunOptions};
+
+/// Runs a wrapper over pages and prints one JSON object per page.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The wrapper file (YAML).
+    pub wrapper: PathBuf,
+    /// Pages: files, directories (read recursively for *.html and *.htm, gzipped too),
+    /// `-` for standard input, or http(s) URLs.
+    #[arg(required = true)]
+    pub pages: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Ndjson)]
+    pub format: OutputFormat,
+    /// Write records to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Emit one record per instance of this top-level record pattern.
+    #[arg(long)]
+    pub flatten: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print no summary on standard error.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs the command.
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let Some(wrapper) = load_wrapper(&args.wrapper) else {
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    };
+    let columns = match &args.flatten {
+        None => wrapper.patterns.iter().map(|p| p.name.clone()).collect(),
+        Some(name) => match wrapper.patterns.iter().find(|p| &p.name == name) {
+            Some(p) if p.is_record() => p.patterns.iter().map(|c| c.name.clone()).collect(),
+            _ => {
+                eprintln!("error: --flatten {name}: the wrapper has no top-level record pattern of that name");
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+        },
+    };
+    let sources = match fetch::expand(&args.pages) {
+        Ok(s) if s.is_empty() => {
+            eprintln!("error: no pages found in {}", args.pages.join(" "));
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+
+    let sink: Box<dyn Write + Send> = match &args.out {
+        Some(path) => Box::new(std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut writer = OutputWriter::new(BufWriter::new(sink), args.format, columns);
+    let progress = progress_bar(sources.len());
+    let options = RunOptions { flatten: args.flatten.clone() };
+    let mut write_error = None;
+    let mut emit = |page: job::PageOutput| {
+        if let Some(e) = &page.error {
+            progress.suspend(|| eprintln!("error: {e}"));
+        }
+        progress.inc(1);
+        if write_error.is_none()
+            && let Err(e) = writer.write(page)
+        {
+            write_error = Some(e);
+        }
+    };
+    let summary = match args.jobs {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .context("cannot start worker threads")?
+            .install(|| job::run_pages(&wrapper, &sources, &options, &mut emit)),
+        None => job::run_pages(&wrapper, &sources, &options, &mut emit),
+    };
+    progress.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e).context("cannot write output");
+    }
+    writer.finish().context("cannot write output")?;
+
+    if !args.quiet {
+        eprintln!(
+            "mend: {} page{}, {} record{}, {} violation{} on {} page{}, {} failed",
+            summary.pages,
+            s(summary.pages),
+            summary.records,
+            s(summary.records),
+            summary.violations,
+            s(summary.violations),
+            summary.violated_pages,
+            s(summary.violated_pages),
+            summary.failed_pages
+        );
+    }
+    Ok(ExitCode::from(if summary.failed_pages > 0 {
+        EXIT_FAILURE
+    } else if summary.violations > 0 {
+        EXIT_VIOLATED
+    } else {
+        0
+    }))
+}
+
+fn s(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A progress bar on standard error when more than a few pages run and a
+/// person is watching; hidden otherwise.
+fn progress_bar(pages: usize) -> ProgressBar {
+    if pages <= 3 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(pages as u64);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} pages  {per_sec}  eta {eta}") {
+        bar.set_style(style);
+    }
+    bar
+}

@@ -1,0 +1,230 @@
+//! Where pages come from: files, directories, standard input and URLs.
+//!
+//! This is the I/O edge under the job runner. Directories are read
+//! recursively for `*.html` and `*.htm` (gzipped too); gzip is recognised by
+//! its magic bytes, whatever the name. URLs are fetched over HTTP(S) with
+//! timeouts and a bounded number of redirects; each failure is an error for
+//! that page alone. Crawling (following links, politeness) builds on this.
+
+mod http;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub use http::HttpClient;
+use url::Url;
+
+/// The largest page mend reads, after decompression.
+pub const MAX_PAGE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a page could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// A file or directory could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A page argument names nothing that exists.
+    #[error("{0}: no such file, directory or URL")]
+    NotFound(String),
+    /// A page is larger than [`MAX_PAGE_BYTES`].
+    #[error("{0}: larger than {MAX_PAGE_BYTES} bytes")]
+    TooLarge(String),
+    /// The server answered with an error status.
+    #[error("{url}: HTTP {status}")]
+    Status {
+        /// The URL.
+        url: String,
+        /// The status line.
+        status: String,
+    },
+    /// The request failed: DNS, connection, TLS, timeout or too many redirects.
+    #[error("{url}: {message}")]
+    Request {
+        /// The URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// One page to process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageSource {
+    /// A local file.
+    File(PathBuf),
+    /// Standard input.
+    Stdin,
+    /// An http(s) URL.
+    Url(Url),
+}
+
+impl PageSource {
+    /// How the page is named in output: the path, `-` or the URL.
+    pub fn name(&self) -> String {
+        match self {
+            PageSource::File(p) => p.display().to_string(),
+            PageSource::Stdin => "-".to_owned(),
+            PageSource::Url(u) => u.to_string(),
+        }
+    }
+}
+
+/// A page's bytes and what is known about them.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// How the page is named in output.
+    pub name: String,
+    /// The URL relative links resolve against, when the page came from one.
+    pub url: Option<Url>,
+    /// The raw (decompressed) bytes.
+    pub bytes: Vec<u8>,
+    /// The charset from an HTTP `Content-Type` header.
+    pub charset: Option<String>,
+}
+
+/// Expands page arguments: directories become the HTML files below them, in
+/// sorted order; `-` is standard input; http(s) URLs stay URLs.
+pub fn expand(args: &[String]) -> Result<Vec<PageSource>, FetchError> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg == "-" {
+            out.push(PageSource::Stdin);
+        } else if arg.starts_with("http://") || arg.starts_with("https://") {
+            let url = Url::parse(arg).map_err(|e| FetchError::Request { url: arg.clone(), message: e.to_string() })?;
+            out.push(PageSource::Url(url));
+        } else {
+            let path = Path::new(arg);
+            if path.is_dir() {
+                let mut files = Vec::new();
+                walk(path, &mut files)?;
+                files.sort();
+                out.extend(files.into_iter().map(PageSource::File));
+            } else if path.exists() {
+                out.push(PageSource::File(path.to_path_buf()));
+            } else {
+                return Err(FetchError::NotFound(arg.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a file name looks like an HTML page (gzipped or not).
+pub fn is_html_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let base = lower.strip_suffix(".gz").unwrap_or(&lower);
+    base.ends_with(".html") || base.ends_with(".htm")
+}
+
+/// Iterative directory walk, so that deep trees cannot exhaust the stack.
+fn walk(root: &Path, files: &mut Vec<PathBuf>) -> Result<(), FetchError> {
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let io = |source| FetchError::Io { path: dir.display().to_string(), source };
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let path = entry.path();
+            let kind = entry.file_type().map_err(io)?;
+            if kind.is_dir() {
+                dirs.push(path);
+            } else if is_html_name(&entry.file_name().to_string_lossy()) {
+                files.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads one page.
+pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> {
+    let name = source.name();
+    match source {
+        PageSource::File(path) => {
+            let io = |source| FetchError::Io { path: name.clone(), source };
+            let file = std::fs::File::open(path).map_err(io)?;
+            let mut bytes = Vec::new();
+            file.take(MAX_PAGE_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+            let bytes = decompress(bytes, &name)?;
+            Ok(Page { name, url: None, bytes, charset: None })
+        }
+        PageSource::Stdin => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .take(MAX_PAGE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|source| FetchError::Io { path: name.clone(), source })?;
+            let bytes = decompress(bytes, &name)?;
+            Ok(Page { name, url: None, bytes, charset: None })
+        }
+        PageSource::Url(url) => {
+            let fetched = http.get(url)?;
+            let bytes = decompress(fetched.bytes, &name)?;
+            Ok(Page { name, url: Some(fetched.final_url), bytes, charset: fetched.charset })
+        }
+    }
+}
+
+/// Gunzips bytes that start with the gzip magic number; refuses oversized pages.
+fn decompress(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, FetchError> {
+    if bytes.len() as u64 > MAX_PAGE_BYTES {
+        return Err(FetchError::TooLarge(name.to_owned()));
+    }
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() * 4);
+    flate2::read::MultiGzDecoder::new(&bytes[..])
+        .take(MAX_PAGE_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|source| FetchError::Io { path: name.to_owned(), source })?;
+    if out.len() as u64 > MAX_PAGE_BYTES {
+        return Err(FetchError::TooLarge(name.to_owned()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn directories_expand_to_sorted_html_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sub/deeper")).unwrap();
+        for name in ["b.html", "a.htm", "notes.txt", "sub/c.html.gz", "sub/deeper/d.HTML"] {
+            std::fs::write(dir.path().join(name), b"<p>x").unwrap();
+        }
+        let sources = expand(&[dir.path().display().to_string()]).unwrap();
+        let names: Vec<String> = sources
+            .iter()
+            .map(|s| match s {
+                PageSource::File(p) => p.strip_prefix(dir.path()).unwrap().display().to_string(),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(names, ["a.htm", "b.html", "sub/c.html.gz", "sub/deeper/d.HTML"]);
+    }
+
+    #[test]
+    fn missing_pages_are_reported_by_name() {
+        let err = expand(&["/no/such/page.html".to_owned()]).unwrap_err();
+        assert_eq!(err.to_string(), "/no/such/page.html: no such file, directory or URL");
+    }
+
+    #[test]
+    fn gzipped_files_are_decompressed_by_magic_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"<h1>zipped</h1>").unwrap();
+        std::fs::write(&path, gz.finish().unwrap()).unwrap();
+        let page = load(&PageSource::File(path), &HttpClient::new()).unwrap();
+        assert_eq!(page.bytes, b"<h1>zipped</h1>");
+    }
+}
