@@ -28,7 +28,7 @@ pub struct Args {
     /// The page: an HTML file (gzipped if it ends in .gz), or - for standard input.
     page: String,
     /// The expression, evaluated with the document node as context.
-    #[arg(required_unless_present = "exprs", conflicts_with = "exprs")]
+    #[arg(required_unless_present = "exprs", conflicts_with = "exprs", allow_hyphen_values = true)]
     expr: Option<String>,
     /// Evaluate every line of FILE as an expression (batch mode).
     #[arg(long, value_name = "FILE")]
