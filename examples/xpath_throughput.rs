@@ -45,7 +45,8 @@ fn run() -> Result<(), String> {
             _ => pages.push(a),
         }
     }
-    let exprs_file = exprs_file.ok_or("usage: xpath_throughput --exprs FILE [--rounds N] PAGES...")?;
+    let exprs_file =
+        exprs_file.ok_or("usage: xpath_throughput --exprs FILE [--rounds N] PAGES...")?;
     let text = std::fs::read_to_string(&exprs_file).map_err(|e| format!("{exprs_file}: {e}"))?;
     let exprs: Vec<XPath> = text
         .lines()

@@ -3,7 +3,10 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/xpath_page.html");
+const PAGE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/xpath_page.html"
+);
 
 fn mend(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mend"))
@@ -80,9 +83,15 @@ fn batch_mode_prints_one_line_per_expression_and_continues_after_errors() {
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
-    assert_eq!(lines[0], r#"{"nodes":[{"path":"/html/body/h1","value":"Books"}]}"#);
+    assert_eq!(
+        lines[0],
+        r#"{"nodes":[{"path":"/html/body/h1","value":"Books"}]}"#
+    );
     assert!(lines[1].starts_with(r#"{"error":"#), "{}", lines[1]);
-    assert_eq!(lines[2], r#"{"nodes":[{"path":"/html/head/title/text()[1]","value":"Bookshop"}]}"#);
+    assert_eq!(
+        lines[2],
+        r#"{"nodes":[{"path":"/html/head/title/text()[1]","value":"Bookshop"}]}"#
+    );
     assert!(lines[3].contains("unknown function"), "{}", lines[3]);
 }
 

@@ -38,7 +38,10 @@ fn render(n: &Node, out: &mut String) {
 fn tree() -> impl Strategy<Value = Node> {
     let leaf = prop_oneof![
         prop::sample::select(vec!["t", "1", " 2 ", "u v"]).prop_map(Node::Text),
-        (prop::sample::select(vec!["x", "y", "z"]), prop::option::of(prop::sample::select(vec!["k", "k m", "m"])))
+        (
+            prop::sample::select(vec!["x", "y", "z"]),
+            prop::option::of(prop::sample::select(vec!["k", "k m", "m"]))
+        )
             .prop_map(|(n, c)| Node::Element(n, c, Vec::new())),
     ];
     leaf.prop_recursive(5, 40, 5, |inner| {
@@ -87,10 +90,21 @@ fn elements(doc: &Document) -> Vec<NodeId> {
 }
 
 const EXPRS: &[&str] = &[
-    "//x", "//y//z", "//*[@class]", "//x/ancestor::*", "//z/preceding::node()",
-    "//y/following::*", "//x/preceding-sibling::*[1]", "//text()/..", "//x | //y/..",
-    "//*[contains(concat(' ', normalize-space(@class), ' '), ' k ')]", "//x[1]", "//y[last()]",
-    "//@class/..", "(//x)[position() > 1]/z", "//x/descendant-or-self::node()/@*",
+    "//x",
+    "//y//z",
+    "//*[@class]",
+    "//x/ancestor::*",
+    "//z/preceding::node()",
+    "//y/following::*",
+    "//x/preceding-sibling::*[1]",
+    "//text()/..",
+    "//x | //y/..",
+    "//*[contains(concat(' ', normalize-space(@class), ' '), ' k ')]",
+    "//x[1]",
+    "//y[last()]",
+    "//@class/..",
+    "(//x)[position() > 1]/z",
+    "//x/descendant-or-self::node()/@*",
 ];
 
 proptest! {

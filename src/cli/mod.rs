@@ -10,7 +10,10 @@ use clap::{Parser, Subcommand};
 mod xpath;
 
 /// Exit code: the job ran but some patterns stay violated.
-#[allow(dead_code, reason = "`mend run` returns it; that command is not wired in yet")]
+#[allow(
+    dead_code,
+    reason = "`mend run` returns it; that command is not wired in yet"
+)]
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: bad input (wrapper, arguments).
 pub const EXIT_BAD_INPUT: u8 = 2;

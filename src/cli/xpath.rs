@@ -28,7 +28,11 @@ pub struct Args {
     /// The page: an HTML file (gzipped if it ends in .gz), or - for standard input.
     page: String,
     /// The expression, evaluated with the document node as context.
-    #[arg(required_unless_present = "exprs", conflicts_with = "exprs", allow_hyphen_values = true)]
+    #[arg(
+        required_unless_present = "exprs",
+        conflicts_with = "exprs",
+        allow_hyphen_values = true
+    )]
     expr: Option<String>,
     /// Evaluate every line of FILE as an expression (batch mode).
     #[arg(long, value_name = "FILE")]
@@ -89,7 +93,12 @@ fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
     Ok(raw)
 }
 
-fn single(doc: &Document, expr: &str, json: bool, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+fn single(
+    doc: &Document,
+    expr: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
     let xpath = match XPath::compile(expr) {
         Ok(x) => x,
         Err(e) => {

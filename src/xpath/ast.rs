@@ -39,7 +39,7 @@ pub(crate) enum Axis {
     Parent,
     Preceding,
     PrecedingSibling,
-    SelfAxis,
+    SelfNode,
     /// Not an XPath axis: the optimiser's fusion of `descendant-or-self::node()`
     /// and a following `child::` step with positional predicates (`//li[1]`).
     /// It selects the same nodes as the two steps, with each node's proximity
@@ -62,7 +62,7 @@ impl Axis {
             "parent" => Axis::Parent,
             "preceding" => Axis::Preceding,
             "preceding-sibling" => Axis::PrecedingSibling,
-            "self" => Axis::SelfAxis,
+            "self" => Axis::SelfNode,
             _ => return None,
         })
     }
@@ -163,12 +163,21 @@ pub(crate) enum Expr {
     Arith(Box<Expr>, Vec<(ArithOp, Expr)>),
     /// Unary minus; `double` is set for an even number of minus signs, which
     /// still converts to a number.
-    Neg { expr: Box<Expr>, double: bool },
+    Neg {
+        expr: Box<Expr>,
+        double: bool,
+    },
     Union(Vec<Expr>),
     /// A location path, or a filter expression followed by steps.
-    Path { start: Start, steps: Vec<Step> },
+    Path {
+        start: Start,
+        steps: Vec<Step>,
+    },
     /// A primary expression with predicates (positions in document order).
-    Filter { expr: Box<Expr>, preds: Vec<Expr> },
+    Filter {
+        expr: Box<Expr>,
+        preds: Vec<Expr>,
+    },
     Call {
         func: Func,
         args: Vec<Expr>,
@@ -188,7 +197,10 @@ pub(crate) enum Expr {
     /// `contains(concat(' ', normalize-space(@name), ' '), ' token ')` where
     /// the token has no whitespace: the attribute's whitespace-separated
     /// tokens include `token`.
-    AttrToken { name: NameId, token: Box<str> },
+    AttrToken {
+        name: NameId,
+        token: Box<str>,
+    },
 }
 
 impl Expr {

@@ -12,8 +12,8 @@
 use crate::dom::{Document, NodeId, NodeKind, Sym};
 
 use super::ast::{Axis, Expr, NodeTest, Start, Step};
-use super::functions::Func;
 use super::eval::{Ctx, Evaluator, R, normalize};
+use super::functions::Func;
 use super::item::Item;
 
 /// A node test resolved against one document.
@@ -234,8 +234,7 @@ impl<'a> Evaluator<'a> {
                 return Ok(());
             }
             Expr::Call {
-                func: Func::Last,
-                ..
+                func: Func::Last, ..
             } => {
                 let last = v.last().copied();
                 v.clear();
@@ -303,7 +302,11 @@ impl<'a> Evaluator<'a> {
                 Some(None)
             }
             (Axis::Descendant | Axis::DescendantOrSelf, Item::Node(n)) => {
-                let start = if step.axis == Axis::DescendantOrSelf { n.0 } else { n.0 + 1 };
+                let start = if step.axis == Axis::DescendantOrSelf {
+                    n.0
+                } else {
+                    n.0 + 1
+                };
                 let found = (start..doc.subtree_end(n).0)
                     .map(NodeId)
                     .find(|&x| node_matches(doc, t, x));
@@ -337,11 +340,7 @@ impl<'a> Evaluator<'a> {
                 // or siblings; they are principal nodes only of their own axes.
                 let self_ok = t == Test::Node;
                 match axis {
-                    Axis::SelfAxis | Axis::DescendantOrSelf => {
-                        if self_ok {
-                            out.push(c);
-                        }
-                    }
+                    Axis::SelfNode | Axis::DescendantOrSelf if self_ok => out.push(c),
                     Axis::Parent => push_if(out, element),
                     Axis::Ancestor | Axis::AncestorOrSelf => {
                         if axis == Axis::AncestorOrSelf && self_ok {
@@ -404,7 +403,7 @@ impl<'a> Evaluator<'a> {
             }
             Axis::Following => scan(doc, t, doc.subtree_end(n).0, doc.len() as u32, out),
             Axis::Preceding => preceding(doc, n, t, out),
-            Axis::SelfAxis => push_if(out, n),
+            Axis::SelfNode => push_if(out, n),
             Axis::Attribute => {
                 for i in doc.attr_range(n) {
                     if attr_matches(doc, t, i) {

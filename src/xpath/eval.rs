@@ -78,9 +78,7 @@ impl<'a> Evaluator<'a> {
                 Value::Nodes(self.nodes(e, ctx)?)
             }
             Expr::Filter { expr, .. } => self.eval(expr, ctx)?,
-            Expr::Call { func, args, regex } => {
-                self.call(*func, args, regex.as_deref(), ctx)?
-            }
+            Expr::Call { func, args, regex } => self.call(*func, args, regex.as_deref(), ctx)?,
             _ => match e.ty() {
                 Type::Number => Value::Number(self.number(e, ctx)?),
                 _ => Value::Boolean(self.boolean(e, ctx)?),

@@ -179,17 +179,13 @@ impl Func {
             let plural = if expected == "1" { "" } else { "s" };
             return Err((
                 None,
-                format!(
-                    "{}() takes {expected} argument{plural}, found {n}",
-                    s.name
-                ),
+                format!("{}() takes {expected} argument{plural}, found {n}", s.name),
             ));
         }
         match types.iter().position(|&t| t != Type::NodeSet) {
-            Some(i) if s.args == Arg::NodeSet => Err((
-                Some(i),
-                format!("{}() expects a node-set argument", s.name),
-            )),
+            Some(i) if s.args == Arg::NodeSet => {
+                Err((Some(i), format!("{}() expects a node-set argument", s.name)))
+            }
             _ => Ok(()),
         }
     }

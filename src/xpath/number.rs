@@ -71,7 +71,9 @@ mod tests {
         assert_eq!(string_to_number("-.5"), -0.5);
         assert_eq!(string_to_number("5."), 5.0);
         assert_eq!(string_to_number("\n7\t"), 7.0);
-        for bad in ["1e3", "+5", "", ".", "-", "1 1", "0x10", "Infinity", "12abc", "   ", "1..2", "--1"] {
+        for bad in [
+            "1e3", "+5", "", ".", "-", "1 1", "0x10", "Infinity", "12abc", "   ", "1..2", "--1",
+        ] {
             assert!(string_to_number(bad).is_nan(), "{bad:?}");
         }
         assert!(string_to_number("-0").is_sign_negative());

@@ -277,15 +277,23 @@ impl Parser {
     fn starts_step(tok: &Tok) -> bool {
         matches!(
             tok,
-            Tok::Name(_) | Tok::Star | Tok::NodeType(_) | Tok::AxisName(_) | Tok::At | Tok::Dot | Tok::DotDot
+            Tok::Name(_)
+                | Tok::Star
+                | Tok::NodeType(_)
+                | Tok::AxisName(_)
+                | Tok::At
+                | Tok::Dot
+                | Tok::DotDot
         )
     }
 
     fn path_expr(&mut self) -> Result<Expr, XPathError> {
         match self.peek() {
-            Tok::Literal(_) | Tok::Number(_) | Tok::LParen | Tok::FunctionName(_) | Tok::Variable(_) => {
-                self.filter_path()
-            }
+            Tok::Literal(_)
+            | Tok::Number(_)
+            | Tok::LParen
+            | Tok::FunctionName(_)
+            | Tok::Variable(_) => self.filter_path(),
             Tok::Slash => {
                 self.bump();
                 let mut steps = Vec::new();
@@ -352,7 +360,9 @@ impl Parser {
         match self.peek() {
             Tok::Slash | Tok::DoubleSlash => {
                 if filtered.ty() != Type::NodeSet {
-                    return Err(self.error_at(start, "only a node-set can be followed by a location path"));
+                    return Err(
+                        self.error_at(start, "only a node-set can be followed by a location path")
+                    );
                 }
                 self.relative_path_after_separator(&mut steps)?;
             }
@@ -399,7 +409,7 @@ impl Parser {
         let axis = match self.peek().clone() {
             Tok::Dot => {
                 self.bump();
-                return Ok(simple_step(Axis::SelfAxis, NodeTest::Node));
+                return Ok(simple_step(Axis::SelfNode, NodeTest::Node));
             }
             Tok::DotDot => {
                 self.bump();
@@ -505,9 +515,8 @@ impl Parser {
                     }
                     Tok::RParen => break,
                     _ => {
-                        return Err(self.error(&format!(
-                            "expected ',' or ')' in the arguments of {name}()"
-                        )));
+                        return Err(self
+                            .error(&format!("expected ',' or ')' in the arguments of {name}()")));
                     }
                 }
             }
@@ -558,7 +567,11 @@ pub(crate) fn build_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
             's' => b.dot_matches_new_line(true),
             'm' => b.multi_line(true),
             'x' => b.ignore_whitespace(true),
-            _ => return Err(format!("invalid regular expression flag '{c}': expected i, s, m or x")),
+            _ => {
+                return Err(format!(
+                    "invalid regular expression flag '{c}': expected i, s, m or x"
+                ));
+            }
         };
     }
     b.size_limit(1 << 20);

@@ -2,11 +2,17 @@ use super::*;
 
 #[test]
 fn child_descendant_and_abbreviations() {
-    on_page("/html/body/div/p", "[/html/body/div/p[1], /html/body/div/p[2], /html/body/div/p[3]]");
+    on_page(
+        "/html/body/div/p",
+        "[/html/body/div/p[1], /html/body/div/p[2], /html/body/div/p[3]]",
+    );
     on_page("html/body/ul/li[2]", "[/html/body/ul/li[2]]");
     on_page("//b", "[/html/body/div/p[2]/b]");
     on_page("//div//b/..", "[/html/body/div/p[2]]");
-    on_page("//li/.", "[/html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3]]");
+    on_page(
+        "//li/.",
+        "[/html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3]]",
+    );
     on_page("count(//node())", "27");
     on_page("count(/descendant::*)", "16");
     on_page("count(//li/descendant-or-self::node())", "6");
@@ -26,7 +32,10 @@ fn unprefixed_names_match_foreign_elements_by_local_name() {
 #[test]
 fn parent_ancestor_and_self() {
     on_page("//b/parent::p/@class", "[/html/body/div/p[2]/@class]");
-    on_page("//b/ancestor::*", "[/html, /html/body, /html/body/div, /html/body/div/p[2]]");
+    on_page(
+        "//b/ancestor::*",
+        "[/html, /html/body, /html/body/div, /html/body/div/p[2]]",
+    );
     on_page("//b/ancestor::*[1]", "[/html/body/div/p[2]]");
     on_page("//b/ancestor::*[last()]", "[/html]");
     on_page("//b/ancestor-or-self::*[1]", "[/html/body/div/p[2]/b]");
@@ -37,9 +46,15 @@ fn parent_ancestor_and_self() {
 
 #[test]
 fn sibling_axes_count_positions_from_the_context() {
-    on_page("//li[1]/following-sibling::li", "[/html/body/ul/li[2], /html/body/ul/li[3]]");
+    on_page(
+        "//li[1]/following-sibling::li",
+        "[/html/body/ul/li[2], /html/body/ul/li[3]]",
+    );
     on_page("//li[3]/preceding-sibling::li[1]", "[/html/body/ul/li[2]]");
-    on_page("//li[3]/preceding-sibling::li[last()]", "[/html/body/ul/li[1]]");
+    on_page(
+        "//li[3]/preceding-sibling::li[last()]",
+        "[/html/body/ul/li[1]]",
+    );
     on_page(
         "//div/p[1]/following-sibling::node()[1]",
         "[/html/body/div/comment()[1]]",
@@ -49,10 +64,19 @@ fn sibling_axes_count_positions_from_the_context() {
 
 #[test]
 fn following_and_preceding_exclude_descendants_and_ancestors() {
-    on_page("//p[3]/following::*", "[/html/body/ul, /html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3], /html/body/svg, /html/body/svg/title, /html/body/svg/path]");
-    on_page("//p[2]/preceding::*", "[/html/head, /html/head/title, /html/body/div/p[1]]");
+    on_page(
+        "//p[3]/following::*",
+        "[/html/body/ul, /html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3], /html/body/svg, /html/body/svg/title, /html/body/svg/path]",
+    );
+    on_page(
+        "//p[2]/preceding::*",
+        "[/html/head, /html/head/title, /html/body/div/p[1]]",
+    );
     on_page("//p[2]/preceding::*[1]", "[/html/body/div/p[1]]");
-    on_page("//p[2]/preceding::text()[1]", "[/html/body/div/p[1]/text()[1]]");
+    on_page(
+        "//p[2]/preceding::text()[1]",
+        "[/html/body/div/p[1]/text()[1]]",
+    );
     on_page("count(//li[2]/following::node())", "6");
 }
 
@@ -61,7 +85,10 @@ fn attribute_and_namespace_axes() {
     on_page("//div/@*", "[/html/body/div/@id, /html/body/div/@class]");
     on_page("//div/attribute::class", "[/html/body/div/@class]");
     on_page("count(//@*)", "4");
-    on_page("//div/@node()", "[/html/body/div/@id, /html/body/div/@class]");
+    on_page(
+        "//div/@node()",
+        "[/html/body/div/@id, /html/body/div/@class]",
+    );
     on_page("//div/@text()", "[]");
     on_page("count(//div/namespace::*)", "1");
     on_page("name(//div/namespace::*)", "xml");
@@ -81,7 +108,10 @@ fn axes_from_attribute_nodes() {
     on_page("count(//div/@id/following-sibling::node())", "0");
     on_page("(//div/@id/following::*)[1]", "[/html/body/div/p[1]]");
     on_page("(//div/@id/preceding::*)[last()]", "[/html/head/title]");
-    on_page("//div/@class/ancestor-or-self::node()[1]", "[/html/body/div/@class]");
+    on_page(
+        "//div/@class/ancestor-or-self::node()[1]",
+        "[/html/body/div/@class]",
+    );
 }
 
 #[test]
@@ -100,7 +130,10 @@ fn node_tests() {
 fn positional_predicates() {
     on_page("//li[2]", "[/html/body/ul/li[2]]");
     on_page("//li[last()]", "[/html/body/ul/li[3]]");
-    on_page("//li[position() < 3]", "[/html/body/ul/li[1], /html/body/ul/li[2]]");
+    on_page(
+        "//li[position() < 3]",
+        "[/html/body/ul/li[1], /html/body/ul/li[2]]",
+    );
     on_page("//li[last() - 1]", "[/html/body/ul/li[2]]");
     on_page("//li[1.5]", "[]");
     on_page("//li[0]", "[]");
@@ -115,10 +148,22 @@ fn positional_predicates() {
 #[test]
 fn descendant_positions_count_per_parent() {
     let html = "<div><p>a</p><div><p>b</p><p>c</p></div><p>d</p></div>";
-    check(html, "//p[1]", "[/html/body/div/p[1], /html/body/div/div/p[1]]");
-    check(html, "//p[last()]", "[/html/body/div/div/p[2], /html/body/div/p[2]]");
+    check(
+        html,
+        "//p[1]",
+        "[/html/body/div/p[1], /html/body/div/div/p[1]]",
+    );
+    check(
+        html,
+        "//p[last()]",
+        "[/html/body/div/div/p[2], /html/body/div/p[2]]",
+    );
     check(html, "(//p)[last()]", "[/html/body/div/p[2]]");
-    check(html, "//div//p[2]", "[/html/body/div/div/p[2], /html/body/div/p[2]]");
+    check(
+        html,
+        "//div//p[2]",
+        "[/html/body/div/div/p[2], /html/body/div/p[2]]",
+    );
     check(html, "/descendant::p[2]", "[/html/body/div/div/p[1]]");
     check(html, "count(//div//p)", "4");
 }
@@ -143,11 +188,17 @@ fn deep_documents_do_not_overflow() {
 #[test]
 fn context_items_other_than_the_root() {
     let d = Document::parse_str(PAGE);
-    let div = XPath::compile("//div").unwrap().select(&d, NodeId::ROOT).unwrap()[0];
+    let div = XPath::compile("//div")
+        .unwrap()
+        .select(&d, NodeId::ROOT)
+        .unwrap()[0];
     let p = XPath::compile("p[2]").unwrap();
     let got = p.evaluate_item(&d, div).unwrap();
     assert_eq!(render(&d, &got), "[/html/body/div/p[2]]");
-    let attr = XPath::compile("@class").unwrap().select_item(&d, div).unwrap()[0];
+    let attr = XPath::compile("@class")
+        .unwrap()
+        .select_item(&d, div)
+        .unwrap()[0];
     let v = XPath::compile("concat(name(), '=', ., '/', name(..))")
         .unwrap()
         .evaluate_item(&d, attr)
@@ -160,7 +211,12 @@ fn context_items_other_than_the_root() {
             .evaluate(&d, NodeId(u32::MAX))
             .is_err()
     );
-    assert!(XPath::compile("1").unwrap().select(&d, NodeId::ROOT).is_err());
+    assert!(
+        XPath::compile("1")
+            .unwrap()
+            .select(&d, NodeId::ROOT)
+            .is_err()
+    );
 }
 
 #[test]

@@ -45,9 +45,19 @@ fn nesting_and_length_are_bounded() {
     assert!(e.message.contains("nested too deeply"), "{e}");
     assert!(e.position <= deep.len());
     let preds = format!("//p{}", "[p".repeat(1000));
-    assert!(XPath::compile(&preds).unwrap_err().message.contains("nested too deeply"));
+    assert!(
+        XPath::compile(&preds)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply")
+    );
     let calls = format!("{}1{}", "not(".repeat(1000), ")".repeat(1000));
-    assert!(XPath::compile(&calls).unwrap_err().message.contains("nested too deeply"));
+    assert!(
+        XPath::compile(&calls)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply")
+    );
     let ok = format!("{}1{}", "(".repeat(100), ")".repeat(100));
     assert!(XPath::compile(&ok).is_ok());
     let minus = format!("{}1", "-".repeat(60_000));
@@ -58,7 +68,12 @@ fn nesting_and_length_are_bounded() {
     let x = XPath::compile(&long).unwrap();
     assert_eq!(render(&d, &x.evaluate(&d, NodeId::ROOT).unwrap()), "30001");
     let too_long = "1".repeat(MAX_LEN + 1);
-    assert!(XPath::compile(&too_long).unwrap_err().message.contains("too long"));
+    assert!(
+        XPath::compile(&too_long)
+            .unwrap_err()
+            .message
+            .contains("too long")
+    );
 }
 
 #[test]

@@ -69,7 +69,10 @@ fn logic_and_unions() {
     on_page("1 = 1 or 1 div 0", "true");
     on_page("1 = 2 and 1", "false");
     on_page("count(//li | //li | //ul)", "4");
-    on_page("//li[2] | //li[1]", "[/html/body/ul/li[1], /html/body/ul/li[2]]");
+    on_page(
+        "//li[2] | //li[1]",
+        "[/html/body/ul/li[1], /html/body/ul/li[2]]",
+    );
     on_page("count(//li[.=2] | //li[.=2]/self::*)", "1");
     on_page("//div/@id | //div", "[/html/body/div, /html/body/div/@id]");
 }
