@@ -149,6 +149,22 @@ proptest! {
     }
 
     #[test]
+    fn steps_from_many_contexts_equal_the_union_of_each_context(doc in document()) {
+        // A predicate that reads position() (but keeps everything) forces the
+        // plain per-context walk, which the other forms are checked against.
+        for from in ["//*", "//text()", "//@*", "//x | //@class"] {
+            for axis in ["following", "preceding", "following-sibling", "preceding-sibling", "descendant", "ancestor"] {
+                let fast = nodes(&doc, NodeId::ROOT, &format!("({from})/{axis}::node()"));
+                let filtered = nodes(&doc, NodeId::ROOT, &format!("({from})/{axis}::node()[not(self::y)]"));
+                let plain = nodes(&doc, NodeId::ROOT, &format!("({from})/{axis}::node()[position() > 0]"));
+                let plain_filtered = nodes(&doc, NodeId::ROOT, &format!("({from})/{axis}::node()[position() > 0][not(self::y)]"));
+                prop_assert_eq!(&fast, &plain, "({})/{}::node()", from, axis);
+                prop_assert_eq!(&filtered, &plain_filtered, "({})/{}::node()[…]", from, axis);
+            }
+        }
+    }
+
+    #[test]
     fn positional_predicates_take_a_prefix(doc in document(), k in 0usize..5) {
         for e in elements(&doc) {
             let all = number(&doc, e, "count(*)") as usize;

@@ -79,6 +79,26 @@ impl<'a> Evaluator<'a> {
                 self.descendants(input, step, t, &mut out)?;
             }
             Axis::DescendantChildren => self.descendant_children(input, step, t, &mut out)?,
+            Axis::Following | Axis::Preceding | Axis::FollowingSibling | Axis::PrecedingSibling
+                if input.len() > 1 && !step.positional =>
+            {
+                // Without positions, only the contexts whose axis contains
+                // every other context's axis need walking; this keeps
+                // `//li/following-sibling::li` linear instead of quadratic.
+                let reps = representatives(self.doc, input, step.axis);
+                let mut buf = self.take_buf();
+                for c in reps {
+                    buf.clear();
+                    self.axis_items(c, step.axis, t, &mut buf);
+                    for &item in &buf {
+                        if step.preds.is_empty() || self.passes(item, &step.preds)? {
+                            out.push(item);
+                        }
+                    }
+                }
+                self.give_buf(buf);
+                normalize(&mut out);
+            }
             _ if input.len() == 1 && step.preds.is_empty() => {
                 self.axis_items(input[0], step.axis, t, &mut out);
                 if step.axis.is_reverse() {
@@ -320,7 +340,39 @@ impl<'a> Evaluator<'a> {
                         index: i as u32,
                     }),
             ),
-            (Axis::Child | Axis::Descendant | Axis::Attribute, _) => Some(None),
+            (Axis::Following, _) => {
+                let start = match from {
+                    Item::Node(n) => doc.subtree_end(n).0,
+                    other => other.owner().0 + 1,
+                };
+                let found = (start..doc.len() as u32)
+                    .map(NodeId)
+                    .find(|&x| node_matches(doc, t, x));
+                Some(found.map(Item::Node))
+            }
+            (Axis::FollowingSibling, Item::Node(n)) => {
+                let mut s = doc.next_sibling(n);
+                while let Some(x) = s {
+                    if node_matches(doc, t, x) {
+                        return Some(Some(Item::Node(x)));
+                    }
+                    s = doc.next_sibling(x);
+                }
+                Some(None)
+            }
+            (Axis::Parent, _) => {
+                let parent = match from {
+                    Item::Node(n) => doc.parent(n),
+                    other => Some(other.owner()),
+                };
+                Some(parent.filter(|&p| node_matches(doc, t, p)).map(Item::Node))
+            }
+            (Axis::SelfNode, Item::Node(n)) => {
+                Some(node_matches(doc, t, n).then_some(Item::Node(n)))
+            }
+            (Axis::Child | Axis::Descendant | Axis::Attribute | Axis::FollowingSibling, _) => {
+                Some(None)
+            }
             _ => None,
         }
     }
@@ -419,6 +471,53 @@ impl<'a> Evaluator<'a> {
                     out.push(Item::Namespace(n));
                 }
             }
+        }
+    }
+}
+
+/// The context items whose `axis` (following, preceding or a sibling axis)
+/// includes the axes of all the others, so that walking only them yields the
+/// union. Following: the item whose following nodes start earliest.
+/// Preceding: the last item (every node before an earlier item is before the
+/// last one, and none of the last one's ancestors can precede an earlier
+/// item). Sibling axes: the first (or last) context among each parent's
+/// children; attribute and namespace nodes have no siblings.
+fn representatives(doc: &Document, input: &[Item], axis: Axis) -> Vec<Item> {
+    match axis {
+        Axis::Following => {
+            let start = |c: &Item| match *c {
+                Item::Node(n) => doc.subtree_end(n).0,
+                other => other.owner().0 + 1,
+            };
+            input
+                .iter()
+                .min_by_key(|c| start(c))
+                .copied()
+                .into_iter()
+                .collect()
+        }
+        Axis::Preceding => input
+            .iter()
+            .max_by_key(|c| c.owner())
+            .copied()
+            .into_iter()
+            .collect(),
+        _ => {
+            let mut seen = std::collections::HashSet::new();
+            let mut reps = Vec::new();
+            let mut visit = |c: &Item| {
+                if let Item::Node(n) = *c {
+                    if seen.insert(doc.parent(n)) {
+                        reps.push(*c);
+                    }
+                }
+            };
+            if axis == Axis::FollowingSibling {
+                input.iter().for_each(&mut visit);
+            } else {
+                input.iter().rev().for_each(&mut visit);
+            }
+            reps
         }
     }
 }

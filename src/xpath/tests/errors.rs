@@ -85,3 +85,29 @@ fn compiled_expressions_are_shareable() {
     assert!(x.returns_nodes());
     assert!(!XPath::compile("count(//p)").unwrap().returns_nodes());
 }
+
+#[test]
+fn the_deepest_accepted_expressions_evaluate_without_overflow() {
+    let d = Document::parse_str(super::PAGE);
+    let n = MAX_DEPTH - 1;
+    let forms = [
+        format!("{}1{}", "(".repeat(n), ")".repeat(n)),
+        format!("//*{}", "[*".repeat(n) + &"]".repeat(n)),
+        format!("{}true(){}", "not(".repeat(n), ")".repeat(n)),
+        format!("{}'x'{}", "concat('a', ".repeat(n), ")".repeat(n)),
+        format!("{}//li{}", "string(".repeat(n), ")".repeat(n)),
+        format!(
+            "//li{}",
+            "[position() < last() or .//li[1]".repeat(n / 2) + &"]".repeat(n / 2)
+        ),
+        format!("{}//li{}", "(".repeat(n), ")[1]".repeat(n)),
+    ];
+    for expr in &forms {
+        let x = XPath::compile(expr).unwrap_or_else(|e| panic!("{e}"));
+        assert!(x.evaluate(&d, NodeId::ROOT).is_ok());
+    }
+    let too_deep = format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+    let e = XPath::compile(&too_deep).unwrap_err();
+    // The error points at the first token of the level that is one too deep.
+    assert_eq!(e.position, MAX_DEPTH);
+}
