@@ -12,4 +12,4 @@ pub mod xpath;
 
 pub use dom::{Document, NodeId};
 pub use wrapper::Wrapper;
-pub use xpath::XPath;
+pub use xpath::{Item, Value, XPath};

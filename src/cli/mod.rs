@@ -7,7 +7,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod xpath;
+
 /// Exit code: the job ran but some patterns stay violated.
+#[allow(
+    dead_code,
+    reason = "`mend run` returns it; that command is not wired in yet"
+)]
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: bad input (wrapper, arguments).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -23,7 +29,10 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Evaluate an XPath expression on a page.
+    Xpath(xpath::Args),
+}
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
 pub fn main() -> ExitCode {
@@ -34,5 +43,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
         }
     };
-    match cli.command {}
+    let outcome = match cli.command {
+        Command::Xpath(args) => xpath::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
 }

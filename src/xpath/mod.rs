@@ -1,50 +1,124 @@
-//! XPath 1.0 over the arena DOM. (Being written: this is the public surface
-//! the rest of mend programs against.)
+//! XPath 1.0 over the arena DOM: compile an expression once, evaluate it on
+//! any number of documents and context nodes.
+//!
+//! The engine implements the XPath 1.0 recommendation: all thirteen axes,
+//! every node test, predicates with proximity positions (counted backwards on
+//! reverse axes), unions, filter expressions, the operators with their
+//! precedence and comparison rules, and the whole core function library. A
+//! top-level expression is evaluated with the given node as context node,
+//! position 1 and size 1; pass [`NodeId::ROOT`] for the document node.
+//!
+//! ## How the data model maps onto HTML
+//!
+//! * Element name tests match an element's **local name whatever its
+//!   namespace**: `//svg/path` selects inline SVG as scrapers write it with
+//!   lxml.html or parsel. This is a deliberate extension of XPath 1.0, where an
+//!   unprefixed name only matches elements in no namespace. Names are
+//!   case-sensitive, and the HTML parser lower-cases HTML names. `name()` and
+//!   `local-name()` of an element are its local name; `namespace-uri()` is
+//!   `""` for HTML elements and the SVG or MathML URI for foreign ones.
+//! * Every element has exactly one namespace node, for the `xml` prefix.
+//! * `id()` follows HTML: an element's ID is its `id` attribute, the argument
+//!   is split on whitespace, and the first element in document order wins.
+//! * `lang()` reads only `xml:lang` attributes in the XML namespace, which the
+//!   HTML parser creates only on SVG and MathML elements; HTML's `lang`
+//!   attribute does not count, as the specification says.
+//! * The DOCTYPE is not a node; HTML has no processing instructions, so
+//!   `processing-instruction()` matches nothing.
+//!
+//! ## Extensions
+//!
+//! Besides the core library, these functions (from XPath 2.0, with the same
+//! names) are available: `lower-case(s)`, `upper-case(s)`, `ends-with(s, t)`,
+//! `matches(s, re[, flags])`, `replace(s, re, rep[, flags])` (regular
+//! expressions in the syntax of the `regex` crate, flags `i`, `s`, `m`, `x`,
+//! `$1` in replacements; a literal pattern is compiled once, with the
+//! expression) and `string-join(nodes-or-string, sep)`.
+//!
+//! ## What it refuses
+//!
+//! Variables, namespace prefixes in name tests, unknown functions (with a
+//! suggestion when a known name is close), wrong arities and type errors
+//! (such as `count(3)`) are compile errors with a byte position. Expressions
+//! longer than 64 KiB or nested more than 128 levels deep are refused, so no
+//! input can exhaust the stack; evaluation never recurses on the depth of the
+//! document. The module does no I/O and reads no clock.
+
+mod ast;
+mod axes;
+mod call;
+mod eval;
+mod functions;
+mod item;
+mod lexer;
+mod number;
+mod optimize;
+mod parser;
+mod strings;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
 
 use crate::dom::{Document, NodeId};
 
-/// A compiled XPath expression.
+pub use item::{Item, XML_NAMESPACE};
+pub use number::{number_to_string, round, string_to_number};
+pub use parser::{MAX_DEPTH, MAX_LEN};
+pub use value::Value;
+
+use ast::{Expr, Type};
+use eval::{Ctx, Evaluator};
+
+/// A compiled XPath expression. Cloning is cheap; it can be shared between threads.
 #[derive(Clone, Debug)]
 pub struct XPath {
-    source: String,
+    source: Arc<str>,
+    compiled: Arc<Compiled>,
 }
 
-/// An expression that does not parse, with the byte offset where it went wrong.
+#[derive(Debug)]
+struct Compiled {
+    expr: Expr,
+    /// The names used by node tests, resolved per document at evaluation.
+    names: Vec<Box<str>>,
+}
+
+/// An expression that does not compile, with the byte offset where it went wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message} at position {position}")]
 pub struct XPathError {
-    /// Byte offset into the expression.
+    /// Byte offset into the expression (at most its length).
     pub position: usize,
     /// What was wrong and what was expected.
     pub message: String,
 }
 
-/// A node in an XPath node-set: a tree node, or an attribute of an element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Item {
-    /// A document, element, text or comment node.
-    Node(NodeId),
-    /// The attribute at `index` of the document's attribute table, owned by `element`.
-    Attr { element: NodeId, index: u32 },
-}
-
-/// The result of evaluating an expression.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    /// Nodes in document order, without duplicates.
-    Nodes(Vec<Item>),
-    /// A string.
-    String(String),
-    /// A number.
-    Number(f64),
-    /// A boolean.
-    Boolean(bool),
+/// An error that only shows at evaluation time: a regular expression computed
+/// from the document that does not compile, or a non-node-set result where
+/// nodes were asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EvalError {
+    /// What went wrong.
+    pub message: String,
 }
 
 impl XPath {
     /// Compiles an expression.
     pub fn compile(source: &str) -> Result<XPath, XPathError> {
-        Ok(XPath { source: source.to_owned() })
+        let parsed = parser::parse(source)?;
+        let mut expr = parsed.expr;
+        optimize::optimize(&mut expr);
+        Ok(XPath {
+            source: source.into(),
+            compiled: Arc::new(Compiled {
+                expr,
+                names: parsed.names,
+            }),
+        })
     }
 
     /// The expression as written.
@@ -52,9 +126,81 @@ impl XPath {
         &self.source
     }
 
-    /// Evaluates the expression with `context` as the context node.
-    pub fn evaluate(&self, _doc: &Document, _context: NodeId) -> Value {
-        Value::Nodes(Vec::new())
+    /// Whether the expression yields a node-set (rather than a string, number or boolean).
+    pub fn returns_nodes(&self) -> bool {
+        self.compiled.expr.ty() == Type::NodeSet
+    }
+
+    /// Evaluates the expression with the tree node `context` as context node.
+    pub fn evaluate(&self, doc: &Document, context: NodeId) -> Result<Value, EvalError> {
+        self.evaluate_item(doc, Item::Node(context))
+    }
+
+    /// Evaluates the expression with any item (an attribute, say) as context node.
+    pub fn evaluate_item(&self, doc: &Document, context: Item) -> Result<Value, EvalError> {
+        check_item(doc, context)?;
+        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        ev.eval(&self.compiled.expr, top(context))
+    }
+
+    /// Evaluates a node-set expression and returns its nodes in document order.
+    pub fn select(&self, doc: &Document, context: NodeId) -> Result<Vec<Item>, EvalError> {
+        self.select_item(doc, Item::Node(context))
+    }
+
+    /// [`XPath::select`] from any item.
+    pub fn select_item(&self, doc: &Document, context: Item) -> Result<Vec<Item>, EvalError> {
+        if !self.returns_nodes() {
+            return Err(EvalError {
+                message: format!("'{}' does not yield a node-set", self.source),
+            });
+        }
+        check_item(doc, context)?;
+        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        ev.nodes(&self.compiled.expr, top(context))
+    }
+
+    /// Evaluates the expression as XPath `boolean()` would convert it.
+    pub fn evaluate_boolean(&self, doc: &Document, context: NodeId) -> Result<bool, EvalError> {
+        check_item(doc, Item::Node(context))?;
+        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        ev.boolean(&self.compiled.expr, top(Item::Node(context)))
+    }
+
+    /// Evaluates the expression as XPath `string()` would convert it.
+    pub fn evaluate_string(&self, doc: &Document, context: NodeId) -> Result<String, EvalError> {
+        check_item(doc, Item::Node(context))?;
+        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        Ok(ev
+            .string(&self.compiled.expr, top(Item::Node(context)))?
+            .into_owned())
+    }
+}
+
+fn top(item: Item) -> Ctx {
+    Ctx {
+        item,
+        pos: 1,
+        size: 1,
+    }
+}
+
+/// Refuses a context that does not belong to the document, which would
+/// otherwise index outside the arena.
+fn check_item(doc: &Document, item: Item) -> Result<(), EvalError> {
+    let ok = match item {
+        Item::Node(n) => n.index() < doc.len(),
+        Item::Namespace(e) => e.index() < doc.len() && doc.is_element(e),
+        Item::Attr { element, index } => {
+            element.index() < doc.len() && doc.attr_range(element).contains(&(index as usize))
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(EvalError {
+            message: format!("the context item {item:?} is not in the document"),
+        })
     }
 
     /// Evaluates the expression with an item as the context.

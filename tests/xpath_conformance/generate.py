@@ -121,7 +121,8 @@ class PageFacts:
             if element.tag.startswith("{") or (parent is not None and parent in excluded):
                 excluded.add(element)
                 continue
-            if not all(_SAFE_NAME.match(step.split("[")[0]) for step in node.path.strip("/").split("/")):
+            if not all(_SAFE_NAME.match(step.split("[")[0]) and not oracle._CODED_NAME.search(step)
+                       for step in node.path.strip("/").split("/")):
                 excluded.add(element)
                 continue
             self.elements.append(element)
@@ -138,7 +139,10 @@ class PageFacts:
         self.attributes = []
         for element in self.elements:
             for name, value in element.attrib.items():
-                if _SAFE_NAME.match(name) and name != "xmlns":
+                # A name lxml had to escape (html5lib writes `xmlns:fb` as
+                # `xmlnsU0003Afb`) is not the DOM's name, and a name with a
+                # colon cannot be a name test without a prefix binding.
+                if _SAFE_NAME.match(name) and name != "xmlns" and not oracle._CODED_NAME.search(name):
                     self.attributes.append((element, name, value))
         self.attr_names = Counter(name for _, name, _ in self.attributes)
         self.class_tokens = Counter()
@@ -260,7 +264,7 @@ class Generator:
 
     def t_attribute_of_match(self):
         element, name, value = self.attribute(lambda a: quote(a[2]) and len(a[2]) <= 80 and len(a[0].attrib) >= 2)
-        other = self.pick(n for n in element.attrib.keys() if n != name and _SAFE_NAME.match(n) and n != "xmlns")
+        other = self.pick(n for n in element.attrib.keys() if n != name and _SAFE_NAME.match(n) and n != "xmlns" and not oracle._CODED_NAME.search(n))
         return "//%s[@%s=%s]/@%s" % (element.tag, name, quote(value), other)
 
     def t_attribute_not_equals(self):

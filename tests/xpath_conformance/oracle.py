@@ -358,12 +358,82 @@ def _split_tag(tag):
 
 
 def element_step_name(tag):
-    """Name of an element as written in a path step (see README.md)."""
-    namespace, local = _split_tag(tag)
-    local = _decode_name(local)
-    if namespace is None:
-        return local
-    return "%s:%s" % (ELEMENT_PREFIXES.get(namespace, "ns"), local)
+    """Name of an element as written in a path step (see README.md).
+
+    mend names every element by its local name, SVG and MathML ones included
+    (its name tests match local names whatever the namespace), so a foreign
+    element's step is its plain local name too.
+    """
+    _, local = _split_tag(tag)
+    return _decode_name(local)
+
+
+# A token of the expressions the generator writes: a literal, a number, an
+# operator or punctuation, or a name (NCNames of the generator's safe form,
+# possibly prefixed).  Used only to find element name tests.
+_XPATH_TOKEN = re.compile(
+    r"""\s*(?:(?P<literal>"[^"]*"|'[^']*')"""
+    r"""|(?P<number>\d+(?:\.\d*)?|\.\d+)"""
+    r"""|(?P<op>//|::|\.\.|!=|<=|>=|[()\[\]@,|+\-=<>/.*$])"""
+    r"""|(?P<name>[A-Za-z_][\w.\-]*(?::(?:[A-Za-z_][\w.\-]*|\*))?))"""
+)
+_OPERATOR_CONTEXT = {"@", "::", "(", "[", ",", "/", "//", "|", "+", "-", "=", "!=", "<", "<=", ">", ">=",
+                     "and", "or", "div", "mod", "*mul"}
+
+
+def mend_name_tests(expr, names):
+    """Rewrite element name tests the way mend matches them.
+
+    mend's unprefixed element name test matches an element's local name in
+    any namespace (a documented extension, as lxml.html users expect), while
+    XPath 1.0 and libxml2 match only elements in no namespace.  Every element
+    name test `x` whose name is in `names` (the local names of the page's SVG
+    and MathML elements) becomes `*[local-name()='x']`, which selects exactly
+    what mend's `x` selects; positions in later predicates are unchanged,
+    because the added predicate is applied first.  Attribute and namespace
+    name tests are left alone.  An expression the small tokenizer does not
+    understand is returned unchanged.
+    """
+    if not names:
+        return expr
+    tokens = []
+    pos = 0
+    while pos < len(expr):
+        if not expr[pos:].strip():
+            break
+        m = _XPATH_TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            return expr
+        kind = m.lastgroup
+        tokens.append((kind, m.group(kind), m.start(kind), m.end(kind)))
+        pos = m.end()
+    out = []
+    last = 0
+    prev = None  # the previous token's classified text
+    prev_prev = None
+    for i, (kind, text, start, end) in enumerate(tokens):
+        operator_expected = prev is not None and prev not in _OPERATOR_CONTEXT
+        rest = expr[end:].lstrip()
+        classified = text
+        if kind == "op" and text == "*" and operator_expected:
+            classified = "*mul"
+        elif kind == "name":
+            if operator_expected:
+                classified = text  # and, or, div, mod
+            elif rest.startswith("(") or rest.startswith("::"):
+                classified = "fn-or-axis:" + text
+            elif prev == "@" or (prev == "::" and prev_prev in ("fn-or-axis:attribute", "fn-or-axis:namespace")):
+                classified = "attr-name"
+            elif text in names:
+                out.append(expr[last:start])
+                out.append("*[local-name()='%s']" % text)
+                last = end
+                classified = "name-test"
+            else:
+                classified = "name-test"
+        prev_prev, prev = prev, classified
+    out.append(expr[last:])
+    return "".join(out)
 
 
 def attribute_path_name(attrname):
@@ -410,6 +480,8 @@ class OraclePage:
         self.nodes = {}
         self.root = OracleNode(0, "/", "root", None)
         self._value_cache = {}
+        # Local names of SVG and MathML elements (see mend_name_tests).
+        self.foreign_names = set()
         self._build_model()
 
     def _detach_template_contents(self):
@@ -480,6 +552,7 @@ class OraclePage:
                 self.flags["coerced_names"] += 1
             if namespace is not None:
                 self.flags["foreign_elements"] += 1
+                self.foreign_names.add(_decode_name(local))
             self.nodes[item] = OracleNode(order, path, "element", item)
             order += 1
             # html5lib moves adjusted foreign attributes (xlink:href and the
@@ -514,10 +587,13 @@ class OraclePage:
     @staticmethod
     def _child_items(parent, children):
         """Pair each child node of `parent` with its path step."""
+        # Siblings are numbered among those with the same local name, as mend
+        # numbers them (it names foreign elements by local name).
         tag_totals = {}
         for child in children:
             if isinstance(child.tag, str):
-                tag_totals[child.tag] = tag_totals.get(child.tag, 0) + 1
+                step = element_step_name(child.tag)
+                tag_totals[step] = tag_totals.get(step, 0) + 1
         tag_seen = {}
         comments = 0
         pis = 0
@@ -534,10 +610,10 @@ class OraclePage:
                 pis += 1
                 items.append((child, "processing-instruction()[%d]" % pis))
             elif isinstance(child.tag, str):
-                tag_seen[child.tag] = tag_seen.get(child.tag, 0) + 1
                 step = element_step_name(child.tag)
-                if tag_totals[child.tag] > 1:
-                    step += "[%d]" % tag_seen[child.tag]
+                tag_seen[step] = tag_seen.get(step, 0) + 1
+                if tag_totals[step] > 1:
+                    step += "[%d]" % tag_seen[step]
                 items.append((child, step))
             if parent is not None and child.tail is not None:
                 texts += 1
@@ -596,6 +672,7 @@ class OraclePage:
         problem is None or a string saying why the result cannot be trusted.
         """
         source = oracle_expr if oracle_expr is not None else expr
+        source = mend_name_tests(source, self.foreign_names)
         try:
             result = etree.XPath(source)(self.tree)
         except etree.XPathError as error:

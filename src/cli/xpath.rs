@@ -1,0 +1,210 @@
+//! `mend xpath PAGE EXPR`: evaluate an XPath expression on a page and print the result.
+//!
+//! PAGE is a file (gunzipped when its name ends in `.gz`) or `-` for standard
+//! input. With `--json` a node-set prints as `{"nodes":[{"path":…,"value":…}]}`
+//! and any other result as `{"value":…}` (NaN and the infinities as strings);
+//! without it, one line per node (canonical path, a tab, the string-value with
+//! line breaks escaped) or the value itself. `--exprs FILE` evaluates one
+//! expression per line of FILE, printing one result per line; an expression
+//! that fails prints `{"error":…}` and the batch goes on.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use serde_json::{Map, Value as Json, json};
+
+use mend::dom::{Document, NodeId};
+use mend::xpath::{Value, XPath, number_to_string};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+
+/// Evaluate an XPath 1.0 expression on a page.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The page: an HTML file (gzipped if it ends in .gz), or - for standard input.
+    page: String,
+    /// The expression, evaluated with the document node as context.
+    #[arg(
+        required_unless_present = "exprs",
+        conflicts_with = "exprs",
+        allow_hyphen_values = true
+    )]
+    expr: Option<String>,
+    /// Evaluate every line of FILE as an expression (batch mode).
+    #[arg(long, value_name = "FILE")]
+    exprs: Option<PathBuf>,
+    /// Print results as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Longest string-value shown per node in the human form, in characters.
+const HUMAN_VALUE_CHARS: usize = 200;
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let bytes = match read_page(&args.page) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e:#}", args.page);
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    };
+    let doc = Document::parse(&bytes);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let code = match (&args.expr, &args.exprs) {
+        (Some(expr), _) => single(&doc, expr, args.json, &mut out)?,
+        (None, Some(file)) => {
+            let text = match std::fs::read_to_string(file) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", file.display());
+                    return Ok(ExitCode::from(EXIT_FAILURE));
+                }
+            };
+            batch(&doc, &text, args.json, &mut out)?;
+            ExitCode::SUCCESS
+        }
+        (None, None) => ExitCode::from(EXIT_BAD_INPUT),
+    };
+    out.flush().context("writing the result")?;
+    Ok(code)
+}
+
+fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    if page == "-" {
+        io::stdin().read_to_end(&mut raw)?;
+    } else {
+        File::open(page)?.read_to_end(&mut raw)?;
+    }
+    if page.ends_with(".gz") {
+        let mut plain = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut plain)
+            .context("gunzip")?;
+        return Ok(plain);
+    }
+    Ok(raw)
+}
+
+fn single(
+    doc: &Document,
+    expr: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let xpath = match XPath::compile(expr) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            eprintln!("  {expr}");
+            eprintln!("  {}^", " ".repeat(column(expr, e.position)));
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    match xpath.evaluate(doc, NodeId::ROOT) {
+        Ok(v) => {
+            if json {
+                writeln!(out, "{}", to_json(doc, &v))?;
+            } else {
+                write_human(doc, &v, out)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(EXIT_BAD_INPUT))
+        }
+    }
+}
+
+fn batch(doc: &Document, text: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let result = XPath::compile(line)
+            .map_err(|e| format!("{} at position {}", e.message, e.position))
+            .and_then(|x| x.evaluate(doc, NodeId::ROOT).map_err(|e| e.message));
+        if json {
+            let j = match &result {
+                Ok(v) => to_json(doc, v),
+                Err(m) => json!({ "error": m }),
+            };
+            writeln!(out, "{j}")?;
+        } else {
+            writeln!(out, "# {line}")?;
+            match &result {
+                Ok(v) => write_human(doc, v, out)?,
+                Err(m) => writeln!(out, "error: {m}")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The character column of a byte offset, for placing the caret.
+fn column(s: &str, byte: usize) -> usize {
+    s.char_indices().take_while(|&(i, _)| i < byte).count()
+}
+
+fn to_json(doc: &Document, v: &Value) -> Json {
+    let mut obj = Map::new();
+    match v {
+        Value::Nodes(items) => {
+            let nodes: Vec<Json> = items
+                .iter()
+                .map(|i| json!({ "path": i.path(doc), "value": i.string_value(doc) }))
+                .collect();
+            obj.insert("nodes".into(), Json::Array(nodes));
+        }
+        Value::String(s) => {
+            obj.insert("value".into(), Json::String(s.clone()));
+        }
+        Value::Boolean(b) => {
+            obj.insert("value".into(), Json::Bool(*b));
+        }
+        Value::Number(n) => {
+            let j = match serde_json::Number::from_f64(*n) {
+                Some(num) if n.fract() != 0.0 || n.abs() >= 1e15 => Json::Number(num),
+                Some(_) => json!(*n as i64),
+                None => Json::String(number_to_string(*n)),
+            };
+            obj.insert("value".into(), j);
+        }
+    }
+    Json::Object(obj)
+}
+
+fn write_human(doc: &Document, v: &Value, out: &mut impl Write) -> io::Result<()> {
+    match v {
+        Value::Nodes(items) => {
+            for i in items {
+                writeln!(out, "{}\t{}", i.path(doc), escape(&i.string_value(doc)))?;
+            }
+            Ok(())
+        }
+        other => writeln!(out, "{}", other.to_string_value(doc)),
+    }
+}
+
+/// A value on one line: line breaks and tabs escaped, long values cut with an ellipsis.
+fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for (count, c) in s.chars().enumerate() {
+        if count >= HUMAN_VALUE_CHARS {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out
+}

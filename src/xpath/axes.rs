@@ -1,0 +1,559 @@
+//! Location steps: walking an axis from a set of context nodes.
+//!
+//! Every axis is a walk over the arena without recursion: descendants and the
+//! following axis are contiguous id ranges, ancestors follow parent links, and
+//! the preceding axis walks ids backwards skipping the ancestor chain. A step
+//! gathers each context node's matches in axis order (reverse axes nearest
+//! first), filters them with the predicates using those proximity positions,
+//! and merges the results into document order. Descendant steps without
+//! positional predicates skip context nodes inside an earlier context's
+//! sub-tree, whose matches are already included, and need no sort.
+
+use crate::dom::{Document, NodeId, NodeKind, Sym};
+
+use super::ast::{Axis, Expr, NodeTest, Start, Step};
+use super::eval::{Ctx, Evaluator, R, normalize};
+use super::functions::Func;
+use super::item::Item;
+
+/// A node test resolved against one document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Test {
+    /// Elements (or attributes, on the attribute axis) with this name.
+    Sym(Sym),
+    /// Every node of the axis's principal node type.
+    Any,
+    Node,
+    Text,
+    Comment,
+    /// Nothing can match (a name absent from the document, a processing
+    /// instruction, a text test on the attribute axis).
+    Nothing,
+}
+
+#[inline]
+pub(crate) fn node_matches(doc: &Document, t: Test, n: NodeId) -> bool {
+    match t {
+        Test::Sym(s) => doc.is_element(n) && doc.name_sym(n) == s,
+        Test::Any => doc.is_element(n),
+        Test::Node => true,
+        Test::Text => doc.kind(n) == NodeKind::Text,
+        Test::Comment => doc.kind(n) == NodeKind::Comment,
+        Test::Nothing => false,
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    /// Resolves a step's node test for this document.
+    pub(crate) fn resolve(&self, axis: Axis, test: NodeTest) -> Test {
+        match (axis, test) {
+            (_, NodeTest::Pi) => Test::Nothing,
+            (Axis::Namespace, NodeTest::Name(id)) => {
+                // The one namespace node in scope is the one for `xml`.
+                if self.names.get(id as usize).is_some_and(|n| &**n == "xml") {
+                    Test::Any
+                } else {
+                    Test::Nothing
+                }
+            }
+            (Axis::Attribute | Axis::Namespace, NodeTest::Text | NodeTest::Comment) => {
+                Test::Nothing
+            }
+            (_, NodeTest::Name(id)) => self.sym(id).map_or(Test::Nothing, Test::Sym),
+            (_, NodeTest::Any) => Test::Any,
+            (_, NodeTest::Node) => Test::Node,
+            (_, NodeTest::Text) => Test::Text,
+            (_, NodeTest::Comment) => Test::Comment,
+        }
+    }
+
+    /// Evaluates one step from every node of `input` (in document order).
+    pub(crate) fn step(&mut self, input: &[Item], step: &'a Step) -> R<Vec<Item>> {
+        let t = self.resolve(step.axis, step.test);
+        let mut out = self.take_buf();
+        if t == Test::Nothing {
+            return Ok(out);
+        }
+        match step.axis {
+            Axis::Descendant | Axis::DescendantOrSelf if !step.positional => {
+                self.descendants(input, step, t, &mut out)?;
+            }
+            Axis::DescendantChildren => self.descendant_children(input, step, t, &mut out)?,
+            Axis::Following | Axis::Preceding | Axis::FollowingSibling | Axis::PrecedingSibling
+                if input.len() > 1 && !step.positional =>
+            {
+                // Without positions, only the contexts whose axis contains
+                // every other context's axis need walking; this keeps
+                // `//li/following-sibling::li` linear instead of quadratic.
+                let reps = representatives(self.doc, input, step.axis);
+                let mut buf = self.take_buf();
+                for c in reps {
+                    buf.clear();
+                    self.axis_items(c, step.axis, t, &mut buf);
+                    for &item in &buf {
+                        if step.preds.is_empty() || self.passes(item, &step.preds)? {
+                            out.push(item);
+                        }
+                    }
+                }
+                self.give_buf(buf);
+                normalize(&mut out);
+            }
+            _ if input.len() == 1 && step.preds.is_empty() => {
+                self.axis_items(input[0], step.axis, t, &mut out);
+                if step.axis.is_reverse() {
+                    out.reverse();
+                }
+            }
+            _ => {
+                let mut buf = self.take_buf();
+                for &c in input {
+                    buf.clear();
+                    self.axis_items(c, step.axis, t, &mut buf);
+                    for p in &step.preds {
+                        if buf.is_empty() {
+                            break;
+                        }
+                        self.filter(&mut buf, p)?;
+                    }
+                    if step.axis.is_reverse() {
+                        out.extend(buf.iter().rev());
+                    } else {
+                        out.extend_from_slice(&buf);
+                    }
+                }
+                self.give_buf(buf);
+                normalize(&mut out);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `item` passes predicates that do not depend on positions.
+    fn passes(&mut self, item: Item, preds: &'a [Expr]) -> R<bool> {
+        let ctx = Ctx {
+            item,
+            pos: 1,
+            size: 1,
+        };
+        for p in preds {
+            if !self.boolean(p, ctx)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The descendant and descendant-or-self axes without positional
+    /// predicates: one scan of each outermost context's id range.
+    fn descendants(
+        &mut self,
+        input: &[Item],
+        step: &'a Step,
+        t: Test,
+        out: &mut Vec<Item>,
+    ) -> R<()> {
+        let doc = self.doc;
+        let with_self = step.axis == Axis::DescendantOrSelf;
+        let mut covered = 0u32;
+        let mut only_nodes = true;
+        for &c in input {
+            let Item::Node(n) = c else {
+                // An attribute or namespace node is its own descendant-or-self.
+                only_nodes = false;
+                if with_self && t == Test::Node && self.passes(c, &step.preds)? {
+                    out.push(c);
+                }
+                continue;
+            };
+            if n.0 < covered {
+                continue;
+            }
+            let end = doc.subtree_end(n).0;
+            covered = end;
+            let from = if with_self { n.0 } else { n.0 + 1 };
+            if step.preds.is_empty() {
+                scan(doc, t, from, end, out);
+            } else {
+                for x in from..end {
+                    let x = NodeId(x);
+                    if node_matches(doc, t, x) && self.passes(Item::Node(x), &step.preds)? {
+                        out.push(Item::Node(x));
+                    }
+                }
+            }
+        }
+        if !only_nodes {
+            normalize(out);
+        }
+        Ok(())
+    }
+
+    /// `descendant-or-self::node()/child::T[positional…]` in one pass: the
+    /// matching descendants of each outermost context, grouped by parent so
+    /// that positions count among siblings.
+    fn descendant_children(
+        &mut self,
+        input: &[Item],
+        step: &'a Step,
+        t: Test,
+        out: &mut Vec<Item>,
+    ) -> R<()> {
+        let doc = self.doc;
+        let mut covered = 0u32;
+        let mut cands: Vec<(u32, Item)> = Vec::new();
+        for &c in input {
+            let Item::Node(n) = c else { continue };
+            if n.0 < covered {
+                continue;
+            }
+            let end = doc.subtree_end(n).0;
+            covered = end;
+            for x in n.0 + 1..end {
+                let x = NodeId(x);
+                if node_matches(doc, t, x) {
+                    let parent = doc.parent(x).map_or(0, |p| p.0);
+                    cands.push((parent, Item::Node(x)));
+                }
+            }
+        }
+        // A stable sort keeps each parent's children in document order.
+        cands.sort_by_key(|&(p, _)| p);
+        let mut buf = self.take_buf();
+        let mut i = 0;
+        while i < cands.len() {
+            let parent = cands[i].0;
+            buf.clear();
+            while i < cands.len() && cands[i].0 == parent {
+                buf.push(cands[i].1);
+                i += 1;
+            }
+            for p in &step.preds {
+                if buf.is_empty() {
+                    break;
+                }
+                self.filter(&mut buf, p)?;
+            }
+            out.extend_from_slice(&buf);
+        }
+        self.give_buf(buf);
+        normalize(out);
+        Ok(())
+    }
+
+    /// Keeps the items of `v` (in axis order) for which the predicate holds,
+    /// with proximity positions 1..=len.
+    pub(crate) fn filter(&mut self, v: &mut Vec<Item>, p: &'a Expr) -> R<()> {
+        match p {
+            Expr::Number(k) => {
+                let k = *k;
+                let keep = (k >= 1.0 && k <= v.len() as f64 && k.fract() == 0.0)
+                    .then(|| v[k as usize - 1]);
+                v.clear();
+                v.extend(keep);
+                return Ok(());
+            }
+            Expr::Call {
+                func: Func::Last, ..
+            } => {
+                let last = v.last().copied();
+                v.clear();
+                v.extend(last);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let numeric = p.ty() == super::ast::Type::Number;
+        let size = v.len();
+        let mut w = 0;
+        for i in 0..size {
+            let item = v[i];
+            let ctx = Ctx {
+                item,
+                pos: i + 1,
+                size,
+            };
+            let keep = if numeric {
+                self.number(p, ctx)? == (i + 1) as f64
+            } else {
+                self.boolean(p, ctx)?
+            };
+            if keep {
+                v[w] = item;
+                w += 1;
+            }
+        }
+        v.truncate(w);
+        Ok(())
+    }
+
+    /// The first node, in document order, of a path simple enough to find
+    /// without building the node-set: one predicate-free step from the
+    /// context (or a descendant step from the root). `None` when the path is
+    /// not of that form.
+    pub(crate) fn first_simple(&mut self, e: &'a Expr, ctx: Ctx) -> Option<Option<Item>> {
+        let Expr::Path { start, steps } = e else {
+            return None;
+        };
+        let from = match start {
+            Start::Root => Item::Node(NodeId::ROOT),
+            Start::Context => ctx.item,
+            Start::Filter(_) => return None,
+        };
+        let step = match steps.as_slice() {
+            [] => return Some(Some(from)),
+            [step] if step.preds.is_empty() => step,
+            _ => return None,
+        };
+        let t = self.resolve(step.axis, step.test);
+        if t == Test::Nothing {
+            return Some(None);
+        }
+        let doc = self.doc;
+        match (step.axis, from) {
+            (Axis::Child, Item::Node(n)) => {
+                let mut c = doc.first_child(n);
+                while let Some(x) = c {
+                    if node_matches(doc, t, x) {
+                        return Some(Some(Item::Node(x)));
+                    }
+                    c = doc.next_sibling(x);
+                }
+                Some(None)
+            }
+            (Axis::Descendant | Axis::DescendantOrSelf, Item::Node(n)) => {
+                let start = if step.axis == Axis::DescendantOrSelf {
+                    n.0
+                } else {
+                    n.0 + 1
+                };
+                let found = (start..doc.subtree_end(n).0)
+                    .map(NodeId)
+                    .find(|&x| node_matches(doc, t, x));
+                Some(found.map(Item::Node))
+            }
+            (Axis::Attribute, Item::Node(n)) => Some(
+                doc.attr_range(n)
+                    .find(|&i| attr_matches(doc, t, i))
+                    .map(|i| Item::Attr {
+                        element: n,
+                        index: i as u32,
+                    }),
+            ),
+            (Axis::Following, _) => {
+                let start = match from {
+                    Item::Node(n) => doc.subtree_end(n).0,
+                    other => other.owner().0 + 1,
+                };
+                let found = (start..doc.len() as u32)
+                    .map(NodeId)
+                    .find(|&x| node_matches(doc, t, x));
+                Some(found.map(Item::Node))
+            }
+            (Axis::FollowingSibling, Item::Node(n)) => {
+                let mut s = doc.next_sibling(n);
+                while let Some(x) = s {
+                    if node_matches(doc, t, x) {
+                        return Some(Some(Item::Node(x)));
+                    }
+                    s = doc.next_sibling(x);
+                }
+                Some(None)
+            }
+            (Axis::Parent, _) => {
+                let parent = match from {
+                    Item::Node(n) => doc.parent(n),
+                    other => Some(other.owner()),
+                };
+                Some(parent.filter(|&p| node_matches(doc, t, p)).map(Item::Node))
+            }
+            (Axis::SelfNode, Item::Node(n)) => {
+                Some(node_matches(doc, t, n).then_some(Item::Node(n)))
+            }
+            (Axis::Child | Axis::Descendant | Axis::Attribute | Axis::FollowingSibling, _) => {
+                Some(None)
+            }
+            _ => None,
+        }
+    }
+
+    /// Pushes the nodes of `axis` from `c` that pass `t`, in axis order.
+    pub(crate) fn axis_items(&self, c: Item, axis: Axis, t: Test, out: &mut Vec<Item>) {
+        let doc = self.doc;
+        let push_if = |out: &mut Vec<Item>, n: NodeId| {
+            if node_matches(doc, t, n) {
+                out.push(Item::Node(n));
+            }
+        };
+        let n = match c {
+            Item::Node(n) => n,
+            Item::Attr { element, .. } | Item::Namespace(element) => {
+                // Attribute and namespace nodes have a parent but no children
+                // or siblings; they are principal nodes only of their own axes.
+                let self_ok = t == Test::Node;
+                match axis {
+                    Axis::SelfNode | Axis::DescendantOrSelf if self_ok => out.push(c),
+                    Axis::Parent => push_if(out, element),
+                    Axis::Ancestor | Axis::AncestorOrSelf => {
+                        if axis == Axis::AncestorOrSelf && self_ok {
+                            out.push(c);
+                        }
+                        push_if(out, element);
+                        for a in doc.ancestors(element) {
+                            push_if(out, a);
+                        }
+                    }
+                    Axis::Following => {
+                        for x in element.0 + 1..doc.len() as u32 {
+                            push_if(out, NodeId(x));
+                        }
+                    }
+                    Axis::Preceding => preceding(doc, element, t, out),
+                    _ => {}
+                }
+                return;
+            }
+        };
+        match axis {
+            Axis::Child => {
+                let mut ch = doc.first_child(n);
+                while let Some(x) = ch {
+                    push_if(out, x);
+                    ch = doc.next_sibling(x);
+                }
+            }
+            Axis::Descendant | Axis::DescendantChildren => {
+                scan(doc, t, n.0 + 1, doc.subtree_end(n).0, out)
+            }
+            Axis::DescendantOrSelf => scan(doc, t, n.0, doc.subtree_end(n).0, out),
+            Axis::Parent => {
+                if let Some(p) = doc.parent(n) {
+                    push_if(out, p);
+                }
+            }
+            Axis::Ancestor | Axis::AncestorOrSelf => {
+                if axis == Axis::AncestorOrSelf {
+                    push_if(out, n);
+                }
+                for a in doc.ancestors(n) {
+                    push_if(out, a);
+                }
+            }
+            Axis::FollowingSibling => {
+                let mut s = doc.next_sibling(n);
+                while let Some(x) = s {
+                    push_if(out, x);
+                    s = doc.next_sibling(x);
+                }
+            }
+            Axis::PrecedingSibling => {
+                let mut s = doc.prev_sibling(n);
+                while let Some(x) = s {
+                    push_if(out, x);
+                    s = doc.prev_sibling(x);
+                }
+            }
+            Axis::Following => scan(doc, t, doc.subtree_end(n).0, doc.len() as u32, out),
+            Axis::Preceding => preceding(doc, n, t, out),
+            Axis::SelfNode => push_if(out, n),
+            Axis::Attribute => {
+                for i in doc.attr_range(n) {
+                    if attr_matches(doc, t, i) {
+                        out.push(Item::Attr {
+                            element: n,
+                            index: i as u32,
+                        });
+                    }
+                }
+            }
+            Axis::Namespace => {
+                if doc.is_element(n) && matches!(t, Test::Any | Test::Node) {
+                    out.push(Item::Namespace(n));
+                }
+            }
+        }
+    }
+}
+
+/// The context items whose `axis` (following, preceding or a sibling axis)
+/// includes the axes of all the others, so that walking only them yields the
+/// union. Following: the item whose following nodes start earliest.
+/// Preceding: the last item (every node before an earlier item is before the
+/// last one, and none of the last one's ancestors can precede an earlier
+/// item). Sibling axes: the first (or last) context among each parent's
+/// children; attribute and namespace nodes have no siblings.
+fn representatives(doc: &Document, input: &[Item], axis: Axis) -> Vec<Item> {
+    match axis {
+        Axis::Following => {
+            let start = |c: &Item| match *c {
+                Item::Node(n) => doc.subtree_end(n).0,
+                other => other.owner().0 + 1,
+            };
+            input
+                .iter()
+                .min_by_key(|c| start(c))
+                .copied()
+                .into_iter()
+                .collect()
+        }
+        Axis::Preceding => input
+            .iter()
+            .max_by_key(|c| c.owner())
+            .copied()
+            .into_iter()
+            .collect(),
+        _ => {
+            let mut seen = std::collections::HashSet::new();
+            let mut reps = Vec::new();
+            let mut visit = |c: &Item| {
+                if let Item::Node(n) = *c {
+                    if seen.insert(doc.parent(n)) {
+                        reps.push(*c);
+                    }
+                }
+            };
+            if axis == Axis::FollowingSibling {
+                input.iter().for_each(&mut visit);
+            } else {
+                input.iter().rev().for_each(&mut visit);
+            }
+            reps
+        }
+    }
+}
+
+#[inline]
+fn attr_matches(doc: &Document, t: Test, index: usize) -> bool {
+    match t {
+        Test::Sym(s) => doc.attr_at(index).name == s,
+        Test::Any | Test::Node => true,
+        _ => false,
+    }
+}
+
+/// Pushes the nodes with ids in `from..end` that pass `t`.
+#[inline]
+fn scan(doc: &Document, t: Test, from: u32, end: u32, out: &mut Vec<Item>) {
+    for x in from..end {
+        let x = NodeId(x);
+        if node_matches(doc, t, x) {
+            out.push(Item::Node(x));
+        }
+    }
+}
+
+/// The preceding axis of `n`, nearest first: every earlier node except the
+/// ancestors of `n`, which are skipped by following the parent chain down.
+fn preceding(doc: &Document, n: NodeId, t: Test, out: &mut Vec<Item>) {
+    let mut next_ancestor = doc.parent(n);
+    for x in (0..n.0).rev() {
+        let x = NodeId(x);
+        if Some(x) == next_ancestor {
+            next_ancestor = doc.parent(x);
+            continue;
+        }
+        if node_matches(doc, t, x) {
+            out.push(Item::Node(x));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The string algorithms of the function library, on plain `&str`.
+//!
+//! Positions and lengths count characters (Unicode scalar values), not bytes,
+//! and whitespace means XML whitespace, as XPath 1.0 defines them.
+
+use super::lexer::is_xml_space;
+use super::number::round;
+
+/// `normalize-space()`: XML whitespace runs collapse to one space, trimmed.
+pub fn normalize_space(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(is_xml_space).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Whether `s` is already in normalized form (so it can be borrowed as is).
+pub fn is_normalized(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.first().is_some_and(|&c| c == b' ') || b.last().is_some_and(|&c| c == b' ') {
+        return false;
+    }
+    let mut prev_space = false;
+    for &c in b {
+        match c {
+            b'\t' | b'\r' | b'\n' => return false,
+            b' ' if prev_space => return false,
+            b' ' => prev_space = true,
+            _ => prev_space = false,
+        }
+    }
+    true
+}
+
+/// `substring(s, start[, len])` with the rounding and NaN rules of section 4.2:
+/// the characters at positions p with round(start) <= p < round(start) + round(len).
+pub fn substring(s: &str, start: f64, len: Option<f64>) -> &str {
+    let first = round(start);
+    let end = match len {
+        Some(l) => first + round(l),
+        None => f64::INFINITY,
+    };
+    // NaN bounds compare false, so nothing is selected.
+    if first.is_nan() || end.is_nan() || end <= first {
+        return "";
+    }
+    let mut from = None;
+    let mut to = s.len();
+    for (p, (byte, _)) in s.char_indices().enumerate() {
+        let pos = (p + 1) as f64;
+        if from.is_none() && pos >= first && pos < end {
+            from = Some(byte);
+        }
+        if from.is_some() && pos >= end {
+            to = byte;
+            break;
+        }
+    }
+    match from {
+        Some(f) => &s[f..to],
+        None => "",
+    }
+}
+
+/// `translate(s, from, to)`: each character of `from` becomes the character
+/// at the same position of `to`, or is removed when `to` is shorter; the first
+/// occurrence of a repeated character in `from` wins.
+pub fn translate(s: &str, from: &str, to: &str) -> String {
+    let map: Vec<(char, Option<char>)> = {
+        let to: Vec<char> = to.chars().collect();
+        let mut m: Vec<(char, Option<char>)> = Vec::new();
+        for (i, c) in from.chars().enumerate() {
+            if !m.iter().any(|&(k, _)| k == c) {
+                m.push((c, to.get(i).copied()));
+            }
+        }
+        m
+    };
+    s.chars()
+        .filter_map(|c| match map.iter().find(|&&(k, _)| k == c) {
+            Some(&(_, r)) => r,
+            None => Some(c),
+        })
+        .collect()
+}
+
+/// `substring-before(s, t)`.
+pub fn substring_before<'s>(s: &'s str, t: &str) -> &'s str {
+    s.find(t).map_or("", |i| &s[..i])
+}
+
+/// `substring-after(s, t)`.
+pub fn substring_after<'s>(s: &'s str, t: &str) -> &'s str {
+    s.find(t).map_or("", |i| &s[i + t.len()..])
+}
+
+/// Whether the language `lang` (an `xml:lang` value) is `want` or a
+/// sub-language of it, ignoring ASCII case, as `lang()` defines.
+pub fn lang_matches(lang: &str, want: &str) -> bool {
+    let n = want.len();
+    lang.len() >= n
+        && lang.is_char_boundary(n)
+        && lang[..n].eq_ignore_ascii_case(want)
+        && (lang.len() == n || lang.as_bytes()[n] == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substring_follows_the_specification_examples() {
+        assert_eq!(substring("12345", 2.0, Some(3.0)), "234");
+        assert_eq!(substring("12345", 2.0, None), "2345");
+        assert_eq!(substring("12345", 1.5, Some(2.6)), "234");
+        assert_eq!(substring("12345", 0.0, Some(3.0)), "12");
+        assert_eq!(substring("12345", f64::NAN, Some(3.0)), "");
+        assert_eq!(substring("12345", 1.0, Some(f64::NAN)), "");
+        assert_eq!(substring("12345", -42.0, Some(f64::INFINITY)), "12345");
+        assert_eq!(
+            substring("12345", f64::NEG_INFINITY, Some(f64::INFINITY)),
+            ""
+        );
+        assert_eq!(substring("12345", -1.0, Some(3.0)), "1");
+        assert_eq!(substring("12345", f64::INFINITY, None), "");
+        assert_eq!(substring("12345", -0.5, None), "12345");
+        assert_eq!(substring("12345", 3.0, Some(-1.0)), "");
+        assert_eq!(substring("éàü", 2.0, Some(1.0)), "à");
+    }
+
+    #[test]
+    fn normalize_and_translate() {
+        assert_eq!(normalize_space("  a \t b\n\nc  "), "a b c");
+        assert!(is_normalized("a b c") && !is_normalized("a  b") && !is_normalized(" a"));
+        assert!(!is_normalized("a\nb"));
+        assert_eq!(translate("bar", "abc", "ABC"), "BAr");
+        assert_eq!(translate("--aaa--", "abc-", "ABC"), "AAA");
+        assert_eq!(translate("aa", "aa", "xy"), "xx");
+    }
+
+    #[test]
+    fn before_after_and_lang() {
+        assert_eq!(substring_before("1999/04/01", "/"), "1999");
+        assert_eq!(substring_after("1999/04/01", "/"), "04/01");
+        assert_eq!(substring_after("abc", ""), "abc");
+        assert_eq!(substring_before("abc", "x"), "");
+        assert!(lang_matches("en-US", "en") && lang_matches("EN", "en"));
+        assert!(!lang_matches("english", "en"));
+        assert!(!lang_matches("en", "") && lang_matches("", ""));
+    }
+}

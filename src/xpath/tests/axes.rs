@@ -1,0 +1,228 @@
+use super::*;
+
+#[test]
+fn child_descendant_and_abbreviations() {
+    on_page(
+        "/html/body/div/p",
+        "[/html/body/div/p[1], /html/body/div/p[2], /html/body/div/p[3]]",
+    );
+    on_page("html/body/ul/li[2]", "[/html/body/ul/li[2]]");
+    on_page("//b", "[/html/body/div/p[2]/b]");
+    on_page("//div//b/..", "[/html/body/div/p[2]]");
+    on_page(
+        "//li/.",
+        "[/html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3]]",
+    );
+    on_page("count(//node())", "27");
+    on_page("count(/descendant::*)", "16");
+    on_page("count(//li/descendant-or-self::node())", "6");
+    on_page("/", "[/]");
+    on_page("/..", "[]");
+}
+
+#[test]
+fn unprefixed_names_match_foreign_elements_by_local_name() {
+    on_page("//svg/path/@d", "[/html/body/svg/path/@d]");
+    on_page("//title", "[/html/head/title, /html/body/svg/title]");
+    on_page("namespace-uri(//path)", "http://www.w3.org/2000/svg");
+    on_page("name(//svg/*[1])", "title");
+    on_page("namespace-uri(//p)", "");
+}
+
+#[test]
+fn parent_ancestor_and_self() {
+    on_page("//b/parent::p/@class", "[/html/body/div/p[2]/@class]");
+    on_page(
+        "//b/ancestor::*",
+        "[/html, /html/body, /html/body/div, /html/body/div/p[2]]",
+    );
+    on_page("//b/ancestor::*[1]", "[/html/body/div/p[2]]");
+    on_page("//b/ancestor::*[last()]", "[/html]");
+    on_page("//b/ancestor-or-self::*[1]", "[/html/body/div/p[2]/b]");
+    on_page("count(//b/ancestor::node())", "5");
+    on_page("//p/self::p[@class]", "[/html/body/div/p[2]]");
+    on_page("//p/self::div", "[]");
+}
+
+#[test]
+fn sibling_axes_count_positions_from_the_context() {
+    on_page(
+        "//li[1]/following-sibling::li",
+        "[/html/body/ul/li[2], /html/body/ul/li[3]]",
+    );
+    on_page("//li[3]/preceding-sibling::li[1]", "[/html/body/ul/li[2]]");
+    on_page(
+        "//li[3]/preceding-sibling::li[last()]",
+        "[/html/body/ul/li[1]]",
+    );
+    on_page(
+        "//div/p[1]/following-sibling::node()[1]",
+        "[/html/body/div/comment()[1]]",
+    );
+    on_page("//div/p[2]/preceding-sibling::*", "[/html/body/div/p[1]]");
+}
+
+#[test]
+fn following_and_preceding_exclude_descendants_and_ancestors() {
+    on_page(
+        "//p[3]/following::*",
+        "[/html/body/ul, /html/body/ul/li[1], /html/body/ul/li[2], /html/body/ul/li[3], /html/body/svg, /html/body/svg/title, /html/body/svg/path]",
+    );
+    on_page(
+        "//p[2]/preceding::*",
+        "[/html/head, /html/head/title, /html/body/div/p[1]]",
+    );
+    on_page("//p[2]/preceding::*[1]", "[/html/body/div/p[1]]");
+    on_page(
+        "//p[2]/preceding::text()[1]",
+        "[/html/body/div/p[1]/text()[1]]",
+    );
+    on_page("count(//li[2]/following::node())", "6");
+}
+
+#[test]
+fn attribute_and_namespace_axes() {
+    on_page("//div/@*", "[/html/body/div/@id, /html/body/div/@class]");
+    on_page("//div/attribute::class", "[/html/body/div/@class]");
+    on_page("count(//@*)", "4");
+    on_page(
+        "//div/@node()",
+        "[/html/body/div/@id, /html/body/div/@class]",
+    );
+    on_page("//div/@text()", "[]");
+    on_page("count(//div/namespace::*)", "1");
+    on_page("name(//div/namespace::*)", "xml");
+    on_page("string(//div/namespace::xml)", XML_NAMESPACE);
+    on_page("count(//div/namespace::svg)", "0");
+    on_page("//div/namespace::*", "[/html/body/div/namespace::xml]");
+}
+
+#[test]
+fn axes_from_attribute_nodes() {
+    on_page("//div/@id/..", "[/html/body/div]");
+    on_page("count(//div/@id/ancestor::*)", "3");
+    on_page("//div/@id/ancestor::*[1]", "[/html/body/div]");
+    on_page("//div/@id/self::node()", "[/html/body/div/@id]");
+    on_page("//div/@id/self::*", "[]");
+    on_page("count(//div/@id/child::node())", "0");
+    on_page("count(//div/@id/following-sibling::node())", "0");
+    on_page("(//div/@id/following::*)[1]", "[/html/body/div/p[1]]");
+    on_page("(//div/@id/preceding::*)[last()]", "[/html/head/title]");
+    on_page(
+        "//div/@class/ancestor-or-self::node()[1]",
+        "[/html/body/div/@class]",
+    );
+}
+
+#[test]
+fn node_tests() {
+    on_page("//div/text()", "[/html/body/div/text()[1]]");
+    on_page("//div/comment()", "[/html/body/div/comment()[1]]");
+    on_page("//comment()[1]", "[/html/body/div/comment()[1]]");
+    on_page("count(//processing-instruction())", "0");
+    on_page("count(//processing-instruction('x'))", "0");
+    on_page("count(//div/node())", "5");
+    on_page("count(/*)", "1");
+    on_page("count(/node())", "1");
+}
+
+#[test]
+fn positional_predicates() {
+    on_page("//li[2]", "[/html/body/ul/li[2]]");
+    on_page("//li[last()]", "[/html/body/ul/li[3]]");
+    on_page(
+        "//li[position() < 3]",
+        "[/html/body/ul/li[1], /html/body/ul/li[2]]",
+    );
+    on_page("//li[last() - 1]", "[/html/body/ul/li[2]]");
+    on_page("//li[1.5]", "[]");
+    on_page("//li[0]", "[]");
+    on_page("(//li)[2]", "[/html/body/ul/li[2]]");
+    on_page("(//p | //li)[last()]", "[/html/body/ul/li[3]]");
+    on_page("//p[@class][1]", "[/html/body/div/p[2]]");
+    on_page("//p[1][@class]", "[]");
+    on_page("//li[position() = last()]", "[/html/body/ul/li[3]]");
+    on_page("//p[.='three']", "[/html/body/div/p[3]]");
+}
+
+#[test]
+fn descendant_positions_count_per_parent() {
+    let html = "<div><p>a</p><div><p>b</p><p>c</p></div><p>d</p></div>";
+    check(
+        html,
+        "//p[1]",
+        "[/html/body/div/p[1], /html/body/div/div/p[1]]",
+    );
+    check(
+        html,
+        "//p[last()]",
+        "[/html/body/div/div/p[2], /html/body/div/p[2]]",
+    );
+    check(html, "(//p)[last()]", "[/html/body/div/p[2]]");
+    check(
+        html,
+        "//div//p[2]",
+        "[/html/body/div/div/p[2], /html/body/div/p[2]]",
+    );
+    check(html, "/descendant::p[2]", "[/html/body/div/div/p[1]]");
+    check(html, "count(//div//p)", "4");
+}
+
+#[test]
+fn deep_documents_do_not_overflow() {
+    let depth = 5000;
+    let html = format!("{}x{}", "<span>".repeat(depth), "</span>".repeat(depth));
+    let d = Document::parse_str(&html);
+    for expr in [
+        "count(//span)",
+        "count(//text()/ancestor::*)",
+        "count((//span)[last()]/preceding::node())",
+        "string-length(string(/))",
+        "count(//span[1])",
+    ] {
+        let x = XPath::compile(expr).unwrap();
+        assert!(x.evaluate(&d, NodeId::ROOT).is_ok(), "{expr}");
+    }
+}
+
+#[test]
+fn context_items_other_than_the_root() {
+    let d = Document::parse_str(PAGE);
+    let div = XPath::compile("//div")
+        .unwrap()
+        .select(&d, NodeId::ROOT)
+        .unwrap()[0];
+    let p = XPath::compile("p[2]").unwrap();
+    let got = p.evaluate_item(&d, div).unwrap();
+    assert_eq!(render(&d, &got), "[/html/body/div/p[2]]");
+    let attr = XPath::compile("@class")
+        .unwrap()
+        .select_item(&d, div)
+        .unwrap()[0];
+    let v = XPath::compile("concat(name(), '=', ., '/', name(..))")
+        .unwrap()
+        .evaluate_item(&d, attr)
+        .unwrap();
+    assert_eq!(render(&d, &v), "class=a  b/div");
+    assert_eq!(attr.string_value(&d), "a  b");
+    assert!(
+        XPath::compile("1")
+            .unwrap()
+            .evaluate(&d, NodeId(u32::MAX))
+            .is_err()
+    );
+    assert!(
+        XPath::compile("1")
+            .unwrap()
+            .select(&d, NodeId::ROOT)
+            .is_err()
+    );
+}
+
+#[test]
+fn items_order_elements_then_namespace_then_attributes_then_children() {
+    on_page(
+        "//div/@* | //div | //div/p[1] | //div/namespace::*",
+        "[/html/body/div, /html/body/div/namespace::xml, /html/body/div/@id, /html/body/div/@class, /html/body/div/p[1]]",
+    );
+}
