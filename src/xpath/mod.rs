@@ -44,7 +44,9 @@ pub enum Value {
 impl XPath {
     /// Compiles an expression.
     pub fn compile(source: &str) -> Result<XPath, XPathError> {
-        Ok(XPath { source: source.to_owned() })
+        Ok(XPath {
+            source: source.to_owned(),
+        })
     }
 
     /// The expression as written.
