@@ -192,7 +192,7 @@ fn deep_nesting_is_bounded_and_keeps_every_element_and_text() {
 fn unclosed_paragraphs_are_not_mistaken_for_deep_nesting() {
     let html = "<p>x".repeat(2_000);
     let d = doc(&html);
-    let p = d.all().filter(|&n| d.name(n) == "p").next_back().unwrap();
+    let p = d.all().rfind(|&n| d.name(n) == "p").unwrap();
     assert_eq!(d.path(p), "/html/body/p[2000]");
     assert_eq!(d.text(d.first_child(p).unwrap()), "x");
 }
