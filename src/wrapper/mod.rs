@@ -133,39 +133,8 @@ fn read_text(path: &Path, name: &str) -> Result<String, LoadError> {
     })
 }
 
-/// The stack the loader runs on. Reading nested YAML through serde recurses
-/// once per level, and unoptimised builds spend tens of kilobytes per level,
-/// so the default 2 MiB of a test or worker thread would overflow well before
-/// [`MAX_DEPTH`] refuses the document.
-const LOADER_STACK: usize = 64 * 1024 * 1024;
-
 /// Checks wrapper text and returns the wrapper (if valid) with every diagnostic.
 pub fn check_str(text: &str, file: &str) -> Report {
-    let outcome = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("wrapper-loader".to_owned())
-            .stack_size(LOADER_STACK)
-            .spawn_scoped(scope, || check_on_this_thread(text, file))
-            .map(|handle| handle.join())
-    });
-    match outcome {
-        Ok(Ok(report)) => report,
-        // No thread to be had: the calling thread's stack is the best left.
-        Err(_) => check_on_this_thread(text, file),
-        Ok(Err(_)) => Report {
-            wrapper: None,
-            diagnostics: vec![Diagnostic::error(
-                file,
-                text,
-                1,
-                1,
-                "internal error: the loader failed on this wrapper; please report it",
-            )],
-        },
-    }
-}
-
-fn check_on_this_thread(text: &str, file: &str) -> Report {
     let root = match yaml::parse(text, file) {
         Ok(root) => root,
         Err(diagnostic) => {

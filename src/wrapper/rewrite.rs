@@ -106,8 +106,24 @@ pub fn replace_xpath(
             .map_err(|reason| not_editable(&reason))?,
     );
 
-    let mut out = text.to_owned();
+    // Edits are applied from the end of the text, so each one's offsets still
+    // hold when it is applied; that needs them inside the text, on character
+    // boundaries, and apart.
     edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
+    let mut limit = text.len();
+    for &(start, end, _) in &edits {
+        if start > end
+            || end > limit
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            return Err(not_editable(
+                "the reader reported overlapping or impossible positions",
+            ));
+        }
+        limit = start;
+    }
+    let mut out = text.to_owned();
     for (start, end, replacement) in edits {
         out.replace_range(start..end, &replacement);
     }
@@ -199,7 +215,7 @@ fn history_edit(
 /// Where the line holding byte `offset` ends (after its line break), and the
 /// line break to add first when the file's last line has none.
 fn after_line(text: &str, offset: usize) -> (usize, &'static str) {
-    match text[offset..].find('\n') {
+    match text.get(offset..).and_then(|rest| rest.find('\n')) {
         Some(i) => (offset + i + 1, ""),
         None => (text.len(), "\n"),
     }
@@ -221,6 +237,10 @@ fn block_indicator(text: &str, key: usize, content: usize) -> Option<usize> {
 /// The reader's span of a block scalar runs on into the next line's
 /// indentation, so the extent is measured here instead.
 fn block_end(text: &str, content: usize, column: usize) -> usize {
+    if text.get(content..).is_none() {
+        // Not a position in this text; the edit check refuses it.
+        return usize::MAX;
+    }
     let indent = column.saturating_sub(1);
     let mut end = content;
     let mut line_start = content;

@@ -444,22 +444,83 @@ fn rows_without_tbody_get_a_warning_but_load() {
     assert!(load_str(yaml, "w.yaml").is_ok());
 }
 
+/// Asserts that the only diagnostic for `yaml` is an invalid-XPath error
+/// whose caret sits on the character where the engine says `expression` breaks
+/// (or just after the expression when it breaks at its end).
+#[track_caller]
+fn check_xpath_caret(yaml: &str, expression: &str, line: usize, after_end: &str) {
+    let error = crate::xpath::XPath::compile(expression).expect_err("the expression is invalid");
+    let found = load_str(yaml, "w.yaml").expect_err("the wrapper is invalid");
+    assert_eq!(found.len(), 1, "{}", render_all(&found));
+    let d = &found[0];
+    assert!(d.message.starts_with("invalid XPath: "), "{d}");
+    assert_eq!(d.line, line, "{d}");
+    let at_caret: String = d.snippet.chars().skip(d.column - 1).collect();
+    let expected = match expression.get(error.position..) {
+        Some(rest) if !rest.is_empty() => rest.chars().next().unwrap().to_string(),
+        _ => after_end.to_owned(),
+    };
+    assert!(
+        at_caret.starts_with(&expected),
+        "{d}\nexpected the caret on {expected:?}"
+    );
+}
+
 #[test]
 #[ignore = "needs the XPath engine"]
 fn invalid_xpaths_point_into_the_scalar() {
-    // The position is where the expression breaks: the end of `//div[`.
-    check(
-        "name: shop\npatterns:\n  - name: a\n    xpath: //div[\n",
-        &["4:17: error: invalid XPath: expected an expression"],
+    check_xpath_caret(
+        "name: shop\npatterns:\n  - name: a\n    xpath: //div[@a=1]]/p\n",
+        "//div[@a=1]]/p",
+        4,
+        "",
     );
-    check(
-        "name: shop\npatterns:\n  - {name: a, xpath: '//div[@a=''x''' }\n",
-        &["3:40: error: invalid XPath: expected ']'"],
+    check_xpath_caret(
+        "name: shop\npatterns:\n  - {name: a, xpath: '//div[@a=''x''] ]', type: url}\n",
+        "//div[@a='x'] ]",
+        3,
+        "'",
     );
-    check(
-        "name: shop\npatterns:\n  - name: a\n    xpath: |\n      //div[\n",
-        &["5:7: error: invalid XPath: expected an expression"],
+    check_xpath_caret(
+        "name: shop\npatterns:\n  - {name: a, xpath: \"//div[@a=\\\"x\\\"]]\"}\n",
+        "//div[@a=\"x\"]]",
+        3,
+        "\"",
     );
+    check_xpath_caret(
+        "name: shop\npatterns:\n  - name: a\n    xpath: |-\n      //div[\n",
+        "//div[",
+        5,
+        "",
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+    /// No text makes the loader or the rewriter panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in "[a-z_:\\-\\[\\]{}'\"#&*!|>@.,/0-9 \n\t<\\\\]{0,300}") {
+        let _ = check_str(&text, "fuzz.yaml");
+        let _ = replace_xpath(&text, &["a"], "//x[@y='z']");
+    }
+
+    /// Neither does any small damage to a real wrapper.
+    #[test]
+    fn damaged_wrappers_never_panic(
+        start in 0usize..1000,
+        len in 0usize..20,
+        insert in "[a-z:\\-\\[\\]{}'\"#&*|> \n]{0,10}",
+    ) {
+        let original = include_str!("../../wrappers/bookshop.yaml");
+        let start = start.min(original.len());
+        let end = (start + len).min(original.len());
+        if original.is_char_boundary(start) && original.is_char_boundary(end) {
+            let text = format!("{}{insert}{}", &original[..start], &original[end..]);
+            let _ = check_str(&text, "fuzz.yaml");
+            let _ = replace_xpath(&text, &["book", "price"], "//x");
+        }
+    }
 }
 
 /// The rendered form of one diagnostic of every kind, as `mend validate` prints them.

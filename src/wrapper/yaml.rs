@@ -39,6 +39,25 @@ pub const MAX_DEPTH: usize = 64;
 /// full, so this is what stops a billion-laughs document.
 pub const MAX_REPLAYED_EVENTS: usize = 100_000;
 
+/// The stack the reader runs on. Reading nested YAML through serde recurses
+/// once per level, and unoptimised builds spend tens of kilobytes per level,
+/// so the 2 MiB of a test or worker thread would overflow well before
+/// [`MAX_DEPTH`] refuses the document. Only touched pages are committed.
+const READER_STACK: usize = 64 * 1024 * 1024;
+
+/// Runs `read` on a thread with [`READER_STACK`], or says why it could not.
+fn on_a_large_stack<T: Send>(read: impl FnOnce() -> T + Send) -> Result<T, &'static str> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("wrapper-reader".to_owned())
+            .stack_size(READER_STACK)
+            .spawn_scoped(scope, read)
+            .map_err(|_| "no thread could be started to read the wrapper")?
+            .join()
+            .map_err(|_| "the YAML reader failed on this wrapper; please report it")
+    })
+}
+
 /// The reader's options, as the module documentation explains.
 fn options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
@@ -86,8 +105,11 @@ pub(crate) fn parse(text: &str, file: &str) -> Result<Node, Diagnostic> {
     if text.trim().is_empty() {
         return Err(empty(text, file));
     }
-    let root = serde_saphyr::from_str_with_options::<Node>(text, options())
-        .map_err(|error| diagnostic(&error, text, file))?;
+    let root = on_a_large_stack(|| {
+        serde_saphyr::from_str_with_options::<Node>(text, options())
+            .map_err(|error| diagnostic(&error, text, file))
+    })
+    .map_err(|why| Diagnostic::error(file, text, 1, 1, format!("internal error: {why}")))??;
     if root.kind == Kind::Null {
         return Err(empty(text, file));
     }
