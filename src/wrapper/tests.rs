@@ -210,6 +210,22 @@ fn unknown_keys_suggest_the_closest_key() {
 }
 
 #[test]
+fn unknown_keys_are_found_at_any_depth() {
+    check(
+        "name: shop\nadapt:\n  triggers: {top_dwn: true}\npatterns:\n  - name: a\n    xpath: //a\n    \
+         patterns:\n      - name: b\n        xpath: .\n        contraints: {mn: 1}\n",
+        &[
+            "3:14: error: unknown key \"top_dwn\" in \"triggers\"; did you mean \"top_down\"?",
+            "10:9: error: unknown key \"contraints\" in pattern; did you mean \"constraints\"?",
+        ],
+    );
+    check(
+        "name: shop\npatterns:\n  - name: a\n    xpath: //a\n    constraints: {mn: 1}\n",
+        &["5:19: error: unknown key \"mn\" in \"constraints\"; did you mean \"min\"?"],
+    );
+}
+
+#[test]
 fn unknown_keys_without_a_close_match_list_the_valid_keys() {
     check(
         "name: shop\nselector: x\npatterns:\n  - {name: a, xpath: //a}\n",

@@ -1,14 +1,17 @@
 //! Reading wrapper text as YAML, within limits, into a positioned node tree.
 //!
 //! We read YAML with serde-saphyr rather than serde_yaml_ng. serde-saphyr is
-//! a maintained, pure-Rust YAML 1.2 reader (it started on the saphyr parser
-//! and now runs on granit-parser, that parser's fork) with serde support and
-//! no `unsafe`; it reports a line and column with every error, applies `<<`
-//! merge keys, rejects or hands over duplicate keys as asked, and enforces
-//! budgets (events, nodes, depth, aliases, replayed alias events) so an alias
-//! bomb fails fast instead of exhausting memory. serde_yaml_ng is a fork of
-//! the deprecated serde_yaml and sits on unsafe-libyaml, a machine translation
-//! of libyaml that is no longer maintained.
+//! a maintained, pure-Rust YAML reader for serde that forbids `unsafe` and is
+//! checked against the YAML test suite; it began on the saphyr parser and now
+//! runs on granit-parser, that parser's fork. Every error carries a line and
+//! column (it can render a source snippet too; we render our own so that all
+//! diagnostics look alike), `<<` merge keys are applied, duplicate keys are
+//! rejected by default (here they are handed over so we can name both
+//! places), and budgets on events, nodes, depth, aliases and replayed alias
+//! events make an alias bomb fail fast instead of exhausting memory.
+//! serde_yaml_ng is a fork of the deprecated serde_yaml, follows YAML 1.1, and
+//! sits on unsafe-libyaml, a machine translation of libyaml into unsafe Rust
+//! whose repository was archived in 2024.
 //!
 //! YAML 1.1 habits are switched off: only `true`/`false` are booleans (so a
 //! country code `NO` stays text — the Norway problem), and numbers written with
