@@ -45,7 +45,9 @@ fn read(path: &str) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     if path.ends_with(".gz") {
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out).unwrap_or_else(|e| panic!("{path}: {e}"));
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
         out
     } else {
         raw

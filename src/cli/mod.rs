@@ -3,17 +3,18 @@
 //! Exit codes (DESIGN.md): 0 success, 1 the job ran but some patterns stay
 //! violated, 2 bad input (wrapper, arguments), 3 internal or I/O failure.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use mend::wrapper::{self, LoadError, Wrapper};
+
+mod run;
+mod validate;
 mod xpath;
 
 /// Exit code: the job ran but some patterns stay violated.
-#[allow(
-    dead_code,
-    reason = "`mend run` returns it; that command is not wired in yet"
-)]
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: bad input (wrapper, arguments).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -30,6 +31,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run a wrapper over pages and print one JSON object per page.
+    Run(run::RunArgs),
+    /// Check wrapper files and report every problem with its line and column.
+    Validate(validate::ValidateArgs),
     /// Evaluate an XPath expression on a page.
     Xpath(xpath::Args),
 }
@@ -43,7 +48,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
         }
     };
+    install_tracing();
     let outcome = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
     };
     match outcome {
@@ -51,6 +59,34 @@ pub fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}
+
+/// Operators' logging on standard error, filtered by `MEND_LOG` (for example
+/// `MEND_LOG=mend=debug`); warnings only by default.
+fn install_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MEND_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// Loads a wrapper, printing its diagnostics on failure; the error is the exit
+/// code to end with (2 for an invalid wrapper, 3 for one that cannot be read).
+pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
+    match wrapper::load_file(path) {
+        Ok(w) => Ok(w),
+        Err(LoadError::Invalid(diagnostics)) => {
+            eprint!("{}", wrapper::render_all(&diagnostics));
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(EXIT_FAILURE))
         }
     }
 }

@@ -8,8 +8,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
-use crate::fetch;
-use crate::job::{self, OutputFormat, OutputWriter, RunOptions};
+use mend::fetch;
+use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
 
 /// Runs a wrapper over pages and prints one JSON object per page.
 #[derive(clap::Args, Debug)]
@@ -39,15 +39,18 @@ pub struct RunArgs {
 
 /// Runs the command.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let Some(wrapper) = load_wrapper(&args.wrapper) else {
-        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    let wrapper = match load_wrapper(&args.wrapper) {
+        Ok(w) => w,
+        Err(code) => return Ok(code),
     };
     let columns = match &args.flatten {
         None => wrapper.patterns.iter().map(|p| p.name.clone()).collect(),
         Some(name) => match wrapper.patterns.iter().find(|p| &p.name == name) {
             Some(p) if p.is_record() => p.patterns.iter().map(|c| c.name.clone()).collect(),
             _ => {
-                eprintln!("error: --flatten {name}: the wrapper has no top-level record pattern of that name");
+                eprintln!(
+                    "error: --flatten {name}: the wrapper has no top-level record pattern of that name"
+                );
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
         },
@@ -65,12 +68,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
 
     let sink: Box<dyn Write + Send> = match &args.out {
-        Some(path) => Box::new(std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?),
-        None => Box::new(std::io::stdout().lock()),
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        ),
+        None => Box::new(std::io::stdout()),
     };
     let mut writer = OutputWriter::new(BufWriter::new(sink), args.format, columns);
     let progress = progress_bar(sources.len());
-    let options = RunOptions { flatten: args.flatten.clone() };
+    let options = RunOptions {
+        flatten: args.flatten.clone(),
+    };
     let mut write_error = None;
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
@@ -131,7 +139,9 @@ fn progress_bar(pages: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(pages as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} pages  {per_sec}  eta {eta}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} pages  {per_sec}  eta {eta}")
+    {
         bar.set_style(style);
     }
     bar

@@ -33,19 +33,38 @@ pub enum ConvertError {
 
 /// Formats tried, in order, for dates that are not ISO 8601.
 const DATE_FORMATS: &[&str] = &[
-    "%Y-%m-%d", "%Y/%m/%d", "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y", "%d %B, %Y",
-    "%b. %d, %Y", "%A, %B %d, %Y", "%a, %d %b %Y", "%d.%m.%Y", "%Y%m%d",
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%B %d, %Y",
+    "%b %d, %Y",
+    "%B %d %Y",
+    "%b %d %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%d %B, %Y",
+    "%b. %d, %Y",
+    "%A, %B %d, %Y",
+    "%a, %d %b %Y",
+    "%d.%m.%Y",
+    "%Y%m%d",
 ];
 
 /// Converts `text` to `ty`. `base` resolves relative URLs; `date_format` is
 /// tried first for dates.
-pub fn convert(text: &str, ty: ValueType, base: Option<&Url>, date_format: Option<&str>) -> Result<Value, ConvertError> {
+pub fn convert(
+    text: &str,
+    ty: ValueType,
+    base: Option<&Url>,
+    date_format: Option<&str>,
+) -> Result<Value, ConvertError> {
     let trimmed = text.trim();
     match ty {
         ValueType::String => Ok(Value::String(text.to_owned())),
         ValueType::Number => {
             let n = parse_number(trimmed).ok_or(ConvertError::NotANumber)?;
-            serde_json::Number::from_f64(n).map(Value::Number).ok_or(ConvertError::NotANumber)
+            serde_json::Number::from_f64(n)
+                .map(Value::Number)
+                .ok_or(ConvertError::NotANumber)
         }
         ValueType::Integer => {
             let n = parse_number(trimmed).ok_or(ConvertError::NotANumber)?;
@@ -62,7 +81,9 @@ pub fn convert(text: &str, ty: ValueType, base: Option<&Url>, date_format: Optio
         ValueType::Date => parse_date(trimmed, date_format)
             .map(|d| Value::String(d.format("%Y-%m-%d").to_string()))
             .ok_or(ConvertError::NotADate),
-        ValueType::Url => resolve_url(trimmed, base).map(Value::String).ok_or(ConvertError::NotAUrl),
+        ValueType::Url => resolve_url(trimmed, base)
+            .map(Value::String)
+            .ok_or(ConvertError::NotAUrl),
     }
 }
 
@@ -73,7 +94,10 @@ pub fn convert(text: &str, ty: ValueType, base: Option<&Url>, date_format: Optio
 pub fn parse_number(text: &str) -> Option<f64> {
     // The number is the first run of digits and separators, with a sign right before it.
     let start = text.find(|c: char| c.is_ascii_digit())?;
-    let end = text[start..].find(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.' || c == '\u{a0}' || c == ' ' || c == '\''))
+    let end = text[start..]
+        .find(|c: char| {
+            !(c.is_ascii_digit() || c == ',' || c == '.' || c == '\u{a0}' || c == ' ' || c == '\'')
+        })
         .map_or(text.len(), |e| start + e);
     let body = text[start..end].trim_end_matches([',', '.', ' ', '\u{a0}', '\'']);
     // A second number in the text (like a price range) is ambiguous.
@@ -81,7 +105,10 @@ pub fn parse_number(text: &str) -> Option<f64> {
         return None;
     }
     let negative = text[..start].trim_end().ends_with(['-', '\u{2212}']);
-    let digits: String = body.chars().filter(|c| !matches!(c, ' ' | '\u{a0}' | '\'')).collect();
+    let digits: String = body
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '\u{a0}' | '\''))
+        .collect();
     let last_comma = digits.rfind(',');
     let last_dot = digits.rfind('.');
     let normalised = match (last_comma, last_dot) {
@@ -89,7 +116,11 @@ pub fn parse_number(text: &str) -> Option<f64> {
         (Some(_), Some(_)) => digits.replace(',', ""),
         (Some(c), None) => {
             let after = digits.len() - c - 1;
-            if digits.matches(',').count() == 1 && after != 3 { digits.replace(',', ".") } else { digits.replace(',', "") }
+            if digits.matches(',').count() == 1 && after != 3 {
+                digits.replace(',', ".")
+            } else {
+                digits.replace(',', "")
+            }
         }
         (None, Some(_)) if digits.matches('.').count() > 1 => digits.replace('.', ""),
         _ => digits,
@@ -111,7 +142,9 @@ fn parse_date(text: &str, format: Option<&str>) -> Option<NaiveDate> {
         }
     }
     let cleaned = strip_ordinals(text);
-    DATE_FORMATS.iter().find_map(|f| NaiveDate::parse_from_str(&cleaned, f).ok())
+    DATE_FORMATS
+        .iter()
+        .find_map(|f| NaiveDate::parse_from_str(&cleaned, f).ok())
 }
 
 /// "March 3rd, 2020" → "March 3, 2020".
@@ -122,7 +155,10 @@ fn strip_ordinals(text: &str) -> String {
     while i < chars.len() {
         out.push(chars[i]);
         if chars[i].is_ascii_digit() && i + 2 < chars.len() + 1 {
-            let suffix: String = chars[i + 1..(i + 3).min(chars.len())].iter().collect::<String>().to_ascii_lowercase();
+            let suffix: String = chars[i + 1..(i + 3).min(chars.len())]
+                .iter()
+                .collect::<String>()
+                .to_ascii_lowercase();
             let ends_word = chars.get(i + 3).is_none_or(|c| !c.is_alphabetic());
             if matches!(suffix.as_str(), "st" | "nd" | "rd" | "th") && ends_word {
                 i += 3;
@@ -135,7 +171,11 @@ fn strip_ordinals(text: &str) -> String {
 }
 
 fn resolve_url(text: &str, base: Option<&Url>) -> Option<String> {
-    if text.is_empty() || text.contains(char::is_whitespace) && !text.contains("%20") && text.split_whitespace().count() > 1 {
+    if text.is_empty()
+        || text.contains(char::is_whitespace)
+            && !text.contains("%20")
+            && text.split_whitespace().count() > 1
+    {
         return None;
     }
     if let Ok(url) = Url::parse(text) {
@@ -154,22 +194,42 @@ mod tests {
 
     fn check(text: &str, ty: ValueType, expected: Result<Value, ConvertError>) {
         let base = Url::parse("https://shop.example/books/list?page=2").unwrap();
-        assert_eq!(convert(text, ty, Some(&base), None), expected, "{text:?} as {ty:?}");
+        assert_eq!(
+            convert(text, ty, Some(&base), None),
+            expected,
+            "{text:?} as {ty:?}"
+        );
     }
 
     #[test]
     fn numbers_drop_currency_and_separators() {
         check("£12.99", ValueType::Number, Ok(serde_json::json!(12.99)));
-        check("1,234.50 €", ValueType::Number, Ok(serde_json::json!(1234.5)));
-        check("1.234,50 €", ValueType::Number, Ok(serde_json::json!(1234.5)));
+        check(
+            "1,234.50 €",
+            ValueType::Number,
+            Ok(serde_json::json!(1234.5)),
+        );
+        check(
+            "1.234,50 €",
+            ValueType::Number,
+            Ok(serde_json::json!(1234.5)),
+        );
         check("12,5", ValueType::Number, Ok(serde_json::json!(12.5)));
         check("-3", ValueType::Number, Ok(serde_json::json!(-3.0)));
-        check("1 024 pages", ValueType::Integer, Ok(serde_json::json!(1024)));
+        check(
+            "1 024 pages",
+            ValueType::Integer,
+            Ok(serde_json::json!(1024)),
+        );
     }
 
     #[test]
     fn ambiguous_or_missing_numbers_are_refused() {
-        check("£10 - £20", ValueType::Number, Err(ConvertError::NotANumber));
+        check(
+            "£10 - £20",
+            ValueType::Number,
+            Err(ConvertError::NotANumber),
+        );
         check("free", ValueType::Number, Err(ConvertError::NotANumber));
         check("2.5", ValueType::Integer, Err(ConvertError::NotAnInteger));
     }
@@ -183,16 +243,40 @@ mod tests {
 
     #[test]
     fn dates_become_iso() {
-        check("2020-03-04T10:00:00Z", ValueType::Date, Ok(serde_json::json!("2020-03-04")));
-        check("March 3rd, 2020", ValueType::Date, Ok(serde_json::json!("2020-03-03")));
-        check("4 Mar 2020", ValueType::Date, Ok(serde_json::json!("2020-03-04")));
+        check(
+            "2020-03-04T10:00:00Z",
+            ValueType::Date,
+            Ok(serde_json::json!("2020-03-04")),
+        );
+        check(
+            "March 3rd, 2020",
+            ValueType::Date,
+            Ok(serde_json::json!("2020-03-03")),
+        );
+        check(
+            "4 Mar 2020",
+            ValueType::Date,
+            Ok(serde_json::json!("2020-03-04")),
+        );
         check("someday", ValueType::Date, Err(ConvertError::NotADate));
     }
 
     #[test]
     fn urls_resolve_against_the_base() {
-        check("../item/7", ValueType::Url, Ok(serde_json::json!("https://shop.example/item/7")));
-        check("https://x.example/a", ValueType::Url, Ok(serde_json::json!("https://x.example/a")));
-        check("not a url at all", ValueType::Url, Err(ConvertError::NotAUrl));
+        check(
+            "../item/7",
+            ValueType::Url,
+            Ok(serde_json::json!("https://shop.example/item/7")),
+        );
+        check(
+            "https://x.example/a",
+            ValueType::Url,
+            Ok(serde_json::json!("https://x.example/a")),
+        );
+        check(
+            "not a url at all",
+            ValueType::Url,
+            Err(ConvertError::NotAUrl),
+        );
     }
 }

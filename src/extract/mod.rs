@@ -38,10 +38,17 @@ pub struct Extraction {
 pub fn extract(wrapper: &Wrapper, doc: &Document, base: Option<&Url>) -> Extraction {
     let _span = tracing::debug_span!("extract", wrapper = %wrapper.name).entered();
     let base = page_base(doc, base);
-    let mut ctx = Context { doc, base: base.as_ref(), violations: Vec::new() };
+    let mut ctx = Context {
+        doc,
+        base: base.as_ref(),
+        violations: Vec::new(),
+    };
     let mut path = Vec::new();
     let record = ctx.record(&wrapper.patterns, Item::Node(NodeId::ROOT), &mut path);
-    Extraction { record, violations: ctx.violations }
+    Extraction {
+        record,
+        violations: ctx.violations,
+    }
 }
 
 /// The nodes a pattern matches in the context of one parent instance. Node-set
@@ -95,7 +102,10 @@ pub fn normalize_space(text: &str) -> String {
 
 /// The URL relative links resolve against: the page's `<base href>` joined to the page URL.
 fn page_base(doc: &Document, page: Option<&Url>) -> Option<Url> {
-    let href = doc.descendants(NodeId::ROOT).find(|&n| doc.name(n) == "base").and_then(|n| doc.attr(n, "href"));
+    let href = doc
+        .descendants(NodeId::ROOT)
+        .find(|&n| doc.name(n) == "base")
+        .and_then(|n| doc.attr(n, "href"));
     match (href, page) {
         (Some(h), Some(p)) => p.join(h.trim()).ok().or_else(|| Some(p.clone())),
         (Some(h), None) => Url::parse(h.trim()).ok(),
@@ -111,7 +121,12 @@ struct Context<'a> {
 
 impl Context<'_> {
     /// Evaluates sibling patterns in one context, building the object for it.
-    fn record(&mut self, patterns: &[Pattern], context: Item, path: &mut Vec<String>) -> Map<String, Value> {
+    fn record(
+        &mut self,
+        patterns: &[Pattern],
+        context: Item,
+        path: &mut Vec<String>,
+    ) -> Map<String, Value> {
         let mut object = Map::new();
         for pattern in patterns {
             path.push(pattern.name.clone());
@@ -130,7 +145,14 @@ impl Context<'_> {
             Instances::Nodes(items) => (items, None),
             Instances::Value(v) => (Vec::new(), Some(v)),
             Instances::Error(message) => {
-                self.push(&name, "xpath", "an XPath that evaluates".into(), message, &context_path, None);
+                self.push(
+                    &name,
+                    "xpath",
+                    "an XPath that evaluates".into(),
+                    message,
+                    &context_path,
+                    None,
+                );
                 (Vec::new(), None)
             }
         };
@@ -139,15 +161,36 @@ impl Context<'_> {
         if let Some(min) = c.min
             && count < min
         {
-            self.push(&name, "min", format!("at least {min}"), plural(count), &context_path, None);
+            self.push(
+                &name,
+                "min",
+                format!("at least {min}"),
+                plural(count),
+                &context_path,
+                None,
+            );
         }
         if let Some(max) = c.max
             && count > max
         {
-            self.push(&name, "max", format!("at most {max}"), plural(count), &context_path, None);
+            self.push(
+                &name,
+                "max",
+                format!("at most {max}"),
+                plural(count),
+                &context_path,
+                None,
+            );
         }
         if c.required && count == 0 && c.min.is_none_or(|m| m == 0) {
-            self.push(&name, "required", "a value".into(), "no match".into(), &context_path, None);
+            self.push(
+                &name,
+                "required",
+                "a value".into(),
+                "no match".into(),
+                &context_path,
+                None,
+            );
         }
 
         if pattern.is_record() {
@@ -158,8 +201,19 @@ impl Context<'_> {
                     let value = Value::Object(object.clone());
                     for error in schema.validator.iter_errors(&value) {
                         let at = error.instance_path().to_string();
-                        let found = if at.is_empty() { error.to_string() } else { format!("{at}: {error}") };
-                        self.push(&name, "schema", "a record that satisfies the schema".into(), found, &context_path, Some(item.path(self.doc)));
+                        let found = if at.is_empty() {
+                            error.to_string()
+                        } else {
+                            format!("{at}: {error}")
+                        };
+                        self.push(
+                            &name,
+                            "schema",
+                            "a record that satisfies the schema".into(),
+                            found,
+                            &context_path,
+                            Some(item.path(self.doc)),
+                        );
                     }
                 }
                 records.push(Value::Object(object));
@@ -169,7 +223,7 @@ impl Context<'_> {
 
         let mut values = Vec::with_capacity(count);
         if let Some(v) = scalar {
-            let text = v.to_string_value();
+            let text = v.to_string_value(self.doc);
             values.push(self.field_value(pattern, &name, Some(text), &context_path, None));
         } else {
             for &item in &items {
@@ -186,42 +240,103 @@ impl Context<'_> {
     }
 
     /// Converts and checks one field value.
-    fn field_value(&mut self, pattern: &Pattern, name: &str, text: Option<String>, context: &str, node: Option<String>) -> Value {
+    fn field_value(
+        &mut self,
+        pattern: &Pattern,
+        name: &str,
+        text: Option<String>,
+        context: &str,
+        node: Option<String>,
+    ) -> Value {
         let c = &pattern.constraints;
         let Some(text) = text else {
             if c.required {
-                self.push(name, "required", "a value".into(), format!("no {}", describe_extract(&pattern.extract)), context, node);
+                self.push(
+                    name,
+                    "required",
+                    "a value".into(),
+                    format!("no {}", describe_extract(&pattern.extract)),
+                    context,
+                    node,
+                );
             }
             return Value::Null;
         };
         if c.required && text.trim().is_empty() {
-            self.push(name, "required", "a non-empty value".into(), "an empty value".into(), context, node.clone());
+            self.push(
+                name,
+                "required",
+                "a non-empty value".into(),
+                "an empty value".into(),
+                context,
+                node.clone(),
+            );
         }
         let chars = text.chars().count();
         if let Some(min) = c.min_length
             && chars < min
         {
-            self.push(name, "min_length", format!("at least {min} characters"), format!("{chars}: {}", quote(&text)), context, node.clone());
+            self.push(
+                name,
+                "min_length",
+                format!("at least {min} characters"),
+                format!("{chars}: {}", quote(&text)),
+                context,
+                node.clone(),
+            );
         }
         if let Some(max) = c.max_length
             && chars > max
         {
-            self.push(name, "max_length", format!("at most {max} characters"), format!("{chars}: {}", quote(&text)), context, node.clone());
+            self.push(
+                name,
+                "max_length",
+                format!("at most {max} characters"),
+                format!("{chars}: {}", quote(&text)),
+                context,
+                node.clone(),
+            );
         }
         if let Some(re) = &c.regex
             && !re.is_match(&text)
         {
-            self.push(name, "regex", format!("a match for /{}/", re.as_str()), quote(&text), context, node.clone());
+            self.push(
+                name,
+                "regex",
+                format!("a match for /{}/", re.as_str()),
+                quote(&text),
+                context,
+                node.clone(),
+            );
         }
         if let Some(options) = &c.one_of
             && !options.iter().any(|o| o == &text)
         {
-            self.push(name, "enum", format!("one of {}", options.join(", ")), quote(&text), context, node.clone());
+            self.push(
+                name,
+                "enum",
+                format!("one of {}", options.join(", ")),
+                quote(&text),
+                context,
+                node.clone(),
+            );
         }
-        let value = match convert(&text, pattern.value_type, self.base, pattern.date_format.as_deref()) {
+        let value = match convert(
+            &text,
+            pattern.value_type,
+            self.base,
+            pattern.date_format.as_deref(),
+        ) {
             Ok(v) => v,
             Err(e) => {
-                self.push(name, "type", format!("{} ({e})", type_name(pattern.value_type)), quote(&text), context, node);
+                self.push(
+                    name,
+                    "type",
+                    format!("{} ({e})", type_name(pattern.value_type)),
+                    quote(&text),
+                    context,
+                    node,
+                );
                 return Value::Null;
             }
         };
@@ -232,22 +347,58 @@ impl Context<'_> {
                     if let Some(min) = c.minimum
                         && n < min
                     {
-                        self.push(name, "minimum", format!(">= {min}"), n.to_string(), context, node.clone());
+                        self.push(
+                            name,
+                            "minimum",
+                            format!(">= {min}"),
+                            n.to_string(),
+                            context,
+                            node.clone(),
+                        );
                     }
                     if let Some(max) = c.maximum
                         && n > max
                     {
-                        self.push(name, "maximum", format!("<= {max}"), n.to_string(), context, node.clone());
+                        self.push(
+                            name,
+                            "maximum",
+                            format!("<= {max}"),
+                            n.to_string(),
+                            context,
+                            node.clone(),
+                        );
                     }
                 }
-                None => self.push(name, "minimum", "a number".into(), quote(&text), context, node),
+                None => self.push(
+                    name,
+                    "minimum",
+                    "a number".into(),
+                    quote(&text),
+                    context,
+                    node,
+                ),
             }
         }
         value
     }
 
-    fn push(&mut self, pattern: &str, constraint: &'static str, expected: String, found: String, context: &str, node: Option<String>) {
-        self.violations.push(Violation { pattern: pattern.to_owned(), constraint, expected, found, context: context.to_owned(), node });
+    fn push(
+        &mut self,
+        pattern: &str,
+        constraint: &'static str,
+        expected: String,
+        found: String,
+        context: &str,
+        node: Option<String>,
+    ) {
+        self.violations.push(Violation {
+            pattern: pattern.to_owned(),
+            constraint,
+            expected,
+            found,
+            context: context.to_owned(),
+            node,
+        });
     }
 }
 
@@ -285,4 +436,3 @@ fn type_name(ty: ValueType) -> &'static str {
         ValueType::Url => "a URL",
     }
 }
-

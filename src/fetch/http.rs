@@ -38,7 +38,10 @@ impl HttpClient {
 
     /// Fetches `url`, following redirects; any non-2xx status is an error.
     pub fn get(&self, url: &Url) -> Result<Fetched, FetchError> {
-        let request_error = |message: String| FetchError::Request { url: url.to_string(), message };
+        let request_error = |message: String| FetchError::Request {
+            url: url.to_string(),
+            message,
+        };
         let client = self
             .client
             .get_or_init(|| {
@@ -53,12 +56,21 @@ impl HttpClient {
             .as_ref()
             .map_err(|e| request_error(e.clone()))?;
         let _span = tracing::debug_span!("fetch", %url).entered();
-        let response = client.get(url.clone()).send().map_err(|e| request_error(describe(&e)))?;
+        let response = client
+            .get(url.clone())
+            .send()
+            .map_err(|e| request_error(describe(&e)))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(FetchError::Status { url: url.to_string(), status: status.to_string() });
+            return Err(FetchError::Status {
+                url: url.to_string(),
+                status: status.to_string(),
+            });
         }
-        if response.content_length().is_some_and(|len| len > MAX_PAGE_BYTES) {
+        if response
+            .content_length()
+            .is_some_and(|len| len > MAX_PAGE_BYTES)
+        {
             return Err(FetchError::TooLarge(url.to_string()));
         }
         let final_url = response.url().clone();
@@ -66,9 +78,22 @@ impl HttpClient {
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .and_then(|ct| ct.split(';').find_map(|part| part.trim().strip_prefix("charset=").map(|c| c.trim_matches('"').to_owned())));
-        let bytes = response.bytes().map_err(|e| request_error(describe(&e)))?.to_vec();
-        Ok(Fetched { final_url, bytes, charset })
+            .and_then(|ct| {
+                ct.split(';').find_map(|part| {
+                    part.trim()
+                        .strip_prefix("charset=")
+                        .map(|c| c.trim_matches('"').to_owned())
+                })
+            });
+        let bytes = response
+            .bytes()
+            .map_err(|e| request_error(describe(&e)))?
+            .to_vec();
+        Ok(Fetched {
+            final_url,
+            bytes,
+            charset,
+        })
     }
 }
 

@@ -95,7 +95,10 @@ pub fn expand(args: &[String]) -> Result<Vec<PageSource>, FetchError> {
         if arg == "-" {
             out.push(PageSource::Stdin);
         } else if arg.starts_with("http://") || arg.starts_with("https://") {
-            let url = Url::parse(arg).map_err(|e| FetchError::Request { url: arg.clone(), message: e.to_string() })?;
+            let url = Url::parse(arg).map_err(|e| FetchError::Request {
+                url: arg.clone(),
+                message: e.to_string(),
+            })?;
             out.push(PageSource::Url(url));
         } else {
             let path = Path::new(arg);
@@ -125,7 +128,10 @@ pub fn is_html_name(name: &str) -> bool {
 fn walk(root: &Path, files: &mut Vec<PathBuf>) -> Result<(), FetchError> {
     let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {
-        let io = |source| FetchError::Io { path: dir.display().to_string(), source };
+        let io = |source| FetchError::Io {
+            path: dir.display().to_string(),
+            source,
+        };
         for entry in std::fs::read_dir(&dir).map_err(io)? {
             let entry = entry.map_err(io)?;
             let path = entry.path();
@@ -145,26 +151,49 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
     let name = source.name();
     match source {
         PageSource::File(path) => {
-            let io = |source| FetchError::Io { path: name.clone(), source };
+            let io = |source| FetchError::Io {
+                path: name.clone(),
+                source,
+            };
             let file = std::fs::File::open(path).map_err(io)?;
             let mut bytes = Vec::new();
-            file.take(MAX_PAGE_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+            file.take(MAX_PAGE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map_err(io)?;
             let bytes = decompress(bytes, &name)?;
-            Ok(Page { name, url: None, bytes, charset: None })
+            Ok(Page {
+                name,
+                url: None,
+                bytes,
+                charset: None,
+            })
         }
         PageSource::Stdin => {
             let mut bytes = Vec::new();
             std::io::stdin()
                 .take(MAX_PAGE_BYTES + 1)
                 .read_to_end(&mut bytes)
-                .map_err(|source| FetchError::Io { path: name.clone(), source })?;
+                .map_err(|source| FetchError::Io {
+                    path: name.clone(),
+                    source,
+                })?;
             let bytes = decompress(bytes, &name)?;
-            Ok(Page { name, url: None, bytes, charset: None })
+            Ok(Page {
+                name,
+                url: None,
+                bytes,
+                charset: None,
+            })
         }
         PageSource::Url(url) => {
             let fetched = http.get(url)?;
             let bytes = decompress(fetched.bytes, &name)?;
-            Ok(Page { name, url: Some(fetched.final_url), bytes, charset: fetched.charset })
+            Ok(Page {
+                name,
+                url: Some(fetched.final_url),
+                bytes,
+                charset: fetched.charset,
+            })
         }
     }
 }
@@ -181,7 +210,10 @@ fn decompress(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, FetchError> {
     flate2::read::MultiGzDecoder::new(&bytes[..])
         .take(MAX_PAGE_BYTES + 1)
         .read_to_end(&mut out)
-        .map_err(|source| FetchError::Io { path: name.to_owned(), source })?;
+        .map_err(|source| FetchError::Io {
+            path: name.to_owned(),
+            source,
+        })?;
     if out.len() as u64 > MAX_PAGE_BYTES {
         return Err(FetchError::TooLarge(name.to_owned()));
     }
@@ -197,7 +229,13 @@ mod tests {
     fn directories_expand_to_sorted_html_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("sub/deeper")).unwrap();
-        for name in ["b.html", "a.htm", "notes.txt", "sub/c.html.gz", "sub/deeper/d.HTML"] {
+        for name in [
+            "b.html",
+            "a.htm",
+            "notes.txt",
+            "sub/c.html.gz",
+            "sub/deeper/d.HTML",
+        ] {
             std::fs::write(dir.path().join(name), b"<p>x").unwrap();
         }
         let sources = expand(&[dir.path().display().to_string()]).unwrap();
@@ -208,13 +246,19 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             })
             .collect();
-        assert_eq!(names, ["a.htm", "b.html", "sub/c.html.gz", "sub/deeper/d.HTML"]);
+        assert_eq!(
+            names,
+            ["a.htm", "b.html", "sub/c.html.gz", "sub/deeper/d.HTML"]
+        );
     }
 
     #[test]
     fn missing_pages_are_reported_by_name() {
         let err = expand(&["/no/such/page.html".to_owned()]).unwrap_err();
-        assert_eq!(err.to_string(), "/no/such/page.html: no such file, directory or URL");
+        assert_eq!(
+            err.to_string(),
+            "/no/such/page.html: no such file, directory or URL"
+        );
     }
 
     #[test]

@@ -72,11 +72,22 @@ pub fn process_page(wrapper: &Wrapper, page: &fetch::Page, options: &RunOptions)
     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
     let extraction = extract(wrapper, &doc, page.url.as_ref());
     let records = shape(extraction.record, options);
-    PageOutput { page: page.name.clone(), records, violations: extraction.violations, adaptations: Vec::new(), error: None }
+    PageOutput {
+        page: page.name.clone(),
+        records,
+        violations: extraction.violations,
+        adaptations: Vec::new(),
+        error: None,
+    }
 }
 
 /// Loads and processes one page, turning a load failure into an error entry.
-pub fn run_one(wrapper: &Wrapper, source: &PageSource, http: &HttpClient, options: &RunOptions) -> PageOutput {
+pub fn run_one(
+    wrapper: &Wrapper,
+    source: &PageSource,
+    http: &HttpClient,
+    options: &RunOptions,
+) -> PageOutput {
     match fetch::load(source, http) {
         Ok(page) => process_page(wrapper, &page, options),
         Err(e) => {
@@ -104,7 +115,10 @@ pub fn run_pages(
     let batch = (rayon::current_num_threads() * 4).max(1);
     let mut summary = Summary::default();
     for chunk in sources.chunks(batch) {
-        let outputs: Vec<PageOutput> = chunk.par_iter().map(|s| run_one(wrapper, s, &http, options)).collect();
+        let outputs: Vec<PageOutput> = chunk
+            .par_iter()
+            .map(|s| run_one(wrapper, s, &http, options))
+            .collect();
         for out in outputs {
             summary.add(&out);
             emit(out);

@@ -30,7 +30,13 @@ pub struct OutputWriter<W: Write> {
 impl<W: Write> OutputWriter<W> {
     /// A writer; `columns` are the CSV field columns, in order.
     pub fn new(out: W, format: OutputFormat, columns: Vec<String>) -> Self {
-        OutputWriter { out, format, columns, pending: Vec::new(), csv_header_written: false }
+        OutputWriter {
+            out,
+            format,
+            columns,
+            pending: Vec::new(),
+            csv_header_written: false,
+        }
     }
 
     /// Writes (or queues) one page's output.
@@ -108,7 +114,13 @@ mod tests {
     use super::*;
 
     fn page(name: &str, records: Vec<Value>) -> PageOutput {
-        PageOutput { page: name.into(), records, violations: vec![], adaptations: vec![], error: None }
+        PageOutput {
+            page: name.into(),
+            records,
+            violations: vec![],
+            adaptations: vec![],
+            error: None,
+        }
     }
 
     fn render(format: OutputFormat, pages: Vec<PageOutput>) -> String {
@@ -121,7 +133,10 @@ mod tests {
 
     #[test]
     fn json_with_one_page_is_exactly_that_object() {
-        let out = render(OutputFormat::Json, vec![page("a.html", vec![serde_json::json!({"title": "T"})])]);
+        let out = render(
+            OutputFormat::Json,
+            vec![page("a.html", vec![serde_json::json!({"title": "T"})])],
+        );
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["page"], "a.html");
         assert_eq!(v["records"][0]["title"], "T");
@@ -130,14 +145,20 @@ mod tests {
 
     #[test]
     fn json_with_several_pages_is_an_array() {
-        let out = render(OutputFormat::Json, vec![page("a", vec![]), page("b", vec![])]);
+        let out = render(
+            OutputFormat::Json,
+            vec![page("a", vec![]), page("b", vec![])],
+        );
         let v: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v.as_array().map(Vec::len), Some(2));
     }
 
     #[test]
     fn ndjson_is_one_line_per_page() {
-        let out = render(OutputFormat::Ndjson, vec![page("a", vec![]), page("b", vec![])]);
+        let out = render(
+            OutputFormat::Ndjson,
+            vec![page("a", vec![]), page("b", vec![])],
+        );
         assert_eq!(out.lines().count(), 2);
     }
 
@@ -145,8 +166,14 @@ mod tests {
     fn csv_has_a_header_and_json_for_lists() {
         let out = render(
             OutputFormat::Csv,
-            vec![page("a.html", vec![serde_json::json!({"title": "T, with comma", "tags": ["x", "y"]})])],
+            vec![page(
+                "a.html",
+                vec![serde_json::json!({"title": "T, with comma", "tags": ["x", "y"]})],
+            )],
         );
-        assert_eq!(out, "page,title,tags\na.html,\"T, with comma\",\"[\"\"x\"\",\"\"y\"\"]\"\n");
+        assert_eq!(
+            out,
+            "page,title,tags\na.html,\"T, with comma\",\"[\"\"x\"\",\"\"y\"\"]\"\n"
+        );
     }
 }

@@ -202,39 +202,4 @@ fn check_item(doc: &Document, item: Item) -> Result<(), EvalError> {
             message: format!("the context item {item:?} is not in the document"),
         })
     }
-
-    /// Evaluates the expression with an item as the context.
-    pub fn evaluate_item(&self, _doc: &Document, _context: Item) -> Result<Value, XPathError> {
-        Ok(Value::Nodes(Vec::new()))
-    }
-}
-
-impl Item {
-    /// The canonical path of the item.
-    pub fn path(&self, doc: &Document) -> String {
-        match *self {
-            Item::Node(n) => doc.path(n),
-            Item::Attr { element, index } => doc.attr_path(element, doc.attr_name(doc.attr_at(index as usize))),
-        }
-    }
-
-    /// The string-value of the item.
-    pub fn string_value(&self, doc: &Document) -> String {
-        match *self {
-            Item::Node(n) => doc.string_value(n),
-            Item::Attr { index, .. } => doc.attr_value(doc.attr_at(index as usize)).to_owned(),
-        }
-    }
-}
-
-impl Value {
-    /// The value converted to a string, as XPath's `string()`.
-    pub fn to_string_value(&self) -> String {
-        match self {
-            Value::Nodes(_) => String::new(),
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Boolean(b) => b.to_string(),
-        }
-    }
 }

@@ -1,0 +1,63 @@
+//! `mend validate WRAPPER...`: checks wrapper files and reports every problem.
+//!
+//! Each valid file gets an `ok:` line on stdout; problems (and warnings, such
+//! as a `tr` step directly under `table`) are printed on stderr as
+//! compiler-style diagnostics. The command only reads the files it is given.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use mend::wrapper::{self, LoadError, Pattern, render_all};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+
+/// Check wrapper files: YAML syntax, the schema, names, ranges, regexes and XPaths.
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    /// Wrapper files to check.
+    #[arg(required = true, value_name = "WRAPPER")]
+    wrappers: Vec<PathBuf>,
+}
+
+/// Checks every file; exit 0 if all are valid, 2 if any is not, 3 if one cannot be read.
+pub fn run(args: &ValidateArgs) -> ExitCode {
+    let mut invalid = false;
+    let mut unreadable = false;
+    for path in &args.wrappers {
+        match wrapper::check_file(path) {
+            Ok(report) => {
+                if !report.diagnostics.is_empty() {
+                    eprintln!("{}\n", render_all(&report.diagnostics));
+                }
+                match report.wrapper {
+                    Some(w) => {
+                        let n = count(&w.patterns);
+                        let plural = if n == 1 { "" } else { "s" };
+                        println!("ok: {} ({n} pattern{plural})", path.display());
+                    }
+                    None => invalid = true,
+                }
+            }
+            Err(LoadError::Invalid(diagnostics)) => {
+                eprintln!("{}\n", render_all(&diagnostics));
+                invalid = true;
+            }
+            Err(e @ LoadError::Io { .. }) => {
+                eprintln!("error: {e}");
+                unreadable = true;
+            }
+        }
+    }
+    if unreadable {
+        ExitCode::from(EXIT_FAILURE)
+    } else if invalid {
+        ExitCode::from(EXIT_BAD_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// All patterns in a tree, children included.
+fn count(patterns: &[Pattern]) -> usize {
+    patterns.iter().map(|p| 1 + count(&p.patterns)).sum()
+}

@@ -1,0 +1,389 @@
+//! Format-preserving rewrites of a wrapper file: a new XPath for one pattern.
+//!
+//! Healing in `auto` mode (and approving a proposal) changes a pattern's XPath
+//! in the author's own file. Re-serialising the YAML would lose comments, key
+//! order, quoting and layout, so this module edits the text in place: it
+//! replaces the bytes of the one XPath scalar and appends the old XPath to the
+//! pattern's `history`, leaving every other byte as it was. The result is read
+//! back and compared with what the edit should mean before it is returned.
+//!
+//! It refuses to edit an XPath or history that comes from an alias or merge
+//! key (changing the anchor would change other patterns too), a `history` that
+//! is not a list of scalars, and any pattern path that names no pattern.
+
+use serde_json::Value;
+
+use super::diagnostic::Diagnostic;
+use super::node::{Node, push_segment};
+use super::yaml;
+
+/// Why a rewrite was refused. The original text is never changed.
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    /// The wrapper text is not readable YAML.
+    #[error("{0}")]
+    Yaml(Box<Diagnostic>),
+    /// The pattern path is empty.
+    #[error("no pattern path given")]
+    EmptyPath,
+    /// No pattern has this path of names.
+    #[error("no pattern {path:?} in the wrapper")]
+    NotFound {
+        /// The path, joined with `/`.
+        path: String,
+    },
+    /// The pattern is written in a way that cannot be edited in place.
+    #[error("cannot rewrite pattern {path:?} in place: {reason}")]
+    NotEditable {
+        /// The path, joined with `/`.
+        path: String,
+        /// What stands in the way.
+        reason: String,
+    },
+    /// The edited text did not read back as the intended change; this is a
+    /// defect in the rewriter, reported instead of writing a damaged file.
+    #[error("rewriting pattern {path:?} would change more than its XPath and history: {reason}")]
+    Verification {
+        /// The path, joined with `/`.
+        path: String,
+        /// What came out differently.
+        reason: String,
+    },
+}
+
+/// Replaces the XPath of the pattern at `pattern_path` (names from the top,
+/// such as `["book", "price"]`) with `new_xpath`, and appends the old XPath
+/// to that pattern's `history`, creating the list if needed.
+pub fn replace_xpath(
+    text: &str,
+    pattern_path: &[&str],
+    new_xpath: &str,
+) -> Result<String, RewriteError> {
+    let path = pattern_path.join("/");
+    let not_editable = |reason: &str| RewriteError::NotEditable {
+        path: path.clone(),
+        reason: reason.to_owned(),
+    };
+    if pattern_path.is_empty() {
+        return Err(RewriteError::EmptyPath);
+    }
+    let root = yaml::parse(text, "wrapper").map_err(|d| RewriteError::Yaml(Box::new(d)))?;
+    let (pattern, pointer) =
+        find(&root, pattern_path).ok_or_else(|| RewriteError::NotFound { path: path.clone() })?;
+
+    let xpath = pattern
+        .entry("xpath")
+        .ok_or_else(|| not_editable("it has no xpath"))?;
+    let old_xpath = xpath
+        .value
+        .as_str()
+        .ok_or_else(|| not_editable("its xpath is not text"))?;
+    if xpath.value.at != xpath.value.used {
+        return Err(not_editable("its xpath comes from an alias or merge key"));
+    }
+    let (Some(value_start), Some(value_len)) = (xpath.value.at.offset, xpath.value.at.len) else {
+        return Err(not_editable("the position of its xpath is unknown"));
+    };
+    let key_start = xpath.key_at.offset.unwrap_or(0);
+    let style = Style::of(text, key_start, value_start);
+    let flow = text.as_bytes().get(pattern.at.offset.unwrap_or(0)) == Some(&b'{');
+
+    let mut edits = Vec::new();
+    // A block scalar is replaced from its indicator, so that the new XPath is
+    // a one-line scalar; the line break that ends it stays.
+    let replace_start = match style {
+        Style::Block => block_indicator(text, key_start, value_start)
+            .ok_or_else(|| not_editable("its block scalar has no indicator"))?,
+        _ => value_start,
+    };
+    let replace_end = match style {
+        Style::Block => block_end(text, value_start, xpath.value.at.column),
+        _ => value_start + value_len,
+    };
+    edits.push((replace_start, replace_end, render(new_xpath, style, flow)));
+    edits.push(
+        history_edit(text, pattern, replace_end, old_xpath, style, flow)
+            .map_err(|reason| not_editable(&reason))?,
+    );
+
+    // Edits are applied from the end of the text, so each one's offsets still
+    // hold when it is applied; that needs them inside the text, on character
+    // boundaries, and apart.
+    edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
+    let mut limit = text.len();
+    for &(start, end, _) in &edits {
+        if start > end
+            || end > limit
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            return Err(not_editable(
+                "the reader reported overlapping or impossible positions",
+            ));
+        }
+        limit = start;
+    }
+    let mut out = text.to_owned();
+    for (start, end, replacement) in edits {
+        out.replace_range(start..end, &replacement);
+    }
+    verify(&root, &out, &pointer, old_xpath, new_xpath).map_err(|reason| {
+        RewriteError::Verification {
+            path: path.clone(),
+            reason,
+        }
+    })?;
+    Ok(out)
+}
+
+/// The pattern at a path of names, and its JSON pointer.
+fn find<'a>(root: &'a Node, names: &[&str]) -> Option<(&'a Node, String)> {
+    let mut node = root;
+    let mut pointer = String::new();
+    for name in names {
+        let list = node.get("patterns")?;
+        let (index, pattern) = list
+            .items()
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.get("name").and_then(Node::as_str) == Some(name))?;
+        push_segment(&mut pointer, "patterns");
+        push_segment(&mut pointer, &index.to_string());
+        node = pattern;
+    }
+    Some((node, pointer))
+}
+
+/// The edit that appends `old` to the pattern's history.
+///
+/// `after` is where the XPath's scalar ends; a new `history` goes after it.
+fn history_edit(
+    text: &str,
+    pattern: &Node,
+    after: usize,
+    old: &str,
+    style: Style,
+    flow: bool,
+) -> Result<(usize, usize, String), String> {
+    let Some(history) = pattern.entry("history") else {
+        if flow {
+            let item = render(old, style, true);
+            return Ok((after, after, format!(", history: [{item}]")));
+        }
+        let indent = " ".repeat(
+            pattern
+                .entry("xpath")
+                .map_or(0, |e| e.key_at.column.saturating_sub(1)),
+        );
+        let item = render(old, style, false);
+        let (at, lead) = after_line(text, after);
+        return Ok((
+            at,
+            at,
+            format!("{lead}{indent}history:\n{indent}  - {item}\n"),
+        ));
+    };
+    let list = &history.value;
+    if list.at != list.used {
+        return Err("its history comes from an alias or merge key".to_owned());
+    }
+    let start = list
+        .at
+        .offset
+        .ok_or("the position of its history is unknown")?;
+    let flow_list = text.as_bytes().get(start) == Some(&b'[');
+    let item = render(old, style, flow || flow_list);
+    let last = match list.items().last() {
+        Some(last) if last.as_str().is_some() => Some(last),
+        Some(_) => return Err("its history holds something other than XPaths".to_owned()),
+        None if flow_list => None,
+        None => return Err("its history is not a list".to_owned()),
+    };
+    let last_end = last.and_then(|l| Some(l.at.offset? + l.at.len?));
+    match (flow_list, last_end) {
+        (true, Some(end)) => Ok((end, end, format!(", {item}"))),
+        (true, None) => Ok((start + 1, start + 1, item)),
+        (false, Some(end)) => {
+            let indent = " ".repeat(list.at.column.saturating_sub(1));
+            let (at, lead) = after_line(text, end);
+            Ok((at, at, format!("{lead}{indent}- {item}\n")))
+        }
+        (false, None) => Err("the position of its history is unknown".to_owned()),
+    }
+}
+
+/// Where the line holding byte `offset` ends (after its line break), and the
+/// line break to add first when the file's last line has none.
+fn after_line(text: &str, offset: usize) -> (usize, &'static str) {
+    match text.get(offset..).and_then(|rest| rest.find('\n')) {
+        Some(i) => (offset + i + 1, ""),
+        None => (text.len(), "\n"),
+    }
+}
+
+/// The `|` or `>` that opens the block scalar whose content starts at `content`.
+fn block_indicator(text: &str, key: usize, content: usize) -> Option<usize> {
+    let between = text.get(key..content)?;
+    let colon = between.find(':')?;
+    let after = &between[colon + 1..];
+    let skip = after.len() - after.trim_start_matches([' ', '\t']).len();
+    let at = key + colon + 1 + skip;
+    matches!(text.as_bytes().get(at), Some(b'|' | b'>')).then_some(at)
+}
+
+/// Where the content of a block scalar ends: the end of its last line that is
+/// indented at least as far as its first (`column`), before the line break.
+///
+/// The reader's span of a block scalar runs on into the next line's
+/// indentation, so the extent is measured here instead.
+fn block_end(text: &str, content: usize, column: usize) -> usize {
+    if text.get(content..).is_none() {
+        // Not a position in this text; the edit check refuses it.
+        return usize::MAX;
+    }
+    let indent = column.saturating_sub(1);
+    let mut end = content;
+    let mut line_start = content;
+    let mut first = true;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        let blank = line.trim().is_empty();
+        let leading = line.len() - line.trim_start_matches(' ').len();
+        if !first && !blank && leading < indent {
+            break;
+        }
+        if !blank {
+            end = line_end;
+        }
+        first = false;
+        line_start = line_end + 1;
+    }
+    end
+}
+
+/// Reads the edited text back and checks it means the original with exactly
+/// the intended change.
+fn verify(root: &Node, edited: &str, pointer: &str, old: &str, new: &str) -> Result<(), String> {
+    let reread = yaml::parse(edited, "wrapper").map_err(|d| d.message)?;
+    let mut expected = root.to_json();
+    let pattern = expected
+        .pointer_mut(pointer)
+        .and_then(Value::as_object_mut)
+        .ok_or("the pattern vanished")?;
+    pattern.insert("xpath".to_owned(), Value::from(new));
+    match pattern
+        .entry("history")
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        Value::Array(items) => items.push(Value::from(old)),
+        _ => return Err("history is not a list".to_owned()),
+    }
+    let found = reread.to_json();
+    if found == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected {}, read back {}",
+            expected.pointer(pointer).unwrap_or(&Value::Null),
+            found.pointer(pointer).unwrap_or(&Value::Null)
+        ))
+    }
+}
+
+/// How a scalar is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// Unquoted.
+    Plain,
+    /// In single quotes.
+    Single,
+    /// In double quotes.
+    Double,
+    /// A `|` or `>` block.
+    Block,
+}
+
+impl Style {
+    /// The style of the value that starts at `value`, written after the key at `key`.
+    fn of(text: &str, key: usize, value: usize) -> Style {
+        match text.as_bytes().get(value) {
+            Some(b'\'') => Style::Single,
+            Some(b'"') => Style::Double,
+            // A block scalar's position is its first content line, so it is
+            // recognised by the indicator after the key.
+            _ if block_indicator(text, key, value).is_some() => Style::Block,
+            _ => Style::Plain,
+        }
+    }
+}
+
+/// `value` as a YAML scalar in `preferred` style, or the nearest style that
+/// can hold it; `flow` says whether it sits inside `{...}` or `[...]`.
+fn render(value: &str, preferred: Style, flow: bool) -> String {
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return double_quoted(value);
+    }
+    match preferred {
+        Style::Double => double_quoted(value),
+        Style::Plain if plain_is_safe(value, flow) => value.to_owned(),
+        _ => format!("'{}'", value.replace('\'', "''")),
+    }
+}
+
+fn double_quoted(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Whether `value` reads back as the same text when written without quotes.
+fn plain_is_safe(value: &str, flow: bool) -> bool {
+    let Some(first) = value.chars().next() else {
+        return false;
+    };
+    let resolves_to_other_type = matches!(
+        value.to_ascii_lowercase().as_str(),
+        "true"
+            | "false"
+            | "null"
+            | "~"
+            | "yes"
+            | "no"
+            | "on"
+            | "off"
+            | "y"
+            | "n"
+            | ".inf"
+            | "-.inf"
+            | "+.inf"
+            | ".nan"
+    ) || value.parse::<f64>().is_ok()
+        || first.is_ascii_digit();
+    !resolves_to_other_type
+        && value.trim() == value
+        && !"-?:,[]{}#&*!|>'\"%@`".contains(first)
+        && !value.contains(": ")
+        && !value.contains(" #")
+        && !value.ends_with(':')
+        && !value.contains('\t')
+        && !(flow && value.contains([',', '[', ']', '{', '}']))
+}
+
+#[cfg(test)]
+#[path = "rewrite_tests.rs"]
+mod tests;

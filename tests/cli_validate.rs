@@ -1,0 +1,107 @@
+//! `mend validate` as a user runs it: exit codes, `ok:` lines and diagnostics.
+
+use std::process::Command;
+
+/// Runs `mend validate` on fixture files; returns (exit code, stdout, stderr).
+fn validate(files: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("validate")
+        .args(files.iter().map(|f| format!("tests/fixtures/wrappers/{f}")))
+        .output()
+        .expect("mend runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_valid_wrapper_is_ok() {
+    let (code, stdout, stderr) = validate(&["good.yaml"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "ok: tests/fixtures/wrappers/good.yaml (3 patterns)\n"
+    );
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn the_shipped_wrappers_are_ok() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "validate",
+            "wrappers/bookshop.yaml",
+            "wrappers/article.yaml",
+            "wrappers/exchange-rates.yaml",
+            "wrappers/booksamillion.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "ok: wrappers/bookshop.yaml (6 patterns)\nok: wrappers/article.yaml (6 patterns)\n\
+         ok: wrappers/exchange-rates.yaml (6 patterns)\nok: wrappers/booksamillion.yaml (5 patterns)\n"
+    );
+}
+
+#[test]
+fn a_missing_tbody_is_a_warning_not_an_error() {
+    let (code, stdout, stderr) = validate(&["tbody.yaml"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "ok: tests/fixtures/wrappers/tbody.yaml (2 patterns)\n"
+    );
+    insta::assert_snapshot!(stderr);
+}
+
+#[test]
+fn every_mistake_is_reported_with_its_position() {
+    let (code, stdout, stderr) = validate(&["typos.yaml"]);
+    assert_eq!(code, 2);
+    assert_eq!(stdout, "");
+    insta::assert_snapshot!(stderr);
+}
+
+#[test]
+fn yaml_syntax_errors_are_located() {
+    let (code, _, stderr) = validate(&["broken.yaml"]);
+    assert_eq!(code, 2);
+    insta::assert_snapshot!(stderr);
+}
+
+#[test]
+fn one_bad_file_fails_the_run_but_the_others_are_checked() {
+    let (code, stdout, stderr) = validate(&["good.yaml", "broken.yaml", "tbody.yaml"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stdout,
+        "ok: tests/fixtures/wrappers/good.yaml (3 patterns)\nok: tests/fixtures/wrappers/tbody.yaml (2 patterns)\n"
+    );
+    assert!(stderr.contains("broken.yaml:5:"), "{stderr}");
+}
+
+#[test]
+fn an_unreadable_file_is_an_io_failure() {
+    let (code, stdout, stderr) = validate(&["good.yaml", "missing.yaml"]);
+    assert_eq!(code, 3);
+    assert!(stdout.starts_with("ok: "));
+    assert!(
+        stderr.starts_with("error: cannot read tests/fixtures/wrappers/missing.yaml: "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_files_is_a_usage_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .arg("validate")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
