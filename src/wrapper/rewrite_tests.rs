@@ -173,8 +173,8 @@ fn awkward_xpaths_are_quoted_to_stay_text() {
         "true",
         "- x",
         "//a[@b='c: d']",
-        "a #b",
-        "//a\n//b",
+        "//a[@b='#x y']",
+        "//a[@b and\n@c]",
         "'q'",
         "@href",
     ] {
