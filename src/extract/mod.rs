@@ -436,3 +436,6 @@ fn type_name(ty: ValueType) -> &'static str {
         ValueType::Url => "a URL",
     }
 }
+
+#[cfg(test)]
+mod tests;
