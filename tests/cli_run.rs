@@ -8,24 +8,43 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 fn mend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mend")).current_dir(env!("CARGO_MANIFEST_DIR")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn stdout_json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 #[test]
 fn the_example_job_prints_one_object_with_every_book() {
-    let out = mend(&["run", "wrappers/bookshop.yaml", "examples/pages/bookshop.html", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = stdout_json(&out);
     assert_eq!(v["page"], "examples/pages/bookshop.html");
     let books = v["records"][0]["book"].as_array().unwrap();
     assert_eq!(books.len(), 6);
     assert_eq!(books[0]["title"], "The Tide Between Us");
     assert_eq!(books[0]["price"], 12.99);
-    assert_eq!(books[0]["url"], "https://shop.example/catalogue/tide-between-us_12.html");
+    assert_eq!(
+        books[0]["url"],
+        "https://shop.example/catalogue/tide-between-us_12.html"
+    );
     assert_eq!(v["violations"], Value::Array(vec![]));
     assert_eq!(v["adaptations"], Value::Array(vec![]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 page, 1 record, 0 violations"));
@@ -35,28 +54,54 @@ fn the_example_job_prints_one_object_with_every_book() {
 fn every_shipped_example_runs_clean() {
     for (wrapper, page) in [
         ("wrappers/article.yaml", "examples/pages/article.html"),
-        ("wrappers/exchange-rates.yaml", "examples/pages/exchange-rates.html"),
+        (
+            "wrappers/exchange-rates.yaml",
+            "examples/pages/exchange-rates.html",
+        ),
     ] {
         let out = mend(&["run", wrapper, page, "--format", "json"]);
-        assert_eq!(out.status.code(), Some(0), "{wrapper}: {}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(stdout_json(&out)["violations"], Value::Array(vec![]), "{wrapper}");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{wrapper}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            stdout_json(&out)["violations"],
+            Value::Array(vec![]),
+            "{wrapper}"
+        );
     }
 }
 
 #[test]
 fn violations_are_listed_and_exit_1() {
-    let out = mend(&["run", "wrappers/bookshop.yaml", "tests/fixtures/pages/bookshop-no-prices.html", "--format", "json"]);
+    let out = mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "tests/fixtures/pages/bookshop-no-prices.html",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);
     let violations: Vec<(String, String)> = v["violations"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["pattern"].as_str().unwrap().to_owned(), x["constraint"].as_str().unwrap().to_owned()))
+        .map(|x| {
+            (
+                x["pattern"].as_str().unwrap().to_owned(),
+                x["constraint"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     assert_eq!(
         violations,
-        [("book/price".to_owned(), "min".to_owned()), ("book/price".to_owned(), "min".to_owned())]
+        [
+            ("book/price".to_owned(), "min".to_owned()),
+            ("book/price".to_owned(), "min".to_owned())
+        ]
     );
     assert_eq!(v["violations"][0]["expected"], "at least 1");
     assert_eq!(v["violations"][0]["found"], "0 matches");
@@ -65,7 +110,13 @@ fn violations_are_listed_and_exit_1() {
 
 #[test]
 fn flatten_emits_one_record_per_instance() {
-    let out = mend(&["run", "wrappers/bookshop.yaml", "examples/pages/bookshop.html", "--flatten", "book"]);
+    let out = mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "book",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
     assert_eq!(v["records"].as_array().unwrap().len(), 6);
@@ -74,7 +125,13 @@ fn flatten_emits_one_record_per_instance() {
 
 #[test]
 fn flatten_of_a_field_is_bad_input() {
-    let out = mend(&["run", "wrappers/bookshop.yaml", "examples/pages/bookshop.html", "--flatten", "page_title"]);
+    let out = mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "page_title",
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -100,13 +157,23 @@ fn directories_gzip_and_csv() {
         "--out",
         csv.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "page,title,price,in_stock,url");
     assert_eq!(lines.len(), 1 + 12);
-    assert!(lines[1].contains("The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html"));
-    assert!(lines[12].starts_with(&format!("{}", dir.path().join("nested/b.html.gz").display())));
+    assert!(lines[1].contains(
+        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html"
+    ));
+    assert!(lines[12].starts_with(&format!(
+        "{}",
+        dir.path().join("nested/b.html.gz").display()
+    )));
 }
 
 #[test]
@@ -119,7 +186,12 @@ fn standard_input_is_a_page() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(&std::fs::read("examples/pages/article.html").unwrap()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read("examples/pages/article.html").unwrap())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
@@ -132,7 +204,11 @@ fn an_invalid_wrapper_is_bad_input_with_a_located_message() {
     let dir = tempfile::tempdir().unwrap();
     let wrapper = dir.path().join("w.yaml");
     std::fs::write(&wrapper, "name: w\npatterns:\n  - name: a\n    xpth: //a\n").unwrap();
-    let out = mend(&["run", wrapper.to_str().unwrap(), "examples/pages/article.html"]);
+    let out = mend(&[
+        "run",
+        wrapper.to_str().unwrap(),
+        "examples/pages/article.html",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("w.yaml:4:5"), "{stderr}");
@@ -162,7 +238,9 @@ fn serve(page: Vec<u8>, requests: usize) -> String {
             };
             served += 1;
             stream.set_nonblocking(false).unwrap();
-            stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
             let mut reader = BufReader::new(stream);
             let mut request_line = String::new();
             let _ = reader.read_line(&mut request_line);
@@ -196,14 +274,28 @@ fn urls_are_fetched_and_each_failure_is_reported_for_its_page() {
     let ok = format!("{base}/ok");
     let missing = format!("{base}/missing");
     let out = mend(&["run", "wrappers/article.yaml", &ok, &missing, "--jobs", "1"]);
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<Value> =
-        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["records"][0]["author"], "Maya Okafor");
     // The canonical link is absolute; relative links would resolve against the fetched URL.
-    assert_eq!(lines[0]["records"][0]["canonical"], "https://courier.example/news/2026/05/river-levels");
+    assert_eq!(
+        lines[0]["records"][0]["canonical"],
+        "https://courier.example/news/2026/05/river-levels"
+    );
     assert_eq!(lines[1]["page"], missing);
-    assert!(lines[1]["error"].as_str().unwrap().contains("HTTP 404"), "{}", lines[1]);
+    assert!(
+        lines[1]["error"].as_str().unwrap().contains("HTTP 404"),
+        "{}",
+        lines[1]
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("HTTP 404"));
 }

@@ -14,10 +14,19 @@ use mend::{Document, wrapper};
 use serde_json::Value;
 
 const DATA: &str = "../shared/data/swde_subset";
-const FIELDS: &[&str] = &["title", "author", "isbn_13", "publisher", "publication_date"];
+const FIELDS: &[&str] = &[
+    "title",
+    "author",
+    "isbn_13",
+    "publisher",
+    "publication_date",
+];
 
 fn norm(s: &str) -> String {
-    normalize_space(s).trim_start_matches(':').trim().to_lowercase()
+    normalize_space(s)
+        .trim_start_matches(':')
+        .trim()
+        .to_lowercase()
 }
 
 /// page id → field → true values.
@@ -28,8 +37,15 @@ fn ground_truth() -> HashMap<String, HashMap<String, Vec<String>>> {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         for line in text.lines().skip(2) {
             let cells: Vec<&str> = line.split('\t').collect();
-            let values = cells[2..].iter().filter(|v| **v != "<NULL>").map(|v| norm(v)).collect();
-            truth.entry(cells[0].to_owned()).or_default().insert((*field).to_owned(), values);
+            let values = cells[2..]
+                .iter()
+                .filter(|v| **v != "<NULL>")
+                .map(|v| norm(v))
+                .collect();
+            truth
+                .entry(cells[0].to_owned())
+                .or_default()
+                .insert((*field).to_owned(), values);
         }
     }
     truth
@@ -72,13 +88,19 @@ fn booksamillion_fields_match_the_swde_ground_truth() {
     }
     assert_eq!(pages, 200);
     println!("booksamillion, {pages} pages, {violations} violations");
-    println!("{:<18} {:>9} {:>9} {:>9} {:>9}", "field", "extracted", "true", "precision", "recall");
+    println!(
+        "{:<18} {:>9} {:>9} {:>9} {:>9}",
+        "field", "extracted", "true", "precision", "recall"
+    );
     for field in FIELDS {
         let (correct, got, expected) = counts[field];
         let precision = correct as f64 / got.max(1) as f64;
         let recall = correct.min(expected) as f64 / expected.max(1) as f64;
         println!("{field:<18} {got:>9} {expected:>9} {precision:>9.3} {recall:>9.3}");
-        assert!(precision >= 0.99 && recall >= 0.99, "{field}: precision {precision:.3}, recall {recall:.3}");
+        assert!(
+            precision >= 0.99 && recall >= 0.99,
+            "{field}: precision {precision:.3}, recall {recall:.3}"
+        );
     }
     assert_eq!(violations, 0);
 }

@@ -31,9 +31,9 @@ use super::{Attr, Doctype, Document, NONE, Names, Namespace, Node, NodeKind, Sym
 pub const MAX_DEPTH: u32 = 512;
 
 /// Parses decoded HTML text into a document.
-pub(super) fn parse(text: String) -> Document {
+pub(super) fn parse(text: &str) -> Document {
     let builder = TreeBuilder::new(
-        Sink::default(),
+        Sink::new(),
         TreeBuilderOpts {
             scripting_enabled: false,
             ..Default::default()
@@ -45,7 +45,7 @@ pub(super) fn parse(text: String) -> Document {
     };
     let tokenizer = Tokenizer::new(limiter, TokenizerOpts::default());
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from(text));
+    input.push_back(StrTendril::from_slice(text));
     // The tokenizer pauses for scripts (never, with scripting disabled) and for
     // `<meta charset>` declarations; the bytes are already decoded, so it simply
     // resumes until the input is consumed.
@@ -116,11 +116,17 @@ impl TokenSink for DepthLimiter {
 
 type Handle = u32;
 
+/// What a scratch node is; text lives in a side table so that every scratch
+/// node has the same small size.
+#[derive(Clone, Copy)]
 enum Data {
     Document,
-    Element { element: u32 },
-    Text(StrTendril),
-    Comment(StrTendril),
+    /// An index into `Sink::elements`.
+    Element(u32),
+    /// An index into `Sink::texts`.
+    Text(u32),
+    /// An index into `Sink::texts`.
+    Comment(u32),
 }
 
 struct Scratch {
@@ -141,8 +147,9 @@ struct ScratchElement {
 }
 
 struct Sink {
-    nodes: RefCell<Vec<Scratch>>,
-    elements: RefCell<Vec<ScratchElement>>,
+    nodes: RefCell<Chunked<Scratch>>,
+    elements: RefCell<Chunked<ScratchElement>>,
+    texts: RefCell<Chunked<StrTendril>>,
     doctype: RefCell<Option<Doctype>>,
     quirks: Cell<QuirksMode>,
     /// Depth of the node most recently inserted: close to the depth of the
@@ -150,8 +157,8 @@ struct Sink {
     current_depth: Cell<u32>,
 }
 
-impl Default for Sink {
-    fn default() -> Self {
+impl Sink {
+    fn new() -> Self {
         let doc = Scratch {
             parent: NONE,
             first_child: NONE,
@@ -161,9 +168,12 @@ impl Default for Sink {
             depth: 0,
             data: Data::Document,
         };
+        let mut arena = Chunked::default();
+        arena.push(doc);
         Sink {
-            nodes: RefCell::new(vec![doc]),
-            elements: RefCell::new(Vec::new()),
+            nodes: RefCell::new(arena),
+            elements: RefCell::new(Chunked::default()),
+            texts: RefCell::new(Chunked::default()),
             doctype: RefCell::new(None),
             quirks: Cell::new(QuirksMode::NoQuirks),
             current_depth: Cell::new(0),
@@ -186,7 +196,13 @@ impl Sink {
         (nodes.len() - 1) as u32
     }
 
-    fn detach(nodes: &mut [Scratch], node: u32) {
+    fn new_text(&self, text: StrTendril) -> u32 {
+        let mut texts = self.texts.borrow_mut();
+        texts.push(text);
+        (texts.len() - 1) as u32
+    }
+
+    fn detach(nodes: &mut Chunked<Scratch>, node: u32) {
         let (parent, prev, next) = {
             let n = &nodes[node as usize];
             (n.parent, n.prev, n.next)
@@ -211,7 +227,7 @@ impl Sink {
     }
 
     /// Links `node` as a child of `parent`, before `before` (or last when NONE).
-    fn link(nodes: &mut [Scratch], parent: u32, node: u32, before: u32) {
+    fn link(nodes: &mut Chunked<Scratch>, parent: u32, node: u32, before: u32) {
         let prev = if before == NONE {
             nodes[parent as usize].last_child
         } else {
@@ -249,20 +265,20 @@ impl Sink {
             }
             NodeOrText::AppendText(text) => {
                 {
-                    let mut nodes = self.nodes.borrow_mut();
+                    let nodes = self.nodes.borrow_mut();
                     let prev = if before == NONE {
                         nodes[parent as usize].last_child
                     } else {
                         nodes[before as usize].prev
                     };
                     if prev != NONE
-                        && let Data::Text(existing) = &mut nodes[prev as usize].data
+                        && let Data::Text(existing) = nodes[prev as usize].data
                     {
-                        existing.push_tendril(&text);
+                        self.texts.borrow_mut()[existing as usize].push_tendril(&text);
                         return;
                     }
                 }
-                let node = self.new_node(Data::Text(text));
+                let node = self.new_node(Data::Text(self.new_text(text)));
                 let mut nodes = self.nodes.borrow_mut();
                 Self::link(&mut nodes, parent, node, before);
             }
@@ -272,25 +288,32 @@ impl Sink {
     /// Lays the scratch tree out in document order.
     fn into_document(self) -> Document {
         let scratch = self.nodes.into_inner();
-        let elements = self.elements.into_inner();
+        let mut elements = self.elements.into_inner();
+        let mut texts = self.texts.into_inner();
         let mut names = Names::default();
         let mut out: Vec<Node> = Vec::with_capacity(scratch.len());
-        let mut attrs: Vec<Attr> = Vec::new();
-        let text_len: usize = scratch
-            .iter()
-            .map(|n| match &n.data {
-                Data::Text(t) | Data::Comment(t) => t.len(),
-                _ => 0,
-            })
-            .sum();
-        let mut text = String::with_capacity(text_len + text_len / 4);
+        // Exact sizes (or upper bounds, counting detached nodes) for the output
+        // tables, so that none of them grows by doubling.
+        let attr_count: usize = elements.iter().map(|e| e.attrs.len()).sum();
+        let text_len: usize = texts.iter().map(|t| t.len()).sum::<usize>()
+            + elements
+                .iter()
+                .flat_map(|e| &e.attrs)
+                .map(|a| a.value.len())
+                .sum::<usize>();
+        let mut attrs: Vec<Attr> = Vec::with_capacity(attr_count);
+        let mut text = String::with_capacity(text_len);
 
         // Iterative pre-order walk: `stack` holds the output index of each open
         // ancestor so that `end` and `last_child` can be filled in on the way out.
         let mut open: Vec<u32> = Vec::new();
         let mut cur = 0u32;
         loop {
-            let s = &scratch[cur as usize];
+            // The scratch node's data is taken, not borrowed, so that its text
+            // and attributes are freed as the output grows: the scratch tree and
+            // the document are never both whole in memory.
+            let data = scratch[cur as usize].data;
+            let first_child = scratch[cur as usize].first_child;
             let index = out.len() as u32;
             let parent_out = open.last().copied().unwrap_or(NONE);
             let mut node = Node {
@@ -308,10 +331,11 @@ impl Sink {
                 node.prev_sibling = p.last_child;
                 p.last_child = index;
             }
-            match &s.data {
+            match data {
                 Data::Document => {}
-                Data::Element { element } => {
-                    let e = &elements[*element as usize];
+                Data::Element(element) => {
+                    let e = &mut elements[element as usize];
+                    let element_attrs = std::mem::take(&mut e.attrs);
                     node.kind = NodeKind::Element;
                     node.namespace = if e.name.ns == ns!(svg) {
                         Namespace::Svg
@@ -322,7 +346,7 @@ impl Sink {
                     };
                     node.name = names.intern(&e.name.local);
                     let start = attrs.len() as u32;
-                    for a in &e.attrs {
+                    for a in &element_attrs {
                         let name = match &a.name.prefix {
                             Some(prefix) => names.intern(&format!("{}:{}", prefix, a.name.local)),
                             None => names.intern(&a.name.local),
@@ -343,32 +367,35 @@ impl Sink {
                     // Removing an element can leave two text runs side by side; the
                     // XPath data model has no adjacent text nodes, so they merge.
                     // The previous text node wrote the buffer last, so its range grows.
+                    let t = std::mem::take(&mut texts[t as usize]);
                     let prev = node.prev_sibling as usize;
                     out[parent_out as usize].last_child = prev as u32;
                     out[prev].data.1 += t.len() as u32;
-                    text.push_str(t);
+                    text.push_str(&t);
                     advance(&scratch, &mut open, &mut out, &mut cur);
                     if cur == NONE {
                         break;
                     }
                     continue;
                 }
-                Data::Text(t) | Data::Comment(t) => {
-                    node.kind = if matches!(s.data, Data::Text(_)) {
-                        NodeKind::Text
-                    } else {
-                        NodeKind::Comment
-                    };
-                    let start = text.len() as u32;
-                    text.push_str(t);
-                    node.data = (start, t.len() as u32);
+                Data::Text(t) => {
+                    let t = std::mem::take(&mut texts[t as usize]);
+                    node.kind = NodeKind::Text;
+                    node.data = (text.len() as u32, t.len() as u32);
+                    text.push_str(&t);
+                }
+                Data::Comment(t) => {
+                    let t = std::mem::take(&mut texts[t as usize]);
+                    node.kind = NodeKind::Comment;
+                    node.data = (text.len() as u32, t.len() as u32);
+                    text.push_str(&t);
                 }
             }
             out.push(node);
 
-            if s.first_child != NONE {
+            if first_child != NONE {
                 open.push(index);
-                cur = s.first_child;
+                cur = first_child;
                 continue;
             }
             advance(&scratch, &mut open, &mut out, &mut cur);
@@ -390,7 +417,7 @@ impl Sink {
 
 /// Moves `cur` to the next node in pre-order after a node without children,
 /// closing the sub-trees that end there; `cur` becomes NONE at the end.
-fn advance(scratch: &[Scratch], open: &mut Vec<u32>, out: &mut [Node], cur: &mut u32) {
+fn advance(scratch: &Chunked<Scratch>, open: &mut Vec<u32>, out: &mut [Node], cur: &mut u32) {
     let mut climb = *cur;
     loop {
         let next = scratch[climb as usize].next;
@@ -428,7 +455,7 @@ impl TreeSink for Sink {
 
     fn elem_name<'a>(&'a self, target: &'a Handle) -> Ref<'a, QualName> {
         let element = match self.nodes.borrow()[*target as usize].data {
-            Data::Element { element } => element,
+            Data::Element(element) => element,
             // The tree builder only asks for names of elements.
             _ => unreachable!("elem_name asked of a node that is not an element"),
         };
@@ -438,24 +465,27 @@ impl TreeSink for Sink {
     fn create_element(
         &self,
         name: QualName,
-        attrs: Vec<Attribute>,
+        mut attrs: Vec<Attribute>,
         _flags: ElementFlags,
     ) -> Handle {
+        // The tokenizer grows the list one attribute at a time, leaving spare
+        // capacity that would otherwise be held until the tree is laid out.
+        attrs.shrink_to_fit();
         let element = {
             let mut elements = self.elements.borrow_mut();
             elements.push(ScratchElement { name, attrs });
             (elements.len() - 1) as u32
         };
-        self.new_node(Data::Element { element })
+        self.new_node(Data::Element(element))
     }
 
     fn create_comment(&self, text: StrTendril) -> Handle {
-        self.new_node(Data::Comment(text))
+        self.new_node(Data::Comment(self.new_text(text)))
     }
 
     fn create_pi(&self, _target: StrTendril, data: StrTendril) -> Handle {
         // HTML has no processing instructions; the HTML tree builder never calls this.
-        self.new_node(Data::Comment(data))
+        self.new_node(Data::Comment(self.new_text(data)))
     }
 
     fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
@@ -511,7 +541,7 @@ impl TreeSink for Sink {
 
     fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
         let element = match self.nodes.borrow()[*target as usize].data {
-            Data::Element { element } => element,
+            Data::Element(element) => element,
             _ => return,
         };
         let mut elements = self.elements.borrow_mut();
@@ -536,5 +566,60 @@ impl TreeSink for Sink {
             Self::link(&mut nodes, *new_parent, child, NONE);
             child = next;
         }
+    }
+}
+
+/// A growable array in fixed-size chunks. Unlike a `Vec`, growing never copies
+/// what is already there, so the scratch tree never briefly exists twice.
+struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+    len: usize,
+}
+
+/// Items per chunk: a power of two, so that indexing is a shift and a mask.
+const CHUNK_BITS: u32 = 12;
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked {
+            chunks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Chunked<T> {
+    fn push(&mut self, item: T) {
+        if self.len % CHUNK == 0 {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(last) = self.chunks.last_mut() {
+            last.push(item);
+        }
+        self.len += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl<T> std::ops::Index<usize> for Chunked<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        &self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Chunked<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
     }
 }

@@ -46,9 +46,9 @@ pub fn sniff(bytes: &[u8], transport: Option<&str>) -> (&'static Encoding, Encod
 }
 
 /// Decodes `bytes` in `encoding`, stripping a byte order mark, never failing.
-pub fn decode(bytes: &[u8], encoding: &'static Encoding) -> String {
+pub fn decode<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> std::borrow::Cow<'a, str> {
     let (text, _, _) = encoding.decode(bytes);
-    text.into_owned()
+    text
 }
 
 /// A page cannot declare itself UTF-16 in a `<meta>` that is itself ASCII, so

@@ -134,7 +134,7 @@ impl Document {
     pub fn parse_with_transport(bytes: &[u8], transport: Option<&str>) -> Document {
         let (encoding, source) = encoding::sniff(bytes, transport);
         let text = encoding::decode(bytes, encoding);
-        let mut doc = build::parse(text);
+        let mut doc = build::parse(&text);
         doc.encoding = encoding;
         doc.encoding_source = source;
         doc
@@ -142,7 +142,7 @@ impl Document {
 
     /// Parses a string as HTML. Never fails.
     pub fn parse_str(html: &str) -> Document {
-        build::parse(html.to_owned())
+        build::parse(html)
     }
 
     /// The encoding the bytes were decoded with.

@@ -139,7 +139,6 @@ impl Context<'_> {
 
     fn pattern(&mut self, pattern: &Pattern, context: Item, path: &mut Vec<String>) -> Value {
         let name = path.join("/");
-        let context_path = context.path(self.doc);
         let found = instances(pattern, self.doc, context);
         let (items, scalar) = match found {
             Instances::Nodes(items) => (items, None),
@@ -150,7 +149,7 @@ impl Context<'_> {
                     "xpath",
                     "an XPath that evaluates".into(),
                     message,
-                    &context_path,
+                    context,
                     None,
                 );
                 (Vec::new(), None)
@@ -166,7 +165,7 @@ impl Context<'_> {
                 "min",
                 format!("at least {min}"),
                 plural(count),
-                &context_path,
+                context,
                 None,
             );
         }
@@ -178,7 +177,7 @@ impl Context<'_> {
                 "max",
                 format!("at most {max}"),
                 plural(count),
-                &context_path,
+                context,
                 None,
             );
         }
@@ -188,7 +187,7 @@ impl Context<'_> {
                 "required",
                 "a value".into(),
                 "no match".into(),
-                &context_path,
+                context,
                 None,
             );
         }
@@ -211,8 +210,8 @@ impl Context<'_> {
                             "schema",
                             "a record that satisfies the schema".into(),
                             found,
-                            &context_path,
-                            Some(item.path(self.doc)),
+                            context,
+                            Some(item),
                         );
                     }
                 }
@@ -224,12 +223,11 @@ impl Context<'_> {
         let mut values = Vec::with_capacity(count);
         if let Some(v) = scalar {
             let text = v.to_string_value(self.doc);
-            values.push(self.field_value(pattern, &name, Some(text), &context_path, None));
+            values.push(self.field_value(pattern, &name, Some(text), context, None));
         } else {
             for &item in &items {
                 let text = item_text(self.doc, item, &pattern.extract);
-                let node = Some(item.path(self.doc));
-                values.push(self.field_value(pattern, &name, text, &context_path, node));
+                values.push(self.field_value(pattern, &name, text, context, Some(item)));
             }
         }
         if pattern.is_single() {
@@ -245,8 +243,8 @@ impl Context<'_> {
         pattern: &Pattern,
         name: &str,
         text: Option<String>,
-        context: &str,
-        node: Option<String>,
+        context: Item,
+        node: Option<Item>,
     ) -> Value {
         let c = &pattern.constraints;
         let Some(text) = text else {
@@ -269,7 +267,7 @@ impl Context<'_> {
                 "a non-empty value".into(),
                 "an empty value".into(),
                 context,
-                node.clone(),
+                node,
             );
         }
         let chars = text.chars().count();
@@ -282,7 +280,7 @@ impl Context<'_> {
                 format!("at least {min} characters"),
                 format!("{chars}: {}", quote(&text)),
                 context,
-                node.clone(),
+                node,
             );
         }
         if let Some(max) = c.max_length
@@ -294,7 +292,7 @@ impl Context<'_> {
                 format!("at most {max} characters"),
                 format!("{chars}: {}", quote(&text)),
                 context,
-                node.clone(),
+                node,
             );
         }
         if let Some(re) = &c.regex
@@ -306,7 +304,7 @@ impl Context<'_> {
                 format!("a match for /{}/", re.as_str()),
                 quote(&text),
                 context,
-                node.clone(),
+                node,
             );
         }
         if let Some(options) = &c.one_of
@@ -318,7 +316,7 @@ impl Context<'_> {
                 format!("one of {}", options.join(", ")),
                 quote(&text),
                 context,
-                node.clone(),
+                node,
             );
         }
         let value = match convert(
@@ -353,7 +351,7 @@ impl Context<'_> {
                             format!(">= {min}"),
                             n.to_string(),
                             context,
-                            node.clone(),
+                            node,
                         );
                     }
                     if let Some(max) = c.maximum
@@ -365,7 +363,7 @@ impl Context<'_> {
                             format!("<= {max}"),
                             n.to_string(),
                             context,
-                            node.clone(),
+                            node,
                         );
                     }
                 }
@@ -382,22 +380,25 @@ impl Context<'_> {
         value
     }
 
+    /// Records a violation. Paths are computed here, and only here, because
+    /// building a canonical path walks the ancestors and counts siblings: too
+    /// much to do for every value of every page when most pages are fine.
     fn push(
         &mut self,
         pattern: &str,
         constraint: &'static str,
         expected: String,
         found: String,
-        context: &str,
-        node: Option<String>,
+        context: Item,
+        node: Option<Item>,
     ) {
         self.violations.push(Violation {
             pattern: pattern.to_owned(),
             constraint,
             expected,
             found,
-            context: context.to_owned(),
-            node,
+            context: context.path(self.doc),
+            node: node.map(|n| n.path(self.doc)),
         });
     }
 }

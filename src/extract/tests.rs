@@ -6,12 +6,17 @@ use crate::wrapper::load_str;
 /// Runs the wrapper (YAML) on the page and compares the page record and the
 /// violations (as `pattern constraint` strings) with what is expected.
 fn check(yaml: &str, html: &str, record: Value, violations: &[&str]) {
-    let wrapper = load_str(yaml, "test.yaml").unwrap_or_else(|d| panic!("{}", crate::wrapper::render_all(&d)));
+    let wrapper = load_str(yaml, "test.yaml")
+        .unwrap_or_else(|d| panic!("{}", crate::wrapper::render_all(&d)));
     let doc = Document::parse_str(html);
     let base = Url::parse("https://example.test/dir/page.html").unwrap();
     let out = extract(&wrapper, &doc, Some(&base));
     assert_eq!(Value::Object(out.record), record);
-    let found: Vec<String> = out.violations.iter().map(|v| format!("{} {}", v.pattern, v.constraint)).collect();
+    let found: Vec<String> = out
+        .violations
+        .iter()
+        .map(|v| format!("{} {}", v.pattern, v.constraint))
+        .collect();
     assert_eq!(found, violations, "{:#?}", out.violations);
 }
 
@@ -44,7 +49,14 @@ fn every_constraint_is_checked_on_every_instance() {
             {"title": "B", "price": "£12.00"},
             {"title": "", "price": "free"},
         ]}),
-        &["book min", "book/price maximum", "book/title required", "book/title min_length", "book/price regex", "book/price minimum"],
+        &[
+            "book min",
+            "book/price maximum",
+            "book/title required",
+            "book/title min_length",
+            "book/price regex",
+            "book/price minimum",
+        ],
     );
 }
 

@@ -64,7 +64,9 @@ fn the_design_example_loads_as_written() {
     let w = load_file("tests/fixtures/wrappers/design-example.yaml").unwrap();
     assert_eq!(
         w.source.as_deref(),
-        Some(std::path::Path::new("tests/fixtures/wrappers/design-example.yaml"))
+        Some(std::path::Path::new(
+            "tests/fixtures/wrappers/design-example.yaml"
+        ))
     );
     assert_eq!(w.start, ["https://shop.example/books?page=1"]);
     assert_eq!(w.adapt.label, LabelMode::TagClass);
