@@ -48,7 +48,7 @@ from parsel import Selector
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-DEFAULT_DATA = "/work/shared/data/zyte_article_extraction_benchmark/html"
+DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "data", "zyte_article_extraction_benchmark", "html")
 WRAPPER = os.path.join(BENCH, "wrappers", "zyte_article.yaml")
 BASELINE_WRAPPER = os.path.join(BENCH, "wrappers", "zyte_title_only.yaml")
 DEFAULT_MEND = os.path.join(REPO, "target", "release", "mend")

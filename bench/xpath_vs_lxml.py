@@ -42,7 +42,7 @@ from lxml import etree
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 EXPRESSIONS = os.path.join(BENCH, "xpath_expressions.txt")
-DEFAULT_DATA = "/work/shared/data/zyte_article_extraction_benchmark/html"
+DEFAULT_DATA = os.path.join(os.path.dirname(REPO), "shared", "data", "zyte_article_extraction_benchmark", "html")
 DEFAULT_MEND_CMD = "cargo run --release --example xpath_throughput -- --exprs bench/xpath_expressions.txt"
 QUICK_PAGES = 5
 

@@ -1085,7 +1085,7 @@ def resolve_pages(data_dir, limit=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Generate XPath conformance cases from real pages.")
-    parser.add_argument("--data", default="/work/shared/data", help="data directory (default: %(default)s)")
+    parser.add_argument("--data", default=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "shared", "data"), help="data directory (default: %(default)s)")
     parser.add_argument("--out", default="xpath_conformance_cases", help="output directory (default: %(default)s)")
     parser.add_argument("--limit-pages", type=int, help="use only the first N pages")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)

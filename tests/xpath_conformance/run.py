@@ -151,7 +151,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Compare mend's XPath engine with lxml on real pages.")
     parser.add_argument("--mend", help="path to the mend binary (a command with arguments is split like a shell would)")
     parser.add_argument("--oracle-only", action="store_true", help="generate and evaluate with the oracle only (no mend)")
-    parser.add_argument("--data", default="/work/shared/data", help="data directory (default: %(default)s)")
+    parser.add_argument("--data", default=os.path.join(os.path.dirname(REPO), "shared", "data"), help="data directory (default: %(default)s)")
     parser.add_argument("--out", help="write a JSON report here")
     parser.add_argument("--work", default=os.path.join(REPO, "target", "xpath-conformance"),
                         help="where the per-page expression files go (default: %(default)s)")
