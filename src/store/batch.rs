@@ -1,0 +1,34 @@
+//! Batches: many writes in one transaction.
+
+use rusqlite::Transaction;
+
+use super::{IMMEDIATE, Store, StoreError};
+
+/// Writes that commit together or not at all.
+///
+/// Each write on [`Store`] is a transaction of its own, and a commit is the
+/// expensive part of a write. A run records each page with its adaptations in
+/// one batch, so that the history never holds an adaptation without its
+/// candidates; a long run may put many pages in one batch to go faster.
+///
+/// Dropping a batch without [`Batch::commit`] undoes its writes.
+pub struct Batch<'a> {
+    pub(super) tx: Transaction<'a>,
+}
+
+impl Store {
+    /// Begins a batch. The store is borrowed until the batch ends, and other
+    /// processes wait for the store (up to a few seconds) until then too.
+    pub fn batch(&mut self) -> Result<Batch<'_>, StoreError> {
+        Ok(Batch {
+            tx: self.conn.transaction_with_behavior(IMMEDIATE)?,
+        })
+    }
+}
+
+impl Batch<'_> {
+    /// Makes the batch's writes permanent.
+    pub fn commit(self) -> Result<(), StoreError> {
+        Ok(self.tx.commit()?)
+    }
+}

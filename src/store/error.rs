@@ -1,0 +1,114 @@
+//! Why a store operation failed.
+
+use std::path::PathBuf;
+
+use super::{AdaptationId, AdaptationStatus, PageId, RunId, Verdict};
+
+/// Why the store could not be opened, read or written.
+///
+/// Every failure of the database file itself (damaged, foreign, too new) is
+/// one of these, never a panic: the store is read by commands that a person
+/// runs on whatever file happens to sit at `.mend/mend.db`.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The folder that should hold the database could not be created.
+    #[error("{path}: cannot create the store's folder: {source}")]
+    CreateDir {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// SQLite could not open or set up the database file.
+    #[error("{path}: cannot open the store: {source}")]
+    Open {
+        /// The database file.
+        path: PathBuf,
+        /// The underlying error.
+        source: rusqlite::Error,
+    },
+    /// The file is not an SQLite database, or it is damaged.
+    #[error("{path}: not a mend store (the file is not an SQLite database, or it is damaged)")]
+    NotADatabase {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The file is an SQLite database that belongs to another program.
+    #[error("{path}: not a mend store (an SQLite database of another program)")]
+    Foreign {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The database was written by a newer mend, whose schema this one cannot read.
+    #[error(
+        "{path}: the store has schema version {found}, but this mend knows versions up to \
+         {supported}; use a newer mend, or move the file aside"
+    )]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// The schema version found in the file.
+        found: i64,
+        /// The newest schema version this build knows.
+        supported: i64,
+    },
+    /// A query failed inside SQLite.
+    #[error("store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// No run has this id.
+    #[error("no run {0} in the store")]
+    UnknownRun(RunId),
+    /// No page has this id.
+    #[error("no page {0} in the store")]
+    UnknownPage(PageId),
+    /// No adaptation has this id.
+    #[error("no adaptation {0} in the store")]
+    UnknownAdaptation(AdaptationId),
+    /// The adaptation already carries a person's decision.
+    #[error("adaptation {id} was already {verdict}")]
+    AlreadyDecided {
+        /// The adaptation.
+        id: AdaptationId,
+        /// The decision it carries.
+        verdict: Verdict,
+    },
+    /// Only proposals wait for a decision; this adaptation is something else.
+    #[error(
+        "adaptation {id} is {status}, not proposed: only proposals can be approved or rejected"
+    )]
+    NotProposed {
+        /// The adaptation.
+        id: AdaptationId,
+        /// Its status.
+        status: AdaptationStatus,
+    },
+    /// A score to record is NaN or infinite: scores are similarities, and
+    /// such a value is a bug upstream that the history should not hide.
+    #[error("cannot record {what}: the score is not a finite number")]
+    NotFinite {
+        /// Which score.
+        what: String,
+    },
+    /// An applied or proposed adaptation to record has no new XPath.
+    #[error("cannot record an adaptation of {pattern} that is {status} without a new XPath")]
+    MissingXPath {
+        /// The pattern's path of names.
+        pattern: String,
+        /// The adaptation's status.
+        status: AdaptationStatus,
+    },
+    /// Sample values could not be written as JSON.
+    #[error("cannot record sample values as JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// A count or size does not fit SQLite's 64-bit signed integers.
+    #[error("cannot record {what}: {value} is too large")]
+    TooLarge {
+        /// Which number.
+        what: &'static str,
+        /// The number.
+        value: u64,
+    },
+    /// A stored value is not what mend writes: the file was damaged or edited.
+    #[error("the store holds a damaged value: {0}")]
+    Corrupt(String),
+}

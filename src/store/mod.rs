@@ -1,0 +1,198 @@
+//! The store: mend's history, kept in SQLite.
+//!
+//! It keeps what a person needs to review healing after the fact: runs,
+//! pages (the content hash of each, and a compressed snapshot of every page
+//! that triggered an adaptation), adaptations with everything that went into
+//! choosing them (candidates and scores, samples before and after, constraint
+//! results), and people's decisions on proposals. Rejected XPaths are
+//! remembered per wrapper and pattern as negative examples, so healing never
+//! proposes them again. Tracing is for operators; this is the record.
+//!
+//! The store is by default a file at `.mend/mend.db` beside the wrapper
+//! ([`Store::default_path`]), written in SQLite's WAL mode so that `mend log`
+//! can read while a run writes.
+//!
+//! It refuses:
+//! - to read the clock: every operation that records a time takes it as an
+//!   argument ([`Timestamp`]), so tests are deterministic;
+//! - to open a file that is not a mend store (damaged, another program's
+//!   database, or a newer mend's schema): each is a [`StoreError`], and the
+//!   file is left untouched;
+//! - to be shared between threads: a [`Store`] is one SQLite connection,
+//!   `Send` but not `Sync`. The job runner owns it on its single writer
+//!   thread; other threads send it what to record. Another process may open
+//!   the same file at the same time, as SQLite allows.
+//!
+//! Every write is one transaction. Many writes, such as a page and its
+//! adaptations, go in one [`Batch`], which is what makes long runs fast.
+
+mod adaptation;
+mod batch;
+mod decision;
+mod error;
+mod page;
+mod run;
+mod schema;
+mod snapshot;
+mod timestamp;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+pub use adaptation::{
+    AdaptationFilter, AdaptationRecord, AdaptationStatus, Candidate, ConstraintResult,
+    NewAdaptation,
+};
+pub use batch::Batch;
+pub use decision::{Decision, Verdict};
+pub use error::StoreError;
+pub use page::PageRecord;
+pub use run::RunRecord;
+pub use schema::SCHEMA_VERSION;
+pub use snapshot::MAX_SNAPSHOT_BYTES;
+pub use timestamp::Timestamp;
+
+/// The folder, beside the wrapper, that holds the default store.
+pub const STORE_DIR: &str = ".mend";
+
+/// The default store's file name inside [`STORE_DIR`].
+pub const STORE_FILE: &str = "mend.db";
+
+/// How long a write waits for another process's write to finish before it
+/// fails: a `mend approve` during a long run should wait, not error.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Every write transaction takes the write lock when it begins. A deferred
+/// one that reads first and writes later can fail with `SQLITE_BUSY` when
+/// another process wrote in between, and the busy timeout cannot help it.
+const IMMEDIATE: TransactionBehavior = TransactionBehavior::Immediate;
+
+/// Declares an id type: a row id that cannot be mixed up with another table's.
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.trim().parse().map($name)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// The id of a run in the store.
+    RunId
+);
+id_type!(
+    /// The id of a page in the store.
+    PageId
+);
+id_type!(
+    /// The id of an adaptation in the store, as `mend show ID` takes it.
+    AdaptationId
+);
+
+/// An open store: one connection to one SQLite database.
+///
+/// Reads take `&self`; writes take `&mut self`, because each is a
+/// transaction on the one connection.
+pub struct Store {
+    conn: Connection,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.conn.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Where the store for the wrapper at `wrapper_path` lives by default:
+    /// `.mend/mend.db` in the wrapper's folder.
+    pub fn default_path(wrapper_path: &Path) -> PathBuf {
+        let dir = wrapper_path.parent().unwrap_or(Path::new(""));
+        dir.join(STORE_DIR).join(STORE_FILE)
+    }
+
+    /// Opens the store at `path`, creating its folder, the file and the
+    /// schema as needed, and migrating an older schema forward.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                path: dir.to_owned(),
+                source,
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|e| schema::file_error(path, e))?;
+        Store::set_up(conn, path)
+    }
+
+    /// Opens a store that lives in memory and vanishes when dropped, for tests.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let path = Path::new(":memory:");
+        let conn = Connection::open_in_memory().map_err(|e| schema::file_error(path, e))?;
+        Store::set_up(conn, path)
+    }
+
+    fn set_up(mut conn: Connection, path: &Path) -> Result<Store, StoreError> {
+        let setting = |e| schema::file_error(path, e);
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(setting)?;
+        // SQLite leaves foreign keys unchecked unless each connection asks.
+        conn.pragma_update(None, "foreign_keys", true)
+            .map_err(setting)?;
+        schema::migrate(&mut conn, path)?;
+        // WAL lets readers (`mend log`) work while a run writes. With WAL,
+        // `synchronous = NORMAL` never corrupts the file and survives a crash
+        // of mend; only a power cut can lose the last commits, which is a fair
+        // price for not syncing the disk on every page. In-memory databases
+        // answer `memory` and keep it, which is fine.
+        let _mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+            .map_err(setting)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(setting)?;
+        Ok(Store { conn })
+    }
+
+    /// Runs `write` in one transaction on the connection, committing only if
+    /// it succeeds.
+    fn write<T>(
+        &mut self,
+        write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let tx = self.conn.transaction_with_behavior(IMMEDIATE)?;
+        let value = write(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}
+
+/// Converts a count or size for SQLite, whose integers are signed.
+fn to_sql_int(what: &'static str, value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::TooLarge { what, value })
+}
+
+/// Converts a stored count or size back, refusing the negative numbers that
+/// mend never writes.
+fn from_sql_int(what: &str, value: i64) -> Result<u64, StoreError> {
+    u64::try_from(value).map_err(|_| StoreError::Corrupt(format!("{what} is {value}")))
+}

@@ -1,0 +1,150 @@
+//! Pages: what a run read, by content hash, with a snapshot when it matters.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Serialize, Serializer};
+
+use super::{Batch, PageId, RunId, Store, StoreError, from_sql_int, snapshot, to_sql_int};
+
+/// A page as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PageRecord {
+    /// The page's id.
+    pub id: PageId,
+    /// The run that read it.
+    pub run_id: RunId,
+    /// The URL or file path the page came from, as the run named it.
+    pub url_or_path: String,
+    /// The lowercase hexadecimal SHA-256 of the page's bytes.
+    pub sha256: String,
+    /// The page's size in bytes.
+    pub size: u64,
+    /// The page's bytes, zlib-compressed, if a snapshot was kept; see
+    /// [`Store::page_html`] for them decompressed. In JSON this is the
+    /// compressed size, or null: the bytes themselves are no use there.
+    #[serde(serialize_with = "serialize_snapshot")]
+    pub snapshot: Option<Vec<u8>>,
+}
+
+impl Store {
+    /// Records a page that run `run` read, named `url_or_path`, and gives its id.
+    ///
+    /// With `keep_snapshot` (set it for every page that triggered an
+    /// adaptation), the page's bytes are kept too, compressed, once per
+    /// distinct content. The hash is kept either way, so later runs can tell
+    /// whether a page changed.
+    pub fn record_page(
+        &mut self,
+        run: RunId,
+        url_or_path: &str,
+        bytes: &[u8],
+        keep_snapshot: bool,
+    ) -> Result<PageId, StoreError> {
+        self.write(|tx| insert(tx, run, url_or_path, bytes, keep_snapshot))
+    }
+
+    /// The page with id `id`, if there is one, with its compressed snapshot.
+    pub fn page(&self, id: PageId) -> Result<Option<PageRecord>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT p.id, p.run_id, p.name, p.sha256, p.size, s.zlib
+                 FROM pages p LEFT JOIN snapshots s ON s.sha256 = p.snapshot
+                 WHERE p.id = ?1",
+            )?
+            .query_row([id.0], |row| Ok(read_page(row)))
+            .optional()?
+            .transpose()
+    }
+
+    /// The bytes of page `id` as they were read, if a snapshot was kept.
+    ///
+    /// This is what `mend approve` refreshes a tree-gram from. The bytes are
+    /// checked against the page's hash, so a damaged store gives an error
+    /// rather than a wrong page.
+    pub fn page_html(&self, id: PageId) -> Result<Option<Vec<u8>>, StoreError> {
+        let snapshot: Option<String> = self
+            .conn
+            .prepare_cached("SELECT snapshot FROM pages WHERE id = ?1")?
+            .query_row([id.0], |row| row.get(0))
+            .optional()?
+            .ok_or(StoreError::UnknownPage(id))?;
+        match snapshot {
+            None => Ok(None),
+            Some(sha256) => match snapshot::load(&self.conn, &sha256)? {
+                Some(bytes) => Ok(Some(bytes)),
+                // The foreign key makes this impossible in a store that
+                // mend wrote; a hand-edited one still gets no panic.
+                None => Err(StoreError::Corrupt(format!(
+                    "page {id} refers to the missing snapshot {sha256}"
+                ))),
+            },
+        }
+    }
+
+    /// Fails with [`StoreError::UnknownPage`] unless a page has id `id`.
+    pub(super) fn check_page(conn: &Connection, id: PageId) -> Result<(), StoreError> {
+        conn.prepare_cached("SELECT 1 FROM pages WHERE id = ?1")?
+            .query_row([id.0], |_| Ok(()))
+            .optional()?
+            .ok_or(StoreError::UnknownPage(id))
+    }
+}
+
+impl Batch<'_> {
+    /// [`Store::record_page`], as part of this batch.
+    pub fn record_page(
+        &mut self,
+        run: RunId,
+        url_or_path: &str,
+        bytes: &[u8],
+        keep_snapshot: bool,
+    ) -> Result<PageId, StoreError> {
+        insert(&self.tx, run, url_or_path, bytes, keep_snapshot)
+    }
+}
+
+fn insert(
+    conn: &Connection,
+    run: RunId,
+    url_or_path: &str,
+    bytes: &[u8],
+    keep_snapshot: bool,
+) -> Result<PageId, StoreError> {
+    Store::check_run(conn, run)?;
+    let size = to_sql_int("a page's size", bytes.len() as u64)?;
+    let sha256 = snapshot::sha256_hex(bytes);
+    if keep_snapshot {
+        snapshot::keep(conn, &sha256, bytes)?;
+    }
+    conn.prepare_cached(
+        "INSERT INTO pages (run_id, name, sha256, size, snapshot) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        run.0,
+        url_or_path,
+        sha256,
+        size,
+        keep_snapshot.then_some(&sha256)
+    ])?;
+    Ok(PageId(conn.last_insert_rowid()))
+}
+
+fn read_page(row: &Row<'_>) -> Result<PageRecord, StoreError> {
+    Ok(PageRecord {
+        id: PageId(row.get(0)?),
+        run_id: RunId(row.get(1)?),
+        url_or_path: row.get(2)?,
+        sha256: row.get(3)?,
+        size: from_sql_int("a page's size", row.get(4)?)?,
+        snapshot: row.get(5)?,
+    })
+}
+
+fn serialize_snapshot<S: Serializer>(
+    snapshot: &Option<Vec<u8>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match snapshot {
+        Some(zlib) => serializer.serialize_u64(zlib.len() as u64),
+        None => serializer.serialize_none(),
+    }
+}

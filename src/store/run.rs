@@ -1,0 +1,157 @@
+//! Runs: one `mend run` of one wrapper over its pages.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Serialize, Serializer};
+
+use super::{RunId, Store, StoreError, Timestamp, from_sql_int, to_sql_int};
+use crate::wrapper::HealMode;
+
+/// A run as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRecord {
+    /// The run's id.
+    pub id: RunId,
+    /// The wrapper's name.
+    pub wrapper: String,
+    /// The wrapper file, as the run was given it; `mend approve` rewrites this file.
+    pub wrapper_path: PathBuf,
+    /// When the run began.
+    pub started_at: Timestamp,
+    /// When the run ended, or `None` while it goes on (or if it died).
+    pub finished_at: Option<Timestamp>,
+    /// How many pages the run processed.
+    pub pages: u64,
+    /// How many violations the run found, before healing.
+    pub violations: u64,
+    /// Whether the run healed, and how.
+    #[serde(serialize_with = "serialize_heal_mode")]
+    pub heal_mode: HealMode,
+}
+
+impl Store {
+    /// Records the start of a run and gives its id.
+    ///
+    /// A path that is not valid UTF-8 is kept with its invalid bytes
+    /// replaced, as SQLite text must be UTF-8.
+    pub fn begin_run(
+        &mut self,
+        wrapper: &str,
+        wrapper_path: &Path,
+        heal_mode: HealMode,
+        started_at: Timestamp,
+    ) -> Result<RunId, StoreError> {
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO runs (wrapper, wrapper_path, heal_mode, started_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                wrapper,
+                wrapper_path.to_string_lossy(),
+                heal_mode_name(heal_mode),
+                started_at.unix_millis()
+            ])?;
+            Ok(RunId(tx.last_insert_rowid()))
+        })
+    }
+
+    /// Records the end of a run with its counts of pages and violations.
+    pub fn finish_run(
+        &mut self,
+        run: RunId,
+        finished_at: Timestamp,
+        pages: u64,
+        violations: u64,
+    ) -> Result<(), StoreError> {
+        let pages = to_sql_int("a run's page count", pages)?;
+        let violations = to_sql_int("a run's violation count", violations)?;
+        self.write(|tx| {
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE runs SET finished_at = ?2, pages = ?3, violations = ?4 WHERE id = ?1",
+                )?
+                .execute(params![run.0, finished_at.unix_millis(), pages, violations])?;
+            if changed == 0 {
+                return Err(StoreError::UnknownRun(run));
+            }
+            Ok(())
+        })
+    }
+
+    /// The run with id `id`, if there is one.
+    pub fn run(&self, id: RunId) -> Result<Option<RunRecord>, StoreError> {
+        self.conn
+            .prepare_cached(&format!("{SELECT_RUN} WHERE id = ?1"))?
+            .query_row([id.0], |row| Ok(read_run(row)))
+            .optional()?
+            .transpose()
+    }
+
+    /// The runs, newest first, of the wrapper named `wrapper` or of all wrappers.
+    pub fn runs(&self, wrapper: Option<&str>) -> Result<Vec<RunRecord>, StoreError> {
+        let mut statement = self.conn.prepare_cached(&format!(
+            "{SELECT_RUN} WHERE ?1 IS NULL OR wrapper = ?1 ORDER BY started_at DESC, id DESC"
+        ))?;
+        let rows = statement.query_map([wrapper], |row| Ok(read_run(row)))?;
+        let mut runs = Vec::new();
+        for run in rows {
+            runs.push(run??);
+        }
+        Ok(runs)
+    }
+
+    /// Fails with [`StoreError::UnknownRun`] unless a run has id `id`.
+    pub(super) fn check_run(conn: &rusqlite::Connection, id: RunId) -> Result<(), StoreError> {
+        conn.prepare_cached("SELECT 1 FROM runs WHERE id = ?1")?
+            .query_row([id.0], |_| Ok(()))
+            .optional()?
+            .ok_or(StoreError::UnknownRun(id))
+    }
+}
+
+const SELECT_RUN: &str = "SELECT id, wrapper, wrapper_path, started_at, finished_at, pages, \
+                          violations, heal_mode FROM runs";
+
+/// Reads a row of [`SELECT_RUN`]. SQLite's own errors surface through the
+/// outer `Result` of the row callback; values mend would never have written
+/// surface as [`StoreError::Corrupt`].
+fn read_run(row: &Row<'_>) -> Result<RunRecord, StoreError> {
+    let heal_mode: String = row.get(7)?;
+    Ok(RunRecord {
+        id: RunId(row.get(0)?),
+        wrapper: row.get(1)?,
+        wrapper_path: PathBuf::from(row.get::<_, String>(2)?),
+        started_at: Timestamp::from_unix_millis(row.get(3)?),
+        finished_at: row
+            .get::<_, Option<i64>>(4)?
+            .map(Timestamp::from_unix_millis),
+        pages: from_sql_int("a run's page count", row.get(5)?)?,
+        violations: from_sql_int("a run's violation count", row.get(6)?)?,
+        heal_mode: parse_heal_mode(&heal_mode)
+            .ok_or_else(|| StoreError::Corrupt(format!("heal mode {heal_mode:?}")))?,
+    })
+}
+
+/// The word for a heal mode, as wrappers spell it.
+fn heal_mode_name(mode: HealMode) -> &'static str {
+    match mode {
+        HealMode::Off => "off",
+        HealMode::Propose => "propose",
+        HealMode::Auto => "auto",
+    }
+}
+
+fn parse_heal_mode(name: &str) -> Option<HealMode> {
+    match name {
+        "off" => Some(HealMode::Off),
+        "propose" => Some(HealMode::Propose),
+        "auto" => Some(HealMode::Auto),
+        _ => None,
+    }
+}
+
+fn serialize_heal_mode<S: Serializer>(mode: &HealMode, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(heal_mode_name(*mode))
+}

@@ -1,0 +1,784 @@
+//! Tests of the store: round trips, filters, decisions, rejection memory,
+//! snapshots, and files that are not what they should be.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::*;
+use crate::extract::Violation;
+use crate::wrapper::HealMode;
+
+fn at(millis: i64) -> Timestamp {
+    Timestamp::from_unix_millis(millis)
+}
+
+/// A store with one run of `bookshop` and one page, for tests that need somewhere to hang adaptations.
+fn store_with_page() -> (Store, RunId, PageId) {
+    let mut store = Store::open_in_memory().unwrap();
+    let run = store
+        .begin_run(
+            "bookshop",
+            Path::new("wrappers/bookshop.yaml"),
+            HealMode::Propose,
+            at(1_000),
+        )
+        .unwrap();
+    let page = store
+        .record_page(
+            run,
+            "https://shop.example/books?page=1",
+            b"<html>1</html>",
+            true,
+        )
+        .unwrap();
+    (store, run, page)
+}
+
+fn proposal(page: PageId, pattern: &str, new_xpath: &str, created: i64) -> NewAdaptation {
+    NewAdaptation {
+        page_id: page,
+        pattern: pattern.to_owned(),
+        old_xpath: ".//p[@class='price']".to_owned(),
+        new_xpath: Some(new_xpath.to_owned()),
+        algorithm: Some("ctm".to_owned()),
+        score: Some(0.91),
+        runner_up: Some(0.42),
+        status: AdaptationStatus::Proposed,
+        reason: None,
+        candidates: vec![
+            Candidate {
+                xpath: "/html/body/div[2]/span".to_owned(),
+                score: 0.91,
+                algorithm: "ctm".to_owned(),
+            },
+            Candidate {
+                xpath: "/html/body/div[3]/span".to_owned(),
+                score: 0.42,
+                algorithm: "ctm".to_owned(),
+            },
+        ],
+        samples_before: vec![json!(null)],
+        samples_after: vec![json!("£51.77"), json!(51.77), json!({"raw": "£51.77"})],
+        constraint_results: vec![
+            ConstraintResult {
+                constraint: "min".to_owned(),
+                passed: true,
+                detail: "1 node".to_owned(),
+            },
+            ConstraintResult {
+                constraint: "regex".to_owned(),
+                passed: true,
+                detail: "£51.77 matches".to_owned(),
+            },
+        ],
+        created_at: at(created),
+    }
+}
+
+fn raw(path: &Path) -> rusqlite::Connection {
+    rusqlite::Connection::open(path).unwrap()
+}
+
+fn user_version(conn: &rusqlite::Connection) -> i64 {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn the_store_is_send() {
+    fn send<T: Send>() {}
+    send::<Store>();
+}
+
+#[test]
+fn default_path_is_beside_the_wrapper() {
+    assert_eq!(
+        Store::default_path(Path::new("wrappers/bookshop.yaml")),
+        PathBuf::from("wrappers/.mend/mend.db")
+    );
+    assert_eq!(
+        Store::default_path(Path::new("bookshop.yaml")),
+        PathBuf::from(".mend/mend.db")
+    );
+    assert_eq!(
+        Store::default_path(Path::new("/srv/w/bookshop.yaml")),
+        PathBuf::from("/srv/w/.mend/mend.db")
+    );
+}
+
+#[test]
+fn open_creates_folders_and_schema_and_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Store::default_path(&dir.path().join("bookshop.yaml"));
+    let run = {
+        let mut store = Store::open(&path).unwrap();
+        store
+            .begin_run(
+                "bookshop",
+                Path::new("bookshop.yaml"),
+                HealMode::Auto,
+                at(5),
+            )
+            .unwrap()
+    };
+    assert!(path.is_file());
+    let conn = raw(&path);
+    assert_eq!(user_version(&conn), SCHEMA_VERSION);
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.run(run).unwrap().unwrap().heal_mode, HealMode::Auto);
+}
+
+#[test]
+fn a_store_from_a_newer_mend_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mend.db");
+    drop(Store::open(&path).unwrap());
+    raw(&path)
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    match Store::open(&path) {
+        Err(StoreError::TooNew {
+            found, supported, ..
+        }) => {
+            assert_eq!(found, SCHEMA_VERSION + 1);
+            assert_eq!(supported, SCHEMA_VERSION);
+        }
+        other => panic!("expected TooNew, got {other:?}"),
+    }
+    let message = Store::open(&path).unwrap_err().to_string();
+    assert!(message.contains("newer mend"), "{message}");
+}
+
+#[test]
+fn garbage_files_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("text.db", b"hello, this is not a database".repeat(100)),
+        ("short.db", b"SQLite format 3\0".to_vec()),
+        ("zeros.db", vec![0xff; 4096]),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let error = Store::open(&path).unwrap_err();
+        assert!(
+            matches!(error, StoreError::NotADatabase { .. }),
+            "{name}: {error:?}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} was changed");
+    }
+}
+
+#[test]
+fn another_programs_database_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theirs.db");
+    raw(&path)
+        .execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');")
+        .unwrap();
+    assert!(matches!(
+        Store::open(&path),
+        Err(StoreError::Foreign { .. })
+    ));
+    let conn = raw(&path);
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(tables, 1);
+    assert_eq!(user_version(&conn), 0);
+
+    let path = dir.path().join("other_app.db");
+    raw(&path)
+        .pragma_update(None, "application_id", 42)
+        .unwrap();
+    assert!(matches!(
+        Store::open(&path),
+        Err(StoreError::Foreign { .. })
+    ));
+}
+
+#[test]
+fn an_empty_file_becomes_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.db");
+    std::fs::write(&path, b"").unwrap();
+    let store = Store::open(&path).unwrap();
+    assert!(store.runs(None).unwrap().is_empty());
+}
+
+#[test]
+fn a_folder_is_not_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(Store::open(dir.path()).is_err());
+}
+
+#[test]
+fn two_connections_share_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mend.db");
+    let mut writer = Store::open(&path).unwrap();
+    let reader = Store::open(&path).unwrap();
+    let run = writer
+        .begin_run("bookshop", Path::new("b.yaml"), HealMode::Off, at(1))
+        .unwrap();
+    assert_eq!(reader.run(run).unwrap().unwrap().wrapper, "bookshop");
+}
+
+#[test]
+fn runs_round_trip_and_list_newest_first() {
+    let mut store = Store::open_in_memory().unwrap();
+    let first = store
+        .begin_run(
+            "bookshop",
+            Path::new("w/bookshop.yaml"),
+            HealMode::Propose,
+            at(100),
+        )
+        .unwrap();
+    let second = store
+        .begin_run("news", Path::new("w/news.yaml"), HealMode::Off, at(200))
+        .unwrap();
+    let third = store
+        .begin_run(
+            "bookshop",
+            Path::new("w/bookshop.yaml"),
+            HealMode::Auto,
+            at(300),
+        )
+        .unwrap();
+    assert_eq!(store.run(first).unwrap().unwrap().finished_at, None);
+    store.finish_run(first, at(150), 10_000, 3).unwrap();
+    let record = store.run(first).unwrap().unwrap();
+    assert_eq!(
+        record,
+        RunRecord {
+            id: first,
+            wrapper: "bookshop".to_owned(),
+            wrapper_path: PathBuf::from("w/bookshop.yaml"),
+            started_at: at(100),
+            finished_at: Some(at(150)),
+            pages: 10_000,
+            violations: 3,
+            heal_mode: HealMode::Propose,
+        }
+    );
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(json["heal_mode"], "propose");
+    assert_eq!(json["started_at"], "1970-01-01T00:00:00.100Z");
+    assert_eq!(json["id"], first.0);
+
+    let ids = |runs: Vec<RunRecord>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(ids(store.runs(None).unwrap()), [third, second, first]);
+    assert_eq!(ids(store.runs(Some("bookshop")).unwrap()), [third, first]);
+    assert!(store.runs(Some("nothing")).unwrap().is_empty());
+    assert_eq!(store.run(RunId(99)).unwrap(), None);
+    assert!(matches!(
+        store.finish_run(RunId(99), at(1), 0, 0),
+        Err(StoreError::UnknownRun(RunId(99)))
+    ));
+    assert!(matches!(
+        store.finish_run(first, at(1), u64::MAX, 0),
+        Err(StoreError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn pages_keep_hashes_and_snapshots() {
+    let (mut store, run, page) = store_with_page();
+    let record = store.page(page).unwrap().unwrap();
+    assert_eq!(record.run_id, run);
+    assert_eq!(record.url_or_path, "https://shop.example/books?page=1");
+    assert_eq!(record.size, 14);
+    assert_eq!(record.sha256, snapshot::sha256_hex(b"<html>1</html>"));
+    assert!(record.snapshot.is_some());
+    assert_eq!(
+        store.page_html(page).unwrap().as_deref(),
+        Some(&b"<html>1</html>"[..])
+    );
+    let json = serde_json::to_value(&record).unwrap();
+    assert!(json["snapshot"].is_u64());
+
+    let bare = store
+        .record_page(run, "two.html", b"<p>2</p>", false)
+        .unwrap();
+    let record = store.page(bare).unwrap().unwrap();
+    assert_eq!(record.snapshot, None);
+    assert_eq!(
+        serde_json::to_value(&record).unwrap()["snapshot"],
+        json!(null)
+    );
+    assert_eq!(store.page_html(bare).unwrap(), None);
+
+    assert_eq!(store.page(PageId(99)).unwrap(), None);
+    assert!(matches!(
+        store.page_html(PageId(99)),
+        Err(StoreError::UnknownPage(PageId(99)))
+    ));
+    assert!(matches!(
+        store.record_page(RunId(99), "x", b"x", true),
+        Err(StoreError::UnknownRun(RunId(99)))
+    ));
+}
+
+#[test]
+fn snapshots_are_compressed_and_kept_once() {
+    let (mut store, run, _) = store_with_page();
+    let html = "<li class=\"book\"><a href=\"/b\">A book</a><p>£1.00</p></li>\n".repeat(500);
+    let a = store
+        .record_page(run, "a.html", html.as_bytes(), true)
+        .unwrap();
+    let b = store
+        .record_page(run, "b.html", html.as_bytes(), true)
+        .unwrap();
+    let c = store
+        .record_page(run, "c.html", html.as_bytes(), false)
+        .unwrap();
+    let (snapshots, stored): (i64, i64) = store
+        .conn
+        .query_row(
+            "SELECT count(*), sum(length(zlib)) FROM snapshots",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    // The page of store_with_page, and this one once.
+    assert_eq!(snapshots, 2);
+    assert!((stored as usize) * 10 < html.len(), "{stored} bytes stored");
+    for page in [a, b] {
+        assert_eq!(store.page_html(page).unwrap().unwrap(), html.as_bytes());
+    }
+    assert_eq!(store.page_html(c).unwrap(), None);
+    assert_eq!(
+        store.page(a).unwrap().unwrap().sha256,
+        store.page(c).unwrap().unwrap().sha256
+    );
+}
+
+#[test]
+fn damaged_snapshots_are_errors() {
+    let (store, _, page) = store_with_page();
+    store
+        .conn
+        .execute("UPDATE snapshots SET zlib = x'00ff00ff'", [])
+        .unwrap();
+    assert!(matches!(store.page_html(page), Err(StoreError::Corrupt(_))));
+
+    let (store, _, page) = store_with_page();
+    let other = snapshot::compress(b"<html>2</html>");
+    store
+        .conn
+        .execute("UPDATE snapshots SET zlib = ?1", [other])
+        .unwrap();
+    assert!(matches!(store.page_html(page), Err(StoreError::Corrupt(_))));
+}
+
+#[test]
+fn adaptations_round_trip() {
+    let (mut store, run, page) = store_with_page();
+    let new = proposal(page, "book/price", ".//span[@itemprop='price']", 2_000);
+    let id = store.record_adaptation(&new).unwrap();
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(
+        record,
+        AdaptationRecord {
+            id,
+            run_id: run,
+            page_id: page,
+            wrapper: "bookshop".to_owned(),
+            pattern: new.pattern.clone(),
+            old_xpath: new.old_xpath.clone(),
+            new_xpath: new.new_xpath.clone(),
+            algorithm: new.algorithm.clone(),
+            score: new.score,
+            runner_up: new.runner_up,
+            status: new.status,
+            reason: None,
+            candidates: new.candidates.clone(),
+            samples_before: new.samples_before.clone(),
+            samples_after: new.samples_after.clone(),
+            constraint_results: new.constraint_results.clone(),
+            created_at: new.created_at,
+            decision: None,
+        }
+    );
+    assert!(record.is_pending());
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(json["status"], "proposed");
+    assert_eq!(json["pattern"], "book/price");
+    assert_eq!(json["candidates"][1]["score"], 0.42);
+    assert_eq!(json["samples_after"][2]["raw"], "£51.77");
+    assert_eq!(json["decision"], json!(null));
+
+    let abstained = NewAdaptation {
+        new_xpath: None,
+        algorithm: None,
+        score: None,
+        runner_up: None,
+        status: AdaptationStatus::Abstained,
+        reason: Some("no candidate reached 0.75".to_owned()),
+        candidates: Vec::new(),
+        samples_after: Vec::new(),
+        constraint_results: Vec::new(),
+        ..new
+    };
+    let id = store.record_adaptation(&abstained).unwrap();
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(record.status, AdaptationStatus::Abstained);
+    assert_eq!(record.reason.as_deref(), Some("no candidate reached 0.75"));
+    assert_eq!(record.new_xpath, None);
+    assert!(record.candidates.is_empty());
+    assert!(!record.is_pending());
+    assert_eq!(store.adaptation(AdaptationId(99)).unwrap(), None);
+}
+
+#[test]
+fn adaptations_that_would_mislead_are_refused() {
+    let (mut store, _, page) = store_with_page();
+    let mut nan = proposal(page, "book/price", "//x", 1);
+    nan.candidates[1].score = f64::NAN;
+    assert!(matches!(
+        store.record_adaptation(&nan),
+        Err(StoreError::NotFinite { .. })
+    ));
+    let mut infinite = proposal(page, "book/price", "//x", 1);
+    infinite.runner_up = Some(f64::INFINITY);
+    assert!(matches!(
+        store.record_adaptation(&infinite),
+        Err(StoreError::NotFinite { .. })
+    ));
+    let mut blank = proposal(page, "book/price", "//x", 1);
+    blank.new_xpath = None;
+    assert!(matches!(
+        store.record_adaptation(&blank),
+        Err(StoreError::MissingXPath { .. })
+    ));
+    let orphan = proposal(PageId(99), "book/price", "//x", 1);
+    assert!(matches!(
+        store.record_adaptation(&orphan),
+        Err(StoreError::UnknownPage(PageId(99)))
+    ));
+    // Nothing was half-written by the refusals.
+    assert!(
+        store
+            .adaptations(&AdaptationFilter::default())
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn filters_and_newest_first() {
+    let (mut store, run, page) = store_with_page();
+    let news_run = store
+        .begin_run("news", Path::new("news.yaml"), HealMode::Auto, at(1))
+        .unwrap();
+    let news_page = store.record_page(news_run, "n.html", b"n", true).unwrap();
+    let price = store
+        .record_adaptation(&proposal(page, "book/price", "//a", 300))
+        .unwrap();
+    let title = store
+        .record_adaptation(&proposal(page, "book/title", "//b", 100))
+        .unwrap();
+    let mut applied = proposal(news_page, "headline", "//h1", 200);
+    applied.status = AdaptationStatus::Applied;
+    let headline = store.record_adaptation(&applied).unwrap();
+    // Same time as `price`: the later record comes first.
+    let price_again = store
+        .record_adaptation(&proposal(page, "book/price", "//c", 300))
+        .unwrap();
+    store
+        .decide(price, Verdict::Rejected, None, at(400))
+        .unwrap();
+
+    let ids = |filter: AdaptationFilter<'_>| {
+        store
+            .adaptations(&filter)
+            .unwrap()
+            .into_iter()
+            .map(|a| a.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(AdaptationFilter::default()),
+        [price_again, price, headline, title]
+    );
+    let bookshop = AdaptationFilter {
+        wrapper: Some("bookshop"),
+        ..Default::default()
+    };
+    assert_eq!(ids(bookshop), [price_again, price, title]);
+    assert_eq!(
+        ids(AdaptationFilter {
+            pattern: Some("book/price"),
+            ..bookshop
+        }),
+        [price_again, price]
+    );
+    assert_eq!(
+        ids(AdaptationFilter {
+            status: Some(AdaptationStatus::Applied),
+            ..Default::default()
+        }),
+        [headline]
+    );
+    assert_eq!(
+        ids(AdaptationFilter {
+            run: Some(run),
+            ..Default::default()
+        }),
+        [price_again, price, title]
+    );
+    assert_eq!(
+        ids(AdaptationFilter {
+            pending: true,
+            ..Default::default()
+        }),
+        [price_again, title]
+    );
+    assert_eq!(
+        ids(AdaptationFilter {
+            limit: Some(2),
+            ..Default::default()
+        }),
+        [price_again, price]
+    );
+    assert!(
+        ids(AdaptationFilter {
+            wrapper: Some("nothing"),
+            ..Default::default()
+        })
+        .is_empty()
+    );
+    let listed = store.adaptations(&bookshop).unwrap();
+    assert_eq!(
+        listed[1].decision.as_ref().unwrap().verdict,
+        Verdict::Rejected
+    );
+    assert_eq!(listed[0].candidates.len(), 2);
+    assert_eq!(listed[0].constraint_results.len(), 2);
+}
+
+#[test]
+fn decisions_are_recorded_once_and_only_on_proposals() {
+    let (mut store, _, page) = store_with_page();
+    let id = store
+        .record_adaptation(&proposal(page, "book/price", "//a", 1))
+        .unwrap();
+    assert_eq!(store.decision(id).unwrap(), None);
+    let decision = store
+        .decide(id, Verdict::Approved, Some("looks right"), at(50))
+        .unwrap();
+    assert_eq!(
+        decision,
+        Decision {
+            adaptation_id: id,
+            verdict: Verdict::Approved,
+            reason: Some("looks right".to_owned()),
+            decided_at: at(50),
+        }
+    );
+    assert_eq!(store.decision(id).unwrap(), Some(decision.clone()));
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(record.decision, Some(decision));
+    // The status stays what the run did.
+    assert_eq!(record.status, AdaptationStatus::Proposed);
+    assert!(!record.is_pending());
+    assert_eq!(
+        serde_json::to_value(&record).unwrap()["decision"]["verdict"],
+        "approved"
+    );
+
+    match store.decide(id, Verdict::Rejected, None, at(60)) {
+        Err(StoreError::AlreadyDecided { id: got, verdict }) => {
+            assert_eq!((got, verdict), (id, Verdict::Approved));
+        }
+        other => panic!("expected AlreadyDecided, got {other:?}"),
+    }
+    let mut applied = proposal(page, "book/price", "//b", 2);
+    applied.status = AdaptationStatus::Applied;
+    let applied = store.record_adaptation(&applied).unwrap();
+    assert!(matches!(
+        store.decide(applied, Verdict::Approved, None, at(70)),
+        Err(StoreError::NotProposed {
+            status: AdaptationStatus::Applied,
+            ..
+        })
+    ));
+    assert!(matches!(
+        store.decide(AdaptationId(99), Verdict::Approved, None, at(70)),
+        Err(StoreError::UnknownAdaptation(AdaptationId(99)))
+    ));
+    assert!(matches!(
+        store.decision(AdaptationId(99)),
+        Err(StoreError::UnknownAdaptation(AdaptationId(99)))
+    ));
+    assert_eq!(store.decision(applied).unwrap(), None);
+}
+
+#[test]
+fn rejected_xpaths_become_negative_examples() {
+    let (mut store, _, page) = store_with_page();
+    let other_run = store
+        .begin_run("news", Path::new("news.yaml"), HealMode::Propose, at(1))
+        .unwrap();
+    let other_page = store.record_page(other_run, "n.html", b"n", false).unwrap();
+    let mut decide = |page: PageId, pattern: &str, xpath: &str, verdict: Option<Verdict>| {
+        let id = store
+            .record_adaptation(&proposal(page, pattern, xpath, 1))
+            .unwrap();
+        if let Some(verdict) = verdict {
+            store.decide(id, verdict, Some("wrong"), at(2)).unwrap();
+        }
+    };
+    decide(page, "book/price", "//span[1]", Some(Verdict::Rejected));
+    decide(page, "book/price", "//span[2]", Some(Verdict::Rejected));
+    decide(page, "book/price", "//span[3]", Some(Verdict::Approved));
+    decide(page, "book/price", "//span[4]", None);
+    decide(page, "book/title", "//h3", Some(Verdict::Rejected));
+    decide(other_page, "book/price", "//em", Some(Verdict::Rejected));
+
+    let rejected = store.rejected_xpaths("bookshop", "book/price").unwrap();
+    let mut sorted: Vec<_> = rejected.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["//span[1]", "//span[2]"]);
+    assert!(
+        store
+            .is_rejected("bookshop", "book/price", "//span[1]")
+            .unwrap()
+    );
+    assert!(
+        !store
+            .is_rejected("bookshop", "book/price", "//span[3]")
+            .unwrap()
+    );
+    assert!(
+        !store
+            .is_rejected("bookshop", "book/price", "//span[4]")
+            .unwrap()
+    );
+    assert!(!store.is_rejected("bookshop", "book/price", "//h3").unwrap());
+    assert!(!store.is_rejected("bookshop", "book/price", "//em").unwrap());
+    assert!(store.is_rejected("news", "book/price", "//em").unwrap());
+    assert!(
+        store
+            .rejected_xpaths("bookshop", "nothing")
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn batches_commit_together_or_not_at_all() {
+    let (mut store, run, _) = store_with_page();
+    {
+        let mut batch = store.batch().unwrap();
+        let page = batch
+            .record_page(run, "kept.html", b"<p>kept</p>", true)
+            .unwrap();
+        batch
+            .record_adaptation(&proposal(page, "book/price", "//kept", 1))
+            .unwrap();
+        batch.commit().unwrap();
+    }
+    {
+        let mut batch = store.batch().unwrap();
+        let page = batch
+            .record_page(run, "lost.html", b"<p>lost</p>", true)
+            .unwrap();
+        batch
+            .record_adaptation(&proposal(page, "book/price", "//lost", 1))
+            .unwrap();
+        // Dropped without a commit.
+    }
+    let all = store.adaptations(&AdaptationFilter::default()).unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].new_xpath.as_deref(), Some("//kept"));
+    assert_eq!(
+        store.page_html(all[0].page_id).unwrap().as_deref(),
+        Some(&b"<p>kept</p>"[..])
+    );
+    let pages: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM pages", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(pages, 2);
+}
+
+#[test]
+fn damaged_rows_are_errors() {
+    let (mut store, run, page) = store_with_page();
+    let id = store
+        .record_adaptation(&proposal(page, "book/price", "//a", 1))
+        .unwrap();
+    store
+        .conn
+        .execute_batch(
+            "PRAGMA ignore_check_constraints = ON;
+             UPDATE adaptations SET status = 'maybe';
+             UPDATE runs SET heal_mode = 'sometimes', pages = -1;",
+        )
+        .unwrap();
+    assert!(matches!(store.adaptation(id), Err(StoreError::Corrupt(_))));
+    assert!(matches!(
+        store.adaptations(&AdaptationFilter::default()),
+        Err(StoreError::Corrupt(_))
+    ));
+    assert!(matches!(
+        store.decide(id, Verdict::Approved, None, at(1)),
+        Err(StoreError::Corrupt(_))
+    ));
+    assert!(matches!(store.run(run), Err(StoreError::Corrupt(_))));
+    store
+        .conn
+        .execute_batch("UPDATE adaptations SET status = 'proposed', samples_after = '{';")
+        .unwrap();
+    assert!(matches!(store.adaptation(id), Err(StoreError::Corrupt(_))));
+    store
+        .conn
+        .execute_batch("UPDATE adaptations SET samples_after = '[]', created_at = 'soon';")
+        .unwrap();
+    assert!(matches!(store.adaptation(id), Err(StoreError::Sqlite(_))));
+}
+
+#[test]
+fn violations_become_failed_constraint_results() {
+    let violation = Violation {
+        pattern: "book/price".to_owned(),
+        constraint: "regex",
+        expected: "text matching ^£\\d+\\.\\d\\d$".to_owned(),
+        found: "\"Free\"".to_owned(),
+        context: "/".to_owned(),
+        node: None,
+    };
+    let result = ConstraintResult::from(&violation);
+    assert_eq!(result.constraint, "regex");
+    assert!(!result.passed);
+    assert_eq!(
+        result.detail,
+        "expected text matching ^£\\d+\\.\\d\\d$, found \"Free\""
+    );
+}
+
+#[test]
+fn ids_and_statuses_parse_from_the_command_line() {
+    assert_eq!(" 42 ".parse::<AdaptationId>().unwrap(), AdaptationId(42));
+    assert!("forty".parse::<AdaptationId>().is_err());
+    for status in [
+        AdaptationStatus::Applied,
+        AdaptationStatus::Proposed,
+        AdaptationStatus::Abstained,
+        AdaptationStatus::Rejected,
+    ] {
+        assert_eq!(status.as_str().parse::<AdaptationStatus>().unwrap(), status);
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            json!(status.as_str())
+        );
+    }
+    assert!("pending".parse::<AdaptationStatus>().is_err());
+}
