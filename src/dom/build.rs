@@ -591,7 +591,7 @@ impl<T> Default for Chunked<T> {
 
 impl<T> Chunked<T> {
     fn push(&mut self, item: T) {
-        if self.len % CHUNK == 0 {
+        if self.len.is_multiple_of(CHUNK) {
             self.chunks.push(Vec::with_capacity(CHUNK));
         }
         if let Some(last) = self.chunks.last_mut() {

@@ -136,10 +136,11 @@ fn parse_date(text: &str, format: Option<&str>) -> Option<NaiveDate> {
         return Some(d);
     }
     // ISO 8601 date-times: the date part decides.
-    if text.len() >= 10 && text.as_bytes()[4] == b'-' {
-        if let Ok(d) = NaiveDate::parse_from_str(&text[..10], "%Y-%m-%d") {
-            return Some(d);
-        }
+    if text.len() >= 10
+        && text.as_bytes()[4] == b'-'
+        && let Ok(d) = NaiveDate::parse_from_str(&text[..10], "%Y-%m-%d")
+    {
+        return Some(d);
     }
     let cleaned = strip_ordinals(text);
     DATE_FORMATS

@@ -506,10 +506,10 @@ fn representatives(doc: &Document, input: &[Item], axis: Axis) -> Vec<Item> {
             let mut seen = std::collections::HashSet::new();
             let mut reps = Vec::new();
             let mut visit = |c: &Item| {
-                if let Item::Node(n) = *c {
-                    if seen.insert(doc.parent(n)) {
-                        reps.push(*c);
-                    }
+                if let Item::Node(n) = *c
+                    && seen.insert(doc.parent(n))
+                {
+                    reps.push(*c);
                 }
             };
             if axis == Axis::FollowingSibling {

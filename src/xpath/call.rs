@@ -120,10 +120,11 @@ impl<'a> Evaluator<'a> {
         let sym = doc.sym("xml:lang")?;
         let mut cur = Some(item.owner());
         while let Some(n) = cur {
-            if doc.is_element(n) && doc.namespace(n) != Namespace::Html {
-                if let Some(v) = doc.attr_sym(n, sym) {
-                    return Some(v);
-                }
+            if doc.is_element(n)
+                && doc.namespace(n) != Namespace::Html
+                && let Some(v) = doc.attr_sym(n, sym)
+            {
+                return Some(v);
             }
             cur = doc.parent(n);
         }
@@ -289,16 +290,15 @@ impl<'a> Evaluator<'a> {
             if !doc.is_element(n) {
                 continue;
             }
-            if let Some(v) = doc.attr_sym(n, id) {
-                if let Ok(i) = wanted.binary_search(&v) {
-                    if !found[i] {
-                        found[i] = true;
-                        out.push(Item::Node(n));
-                        left -= 1;
-                        if left == 0 {
-                            break;
-                        }
-                    }
+            if let Some(v) = doc.attr_sym(n, id)
+                && let Ok(i) = wanted.binary_search(&v)
+                && !found[i]
+            {
+                found[i] = true;
+                out.push(Item::Node(n));
+                left -= 1;
+                if left == 0 {
+                    break;
                 }
             }
         }

@@ -247,7 +247,7 @@ impl Parser {
         } else {
             Expr::Neg {
                 expr: Box::new(e),
-                double: minus % 2 == 0,
+                double: minus.is_multiple_of(2),
             }
         })
     }
