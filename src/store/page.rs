@@ -30,8 +30,9 @@ impl Store {
     ///
     /// With `keep_snapshot` (set it for every page that triggered an
     /// adaptation), the page's bytes are kept too, compressed, once per
-    /// distinct content. The hash is kept either way, so later runs can tell
-    /// whether a page changed.
+    /// distinct content. Without it, a page whose content is already kept
+    /// is linked to that snapshot anyway, as that costs nothing. The hash is
+    /// kept either way, so later runs can tell whether a page changed.
     pub fn record_page(
         &mut self,
         run: RunId,
@@ -112,9 +113,12 @@ fn insert(
     Store::check_run(conn, run)?;
     let size = to_sql_int("a page's size", bytes.len() as u64)?;
     let sha256 = snapshot::sha256_hex(bytes);
-    if keep_snapshot {
+    let linked = if keep_snapshot {
         snapshot::keep(conn, &sha256, bytes)?;
-    }
+        true
+    } else {
+        snapshot::exists(conn, &sha256)?
+    };
     conn.prepare_cached(
         "INSERT INTO pages (run_id, name, sha256, size, snapshot) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
@@ -123,7 +127,7 @@ fn insert(
         url_or_path,
         sha256,
         size,
-        keep_snapshot.then_some(&sha256)
+        linked.then_some(&sha256)
     ])?;
     Ok(PageId(conn.last_insert_rowid()))
 }

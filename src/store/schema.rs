@@ -109,11 +109,18 @@ CREATE INDEX decisions_by_verdict ON decisions (verdict);
 /// The checks come before any change, so that opening the wrong file by
 /// mistake leaves that file exactly as it was.
 pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    migrate_with(conn, path, MIGRATIONS)
+}
+
+/// [`migrate`] with a given list of migrations, so that tests can play a
+/// later mend whose schema has grown.
+fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<(), StoreError> {
+    let supported = migrations.len() as i64;
     let found = version(conn, path)?;
-    if found > SCHEMA_VERSION {
-        return Err(too_new(path, found));
+    if found > supported {
+        return Err(too_new(path, found, supported));
     }
-    for target in found + 1..=SCHEMA_VERSION {
+    for target in found + 1..=supported {
         // An immediate transaction takes the write lock before reading the
         // version again, so two processes opening a new store at once do not
         // both run the same migration.
@@ -121,13 +128,13 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| file_error(path, e))?;
         let now = version(&tx, path)?;
-        if now > SCHEMA_VERSION {
-            return Err(too_new(path, now));
+        if now > supported {
+            return Err(too_new(path, now, supported));
         }
         if now >= target {
             continue;
         }
-        let Some(sql) = usize::try_from(now).ok().and_then(|i| MIGRATIONS.get(i)) else {
+        let Some(sql) = usize::try_from(now).ok().and_then(|i| migrations.get(i)) else {
             return Err(StoreError::Corrupt(format!("schema version {now}")));
         };
         tx.execute_batch(sql).map_err(|e| file_error(path, e))?;
@@ -171,11 +178,11 @@ fn version(conn: &Connection, path: &Path) -> Result<i64, StoreError> {
     }
 }
 
-fn too_new(path: &Path, found: i64) -> StoreError {
+fn too_new(path: &Path, found: i64, supported: i64) -> StoreError {
     StoreError::TooNew {
         path: path.to_owned(),
         found,
-        supported: SCHEMA_VERSION,
+        supported,
     }
 }
 
@@ -190,5 +197,60 @@ pub(super) fn file_error(path: &Path, e: rusqlite::Error) -> StoreError {
             path: path.to_owned(),
             source: e,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V2: &str = "ALTER TABLE runs ADD COLUMN note TEXT;";
+
+    fn version_of(conn: &Connection) -> i64 {
+        conn.pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn migrations_run_forward_once_and_keep_data() {
+        let path = Path::new(":memory:");
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_with(&mut conn, path, &[V1]).unwrap();
+        conn.execute(
+            "INSERT INTO runs (wrapper, wrapper_path, heal_mode, started_at)
+             VALUES ('w', 'w.yaml', 'off', 0)",
+            [],
+        )
+        .unwrap();
+        // A later mend adds a column; the run recorded before is still there.
+        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
+        assert_eq!(version_of(&conn), 2);
+        let note: Option<String> = conn
+            .query_row("SELECT note FROM runs WHERE wrapper = 'w'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(note, None);
+        // Opening again runs nothing twice (ALTER TABLE would fail if it did).
+        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
+        // And the earlier mend refuses the later store.
+        match migrate_with(&mut conn, path, &[V1]) {
+            Err(StoreError::TooNew {
+                found, supported, ..
+            }) => assert_eq!((found, supported), (2, 1)),
+            other => panic!("expected TooNew, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_failed_migration_changes_nothing() {
+        let path = Path::new(":memory:");
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_with(&mut conn, path, &[V1]).unwrap();
+        let broken = "ALTER TABLE runs ADD COLUMN note TEXT; THIS IS NOT SQL;";
+        assert!(migrate_with(&mut conn, path, &[V1, broken]).is_err());
+        assert_eq!(version_of(&conn), 1);
+        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
+        assert_eq!(version_of(&conn), 2);
     }
 }

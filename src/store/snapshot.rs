@@ -49,18 +49,22 @@ pub(super) fn keep(conn: &Connection, sha256: &str, bytes: &[u8]) -> Result<(), 
         });
     }
     let size = to_sql_int("a snapshot's size", len)?;
-    let present = conn
-        .prepare_cached("SELECT 1 FROM snapshots WHERE sha256 = ?1")?
-        .query_row([sha256], |_| Ok(()))
-        .optional()?
-        .is_some();
-    if present {
+    if exists(conn, sha256)? {
         return Ok(());
     }
     let zlib = compress(bytes);
     conn.prepare_cached("INSERT INTO snapshots (sha256, size, zlib) VALUES (?1, ?2, ?3)")?
         .execute(params![sha256, size, zlib])?;
     Ok(())
+}
+
+/// Whether a snapshot with hash `sha256` is stored.
+pub(super) fn exists(conn: &Connection, sha256: &str) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM snapshots WHERE sha256 = ?1")?
+        .query_row([sha256], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 /// The bytes of the snapshot with hash `sha256`, or `None` if there is none.
