@@ -1,0 +1,112 @@
+//! Decisions on proposals, and the negative examples rejections leave.
+
+use super::*;
+
+#[test]
+fn decisions_are_recorded_once_and_only_on_proposals() {
+    let (mut store, _, page) = store_with_page();
+    let id = store
+        .record_adaptation(&proposal(page, "book/price", "//a", 1))
+        .unwrap();
+    assert_eq!(store.decision(id).unwrap(), None);
+    let decision = store
+        .decide(id, Verdict::Approved, Some("looks right"), at(50))
+        .unwrap();
+    assert_eq!(
+        decision,
+        Decision {
+            adaptation_id: id,
+            verdict: Verdict::Approved,
+            reason: Some("looks right".to_owned()),
+            decided_at: at(50),
+        }
+    );
+    assert_eq!(store.decision(id).unwrap(), Some(decision.clone()));
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(record.decision, Some(decision));
+    // The status stays what the run did.
+    assert_eq!(record.status, AdaptationStatus::Proposed);
+    assert!(!record.is_pending());
+    assert_eq!(
+        serde_json::to_value(&record).unwrap()["decision"]["verdict"],
+        "approved"
+    );
+
+    match store.decide(id, Verdict::Rejected, None, at(60)) {
+        Err(StoreError::AlreadyDecided { id: got, verdict }) => {
+            assert_eq!((got, verdict), (id, Verdict::Approved));
+        }
+        other => panic!("expected AlreadyDecided, got {other:?}"),
+    }
+    let mut applied = proposal(page, "book/price", "//b", 2);
+    applied.status = AdaptationStatus::Applied;
+    let applied = store.record_adaptation(&applied).unwrap();
+    assert!(matches!(
+        store.decide(applied, Verdict::Approved, None, at(70)),
+        Err(StoreError::NotProposed {
+            status: AdaptationStatus::Applied,
+            ..
+        })
+    ));
+    assert!(matches!(
+        store.decide(AdaptationId(99), Verdict::Approved, None, at(70)),
+        Err(StoreError::UnknownAdaptation(AdaptationId(99)))
+    ));
+    assert!(matches!(
+        store.decision(AdaptationId(99)),
+        Err(StoreError::UnknownAdaptation(AdaptationId(99)))
+    ));
+    assert_eq!(store.decision(applied).unwrap(), None);
+}
+
+#[test]
+fn rejected_xpaths_become_negative_examples() {
+    let (mut store, _, page) = store_with_page();
+    let other_run = store
+        .begin_run("news", Path::new("news.yaml"), HealMode::Propose, at(1))
+        .unwrap();
+    let other_page = store.record_page(other_run, "n.html", b"n", false).unwrap();
+    let mut decide = |page: PageId, pattern: &str, xpath: &str, verdict: Option<Verdict>| {
+        let id = store
+            .record_adaptation(&proposal(page, pattern, xpath, 1))
+            .unwrap();
+        if let Some(verdict) = verdict {
+            store.decide(id, verdict, Some("wrong"), at(2)).unwrap();
+        }
+    };
+    decide(page, "book/price", "//span[1]", Some(Verdict::Rejected));
+    decide(page, "book/price", "//span[2]", Some(Verdict::Rejected));
+    decide(page, "book/price", "//span[3]", Some(Verdict::Approved));
+    decide(page, "book/price", "//span[4]", None);
+    decide(page, "book/title", "//h3", Some(Verdict::Rejected));
+    decide(other_page, "book/price", "//em", Some(Verdict::Rejected));
+
+    let rejected = store.rejected_xpaths("bookshop", "book/price").unwrap();
+    let mut sorted: Vec<_> = rejected.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["//span[1]", "//span[2]"]);
+    assert!(
+        store
+            .is_rejected("bookshop", "book/price", "//span[1]")
+            .unwrap()
+    );
+    assert!(
+        !store
+            .is_rejected("bookshop", "book/price", "//span[3]")
+            .unwrap()
+    );
+    assert!(
+        !store
+            .is_rejected("bookshop", "book/price", "//span[4]")
+            .unwrap()
+    );
+    assert!(!store.is_rejected("bookshop", "book/price", "//h3").unwrap());
+    assert!(!store.is_rejected("bookshop", "book/price", "//em").unwrap());
+    assert!(store.is_rejected("news", "book/price", "//em").unwrap());
+    assert!(
+        store
+            .rejected_xpaths("bookshop", "nothing")
+            .unwrap()
+            .is_empty()
+    );
+}
