@@ -7,6 +7,7 @@ pub mod dom;
 pub mod extract;
 pub mod fetch;
 pub mod job;
+pub mod similarity;
 pub mod wrapper;
 pub mod xpath;
 
