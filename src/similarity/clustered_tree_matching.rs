@@ -7,10 +7,10 @@
 //! weights so that the result is a similarity in [0, 1]:
 //!
 //! * roots with different labels are worth 0;
-//! * a matched pair where either node has no children is worth
-//!   `1 / max(t(x), t(y))`;
+//! * a matched pair of leaves is worth `1 / max(t(x), t(y))`;
 //! * a matched pair of internal nodes is worth the weight of its children's
 //!   best ordered matching times `1 / max(t(x), t(y))`;
+//! * a matched pair of a leaf and an internal node is worth 0;
 //!
 //! where `t(x)` is the number of siblings of `x`, itself included, and 1 for
 //! the two roots. A node's weight is thus shared among its siblings, and a
@@ -18,9 +18,16 @@
 //! `a(b(d,e), c(f), b(e,d), c(g(h,i,j)))` and `a(b(d,e), c(g(h), f))`, score
 //! 0.375 here and 7 under simple tree matching.
 //!
-//! One consequence of the algorithm, kept as published: a matched pair of
-//! internal nodes none of whose children match is worth 0, so it adds nothing
-//! to the score and is not part of the alignment.
+//! Internal nodes carry no weight of their own: the weight of a pair lives
+//! in the pairs of leaves below it. So a matched pair of internal nodes none
+//! of whose children match is worth 0 (as in the paper), and so is a pair of
+//! a leaf and an internal node, which has no children to match. That last
+//! rule departs from the paper's Algorithm 1, whose final branch gives such a
+//! pair the full `1 / max(t(x), t(y))` of a pair of leaves: with it, an empty
+//! `<div>` scores 1.0, a perfect match, against any `div`-rooted tree-gram,
+//! and a leaf standing in for a whole missing sub-tree takes that sub-tree's
+//! full weight. The paper's Figure 1 result is the same under both rules.
+//! Such pairs add nothing to the score and are not part of the alignment.
 //!
 //! ## How it is computed
 //!
@@ -140,7 +147,8 @@ mod tests {
         check("a(b,c)", "a(b,c)", 1.0);
         check("a(b,c)", "a(c,b)", 0.5);
         check("a(b)", "a(c)", 0.0);
-        check("a(b)", "a", 1.0);
+        check("a(b)", "a", 0.0);
+        check("a(b(c),d)", "a(b,d)", 0.5);
         check("a(b,c,d)", "a(b)", 1.0 / 3.0);
         check("a(b(x,y))", "a(b(x))", 0.5);
     }

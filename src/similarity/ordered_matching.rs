@@ -5,7 +5,9 @@
 //! ([`Weights`]). For two nodes `x` and `y`, the value of the pair is:
 //!
 //! * 0 if their labels differ;
-//! * `leaf()` if either has no children;
+//! * `leaf()` if neither has children;
+//! * `internal(m, n, 0)` if only one of them has children (there is nothing
+//!   to align);
 //! * otherwise `internal(m, n, M[m][n])`, where `x₁…x_m` and `y₁…y_n` are the
 //!   children and `M` aligns them like a longest common subsequence whose
 //!   matched cells weigh the value of the child pair:
@@ -55,7 +57,7 @@ pub const LEVEL_LIMIT: usize = 1 << 26;
 
 /// The weights that make the engine one algorithm or another.
 pub(crate) trait Weights {
-    /// The value of a label-equal pair where either node has no children.
+    /// The value of a label-equal pair of nodes without children.
     fn leaf(&self) -> f64;
     /// The value of a label-equal pair of internal nodes with `m` and `n`
     /// children whose best alignment weighs `children`.
@@ -122,7 +124,7 @@ impl Matcher {
             return Some((0.0, NONE));
         }
         if a.is_leaf(ra) || b.is_leaf(rb) {
-            return Some((w.leaf(), NONE));
+            return Some((pair_without_table(a, ra, b, rb, w), NONE));
         }
         self.frames.clear();
         self.rows.clear();
@@ -159,7 +161,7 @@ impl Matcher {
                     self.set(&f, 0.0, NONE);
                     f.j += 1;
                 } else if a.is_leaf(ci) || b.is_leaf(cj) {
-                    self.set(&f, w.leaf(), NONE);
+                    self.set(&f, pair_without_table(a, ci, b, cj, w), NONE);
                     f.j += 1;
                 } else {
                     self.frames[top] = f;
@@ -295,6 +297,23 @@ impl Matcher {
                 }
             }
         }
+    }
+}
+
+/// The value of a label-equal pair of which at least one node has no children.
+#[inline]
+fn pair_without_table<W: Weights>(
+    a: &LabeledTree,
+    x: usize,
+    b: &LabeledTree,
+    y: usize,
+    w: &W,
+) -> f64 {
+    let (m, n) = (a.child_count(x), b.child_count(y));
+    if m == 0 && n == 0 {
+        w.leaf()
+    } else {
+        w.internal(m as u32, n as u32, 0.0)
     }
 }
 

@@ -15,9 +15,10 @@
 //! * **clustered tree matching**, computed as the scaled value `V` of
 //!   [`super::clustered_tree_matching`], pairs a query node `x` with a node of
 //!   the same path for a value of at most `B(x)`: 0 if the candidate lacks the
-//!   path; 1 if `x` is a leaf, or if a candidate node of that path is one;
-//!   otherwise `min(1, Σ B(children of x) / m)`, with `m` the number of
-//!   children of `x`. That is because a pair with a leaf is worth 1, and an
+//!   path; for a leaf `x`, 1 if a candidate node of that path is a leaf too,
+//!   else 0; for an internal `x`, `min(1, Σ B(children of x) / m)`, with `m`
+//!   the number of children of `x`. That is because only a pair of leaves is
+//!   worth 1 and a leaf paired with an internal node is worth 0, while an
 //!   internal pair is worth its children's best alignment divided by
 //!   `max(m, n) ≥ m`, where each child of `x` is matched at most once and to
 //!   no more than its own bound, and at most `min(m, n)` pairs of values at
@@ -222,8 +223,8 @@ impl PathIndex {
             let b = if s.count.get(node).copied().unwrap_or(0) == 0 {
                 0.0
             } else if clustered {
-                if self.leaf[x] || s.has_leaf[node] {
-                    1.0
+                if self.leaf[x] {
+                    if s.has_leaf[node] { 1.0 } else { 0.0 }
                 } else {
                     (s.sum[x] / f64::from(self.kids[x].max(1))).min(1.0)
                 }

@@ -13,8 +13,8 @@
 //! [`best_candidates`] gets the same answer while running few dynamic
 //! programs. It computes for each candidate an upper bound of its score:
 //!
-//! * tree matching (stm, ctm): 0 when the roots' labels differ (the exact
-//!   score), the exact score when either root is a leaf, otherwise the
+//! * tree matching (stm, ctm): the exact score when the roots' labels differ
+//!   or either root is a leaf (it costs nothing then), otherwise the
 //!   label-path bounds of [`super::path_bounds`] (which include the size
 //!   bound: a matching never has more pairs than the smaller tree);
 //! * bigram: the Dice coefficient if every bigram of the smaller multiset were
@@ -283,11 +283,10 @@ impl<'a> Scorer<'a> {
         let (q, qr, page) = (self.query.tree, self.query.root(), self.page);
         match self.algorithm {
             Algorithm::Stm | Algorithm::Ctm => {
-                if q.label(qr) != page.label(c) {
-                    0.0
-                } else if q.is_leaf(qr) || page.is_leaf(c) {
-                    // The pair is worth one leaf match: 1 under both weightings.
-                    1.0
+                if q.label(qr) != page.label(c) || q.is_leaf(qr) || page.is_leaf(c) {
+                    // Without a children table to fill, the engine answers at
+                    // once, so the bound is the exact score.
+                    self.score(c, None).unwrap_or(f64::INFINITY)
                 } else if let Some(paths) = &self.paths {
                     paths.walk(page, c, &mut self.paths_scratch);
                     if self.clustered() {

@@ -27,8 +27,12 @@ fn reference(
     }
     let (ka, kb) = (a.children(x), b.children(y));
     let weight = 1.0 / f64::from(tx.max(ty));
-    if ka.is_empty() || kb.is_empty() {
+    if ka.is_empty() && kb.is_empty() {
         return if ctm { weight } else { 1.0 };
+    }
+    if ka.is_empty() || kb.is_empty() {
+        // A leaf against an internal node: nothing below to match.
+        return if ctm { 0.0 } else { 1.0 };
     }
     let (m, n) = (ka.len(), kb.len());
     let mut t = vec![vec![0.0f64; n + 1]; m + 1];
