@@ -16,7 +16,7 @@
 //! * `view/*`: building the labelled tree view of the 60,000-element page.
 //!
 //! Before measuring, every sweep is checked against the exhaustive sweep,
-//! whose time is measured too for comparison.
+//! whose time is measured too (`…/exhaustive`) to show what pruning saves.
 //!
 //! Run with `cargo bench --bench similarity`; add a filter such as
 //! `-- sweep/` to run one group.
@@ -272,6 +272,9 @@ fn sweeps(c: &mut Criterion, data: &Path) {
             );
             group.bench_function(&name, |b| {
                 b.iter(|| best_candidates(black_box(&gram), black_box(&page), &options).best)
+            });
+            group.bench_function(format!("{name}/exhaustive"), |b| {
+                b.iter(|| best_candidates_exhaustive(black_box(&gram), black_box(&page), &options))
             });
         }
     }

@@ -20,8 +20,9 @@
 //! [`LabeledTree`] view (`tree.rs`) of elements only, text and comments left
 //! out, as is whatever a [`Mask`] marks unstable. The candidate search
 //! (`sweep.rs`) ranks every sub-tree of a page against a query and prunes
-//! with admissible upper bounds (`path_bounds.rs`), returning exactly what an
-//! exhaustive search returns.
+//! with admissible upper bounds (`path_bounds.rs`) and by scoring repeated
+//! sub-trees once (`shape.rs`), returning exactly what an exhaustive search
+//! returns.
 //!
 //! ## What it refuses
 //!
@@ -40,6 +41,7 @@ mod label;
 mod leaf;
 mod ordered_matching;
 mod path_bounds;
+mod shape;
 mod simple_tree_matching;
 mod sweep;
 mod tree;

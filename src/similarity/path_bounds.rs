@@ -16,13 +16,14 @@
 //!   [`super::clustered_tree_matching`], pairs a query node `x` with a node of
 //!   the same path for a value of at most `B(x)`: 0 if the candidate lacks the
 //!   path; for a leaf `x`, 1 if a candidate node of that path is a leaf too,
-//!   else 0; for an internal `x`, `min(1, Σ B(children of x) / m)`, with `m`
-//!   the number of children of `x`. That is because only a pair of leaves is
+//!   else 0; for an internal `x`, `min(1, Σ B(children of x) / max(m, n₀))`,
+//!   with `m` the number of children of `x` and `n₀` the fewest children of
+//!   a candidate node of that path. That is because only a pair of leaves is
 //!   worth 1 and a leaf paired with an internal node is worth 0, while an
 //!   internal pair is worth its children's best alignment divided by
-//!   `max(m, n) ≥ m`, where each child of `x` is matched at most once and to
-//!   no more than its own bound, and at most `min(m, n)` pairs of values at
-//!   most 1 are matched, so the quotient is also at most 1.
+//!   `max(m, n) ≥ max(m, n₀)`, where each child of `x` is matched at most
+//!   once and to no more than its own bound, and at most `min(m, n)` pairs of
+//!   values at most 1 are matched, so the quotient is also at most 1.
 //!
 //! The per-child bounds also bound what the rows of the roots' children table
 //! can still add, which is how a candidate's dynamic program is cut short.
@@ -58,6 +59,8 @@ pub(crate) struct PathScratch {
     state: Vec<u32>,
     count: Vec<u32>,
     has_leaf: Vec<bool>,
+    /// The fewest children of a candidate node with each path.
+    fewest: Vec<u32>,
     touched: Vec<u32>,
     bound: Vec<f64>,
     sum: Vec<f64>,
@@ -154,11 +157,13 @@ impl PathIndex {
         for &n in &s.touched {
             s.count[n as usize] = 0;
             s.has_leaf[n as usize] = false;
+            s.fewest[n as usize] = u32::MAX;
         }
         s.touched.clear();
         if s.count.len() < self.query_count.len() {
             s.count.resize(self.query_count.len(), 0);
             s.has_leaf.resize(self.query_count.len(), false);
+            s.fewest.resize(self.query_count.len(), u32::MAX);
         }
         if s.state.len() < page.len() {
             s.state.resize(page.len(), NONE);
@@ -168,9 +173,11 @@ impl PathIndex {
                 s.touched.push(node);
             }
             s.count[node as usize] += 1;
-            if page.is_leaf(i) {
+            let kids = page.child_count(i) as u32;
+            if kids == 0 {
                 s.has_leaf[node as usize] = true;
             }
+            s.fewest[node as usize] = s.fewest[node as usize].min(kids);
         };
         s.state[c] = 0;
         note(s, 0, c);
@@ -226,7 +233,8 @@ impl PathIndex {
                 if self.leaf[x] {
                     if s.has_leaf[node] { 1.0 } else { 0.0 }
                 } else {
-                    (s.sum[x] / f64::from(self.kids[x].max(1))).min(1.0)
+                    let n = s.fewest[node].max(self.kids[x]).max(1);
+                    (s.sum[x] / f64::from(n)).min(1.0)
                 }
             } else {
                 1.0 + s.sum[x]

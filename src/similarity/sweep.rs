@@ -31,6 +31,12 @@
 //! best plus the bounds of the remaining query children bounds the final score,
 //! and the run ends when that cannot enter the top `k`.
 //!
+//! Finally, candidates that are exact copies of one already handled (same
+//! labels, same shape; see [`super::shape`]) reuse its outcome: the same score
+//! bit for bit, or, if the first copy was cut or could not enter the top `k`,
+//! the same verdict, since a copy comes later in the document and so loses
+//! every tie with it.
+//!
 //! None of this changes the answer, because each bound is admissible (never
 //! below the exact score); floating-point bounds are raised by one part in
 //! 10⁹ to absorb rounding, and integer ones (simple tree matching, bigram
@@ -38,12 +44,15 @@
 //! score from a later document position, which loses the tie. The tests check
 //! the pruned sweep against the exhaustive one on random trees.
 
+use std::collections::HashMap;
+
 use crate::dom::NodeId;
 use crate::wrapper::Algorithm;
 
 use super::clustered_tree_matching::Ctm;
 use super::ordered_matching::{Cutoff, Matcher};
 use super::path_bounds::{PathIndex, PathScratch};
+use super::shape;
 use super::simple_tree_matching::Stm;
 use super::tree::{LabeledTree, SubTree};
 use super::tree_bigram;
@@ -112,6 +121,8 @@ pub struct SweepStats {
     pub cut: usize,
     /// Candidates scored in full.
     pub scored: usize,
+    /// Candidates that reused the outcome of an identical earlier candidate.
+    pub copies: usize,
     /// Page nodes visited by label-path walks.
     pub visited: usize,
 }
@@ -140,17 +151,38 @@ pub fn best_candidates<'q>(
     stats.candidates = order.len();
     order.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     let mut best: Vec<Candidate> = Vec::new();
+    let hashes = shape::hashes(page);
+    // Outcomes by shape hash: the first candidate of each shape and its score,
+    // or None when its run was cut short.
+    let mut seen: HashMap<u64, Vec<(usize, Option<f64>)>> = HashMap::new();
     for (n, &(bound, c)) in order.iter().enumerate() {
         if !can_win(&best, options.k, bound, c) {
             stats.skipped = order.len() - n;
             break;
         }
-        match scorer.score(c, Some((&best, options.k))) {
-            Some(score) => {
-                stats.scored += 1;
-                offer(&mut best, options.k, page, c, score);
+        let copy = seen.get(&hashes[c]).and_then(|firsts| {
+            firsts
+                .iter()
+                .find(|&&(first, _)| shape::same(page, first, c))
+                .map(|&(_, outcome)| outcome)
+        });
+        let outcome = match copy {
+            Some(outcome) => {
+                stats.copies += 1;
+                outcome
             }
-            None => stats.cut += 1,
+            None => {
+                let outcome = scorer.score(c, Some((&best, options.k)));
+                match outcome {
+                    Some(_) => stats.scored += 1,
+                    None => stats.cut += 1,
+                }
+                seen.entry(hashes[c]).or_default().push((c, outcome));
+                outcome
+            }
+        };
+        if let Some(score) = outcome {
+            offer(&mut best, options.k, page, c, score);
         }
     }
     stats.visited = scorer.paths_scratch.visited;
@@ -368,6 +400,60 @@ impl<'a> Scorer<'a> {
                     &mut self.jw,
                 ))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::similarity::label::Labels;
+    use crate::similarity::testing::{arb_tree, doc, view_with};
+    use crate::wrapper::LabelMode;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The heart of the pruning argument: no bound is ever below the
+        /// exact score it bounds.
+        #[test]
+        fn every_bound_is_admissible(page in arb_tree(60, 3), query in arb_tree(15, 3)) {
+            let mut labels = Labels::new();
+            let p = view_with(&doc(&page), LabelMode::Tag, &mut labels);
+            let q = view_with(&doc(&query), LabelMode::Tag, &mut labels);
+            for algorithm in [Algorithm::Stm, Algorithm::Ctm, Algorithm::Bigram, Algorithm::Jw] {
+                let mut scorer = Scorer::new((&q).into(), &p, algorithm);
+                for c in 0..p.len() {
+                    let bound = scorer.bound(c);
+                    let exact = scorer.score(c, None).unwrap_or(f64::NAN);
+                    prop_assert!(bound >= exact, "{:?} at {}: {} < {}", algorithm, c, bound, exact);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn copies_are_scored_once() {
+        let page = format!("r({})", vec!["a(b,c(d,e),f)"; 20].join(","));
+        let mut labels = Labels::new();
+        let p = view_with(&doc(&page), LabelMode::Tag, &mut labels);
+        let q = view_with(&doc("a(b,c(d),f)"), LabelMode::Tag, &mut labels);
+        for algorithm in [
+            Algorithm::Stm,
+            Algorithm::Ctm,
+            Algorithm::Bigram,
+            Algorithm::Jw,
+        ] {
+            let options = SweepOptions {
+                k: 3,
+                ..SweepOptions::new(algorithm)
+            };
+            let sweep = best_candidates(&q, &p, &options);
+            assert_eq!(sweep.stats.scored + sweep.stats.cut, 1, "{algorithm:?}");
+            assert_eq!(sweep.best, best_candidates_exhaustive(&q, &p, &options));
+            let firsts: Vec<usize> = sweep.best.iter().map(|c| c.index).collect();
+            assert_eq!(firsts, [1, 7, 13], "{algorithm:?}");
         }
     }
 }
