@@ -46,9 +46,14 @@ pub(crate) fn jaro(a: &[Label], b: &[Label], scratch: &mut Scratch) -> f64 {
     for (i, &x) in a.iter().enumerate() {
         let lo = i.saturating_sub(window);
         let hi = lb.min(i + window + 1);
-        for j in lo..hi {
-            if !scratch.taken[j] && b[j] == x {
-                scratch.taken[j] = true;
+        if lo >= hi {
+            // Past the end of the shorter sequence nothing is in reach.
+            continue;
+        }
+        let slots = scratch.taken[lo..hi].iter_mut().zip(&b[lo..hi]);
+        for (taken, &y) in slots {
+            if !*taken && y == x {
+                *taken = true;
                 scratch.matched.push(x);
                 break;
             }
