@@ -1,7 +1,8 @@
 //! mend: a self-healing web wrapper runtime.
 //!
-//! The pure core (`dom`, `xpath`, `wrapper`, `extract`) does no I/O, no async
-//! and reads no clock; `fetch`, `job` and the command line sit on top.
+//! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `extract`) does no
+//! I/O, no async and reads no clock; `fetch`, `job` and the command line sit
+//! on top.
 
 pub mod dom;
 pub mod extract;

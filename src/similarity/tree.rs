@@ -29,6 +29,11 @@ pub(crate) const NONE: u32 = u32::MAX;
 ///
 /// Nodes are addressed by their index in the view, `0` being the root; the
 /// descendants of `i` are the contiguous range `i + 1 .. subtree_end(i)`.
+/// Like slice indexing, the accessors expect an index below [`len`] and
+/// panic otherwise; [`LabeledTree::subtree`] and [`LabeledTree::index_of`]
+/// are the checked ways in.
+///
+/// [`len`]: LabeledTree::len
 #[derive(Clone, Debug)]
 pub struct LabeledTree {
     labels: Vec<Label>,
