@@ -32,13 +32,13 @@
 //! with a positive value are matched; internal ones are walked in turn. The
 //! store is bounded by [`STORE_BUDGET`] cells. A comparison that would exceed
 //! it is aligned one level at a time instead: the children table of the pair
-//! at hand is filled with score-only runs, keeping one direction byte per
-//! cell, it is walked back, and each matched internal child pair is aligned
-//! the same way (with a store again, when its own comparison fits). That
-//! trades time (a sub-tree pair may be scored once per level above it) for
-//! memory that stays bounded; the only refusal is one pair of sibling lists
-//! whose table would exceed [`LEVEL_LIMIT`] cells, reported as
-//! [`SimilarityError::TooWide`].
+//! at hand is filled with score-only runs, keeping one step byte per cell, it
+//! is walked back, and each matched internal child pair is aligned the same
+//! way, or with a store again when the score-only run showed that its own
+//! comparison fits. That trades time (a sub-tree pair may be scored once per
+//! level above it) for memory that stays bounded; the only refusal is one
+//! pair of sibling lists whose table would exceed [`LEVEL_LIMIT`] cells,
+//! reported as [`SimilarityError::TooWide`].
 //!
 //! Walking back prefers the diagonal (a match), then the row above, then the
 //! column to the left, the same way on both paths, so alignments are
@@ -94,6 +94,8 @@ struct Store {
     on: bool,
     budget: usize,
     overflow: bool,
+    /// Whether a run ends (with `None`) as soon as the store overflows.
+    abort: bool,
     values: Vec<f64>,
     sub: Vec<u32>,
 }
@@ -106,11 +108,14 @@ pub(crate) struct Matcher {
     frames: Vec<Frame>,
     rows: Vec<f64>,
     store: Store,
+    /// The children-table cells of the current run: what its store needs.
+    cells: u64,
 }
 
 impl Matcher {
     /// The value of the pair `(ra, rb)`, and the store block of its children
-    /// table (NONE when not stored), or `None` when `cutoff` ended the run.
+    /// table (NONE when not stored), or `None` when `cutoff` ended the run
+    /// or the store overflowed with `abort` set.
     pub(crate) fn run<W: Weights>(
         &mut self,
         a: &LabeledTree,
@@ -120,6 +125,7 @@ impl Matcher {
         w: &W,
         cutoff: Option<&Cutoff<'_>>,
     ) -> Option<(f64, u32)> {
+        self.cells = 0;
         if a.label(ra) != b.label(rb) {
             return Some((0.0, NONE));
         }
@@ -129,6 +135,9 @@ impl Matcher {
         self.frames.clear();
         self.rows.clear();
         self.push(a, ra, b, rb);
+        if self.store.overflow && self.store.abort {
+            return None;
+        }
         let mut returned: Option<(f64, u32)> = None;
         loop {
             let top = self.frames.len() - 1;
@@ -166,6 +175,9 @@ impl Matcher {
                 } else {
                     self.frames[top] = f;
                     self.push(a, ci, b, cj);
+                    if self.store.overflow && self.store.abort {
+                        return None;
+                    }
                     pushed = true;
                     break;
                 }
@@ -187,6 +199,7 @@ impl Matcher {
     fn push(&mut self, a: &LabeledTree, x: usize, b: &LabeledTree, y: usize) {
         let m = a.child_count(x);
         let n = b.child_count(y);
+        self.cells += m as u64 * n as u64;
         let rows = self.rows.len();
         self.rows.resize(rows + 2 * (n + 1), 0.0);
         let block = if self.store.on {
@@ -195,6 +208,7 @@ impl Matcher {
                 // Give the memory back at once: the store is useless now.
                 self.store = Store {
                     overflow: true,
+                    abort: self.store.abort,
                     ..Store::default()
                 };
                 NONE
@@ -238,6 +252,7 @@ impl Matcher {
 
     fn store_on(&mut self, budget: usize) {
         self.store.on = true;
+        self.store.abort = true;
         self.store.budget = budget;
         self.store.overflow = false;
         self.store.values.clear();
@@ -390,60 +405,67 @@ pub(crate) fn align_within<W: Weights>(
     let mut matcher = Matcher::default();
     let mut out: Vec<(u32, u32)> = Vec::new();
     let mut table: Vec<f64> = Vec::new();
-    let mut score = 0.0;
-    // Pairs still to align below; the first is the roots.
-    let mut pending: Vec<(u32, u32)> = vec![(a.root, b.root)];
-    let mut first = true;
-    while let Some((u, v)) = pending.pop() {
+    let mut score = None;
+    // Pairs still to align below, the first being the roots, each with
+    // whether its comparison may fit the store (unknown for the roots).
+    let mut pending: Vec<(u32, u32, bool)> = vec![(a.root, b.root, true)];
+    while let Some((u, v, may_fit)) = pending.pop() {
         let (u_, v_) = (u as usize, v as usize);
-        matcher.store_on(budget);
-        let (s, block) = matcher.run(ta, u_, tb, v_, w, None).unwrap_or((0.0, NONE));
-        let overflow = matcher.store.overflow;
-        if first {
-            first = false;
-            score = s;
+        let mut value = None;
+        if may_fit {
+            matcher.store_on(budget);
+            if let Some((s, block)) = matcher.run(ta, u_, tb, v_, w, None) {
+                value = Some(s);
+                if s > 0.0 && !ta.is_leaf(u_) && !tb.is_leaf(v_) {
+                    matcher.trace_store(ta, tb, (u, v, block), &mut out, &mut table);
+                }
+            }
+            matcher.store_off();
+        }
+        let s = match value {
+            Some(s) => s,
+            // The store overflowed: align this pair one level at a time.
+            None => align_level(
+                &mut matcher,
+                (ta, u_),
+                (tb, v_),
+                w,
+                (budget, level_limit),
+                &mut out,
+                &mut pending,
+            )?,
+        };
+        if score.is_none() {
+            score = Some(s);
             if s > 0.0 {
                 out.push((u, v));
             }
         }
-        if s <= 0.0 || ta.is_leaf(u_) || tb.is_leaf(v_) {
-            continue;
-        }
-        if !overflow {
-            matcher.trace_store(ta, tb, (u, v, block), &mut out, &mut table);
-            continue;
-        }
-        matcher.store_off();
-        align_level(
-            &mut matcher,
-            ta,
-            u_,
-            tb,
-            v_,
-            w,
-            level_limit,
-            &mut out,
-            &mut pending,
-        )?;
     }
     out.sort_unstable();
-    Ok((score, out))
+    Ok((score.unwrap_or(0.0), out))
 }
 
-/// Aligns the children of `(u, v)` with one table of direction bytes, whose
-/// cells are filled by score-only runs; matched internal pairs go to `pending`.
-#[allow(clippy::too_many_arguments)]
+/// The step codes of a one-level table, with a flag for child pairs whose
+/// own comparison fits the store.
+const LEFT: u8 = 0;
+const UP: u8 = 1;
+const DIAGONAL: u8 = 2;
+const FITS: u8 = 4;
+
+/// Aligns the children of `(u, v)` (both internal, labels equal) with one
+/// table of step bytes, whose cells are filled by score-only runs, and
+/// returns the pair's value; matched child pairs go to `out`, and the
+/// internal ones to `pending` with whether their own comparison fits the store.
 fn align_level<W: Weights>(
     matcher: &mut Matcher,
-    a: &LabeledTree,
-    u: usize,
-    b: &LabeledTree,
-    v: usize,
+    (a, u): (&LabeledTree, usize),
+    (b, v): (&LabeledTree, usize),
     w: &W,
-    level_limit: usize,
+    (budget, level_limit): (usize, usize),
     out: &mut Vec<(u32, u32)>,
-    pending: &mut Vec<(u32, u32)>,
-) -> Result<(), SimilarityError> {
+    pending: &mut Vec<(u32, u32, bool)>,
+) -> Result<f64, SimilarityError> {
     let ka = a.children(u);
     let kb = b.children(v);
     let (m, n) = (ka.len(), kb.len());
@@ -456,7 +478,7 @@ fn align_level<W: Weights>(
             limit: level_limit as u64,
         });
     }
-    let mut steps = vec![Step::Left; m * n];
+    let mut steps = vec![LEFT; m * n];
     let mut prev = vec![0.0f64; n + 1];
     let mut cur = vec![0.0f64; n + 1];
     for (i, &ci) in ka.iter().enumerate() {
@@ -466,27 +488,38 @@ fn align_level<W: Weights>(
                 .map_or(0.0, |(s, _)| s);
             let best = cur[j].max(prev[j + 1]).max(prev[j] + value);
             cur[j + 1] = best;
-            steps[i * n + j] = choose(best, value, prev[j], prev[j + 1]);
+            let step = match choose(best, value, prev[j], prev[j + 1]) {
+                Step::Diagonal => DIAGONAL,
+                Step::Up => UP,
+                Step::Left => LEFT,
+            };
+            let fits = if matcher.cells <= budget as u64 {
+                FITS
+            } else {
+                0
+            };
+            steps[i * n + j] = step | fits;
         }
         std::mem::swap(&mut prev, &mut cur);
     }
     let (mut i, mut j) = (m, n);
     while i > 0 && j > 0 {
-        match steps[(i - 1) * n + j - 1] {
-            Step::Diagonal => {
+        let code = steps[(i - 1) * n + j - 1];
+        match code & 3 {
+            DIAGONAL => {
                 let (ci, cj) = (ka[i - 1], kb[j - 1]);
                 out.push((ci, cj));
                 if !a.is_leaf(ci as usize) && !b.is_leaf(cj as usize) {
-                    pending.push((ci, cj));
+                    pending.push((ci, cj, code & FITS != 0));
                 }
                 i -= 1;
                 j -= 1;
             }
-            Step::Up => i -= 1,
-            Step::Left => j -= 1,
+            UP => i -= 1,
+            _ => j -= 1,
         }
     }
-    Ok(())
+    Ok(w.internal(m as u32, n as u32, prev[n]))
 }
 
 #[cfg(test)]
