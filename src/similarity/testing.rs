@@ -98,15 +98,17 @@ pub(crate) fn pair(a: &str, b: &str) -> (LabeledTree, LabeledTree) {
 /// Compact notation for a tree given as `(parent choice, label)` per node:
 /// node `i > 0` hangs below node `choice % i`, children in index order.
 pub(crate) fn notation(nodes: &[(usize, u8)]) -> String {
+    notation_named(nodes, |label| char::from(b'a' + label % 26).to_string())
+}
+
+/// [`notation`] with the names given by `name(label)`.
+pub(crate) fn notation_named(nodes: &[(usize, u8)], name: impl Fn(u8) -> String) -> String {
     let n = nodes.len().max(1);
     let mut kids: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, &(choice, _)) in nodes.iter().enumerate().skip(1) {
         kids[choice % i].push(i);
     }
-    let name = |i: usize| {
-        let label = nodes.get(i).map_or(0, |&(_, l)| l);
-        char::from(b'a' + label % 26).to_string()
-    };
+    let name = |i: usize| name(nodes.get(i).map_or(0, |&(_, l)| l));
     let mut out = String::new();
     // Entries: Some(node) to open, None to close the innermost open node.
     let mut stack: Vec<Option<usize>> = vec![Some(0)];
@@ -140,6 +142,20 @@ pub(crate) fn notation(nodes: &[(usize, u8)]) -> String {
 /// compact notation.
 pub(crate) fn arb_tree(max: usize, labels: u8) -> impl Strategy<Value = String> {
     prop::collection::vec((any::<usize>(), 0..labels), 1..=max).prop_map(|v| notation(&v))
+}
+
+/// Random trees of 1 to `max` nodes whose elements are `a`, `b` or `c`, half
+/// of them with one of two classes, so that `tag+class` labels differ from tags.
+pub(crate) fn arb_classed_tree(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec((any::<usize>(), 0u8..6), 1..=max).prop_map(|v| {
+        notation_named(&v, |label| {
+            let tag = char::from(b'a' + label % 3);
+            match label / 3 {
+                0 => tag.to_string(),
+                _ => format!("{tag}.k{}", label % 2),
+            }
+        })
+    })
 }
 
 #[test]

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::clustered_tree_matching::Ctm;
 use super::ordered_matching::{self, Weights};
 use super::simple_tree_matching::Stm;
-use super::testing::{arb_tree, doc, pair, root, view_with};
+use super::testing::{arb_classed_tree, arb_tree, doc, pair, root, view_with};
 use super::*;
 use crate::dom::Document;
 
@@ -177,18 +177,20 @@ proptest! {
 
     #[test]
     fn the_pruned_sweep_equals_the_exhaustive_one(
-        page in arb_tree(80, 3),
-        query in arb_tree(12, 3),
+        page in arb_classed_tree(80),
+        query in arb_classed_tree(12),
         cut in any::<usize>(),
         k in 1usize..4,
         filter in 0u8..3,
         ratio in prop::option::of(1.0f64..3.0),
+        classes in any::<bool>(),
     ) {
         let mut labels = Labels::new();
         let page_doc = doc(&page);
         let query_doc = doc(&query);
-        let p = view_with(&page_doc, LabelMode::Tag, &mut labels);
-        let q = view_with(&query_doc, LabelMode::Tag, &mut labels);
+        let mode = if classes { LabelMode::TagClass } else { LabelMode::Tag };
+        let p = view_with(&page_doc, mode, &mut labels);
+        let q = view_with(&query_doc, mode, &mut labels);
         let roots = [RootFilter::SameLabel, RootFilter::SameTag, RootFilter::Any][filter as usize];
         for algorithm in [Algorithm::Stm, Algorithm::Ctm, Algorithm::Bigram, Algorithm::Jw] {
             let options = SweepOptions { algorithm, k, roots, max_size_ratio: ratio };
