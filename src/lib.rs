@@ -1,12 +1,14 @@
 //! mend: a self-healing web wrapper runtime.
 //!
-//! The pure core (`dom`, `xpath`, `wrapper`, `extract`) does no I/O, no async
-//! and reads no clock; `fetch`, `job`, `store` and the command line sit on top.
+//! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `extract`) does no
+//! I/O, no async and reads no clock; `fetch`, `job`, `store` and the command
+//! line sit on top.
 
 pub mod dom;
 pub mod extract;
 pub mod fetch;
 pub mod job;
+pub mod similarity;
 pub mod store;
 pub mod wrapper;
 pub mod xpath;

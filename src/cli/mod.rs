@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use mend::wrapper::{self, LoadError, Wrapper};
 
 mod run;
+mod similarity;
 mod validate;
 mod xpath;
 
@@ -37,6 +38,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Evaluate an XPath expression on a page.
     Xpath(xpath::Args),
+    /// Compare the element trees of two pages.
+    Similarity(similarity::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -53,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
+        Command::Similarity(args) => similarity::run(args),
     };
     match outcome {
         Ok(code) => code,

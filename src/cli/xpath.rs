@@ -76,7 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
+/// The bytes of a page file (gunzipped when its name ends in `.gz`), or of
+/// standard input for `-`.
+pub(super) fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
     let mut raw = Vec::new();
     if page == "-" {
         io::stdin().read_to_end(&mut raw)?;

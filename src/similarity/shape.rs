@@ -1,0 +1,63 @@
+//! Recognising repeated sub-trees, so that a candidate sweep scores each
+//! distinct shape once.
+//!
+//! Pages repeat themselves: a list of fifty products is fifty copies of one
+//! template, and a tree-gram of one product ties with all of them. Every
+//! similarity in this module depends only on the labels and the shape of the
+//! two sub-trees (sibling counts follow from the shape, and a candidate root
+//! is always a root), and every computation is deterministic, so two
+//! candidates with the same labels and shape get bit-for-bit the same score.
+//! A structural hash of every sub-tree finds the candidates that may be
+//! copies; an exact comparison (same pre-order labels, same child counts)
+//! confirms it before a score is reused, so a hash collision costs time,
+//! never a wrong score.
+
+use super::tree::LabeledTree;
+
+const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+const MIX: u64 = 0xff51_afd7_ed55_8ccd;
+
+/// The structural hash of every sub-tree of `tree`, by view index.
+pub(crate) fn hashes(tree: &LabeledTree) -> Vec<u64> {
+    let mut h = vec![0u64; tree.len()];
+    // Children come after their parent in pre-order, so a reverse sweep has
+    // every child's hash ready when its parent needs it.
+    for x in (0..tree.len()).rev() {
+        let mut acc = (u64::from(tree.label(x).index()) ^ SEED).wrapping_mul(MIX);
+        acc ^= tree.child_count(x) as u64;
+        for &c in tree.children(x) {
+            acc = (acc.rotate_left(23) ^ h[c as usize]).wrapping_mul(MIX);
+        }
+        h[x] = acc ^ (acc >> 29);
+    }
+    h
+}
+
+/// Whether the sub-trees of `x` and `y` have the same labels and shape.
+pub(crate) fn same(tree: &LabeledTree, x: usize, y: usize) -> bool {
+    let size = tree.subtree_size(x);
+    size == tree.subtree_size(y)
+        && (0..size).all(|k| {
+            tree.label(x + k) == tree.label(y + k)
+                && tree.child_count(x + k) == tree.child_count(y + k)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::similarity::testing::pair;
+
+    #[test]
+    fn copies_share_a_hash_and_others_do_not() {
+        let (t, _) = pair("r(a(b,c(d)),a(b,c(d)),a(b(c,d)),a(b,c,d))", "r");
+        let h = hashes(&t);
+        let roots: Vec<usize> = t.children(0).iter().map(|&c| c as usize).collect();
+        assert_eq!(h[roots[0]], h[roots[1]]);
+        assert!(same(&t, roots[0], roots[1]));
+        assert_ne!(h[roots[0]], h[roots[2]]);
+        assert!(!same(&t, roots[0], roots[2]));
+        assert!(!same(&t, roots[2], roots[3]));
+        assert!(!same(&t, roots[0], roots[3]));
+    }
+}

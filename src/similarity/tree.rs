@@ -1,0 +1,371 @@
+//! The compact tree view that every similarity function reads.
+//!
+//! A [`LabeledTree`] is the element sub-tree of one document node, flattened
+//! into pre-order arrays: label, parent, end of sub-tree, depth, and children
+//! in one shared list. Text and comments are not in it, nor is anything a
+//! [`Mask`] skips. Each entry keeps the [`NodeId`] it came from, so results
+//! can be reported in terms of the document.
+//!
+//! The view exists because the algorithms compare millions of node pairs: an
+//! integer label per node and contiguous arrays make each comparison a couple
+//! of loads, and a label table shared by both trees ([`Labels`]) makes two
+//! documents comparable. A [`SubTree`] is a view's node taken as the root of a
+//! comparison, which is how a candidate search compares a tree-gram with every
+//! sub-tree of a page without building a view per candidate.
+//!
+//! Building never recurses, so a tree as deep as the parser allows is as safe
+//! as a flat one.
+
+use crate::dom::{Document, NodeId};
+use crate::wrapper::LabelMode;
+
+use super::SimilarityError;
+use super::label::{Label, Labels, Mask, NoMask, write_label};
+
+/// Marks "no node" in the parent array.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// The element sub-tree of a document node, with interned labels, in pre-order.
+///
+/// Nodes are addressed by their index in the view, `0` being the root; the
+/// descendants of `i` are the contiguous range `i + 1 .. subtree_end(i)`.
+/// Like slice indexing, the accessors expect an index below [`len`] and
+/// panic otherwise; [`LabeledTree::subtree`] and [`LabeledTree::index_of`]
+/// are the checked ways in.
+///
+/// [`len`]: LabeledTree::len
+#[derive(Clone, Debug)]
+pub struct LabeledTree {
+    labels: Vec<Label>,
+    tags: Vec<Label>,
+    parent: Vec<u32>,
+    end: Vec<u32>,
+    depth: Vec<u32>,
+    kids_start: Vec<u32>,
+    kids: Vec<u32>,
+    nodes: Vec<NodeId>,
+    mode: LabelMode,
+}
+
+impl LabeledTree {
+    /// Builds the view of the element `root` of `doc` and its element
+    /// descendants, labelled by `mode`, interning labels into `labels`.
+    pub fn build(
+        doc: &Document,
+        root: NodeId,
+        mode: LabelMode,
+        labels: &mut Labels,
+    ) -> Result<LabeledTree, SimilarityError> {
+        LabeledTree::build_masked(doc, root, mode, &NoMask, labels)
+    }
+
+    /// Builds the view as [`LabeledTree::build`] does, leaving out what `mask`
+    /// hides.
+    pub fn build_masked(
+        doc: &Document,
+        root: NodeId,
+        mode: LabelMode,
+        mask: &dyn Mask,
+        labels: &mut Labels,
+    ) -> Result<LabeledTree, SimilarityError> {
+        if root.index() >= doc.len() {
+            return Err(SimilarityError::OutOfRange(root));
+        }
+        if !doc.is_element(root) {
+            return Err(SimilarityError::NotAnElement(root));
+        }
+        if mask.skips(doc, root) {
+            return Err(SimilarityError::MaskedRoot(root));
+        }
+        let mut tree = LabeledTree {
+            labels: Vec::new(),
+            tags: Vec::new(),
+            parent: Vec::new(),
+            end: Vec::new(),
+            depth: Vec::new(),
+            kids_start: Vec::new(),
+            kids: Vec::new(),
+            nodes: Vec::new(),
+            mode,
+        };
+        // Tag labels are cached by the document's name symbol, so that a page
+        // of 60,000 elements hashes each distinct tag name once.
+        let mut tag_cache: Vec<Option<Label>> = vec![None; doc.names().len()];
+        let mut text = String::new();
+        // The open ancestors: (index in the view, end of the node in the document).
+        let mut open: Vec<(u32, u32)> = Vec::new();
+        let doc_end = doc.subtree_end(root).0;
+        let mut n = root.0;
+        while n < doc_end {
+            let id = NodeId(n);
+            if !doc.is_element(id) || mask.skips(doc, id) {
+                n = doc.subtree_end(id).0;
+                continue;
+            }
+            let index = tree.nodes.len() as u32;
+            while let Some(&(top, end)) = open.last() {
+                if n < end {
+                    break;
+                }
+                tree.end[top as usize] = index;
+                open.pop();
+            }
+            let sym = doc.name_sym(id);
+            let tag = match tag_cache.get(sym.index() as usize).copied().flatten() {
+                Some(label) => label,
+                None => {
+                    let label = labels.intern(doc.name(id));
+                    if let Some(slot) = tag_cache.get_mut(sym.index() as usize) {
+                        *slot = Some(label);
+                    }
+                    label
+                }
+            };
+            let label = if write_label(doc, id, mode, mask, &mut text) {
+                labels.intern(&text)
+            } else {
+                tag
+            };
+            tree.labels.push(label);
+            tree.tags.push(tag);
+            tree.parent.push(open.last().map_or(NONE, |&(p, _)| p));
+            tree.end.push(NONE);
+            tree.depth.push(open.len() as u32);
+            tree.nodes.push(id);
+            open.push((index, doc.subtree_end(id).0));
+            n += 1;
+        }
+        let len = tree.nodes.len() as u32;
+        for (top, _) in open {
+            tree.end[top as usize] = len;
+        }
+        tree.link_children();
+        Ok(tree)
+    }
+
+    /// Fills the shared children list from the parent array: counts, prefix
+    /// sums, then one pass in pre-order, which leaves each list in document order.
+    fn link_children(&mut self) {
+        let n = self.parent.len();
+        let mut start = vec![0u32; n + 1];
+        for &p in &self.parent {
+            if p != NONE {
+                start[p as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for (i, &p) in self.parent.iter().enumerate() {
+            if p != NONE {
+                kids[next[p as usize] as usize] = i as u32;
+                next[p as usize] += 1;
+            }
+        }
+        self.kids_start = start;
+        self.kids = kids;
+    }
+
+    /// The number of nodes in the view (at least 1: the root).
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Always false: a view holds at least its root.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// The label mode the view was built with.
+    pub fn mode(&self) -> LabelMode {
+        self.mode
+    }
+
+    /// The label of node `i`.
+    #[inline]
+    pub fn label(&self, i: usize) -> Label {
+        self.labels[i]
+    }
+
+    /// The labels of every node in pre-order.
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// The label of node `i` under the `tag` mode, whatever the view's mode.
+    #[inline]
+    pub fn tag(&self, i: usize) -> Label {
+        self.tags[i]
+    }
+
+    /// The parent of node `i`, `None` for the root.
+    #[inline]
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        let p = self.parent[i];
+        (p != NONE).then_some(p as usize)
+    }
+
+    /// The children of node `i`, in order.
+    #[inline]
+    pub fn children(&self, i: usize) -> &[u32] {
+        &self.kids[self.kids_start[i] as usize..self.kids_start[i + 1] as usize]
+    }
+
+    /// The number of children of node `i`.
+    #[inline]
+    pub fn child_count(&self, i: usize) -> usize {
+        (self.kids_start[i + 1] - self.kids_start[i]) as usize
+    }
+
+    /// Whether node `i` has no children in the view.
+    #[inline]
+    pub fn is_leaf(&self, i: usize) -> bool {
+        self.kids_start[i + 1] == self.kids_start[i]
+    }
+
+    /// The number of siblings of node `i`, itself included; 1 for the root.
+    #[inline]
+    pub fn siblings(&self, i: usize) -> u32 {
+        match self.parent[i] {
+            NONE => 1,
+            p => self.kids_start[p as usize + 1] - self.kids_start[p as usize],
+        }
+    }
+
+    /// One past the last descendant of node `i`.
+    #[inline]
+    pub fn subtree_end(&self, i: usize) -> usize {
+        self.end[i] as usize
+    }
+
+    /// The number of nodes in the sub-tree of node `i`, itself included.
+    #[inline]
+    pub fn subtree_size(&self, i: usize) -> usize {
+        self.end[i] as usize - i
+    }
+
+    /// The depth of node `i` below the view's root (0 for the root).
+    #[inline]
+    pub fn depth(&self, i: usize) -> usize {
+        self.depth[i] as usize
+    }
+
+    /// The document node that node `i` stands for.
+    #[inline]
+    pub fn node(&self, i: usize) -> NodeId {
+        self.nodes[i]
+    }
+
+    /// The view index of a document node, if the view holds it.
+    pub fn index_of(&self, node: NodeId) -> Option<usize> {
+        // The view keeps document order, so its node ids are increasing.
+        self.nodes.binary_search(&node).ok()
+    }
+
+    /// The sub-tree of node `i` as the root of a comparison, if `i` is in the view.
+    pub fn subtree(&self, i: usize) -> Option<SubTree<'_>> {
+        (i < self.len()).then_some(SubTree {
+            tree: self,
+            root: i as u32,
+        })
+    }
+}
+
+/// A node of a [`LabeledTree`] taken as the root of a comparison.
+///
+/// Within a sub-tree the root has no siblings (its `t` is 1 for clustered tree
+/// matching) and depths count from it.
+#[derive(Clone, Copy, Debug)]
+pub struct SubTree<'a> {
+    pub(crate) tree: &'a LabeledTree,
+    pub(crate) root: u32,
+}
+
+impl<'a> SubTree<'a> {
+    /// The view the sub-tree belongs to.
+    pub fn tree(&self) -> &'a LabeledTree {
+        self.tree
+    }
+
+    /// The root's index in the view.
+    pub fn root(&self) -> usize {
+        self.root as usize
+    }
+
+    /// The number of nodes in the sub-tree.
+    pub fn size(&self) -> usize {
+        self.tree.subtree_size(self.root as usize)
+    }
+
+    /// The labels of the sub-tree in pre-order.
+    pub fn labels(&self) -> &'a [Label] {
+        &self.tree.labels[self.root as usize..self.tree.subtree_end(self.root as usize)]
+    }
+}
+
+impl<'a> From<&'a LabeledTree> for SubTree<'a> {
+    fn from(tree: &'a LabeledTree) -> SubTree<'a> {
+        SubTree { tree, root: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn the_view_keeps_elements_in_preorder() {
+        let doc = Document::parse_str(
+            "<div id=r>text<p>a<b>b</b></p><!-- c --><ul><li></li><li class=x></li></ul></div>",
+        );
+        let root = doc.all().find(|&n| doc.name(n) == "div").expect("a div");
+        let mut labels = Labels::new();
+        let t =
+            LabeledTree::build(&doc, root, LabelMode::TagClass, &mut labels).expect("an element");
+        let names: Vec<&str> = (0..t.len()).map(|i| labels.text(t.label(i))).collect();
+        assert_eq!(names, ["div", "p", "b", "ul", "li", "li.x"]);
+        assert_eq!(t.children(0), [1, 3]);
+        assert_eq!(t.children(3), [4, 5]);
+        assert_eq!(t.subtree_end(1), 3);
+        assert_eq!(t.subtree_end(0), 6);
+        assert_eq!(t.parent(5), Some(3));
+        assert_eq!(t.depth(2), 2);
+        assert_eq!(t.siblings(0), 1);
+        assert_eq!(t.siblings(4), 2);
+        assert_eq!(labels.text(t.tag(5)), "li");
+        assert_eq!(t.index_of(t.node(4)), Some(4));
+        assert_eq!(doc.name(t.node(2)), "b");
+    }
+
+    #[test]
+    fn masked_nodes_leave_with_their_subtrees() {
+        let doc = Document::parse_str("<div><p><b></b></p><i></i></div>");
+        let root = doc.all().find(|&n| doc.name(n) == "div").expect("a div");
+        let p = doc.all().find(|&n| doc.name(n) == "p").expect("a p");
+        let mask: HashSet<NodeId> = [p].into_iter().collect();
+        let mut labels = Labels::new();
+        let t = LabeledTree::build_masked(&doc, root, LabelMode::Tag, &mask, &mut labels)
+            .expect("an element");
+        assert_eq!(t.len(), 2);
+        assert_eq!(labels.text(t.label(1)), "i");
+        let err = LabeledTree::build_masked(&doc, p, LabelMode::Tag, &mask, &mut labels);
+        assert!(matches!(err, Err(SimilarityError::MaskedRoot(_))));
+    }
+
+    #[test]
+    fn non_elements_are_refused() {
+        let doc = Document::parse_str("<p>x</p>");
+        let mut labels = Labels::new();
+        assert!(matches!(
+            LabeledTree::build(&doc, NodeId::ROOT, LabelMode::Tag, &mut labels),
+            Err(SimilarityError::NotAnElement(_))
+        ));
+        assert!(matches!(
+            LabeledTree::build(&doc, NodeId(10_000), LabelMode::Tag, &mut labels),
+            Err(SimilarityError::OutOfRange(_))
+        ));
+    }
+}
