@@ -151,11 +151,11 @@ fn pairs(c: &mut Criterion, data: &Path) {
     }
     let yt = load(&data.join("sftm_mutants/youtube.html"))
         .zip(load(&data.join("sftm_mutants/youtube_mutant.html")));
-    if let Some((a, b)) = yt {
-        if let (Some(a2), Some(b2)) = (repeated(&a, 0, 2), repeated(&b, 0, 2)) {
-            list.push(("youtube", a, b));
-            list.push(("youtube-x2", a2, b2));
-        }
+    if let Some((a, b)) = yt
+        && let (Some(a2), Some(b2)) = (repeated(&a, 0, 2), repeated(&b, 0, 2))
+    {
+        list.push(("youtube", a, b));
+        list.push(("youtube-x2", a2, b2));
     }
     let mut group = c.benchmark_group("pair");
     group.sample_size(20);
