@@ -1,0 +1,527 @@
+//! Robust XPath generation: given the nodes that adaptation chose on a new
+//! page, write the XPath that selects exactly those nodes, relative to the
+//! parent pattern's instance, and is likely to keep selecting them after the
+//! site's next change.
+//!
+//! [`generate`] takes a context (the document node or a parent instance) and
+//! a set of targets (elements, attributes, text or comment nodes) and returns
+//! an expression that, compiled with mend's engine and evaluated from the
+//! context, selects exactly the targets, in document order. Nothing is
+//! returned unverified: every candidate is evaluated, and the result is
+//! evaluated once more as a whole before it is handed back.
+//!
+//! ## How a locator is built
+//!
+//! The search follows the idea of Robula+ (Leotta, Stocco, Ricca and Tonella,
+//! 2016): start from the most general path (`.//li`, or `//li` from the
+//! document node) and specialise it one test at a time until it selects the
+//! targets and nothing else. Targets that are attributes or text are located
+//! through the element that holds them (their *owner*) and a final step:
+//! `/@href`, `/text()`, `/text()[normalize-space()]` or `/text()[k]`. A record
+//! set is handled as one set, so the result is a common step structure with
+//! shared tests (`.//li[contains(concat(' ', normalize-space(@class), ' '),
+//! ' product ')]`), not a union of positional paths.
+//!
+//! ## Ranking
+//!
+//! Every test has a cost, and candidates are tried cheapest first, ties going
+//! to the shorter expression; the first exact candidate wins. The costs encode
+//! the order of preference, most robust first:
+//!
+//! | test | cost |
+//! | --- | --- |
+//! | `@id`, unless it looks generated | 10 |
+//! | an attribute made for locating (`data-testid`, `data-qa`, `data-cy`, …) | 12 |
+//! | `@name`, `@itemprop`, `@aria-label`, other `data-*` | 20 |
+//! | other descriptive attributes (`title`, `alt`, `role`, `type`, …); a bare `[@data-x]` | 25 |
+//! | one stable class token | 30 |
+//! | a label anchor: `dt[normalize-space(.)='Price']/following-sibling::dd[1]`, a child `[strong[normalize-space(.)='ISBN-13']]`, or `[starts-with(normalize-space(.), 'Price:')]` | 45 |
+//! | a position, `[k]` or `[last()]` | 100 |
+//! | each location step above the target's own | 25 |
+//! | starting at the context with `./` rather than `.//` | 5 |
+//! | a `//` jump from an ancestor anchor (`.//div[@id='main']//span`), plus the anchor's test | 15 |
+//!
+//! Element names are always written when the nodes of a step share one, as
+//! scrapers expect (`//h1[@itemprop='name']`), and `*` otherwise.
+//!
+//! ## Bounds
+//!
+//! The search evaluates at most [`GenerateOptions::max_candidates`]
+//! candidates (2,000 by default) plus 64 more to collect alternatives, uses
+//! at most [`GenerateOptions::max_steps`] levels, and evaluates each
+//! candidate from the context, so only the context's sub-tree is scanned.
+//! When the budget runs out, a positional path is built instead: first the
+//! shortest exact tail of the targets' positional paths, then, if it must,
+//! a union of one full positional path per target. Those always exist, so
+//! generation fails only on invalid input or an expression too long for the
+//! engine.
+//!
+//! ## What it refuses
+//!
+//! Namespace nodes as targets; targets outside the context's sub-tree (a
+//! pattern's XPath is relative to its parent's instance and must stay inside
+//! it); contexts that are not the document node or an element; items that do
+//! not belong to the document; an empty target set. Values that look
+//! generated (hashes, long digit runs, UUIDs, CSS-module suffixes, framework
+//! ids, see [`looks_generated`]) and state classes (`active`, `is-open`) are
+//! never used in tests. Only XPath 1.0 core functions are written, so the
+//! result works the same in lxml, parsel and browsers. The module is pure: no
+//! I/O, no clock, and no input makes it panic.
+
+mod fallback;
+mod heuristics;
+mod levels;
+mod render;
+mod search;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use super::strings::normalize_space;
+use super::{Item, MAX_LEN, XPath};
+use crate::dom::{Document, NodeId, NodeKind};
+
+pub use heuristics::looks_generated;
+use render::literal;
+
+/// How hard [`generate`] may look.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenerateOptions {
+    /// The most location steps (levels above and including the target's own)
+    /// a searched path may have; an ancestor anchor adds one more.
+    pub max_steps: usize,
+    /// The most candidate expressions evaluated by the search, which bounds
+    /// the time spent on a large page.
+    pub max_candidates: usize,
+    /// How many runner-up expressions to report besides the chosen one.
+    pub max_alternatives: usize,
+}
+
+impl Default for GenerateOptions {
+    fn default() -> Self {
+        GenerateOptions {
+            max_steps: 5,
+            max_candidates: 2_000,
+            max_alternatives: 3,
+        }
+    }
+}
+
+/// A generated, verified expression.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The expression, relative to the context.
+    pub xpath: String,
+    /// The expression compiled.
+    pub compiled: XPath,
+    /// Its cost in the ranking of the module documentation: lower is more robust.
+    pub cost: u32,
+    /// Other exact expressions the search found, best first, each verified.
+    pub alternatives: Vec<String>,
+    /// Whether the expression is a positional fallback because no cheaper
+    /// exact one was found within the budget.
+    pub fallback: bool,
+    /// How many candidate expressions were evaluated.
+    pub evaluations: usize,
+}
+
+/// Why no expression was generated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    /// The target set was empty: there is nothing to locate.
+    #[error("no targets to locate")]
+    NoTargets,
+    /// The context is neither the document node nor an element of the document.
+    #[error("the context {0:?} is not the document node or an element of the document")]
+    BadContext(Item),
+    /// A target does not belong to the document.
+    #[error("the target {0:?} is not in the document")]
+    NotInDocument(Item),
+    /// A target lies outside the context's sub-tree.
+    #[error("the target {0:?} is outside the context's sub-tree")]
+    OutsideContext(Item),
+    /// A target is of a kind that locators do not address (a namespace node).
+    #[error("the target {0:?} cannot be located: namespace nodes are not supported")]
+    Unsupported(Item),
+    /// Even the positional fallback could not be written within the engine's
+    /// limits (too many targets for one expression).
+    #[error("no expression within {MAX_LEN} bytes selects exactly the {0} targets")]
+    TooLong(usize),
+    /// The expression built did not select exactly the targets. This is a bug.
+    #[error("the generated expression '{0}' does not select exactly the targets")]
+    Unverified(String),
+}
+
+/// An XPath, relative to `context` (the document node or an element), that
+/// selects exactly `targets` on `doc`, ranked for robustness as the module
+/// documentation describes.
+///
+/// Targets may be elements, attributes (the path then ends in `/@name`),
+/// text nodes (`/text()`, `/text()[k]`) or comments, in any order and with
+/// repeats; the expression selects the distinct targets in document order.
+/// From the document node the expression is absolute (`//h1[@itemprop='name']`);
+/// from an element it is relative (`./h3/a/@href`, `.//p[...]`). A target
+/// equal to the context is written `.`.
+pub fn generate(
+    doc: &Document,
+    context: Item,
+    targets: &[Item],
+    options: &GenerateOptions,
+) -> Result<Generated, GenerateError> {
+    let ctx = check_context(doc, context)?;
+    let targets = check_targets(doc, ctx, targets)?;
+    let document_context = doc.kind(ctx) == NodeKind::Document;
+    let env = Env {
+        doc,
+        ctx,
+        document_context,
+        options,
+    };
+
+    let mut groups: BTreeMap<Group, Vec<Item>> = BTreeMap::new();
+    for &t in &targets {
+        groups.entry(group_of(doc, t)).or_default().push(t);
+    }
+    let mut budget = options.max_candidates;
+    let mut evaluations = 0;
+    let mut parts = Vec::with_capacity(groups.len());
+    for (group, items) in &groups {
+        let part = env.group(group, items, &mut budget);
+        evaluations += part.evaluations;
+        parts.push(part);
+    }
+
+    let (xpath, cost, alternatives, fallback) = if parts.len() == 1 {
+        let p = parts.remove(0);
+        (p.xpath, p.cost, p.alternatives, p.fallback)
+    } else {
+        let xpath = parts
+            .iter()
+            .map(|p| p.xpath.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let cost = parts.iter().map(|p| p.cost).fold(0u32, u32::saturating_add);
+        let fallback = parts.iter().any(|p| p.fallback);
+        (xpath, cost, Vec::new(), fallback)
+    };
+    if xpath.len() > MAX_LEN {
+        return Err(GenerateError::TooLong(targets.len()));
+    }
+    match env.verify(&xpath, &targets) {
+        Some(compiled) => Ok(Generated {
+            xpath,
+            compiled,
+            cost,
+            alternatives,
+            fallback,
+            evaluations,
+        }),
+        None => {
+            // The per-group expressions were each verified, so this only
+            // happens if their union does not behave as the parts did; the
+            // per-target positional union is the answer that cannot be wrong.
+            let xpath = env.positional_union(&targets);
+            if xpath.len() > MAX_LEN {
+                return Err(GenerateError::TooLong(targets.len()));
+            }
+            let compiled = env
+                .verify(&xpath, &targets)
+                .ok_or_else(|| GenerateError::Unverified(xpath.clone()))?;
+            Ok(Generated {
+                xpath,
+                compiled,
+                cost: u32::MAX,
+                alternatives: Vec::new(),
+                fallback: true,
+                evaluations,
+            })
+        }
+    }
+}
+
+/// The kinds of target that share one final step.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    Element,
+    Attr(String),
+    Text,
+    Comment,
+}
+
+fn group_of(doc: &Document, item: Item) -> Group {
+    match item {
+        Item::Attr { index, .. } => {
+            Group::Attr(doc.attr_name(doc.attr_at(index as usize)).to_owned())
+        }
+        Item::Node(n) => match doc.kind(n) {
+            NodeKind::Text => Group::Text,
+            NodeKind::Comment => Group::Comment,
+            _ => Group::Element,
+        },
+        // Refused by `check_targets`.
+        Item::Namespace(_) => Group::Element,
+    }
+}
+
+/// The final step that selects an attribute of the owner: `/@name`, or a
+/// name test through `name()` for a name that is not an XPath name.
+fn attribute_suffix(name: &str) -> String {
+    if heuristics::is_ncname(name) {
+        format!("/@{name}")
+    } else {
+        format!("/@*[name()={}]", literal(name))
+    }
+}
+
+/// The expression for one group of targets.
+struct Part {
+    xpath: String,
+    cost: u32,
+    alternatives: Vec<String>,
+    fallback: bool,
+    evaluations: usize,
+}
+
+struct Env<'a> {
+    doc: &'a Document,
+    ctx: NodeId,
+    document_context: bool,
+    options: &'a GenerateOptions,
+}
+
+impl Env<'_> {
+    /// Compiles `xpath` and checks that it selects exactly `want` (sorted)
+    /// from the context.
+    fn verify(&self, xpath: &str, want: &[Item]) -> Option<XPath> {
+        let compiled = XPath::compile(xpath).ok()?;
+        let got = compiled.select_item(self.doc, Item::Node(self.ctx)).ok()?;
+        (got == want).then_some(compiled)
+    }
+
+    fn positional_union(&self, items: &[Item]) -> String {
+        items
+            .iter()
+            .map(|&i| fallback::item_path(self.doc, self.ctx, self.document_context, i))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    /// Locates one group: the owners by search (or positional fallback), then
+    /// the group's final step.
+    fn group(&self, group: &Group, items: &[Item], budget: &mut usize) -> Part {
+        let doc = self.doc;
+        let mut owners: Vec<NodeId> = items.iter().map(|&i| owner(doc, i)).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let suffix = match group {
+            Group::Element => Some(String::new()),
+            Group::Attr(name) => Some(attribute_suffix(name)),
+            Group::Text => child_suffix(doc, NodeKind::Text, "text()", items, &owners),
+            Group::Comment => child_suffix(doc, NodeKind::Comment, "comment()", items, &owners),
+        };
+        let positional = |evaluations| Part {
+            xpath: self.positional_union(items),
+            cost: u32::MAX,
+            alternatives: Vec::new(),
+            fallback: true,
+            evaluations,
+        };
+        let Some(suffix) = suffix else {
+            return positional(0);
+        };
+        let with_self = owners.first() == Some(&self.ctx);
+        let rest: Vec<NodeId> = owners.iter().copied().filter(|&o| o != self.ctx).collect();
+        let join = |path: Option<&str>| {
+            let mut out = String::new();
+            if with_self {
+                out.push('.');
+                out.push_str(&suffix);
+            }
+            if let Some(p) = path {
+                if with_self {
+                    out.push_str(" | ");
+                }
+                out.push_str(p);
+                out.push_str(&suffix);
+            }
+            out
+        };
+        if rest.is_empty() {
+            let xpath = join(None);
+            return match self.verify(&xpath, items) {
+                Some(_) => Part {
+                    xpath,
+                    cost: 0,
+                    alternatives: Vec::new(),
+                    fallback: false,
+                    evaluations: 1,
+                },
+                None => positional(1),
+            };
+        }
+
+        let scope = levels::Scope::new(doc, self.ctx, &rest, self.options.max_steps);
+        let mut search = search::Search::new(&scope, self.document_context, self.options.max_steps);
+        let found = search.run(*budget, 1 + self.options.max_alternatives);
+        let mut evaluations = search.evaluations;
+        *budget = budget.saturating_sub(search.evaluations);
+        let mut verified: Vec<(String, u32)> = Vec::new();
+        for f in found {
+            let xpath = join(Some(&f.xpath));
+            evaluations += 1;
+            if self.verify(&xpath, items).is_some() {
+                verified.push((xpath, f.cost));
+            }
+        }
+        if !verified.is_empty() {
+            let (xpath, cost) = verified.remove(0);
+            return Part {
+                xpath,
+                cost,
+                alternatives: verified.into_iter().map(|(x, _)| x).collect(),
+                fallback: false,
+                evaluations,
+            };
+        }
+        let (path, spent) = fallback::owner_path(
+            doc,
+            self.ctx,
+            self.document_context,
+            &rest,
+            (*budget).max(FALLBACK_MIN_BUDGET),
+        );
+        evaluations += spent + 1;
+        *budget = budget.saturating_sub(spent);
+        let xpath = join(Some(&path));
+        if self.verify(&xpath, items).is_some() {
+            Part {
+                xpath,
+                cost: u32::MAX,
+                alternatives: Vec::new(),
+                fallback: true,
+                evaluations,
+            }
+        } else {
+            positional(evaluations)
+        }
+    }
+}
+
+/// The fallback may always spend this many evaluations on a short positional
+/// path, even when the search used up the budget.
+const FALLBACK_MIN_BUDGET: usize = 32;
+
+/// The element that holds a target: the element itself, an attribute's
+/// element, a text or comment node's parent.
+fn owner(doc: &Document, item: Item) -> NodeId {
+    match item {
+        Item::Node(n) if doc.kind(n) == NodeKind::Text || doc.kind(n) == NodeKind::Comment => {
+            doc.parent(n).unwrap_or(n)
+        }
+        other => other.owner(),
+    }
+}
+
+/// The final step that takes the owners to exactly the text (or comment)
+/// targets, if one step does it for all of them: every child of that kind,
+/// every one that is not blank, or the k-th of each owner.
+fn child_suffix(
+    doc: &Document,
+    kind: NodeKind,
+    test: &str,
+    items: &[Item],
+    owners: &[NodeId],
+) -> Option<String> {
+    let children = |keep: &dyn Fn(NodeId) -> bool| -> Vec<Item> {
+        owners
+            .iter()
+            .flat_map(|&o| doc.children(o))
+            .filter(|&c| doc.kind(c) == kind && keep(c))
+            .map(Item::Node)
+            .collect()
+    };
+    if children(&|_| true) == items {
+        return Some(format!("/{test}"));
+    }
+    if children(&|c| !normalize_space(doc.text(c)).is_empty()) == items {
+        return Some(format!("/{test}[normalize-space()]"));
+    }
+    let index = |n: NodeId| {
+        let parent = doc.parent(n)?;
+        Some(
+            doc.children(parent)
+                .take_while(|&c| c != n)
+                .filter(|&c| doc.kind(c) == kind)
+                .count()
+                + 1,
+        )
+    };
+    let mut k = None;
+    for &item in items {
+        let i = index(item.node()?)?;
+        match k {
+            None => k = Some(i),
+            Some(prev) if prev == i => {}
+            Some(_) => return None,
+        }
+    }
+    // With one k for all, each owner holds exactly one target.
+    (items.len() == owners.len()).then(|| format!("/{test}[{}]", k.unwrap_or(1)))
+}
+
+fn check_context(doc: &Document, context: Item) -> Result<NodeId, GenerateError> {
+    match context {
+        Item::Node(n)
+            if n.index() < doc.len()
+                && matches!(doc.kind(n), NodeKind::Element | NodeKind::Document) =>
+        {
+            Ok(n)
+        }
+        other => Err(GenerateError::BadContext(other)),
+    }
+}
+
+/// Validates the targets and returns them sorted and without repeats.
+fn check_targets(
+    doc: &Document,
+    ctx: NodeId,
+    targets: &[Item],
+) -> Result<Vec<Item>, GenerateError> {
+    if targets.is_empty() {
+        return Err(GenerateError::NoTargets);
+    }
+    let inside = |n: NodeId| n == ctx || doc.is_ancestor(ctx, n);
+    for &t in targets {
+        match t {
+            Item::Namespace(_) => return Err(GenerateError::Unsupported(t)),
+            Item::Node(n) => {
+                if n.index() >= doc.len() {
+                    return Err(GenerateError::NotInDocument(t));
+                }
+                if doc.kind(n) == NodeKind::Document && n != ctx {
+                    return Err(GenerateError::OutsideContext(t));
+                }
+                if !inside(n) {
+                    return Err(GenerateError::OutsideContext(t));
+                }
+            }
+            Item::Attr { element, index } => {
+                if element.index() >= doc.len()
+                    || !doc.is_element(element)
+                    || !doc.attr_range(element).contains(&(index as usize))
+                {
+                    return Err(GenerateError::NotInDocument(t));
+                }
+                if !inside(element) {
+                    return Err(GenerateError::OutsideContext(t));
+                }
+            }
+        }
+    }
+    let mut sorted = targets.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    Ok(sorted)
+}

@@ -1,0 +1,212 @@
+//! Positional paths, for when no stable test tells the targets apart.
+//!
+//! A positional path names every step from the context down to a node, with
+//! its position among same-name siblings wherever that position is needed:
+//! `./div[2]/ul/li[3]`. It selects its node by construction, which is why it
+//! is the last resort that always exists. Before giving up on structure, the
+//! fallback tries the shortest tail of such a path that is still exact
+//! (`.//ul/li[3]`), and for record sets a shared structure with the differing
+//! positions left out (`./div[2]/ul/li`).
+
+use super::heuristics::is_ncname;
+use crate::dom::{Document, NodeId};
+use crate::xpath::{Item, XPath};
+
+/// The most owners for which a shorter positional tail is searched one by
+/// one; above it, full paths are used directly.
+const MAX_TAIL_SEARCHES: usize = 16;
+
+/// One step of a positional path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PStep {
+    /// The element name, or `None` for `*` when it cannot be written.
+    name: Option<String>,
+    /// The position among the siblings the name test matches.
+    pos: usize,
+    /// How many siblings the name test matches.
+    count: usize,
+}
+
+impl PStep {
+    fn write(&self, out: &mut String, with_position: bool) {
+        out.push_str(self.name.as_deref().unwrap_or("*"));
+        if with_position {
+            out.push('[');
+            out.push_str(&self.pos.to_string());
+            out.push(']');
+        }
+    }
+}
+
+/// The steps from `context` (exclusive) down to `node` (inclusive).
+fn steps(doc: &Document, context: NodeId, node: NodeId) -> Vec<PStep> {
+    let mut out = Vec::new();
+    let mut cur = node;
+    while cur != context {
+        let Some(parent) = doc.parent(cur) else { break };
+        let raw = doc.name(cur);
+        let name = is_ncname(raw).then(|| raw.to_owned());
+        let matches =
+            |c: NodeId| doc.is_element(c) && name.as_deref().is_none_or(|n| doc.name(c) == n);
+        let mut pos = 0;
+        let mut count = 0;
+        for c in doc.children(parent) {
+            if matches(c) {
+                count += 1;
+                if c <= cur {
+                    pos += 1;
+                }
+            }
+        }
+        out.push(PStep { name, pos, count });
+        cur = parent;
+    }
+    out.reverse();
+    out
+}
+
+fn prefix(document_context: bool, child: bool) -> &'static str {
+    match (document_context, child) {
+        (true, true) => "/",
+        (true, false) => "//",
+        (false, true) => "./",
+        (false, false) => ".//",
+    }
+}
+
+/// Writes the tail of `steps` from index `from`, with the positions `keep` says.
+fn write_tail(steps: &[PStep], keep: &[bool], from: usize, document_context: bool) -> String {
+    let mut out = String::from(prefix(document_context, from == 0));
+    for (i, s) in steps.iter().enumerate().skip(from) {
+        if i > from {
+            out.push('/');
+        }
+        s.write(&mut out, keep[i]);
+    }
+    out
+}
+
+/// The full positional path of an element owner: exact by construction.
+pub(super) fn full_path(
+    doc: &Document,
+    context: NodeId,
+    document_context: bool,
+    node: NodeId,
+) -> String {
+    if node == context {
+        return ".".to_owned();
+    }
+    let st = steps(doc, context, node);
+    let keep: Vec<bool> = st.iter().map(|s| s.count > 1).collect();
+    write_tail(&st, &keep, 0, document_context)
+}
+
+/// A positional path selecting exactly `owners` (sorted proper descendants of
+/// the context), spending at most `budget` evaluations on finding a short
+/// one. Returns the path and the evaluations spent.
+pub(super) fn owner_path(
+    doc: &Document,
+    context: NodeId,
+    document_context: bool,
+    owners: &[NodeId],
+    budget: usize,
+) -> (String, usize) {
+    let mut spent = 0;
+    let want: Vec<Item> = owners.iter().map(|&n| Item::Node(n)).collect();
+    let all: Vec<Vec<PStep>> = owners.iter().map(|&o| steps(doc, context, o)).collect();
+    let exact = |xpath: &str, want: &[Item], spent: &mut usize| {
+        *spent += 1;
+        XPath::compile(xpath)
+            .ok()
+            .and_then(|x| x.select_item(doc, Item::Node(context)).ok())
+            .is_some_and(|got| got == want)
+    };
+    // A shared structure: the same names at the same depths, keeping only the
+    // positions all owners agree on.
+    if let Some(first) = all.first()
+        && all
+            .iter()
+            .all(|s| s.len() == first.len() && s.iter().zip(first).all(|(a, b)| a.name == b.name))
+    {
+        let keep: Vec<bool> = (0..first.len())
+            .map(|i| {
+                all.iter().all(|s| s[i].pos == first[i].pos) && all.iter().any(|s| s[i].count > 1)
+            })
+            .collect();
+        for from in (0..first.len()).rev() {
+            if spent >= budget {
+                break;
+            }
+            let xpath = write_tail(first, &keep, from, document_context);
+            if exact(&xpath, &want, &mut spent) {
+                return (xpath, spent);
+            }
+        }
+    }
+    // One path per owner, each as short as the budget allows.
+    let mut parts = Vec::with_capacity(owners.len());
+    for (k, st) in all.iter().enumerate() {
+        let keep: Vec<bool> = st.iter().map(|s| s.count > 1).collect();
+        let mut chosen = None;
+        if owners.len() <= MAX_TAIL_SEARCHES {
+            let one = [want[k]];
+            for from in (1..st.len()).rev() {
+                if spent >= budget {
+                    break;
+                }
+                let xpath = write_tail(st, &keep, from, document_context);
+                if exact(&xpath, &one, &mut spent) {
+                    chosen = Some(xpath);
+                    break;
+                }
+            }
+        }
+        parts.push(chosen.unwrap_or_else(|| write_tail(st, &keep, 0, document_context)));
+    }
+    (parts.join(" | "), spent)
+}
+
+/// The positional path of any target item: its owner's full path plus
+/// `/@name`, `/text()[k]` or `/comment()[k]`.
+pub(super) fn item_path(
+    doc: &Document,
+    context: NodeId,
+    document_context: bool,
+    item: Item,
+) -> String {
+    match item {
+        Item::Node(n) if doc.is_element(n) || n == context => {
+            full_path(doc, context, document_context, n)
+        }
+        Item::Node(n) => {
+            let parent = doc.parent(n).unwrap_or(context);
+            let kind = doc.kind(n);
+            let k = doc
+                .children(parent)
+                .take_while(|&c| c != n)
+                .filter(|&c| doc.kind(c) == kind)
+                .count()
+                + 1;
+            let test = match kind {
+                crate::dom::NodeKind::Comment => "comment()",
+                _ => "text()",
+            };
+            format!(
+                "{}/{test}[{k}]",
+                full_path(doc, context, document_context, parent)
+            )
+        }
+        Item::Attr { element, index } => {
+            let name = doc.attr_name(doc.attr_at(index as usize));
+            format!(
+                "{}{}",
+                full_path(doc, context, document_context, element),
+                super::attribute_suffix(name)
+            )
+        }
+        Item::Namespace(e) => format!(
+            "{}/namespace::xml",
+            full_path(doc, context, document_context, e)
+        ),
+    }
+}
