@@ -308,75 +308,23 @@ impl Env<'_> {
             .join(" | ")
     }
 
-    /// Locates one group: the owners by search (or positional fallback), then
-    /// the group's final step.
+    /// Locates one group: for each plan (owners and a final step), the
+    /// owners by search, then the final step; the cheapest verified result
+    /// wins, and the positional fallback answers when no plan found one.
     fn group(&self, group: &Group, items: &[Item], budget: &mut usize) -> Part {
-        let doc = self.doc;
-        let mut owners: Vec<NodeId> = items.iter().map(|&i| owner(doc, i)).collect();
-        owners.sort_unstable();
-        owners.dedup();
-        let suffix = match group {
-            Group::Element => Some(String::new()),
-            Group::Attr(name) => Some(attribute_suffix(name)),
-            Group::Text => child_suffix(doc, NodeKind::Text, "text()", items, &owners),
-            Group::Comment => child_suffix(doc, NodeKind::Comment, "comment()", items, &owners),
-        };
-        let positional = |evaluations| Part {
-            xpath: self.positional_union(items),
-            cost: u32::MAX,
-            alternatives: Vec::new(),
-            fallback: true,
-            evaluations,
-        };
-        let Some(suffix) = suffix else {
-            return positional(0);
-        };
-        let with_self = owners.first() == Some(&self.ctx);
-        let rest: Vec<NodeId> = owners.iter().copied().filter(|&o| o != self.ctx).collect();
-        let join = |path: Option<&str>| {
-            let mut out = String::new();
-            if with_self {
-                out.push('.');
-                out.push_str(&suffix);
-            }
-            if let Some(p) = path {
-                if with_self {
-                    out.push_str(" | ");
-                }
-                out.push_str(p);
-                out.push_str(&suffix);
-            }
-            out
-        };
-        if rest.is_empty() {
-            let xpath = join(None);
-            return match self.verify(&xpath, items) {
-                Some(_) => Part {
-                    xpath,
-                    cost: 0,
-                    alternatives: Vec::new(),
-                    fallback: false,
-                    evaluations: 1,
-                },
-                None => positional(1),
-            };
-        }
-
-        let scope = levels::Scope::new(doc, self.ctx, &rest, self.options.max_steps);
-        let mut search = search::Search::new(&scope, self.document_context, self.options.max_steps);
-        let found = search.run(*budget, 1 + self.options.max_alternatives);
-        let mut evaluations = search.evaluations;
-        *budget = budget.saturating_sub(search.evaluations);
+        let plans = self.plans(group, items);
+        let mut evaluations = 0;
         let mut verified: Vec<(String, u32)> = Vec::new();
-        for f in found {
-            let xpath = join(Some(&f.xpath));
-            evaluations += 1;
-            if self.verify(&xpath, items).is_some() {
-                verified.push((xpath, f.cost));
-            }
+        for plan in &plans {
+            let (found, spent) = self.search_plan(plan, items, budget);
+            evaluations += spent;
+            verified.extend(found);
         }
+        // Stable: among equals, the earlier plan's result stays first.
+        verified.sort_by_key(|(x, cost)| (*cost, x.len()));
         if !verified.is_empty() {
             let (xpath, cost) = verified.remove(0);
+            verified.truncate(self.options.max_alternatives);
             return Part {
                 xpath,
                 cost,
@@ -385,8 +333,29 @@ impl Env<'_> {
                 evaluations,
             };
         }
+        let positional = |evaluations| Part {
+            xpath: self.positional_union(items),
+            cost: u32::MAX,
+            alternatives: Vec::new(),
+            fallback: true,
+            evaluations,
+        };
+        // Only the first plan, which locates the targets' own owners, has a
+        // positional form worth trying before one path per target.
+        let Some(plan) = plans.first().filter(|p| !p.labels) else {
+            return positional(evaluations);
+        };
+        let rest: Vec<NodeId> = plan
+            .owners
+            .iter()
+            .copied()
+            .filter(|&o| o != self.ctx)
+            .collect();
+        if rest.is_empty() {
+            return positional(evaluations);
+        }
         let (path, spent) = fallback::owner_path(
-            doc,
+            self.doc,
             self.ctx,
             self.document_context,
             &rest,
@@ -394,7 +363,7 @@ impl Env<'_> {
         );
         evaluations += spent + 1;
         *budget = budget.saturating_sub(spent);
-        let xpath = join(Some(&path));
+        let xpath = self.join(plan, Some(&path));
         if self.verify(&xpath, items).is_some() {
             Part {
                 xpath,
@@ -407,6 +376,137 @@ impl Env<'_> {
             positional(evaluations)
         }
     }
+
+    /// The ways to reach a group's targets. Elements are their own owners;
+    /// attributes, text and comments are reached from the element holding
+    /// them; a text node that follows a label element (`<b>ISBN:</b> 978…`)
+    /// may also be reached from the label.
+    fn plans(&self, group: &Group, items: &[Item]) -> Vec<Plan> {
+        let doc = self.doc;
+        let mut owners: Vec<NodeId> = items.iter().map(|&i| owner(doc, i)).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let mut plans = Vec::new();
+        let own = |suffix: String, suffix_cost: u32| Plan {
+            owners: owners.clone(),
+            suffix,
+            suffix_cost,
+            labels: false,
+        };
+        match group {
+            Group::Element => plans.push(own(String::new(), 0)),
+            Group::Attr(name) => plans.push(own(attribute_suffix(name), 0)),
+            Group::Text | Group::Comment => {
+                let (kind, test) = match group {
+                    Group::Text => (NodeKind::Text, "text()"),
+                    _ => (NodeKind::Comment, "comment()"),
+                };
+                if let Some((suffix, cost)) = child_suffix(doc, kind, test, items, &owners) {
+                    plans.push(own(suffix, cost));
+                }
+                if kind == NodeKind::Text
+                    && let Some(labels) = label_owners(doc, self.ctx, items)
+                {
+                    plans.push(Plan {
+                        owners: labels,
+                        suffix: "/following-sibling::text()[1]".to_owned(),
+                        suffix_cost: 0,
+                        labels: true,
+                    });
+                }
+            }
+        }
+        plans
+    }
+
+    /// Searches the owners of one plan and returns its verified expressions
+    /// with their costs, and the evaluations spent.
+    fn search_plan(
+        &self,
+        plan: &Plan,
+        items: &[Item],
+        budget: &mut usize,
+    ) -> (Vec<(String, u32)>, usize) {
+        let rest: Vec<NodeId> = plan
+            .owners
+            .iter()
+            .copied()
+            .filter(|&o| o != self.ctx)
+            .collect();
+        let mut out = Vec::new();
+        if rest.is_empty() {
+            let xpath = self.join(plan, None);
+            if self.verify(&xpath, items).is_some() {
+                out.push((xpath, plan.suffix_cost));
+            }
+            return (out, 1);
+        }
+        let mut scope = levels::Scope::new(self.doc, self.ctx, &rest, self.options.max_steps);
+        if plan.labels {
+            scope = scope.with_label_owners();
+        }
+        let mut search = search::Search::new(&scope, self.document_context, self.options.max_steps);
+        let found = search.run(*budget, 1 + self.options.max_alternatives);
+        let mut evaluations = search.evaluations;
+        *budget = budget.saturating_sub(search.evaluations);
+        for f in found {
+            let xpath = self.join(plan, Some(&f.xpath));
+            evaluations += 1;
+            if self.verify(&xpath, items).is_some() {
+                out.push((xpath, f.cost.saturating_add(plan.suffix_cost)));
+            }
+        }
+        (out, evaluations)
+    }
+
+    /// The whole expression of a plan: the owner path with the final step,
+    /// joined with `.` and the final step when the context is an owner too.
+    fn join(&self, plan: &Plan, path: Option<&str>) -> String {
+        let mut out = String::new();
+        let with_self = plan.owners.first() == Some(&self.ctx);
+        if with_self {
+            out.push('.');
+            out.push_str(&plan.suffix);
+        }
+        if let Some(p) = path {
+            if with_self {
+                out.push_str(" | ");
+            }
+            out.push_str(p);
+            out.push_str(&plan.suffix);
+        }
+        out
+    }
+}
+
+/// A way to reach a group's targets: the owners to locate and the final step
+/// that leads from them to the targets.
+struct Plan {
+    /// Sorted, without repeats.
+    owners: Vec<NodeId>,
+    suffix: String,
+    /// What the final step adds to the cost: a positional `text()[k]` is
+    /// charged as a position.
+    suffix_cost: u32,
+    /// Whether the owners are labels rather than the targets' own parents.
+    labels: bool,
+}
+
+/// For text targets that each come right after a label element, the label
+/// elements (sorted); `None` when some target has no such label.
+fn label_owners(doc: &Document, ctx: NodeId, items: &[Item]) -> Option<Vec<NodeId>> {
+    let mut out = Vec::with_capacity(items.len());
+    for &item in items {
+        let prev = doc.prev_sibling(item.node()?)?;
+        if !doc.is_element(prev) || prev == ctx || !doc.is_ancestor(ctx, prev) {
+            return None;
+        }
+        heuristics::short_label(doc, prev)?;
+        out.push(prev);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
 }
 
 /// The fallback may always spend this many evaluations on a short positional
@@ -433,7 +533,7 @@ fn child_suffix(
     test: &str,
     items: &[Item],
     owners: &[NodeId],
-) -> Option<String> {
+) -> Option<(String, u32)> {
     let children = |keep: &dyn Fn(NodeId) -> bool| -> Vec<Item> {
         owners
             .iter()
@@ -443,10 +543,10 @@ fn child_suffix(
             .collect()
     };
     if children(&|_| true) == items {
-        return Some(format!("/{test}"));
+        return Some((format!("/{test}"), 0));
     }
     if children(&|c| !normalize_space(doc.text(c)).is_empty()) == items {
-        return Some(format!("/{test}[normalize-space()]"));
+        return Some((format!("/{test}[normalize-space()]"), 0));
     }
     let index = |n: NodeId| {
         let parent = doc.parent(n)?;
@@ -468,7 +568,12 @@ fn child_suffix(
         }
     }
     // With one k for all, each owner holds exactly one target.
-    (items.len() == owners.len()).then(|| format!("/{test}[{}]", k.unwrap_or(1)))
+    (items.len() == owners.len()).then(|| {
+        (
+            format!("/{test}[{}]", k.unwrap_or(1)),
+            heuristics::COST_POSITION,
+        )
+    })
 }
 
 fn check_context(doc: &Document, context: Item) -> Result<NodeId, GenerateError> {

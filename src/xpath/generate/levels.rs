@@ -68,6 +68,8 @@ pub(super) struct Scope<'a> {
     chains: Vec<Vec<NodeId>>,
     /// How far each owner is below the context (a child is at depth 1).
     depths: Vec<usize>,
+    /// Whether the owners are labels, so that their own text may be tested.
+    labels: bool,
 }
 
 impl<'a> Scope<'a> {
@@ -104,7 +106,15 @@ impl<'a> Scope<'a> {
             owners,
             chains,
             depths,
+            labels: false,
         }
+    }
+
+    /// Declares the owners to be labels (the `<b>ISBN:</b>` before a text
+    /// target), whose own text is then a test the search may use.
+    pub fn with_label_owners(mut self) -> Self {
+        self.labels = true;
+        self
     }
 
     /// How many levels every owner has below the context (at least one).
@@ -150,6 +160,9 @@ impl<'a> Scope<'a> {
             self.attribute_options(&nodes, first, &mut opts);
             self.class_options(&nodes, first, &mut opts);
             self.label_options(&nodes, name.as_deref(), &mut opts);
+            if i == 0 && self.labels {
+                self.own_text_option(&nodes, &mut opts);
+            }
             self.position_options(&nodes, name.as_deref(), &mut opts);
         }
         // A stable sort keeps the document's attribute order among equals,
@@ -274,6 +287,23 @@ impl<'a> Scope<'a> {
         if let Some(p) = prefix {
             opts.push(Opt {
                 pred: Pred::OwnPrefix(p),
+                cost: COST_LABEL,
+            });
+        }
+    }
+
+    fn own_text_option(&self, nodes: &[NodeId], opts: &mut Vec<Opt>) {
+        let mut shared: Option<String> = None;
+        for &n in nodes {
+            match (short_label(self.doc, n), &shared) {
+                (Some(t), None) => shared = Some(t),
+                (Some(t), Some(s)) if t == *s => {}
+                _ => return,
+            }
+        }
+        if let Some(text) = shared {
+            opts.push(Opt {
+                pred: Pred::OwnText(text),
                 cost: COST_LABEL,
             });
         }

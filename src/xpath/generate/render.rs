@@ -19,6 +19,9 @@ pub(super) enum Pred {
     ChildLabel { tag: String, text: String },
     /// The node's own normalized text starts with a label such as `Price:`.
     OwnPrefix(String),
+    /// The node's own normalized text is a label: offered only for nodes
+    /// that are labels, never for the data a pattern extracts.
+    OwnText(String),
     /// The node is the first element of its name after a sibling whose
     /// normalized text is a label; written as a step of its own,
     /// `dt[normalize-space(.)='Price']/following-sibling::dd[1]`.
@@ -68,6 +71,11 @@ impl Pred {
                 out.push_str("[starts-with(normalize-space(.), ");
                 out.push_str(&literal(text));
                 out.push_str(")]");
+            }
+            Pred::OwnText(text) => {
+                out.push_str("[normalize-space(.)=");
+                out.push_str(&literal(text));
+                out.push(']');
             }
             Pred::SiblingLabel { .. } => {}
             Pred::Position(k) => {

@@ -416,3 +416,14 @@ fn looks_generated_is_public() {
     assert!(looks_generated("price__3xK9a"));
     assert!(!looks_generated("price"));
 }
+
+#[test]
+fn a_text_node_after_a_label_element_is_reached_from_the_label() {
+    check(
+        "<table><tr><td><b>ISBN:</b> 1400073979<br><b>ISBN-13:</b> 9781400073979<br>\
+         Availability: In Stock</td></tr></table>",
+        "/",
+        "//td/text()[2]",
+        "//b[normalize-space(.)='ISBN-13:']/following-sibling::text()[1]",
+    );
+}
