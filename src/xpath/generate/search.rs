@@ -13,7 +13,9 @@
 //! such a candidate is dropped with everything below it.
 
 use std::cmp::Reverse;
+use std::collections::hash_map::DefaultHasher;
 use std::collections::{BinaryHeap, HashSet};
+use std::hash::{Hash, Hasher};
 
 use super::heuristics::{COST_ANCHOR, COST_CHILD_START, COST_LEVEL};
 use super::levels::{Anchor, Level, Scope};
@@ -130,6 +132,7 @@ impl<'s, 'd> Search<'s, 'd> {
         let mut store: Vec<(Cand, String)> = Vec::new();
         let mut queue: BinaryHeap<Reverse<(u32, usize, usize)>> = BinaryHeap::new();
         let mut seen: HashSet<String> = HashSet::new();
+        let mut expanded: HashSet<u64> = HashSet::new();
         let root = Cand {
             levels: vec![Vec::new()],
             child_start: false,
@@ -165,6 +168,14 @@ impl<'s, 'd> Search<'s, 'd> {
             if !cand.structural && got.len() >= cand.parent_count {
                 // The last test removed nothing: whatever could follow it is
                 // cheaper without it, and is queued from the parent already.
+                continue;
+            }
+            if !cand.structural && !expanded.insert(set_hash(&got)) {
+                // A cheaper candidate selected the same nodes and was
+                // refined already; refining this one too would mostly find
+                // the same sets again at a higher cost. Structural
+                // candidates are exempt, as they are what opens the levels
+                // above to tests.
                 continue;
             }
             for child in self.refinements(&cand, got.len()) {
@@ -253,6 +264,13 @@ fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Vec<Item>> {
     compiled
         .select_item(scope.doc, Item::Node(scope.context))
         .ok()
+}
+
+/// A hash of a selection, to recognise the same selection reached twice.
+fn set_hash(items: &[Item]) -> u64 {
+    let mut h = DefaultHasher::new();
+    items.hash(&mut h);
+    h.finish()
 }
 
 /// Whether the sorted `got` contains every one of the sorted `want`.
