@@ -7,7 +7,9 @@
 //! `itemprop` attributes, label text) so that every kind of test is tried.
 
 use mend::dom::{Document, NodeId, NodeKind};
-use mend::xpath::generate::{GenerateOptions, generate};
+use mend::xpath::generate::{
+    GenerateError, GenerateOptions, Instance, generate, generate_for_instances,
+};
 use mend::xpath::{Item, XPath};
 use proptest::prelude::*;
 
@@ -197,5 +199,53 @@ proptest! {
         prop_assume!(!texts.is_empty());
         let targets: Vec<Item> = picks.iter().map(|p| Item::Node(texts[p.index(texts.len())])).collect();
         assert_exact(&doc, NodeId::ROOT, &targets)?;
+    }
+
+    #[test]
+    fn several_instances_are_exact_or_refused(
+        doc in document(),
+        name_pick in any::<prop::sample::Index>(),
+        picks in prop::collection::vec(prop::option::of(any::<prop::sample::Index>()), 1..5),
+    ) {
+        let elements: Vec<NodeId> = doc.all().filter(|&n| doc.is_element(n)).collect();
+        let name = doc.name(elements[name_pick.index(elements.len())]).to_owned();
+        // Disjoint instances: the outermost elements of one name.
+        let contexts: Vec<NodeId> = elements
+            .iter()
+            .copied()
+            .filter(|&n| doc.name(n) == name && !doc.ancestors(n).any(|a| doc.name(a) == name))
+            .collect();
+        let instances: Vec<Instance> = contexts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let inside: Vec<Item> = items(&doc)
+                    .into_iter()
+                    .filter(|t| t.owner() == c || doc.is_ancestor(c, t.owner()))
+                    .filter(|t| *t != Item::Node(c))
+                    .collect();
+                let targets = match picks[i % picks.len()] {
+                    Some(p) if !inside.is_empty() => vec![inside[p.index(inside.len())]],
+                    _ => Vec::new(),
+                };
+                Instance { context: Item::Node(c), targets }
+            })
+            .collect();
+        match generate_for_instances(&doc, &instances, &GenerateOptions::default()) {
+            Ok(g) => {
+                for inst in &instances {
+                    let got = XPath::compile(&g.xpath)
+                        .map_err(|e| TestCaseError::fail(format!("{}: {e}", g.xpath)))?
+                        .select_item(&doc, inst.context)
+                        .map_err(|e| TestCaseError::fail(format!("{}: {e}", g.xpath)))?;
+                    prop_assert_eq!(&got, &inst.targets, "{} from {:?}", g.xpath, inst.context);
+                }
+            }
+            Err(GenerateError::NoCommonExpression(_)) => {}
+            Err(GenerateError::NoTargets) => {
+                prop_assert!(instances.iter().all(|i| i.targets.is_empty()));
+            }
+            Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+        }
     }
 }

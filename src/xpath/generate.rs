@@ -10,6 +10,13 @@
 //! returned unverified: every candidate is evaluated, and the result is
 //! evaluated once more as a whole before it is handed back.
 //!
+//! A field's XPath is evaluated from every instance of its parent pattern, so
+//! [`generate_for_instances`] takes several contexts, each with the targets
+//! chosen in it (possibly none, for an optional field), and returns one
+//! expression that is exact from each of them. Tests that hold for one
+//! instance only (a title, a record id) then cannot be used, which is what
+//! keeps a field's locator from fitting the one record it was built on.
+//!
 //! ## How a locator is built
 //!
 //! The search follows the idea of Robula+ (Leotta, Stocco, Ricca and Tonella,
@@ -47,21 +54,28 @@
 //! ## Bounds
 //!
 //! The search evaluates at most [`GenerateOptions::max_candidates`]
-//! candidates (2,000 by default) plus 64 more to collect alternatives, uses
-//! at most [`GenerateOptions::max_steps`] levels, and evaluates each
-//! candidate from the context, so only the context's sub-tree is scanned.
-//! When the budget runs out, a positional path is built instead: first the
-//! shortest exact tail of the targets' positional paths, then, if it must,
-//! a union of one full positional path per target. Those always exist, so
-//! generation fails only on invalid input or an expression too long for the
-//! engine.
+//! candidates (2,000 by default) in all, of which at most 64 after the first
+//! exact one (to collect alternatives); it uses at most
+//! [`GenerateOptions::max_steps`] levels, keeps at most 100,000 candidates
+//! waiting, refines each distinct selection once, and evaluates every
+//! candidate from the context, so only the context's sub-tree is scanned. On
+//! a page of 60,000 elements one evaluation takes well under a millisecond.
+//! When the search finds nothing, a positional path is built instead, with
+//! at most 32 more evaluations (or what is left of the budget, if more):
+//! first the shortest exact tail of the targets' positional paths, keeping
+//! only the positions they all share; then, with a single context, a union
+//! of one positional path per target, which always exists. So with one
+//! context generation fails only on invalid input or an expression too long
+//! for the engine; with several, it also fails when no common expression was
+//! found.
 //!
 //! ## What it refuses
 //!
 //! Namespace nodes as targets; targets outside the context's sub-tree (a
 //! pattern's XPath is relative to its parent's instance and must stay inside
-//! it); contexts that are not the document node or an element; items that do
-//! not belong to the document; an empty target set. Values that look
+//! it); contexts that are not the document node or an element, the document
+//! node among several contexts, the same context twice; items that do not
+//! belong to the document; an empty target set. Values that look
 //! generated (hashes, long digit runs, UUIDs, CSS-module suffixes, framework
 //! ids, see [`looks_generated`]) and state classes (`active`, `is-open`) are
 //! never used in tests. Only XPath 1.0 core functions are written, so the
@@ -109,6 +123,16 @@ impl Default for GenerateOptions {
     }
 }
 
+/// One parent instance and the nodes chosen in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instance {
+    /// The document node, or the element the expression is evaluated from.
+    pub context: Item,
+    /// The nodes the expression must select from `context`: possibly none,
+    /// for an instance where an optional field is absent.
+    pub targets: Vec<Item>,
+}
+
 /// A generated, verified expression.
 #[derive(Clone, Debug)]
 pub struct Generated {
@@ -116,14 +140,15 @@ pub struct Generated {
     pub xpath: String,
     /// The expression compiled.
     pub compiled: XPath,
-    /// Its cost in the ranking of the module documentation: lower is more robust.
+    /// Its cost in the ranking of the module documentation: lower is more
+    /// robust; `u32::MAX` for a positional fallback.
     pub cost: u32,
     /// Other exact expressions the search found, best first, each verified.
     pub alternatives: Vec<String>,
-    /// Whether the expression is a positional fallback because no cheaper
-    /// exact one was found within the budget.
+    /// Whether the expression is a positional fallback because the search
+    /// found no exact one within its budget.
     pub fallback: bool,
-    /// How many candidate expressions were evaluated.
+    /// How many expressions were evaluated.
     pub evaluations: usize,
 }
 
@@ -133,13 +158,17 @@ pub enum GenerateError {
     /// The target set was empty: there is nothing to locate.
     #[error("no targets to locate")]
     NoTargets,
-    /// The context is neither the document node nor an element of the document.
+    /// A context is neither the document node nor an element of the
+    /// document, or the document node is given with other contexts.
     #[error("the context {0:?} is not the document node or an element of the document")]
     BadContext(Item),
+    /// The same context was given twice.
+    #[error("the context {0:?} is given twice")]
+    DuplicateContext(Item),
     /// A target does not belong to the document.
     #[error("the target {0:?} is not in the document")]
     NotInDocument(Item),
-    /// A target lies outside the context's sub-tree.
+    /// A target lies outside its context's sub-tree.
     #[error("the target {0:?} is outside the context's sub-tree")]
     OutsideContext(Item),
     /// A target is of a kind that locators do not address (a namespace node).
@@ -149,6 +178,10 @@ pub enum GenerateError {
     /// limits (too many targets for one expression).
     #[error("no expression within {MAX_LEN} bytes selects exactly the {0} targets")]
     TooLong(usize),
+    /// With several contexts, no expression was found that is exact from
+    /// each of them.
+    #[error("no common expression selects exactly the targets from each of the {0} contexts")]
+    NoCommonExpression(usize),
     /// The expression built did not select exactly the targets. This is a bug.
     #[error("the generated expression '{0}' does not select exactly the targets")]
     Unverified(String),
@@ -170,25 +203,50 @@ pub fn generate(
     targets: &[Item],
     options: &GenerateOptions,
 ) -> Result<Generated, GenerateError> {
-    let ctx = check_context(doc, context)?;
-    let targets = check_targets(doc, ctx, targets)?;
-    let document_context = doc.kind(ctx) == NodeKind::Document;
+    let instance = Instance {
+        context,
+        targets: targets.to_vec(),
+    };
+    generate_for_instances(doc, std::slice::from_ref(&instance), options)
+}
+
+/// One expression that, evaluated from each instance's context, selects
+/// exactly that instance's targets: the locator of a field under a record
+/// pattern, built from all the record's instances at once. With one
+/// instance it is [`generate`].
+pub fn generate_for_instances(
+    doc: &Document,
+    instances: &[Instance],
+    options: &GenerateOptions,
+) -> Result<Generated, GenerateError> {
+    let checked = check_instances(doc, instances)?;
+    let document_context = checked.len() == 1 && doc.kind(checked[0].0) == NodeKind::Document;
     let env = Env {
         doc,
-        ctx,
         document_context,
         options,
     };
+    let total: usize = checked.iter().map(|(_, t)| t.len()).sum();
 
-    let mut groups: BTreeMap<Group, Vec<Item>> = BTreeMap::new();
-    for &t in &targets {
-        groups.entry(group_of(doc, t)).or_default().push(t);
+    // Targets of different kinds need different final steps, so each kind is
+    // located on its own, with the other kinds' targets left out.
+    let mut groups: BTreeMap<Group, Targets> = BTreeMap::new();
+    for (i, (_, targets)) in checked.iter().enumerate() {
+        for &t in targets {
+            groups
+                .entry(group_of(doc, t))
+                .or_insert_with(|| checked.iter().map(|(c, _)| (*c, Vec::new())).collect())[i]
+                .1
+                .push(t);
+        }
     }
     let mut budget = options.max_candidates;
     let mut evaluations = 0;
     let mut parts = Vec::with_capacity(groups.len());
-    for (group, items) in &groups {
-        let part = env.group(group, items, &mut budget);
+    for (group, targets) in &groups {
+        let part = env
+            .group(group, targets, &mut budget)
+            .ok_or(GenerateError::NoCommonExpression(checked.len()))?;
         evaluations += part.evaluations;
         parts.push(part);
     }
@@ -207,39 +265,43 @@ pub fn generate(
         (xpath, cost, Vec::new(), fallback)
     };
     if xpath.len() > MAX_LEN {
-        return Err(GenerateError::TooLong(targets.len()));
+        return Err(GenerateError::TooLong(total));
     }
-    match env.verify(&xpath, &targets) {
-        Some(compiled) => Ok(Generated {
+    evaluations += 1;
+    if let Some(compiled) = env.verify(&xpath, &checked) {
+        return Ok(Generated {
             xpath,
             compiled,
             cost,
             alternatives,
             fallback,
             evaluations,
-        }),
-        None => {
-            // The per-group expressions were each verified, so this only
-            // happens if their union does not behave as the parts did; the
-            // per-target positional union is the answer that cannot be wrong.
-            let xpath = env.positional_union(&targets);
-            if xpath.len() > MAX_LEN {
-                return Err(GenerateError::TooLong(targets.len()));
-            }
-            let compiled = env
-                .verify(&xpath, &targets)
-                .ok_or_else(|| GenerateError::Unverified(xpath.clone()))?;
-            Ok(Generated {
-                xpath,
-                compiled,
-                cost: u32::MAX,
-                alternatives: Vec::new(),
-                fallback: true,
-                evaluations,
-            })
-        }
+        });
     }
+    // Each part was verified on its own, so this only happens if their union
+    // does not behave as the parts did; with one context, the per-target
+    // positional union is the answer that cannot be wrong.
+    let xpath = env
+        .positional_union(&checked)
+        .ok_or(GenerateError::NoCommonExpression(checked.len()))?;
+    if xpath.len() > MAX_LEN {
+        return Err(GenerateError::TooLong(total));
+    }
+    let compiled = env
+        .verify(&xpath, &checked)
+        .ok_or_else(|| GenerateError::Unverified(xpath.clone()))?;
+    Ok(Generated {
+        xpath,
+        compiled,
+        cost: u32::MAX,
+        alternatives: Vec::new(),
+        fallback: true,
+        evaluations: evaluations + 1,
+    })
 }
+
+/// Targets per instance: each context with its targets, sorted.
+type Targets = Vec<(NodeId, Vec<Item>)>;
 
 /// The kinds of target that share one final step.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -260,7 +322,7 @@ fn group_of(doc: &Document, item: Item) -> Group {
             NodeKind::Comment => Group::Comment,
             _ => Group::Element,
         },
-        // Refused by `check_targets`.
+        // Refused by `check_instances`.
         Item::Namespace(_) => Group::Element,
     }
 }
@@ -284,39 +346,83 @@ struct Part {
     evaluations: usize,
 }
 
+/// A way to reach a group's targets: the owners to locate and the final step
+/// that leads from them to the targets.
+struct Plan {
+    /// Per instance, the owners, sorted, without repeats.
+    owners: Vec<(NodeId, Vec<NodeId>)>,
+    suffix: String,
+    /// What the final step adds to the cost: a positional `text()[k]` is
+    /// charged as a position.
+    suffix_cost: u32,
+    /// Whether the owners are labels rather than the targets' own parents.
+    labels: bool,
+}
+
+impl Plan {
+    /// Whether some context is one of its own owners, so the expression
+    /// needs a `.` branch.
+    fn with_self(&self) -> bool {
+        self.owners.iter().any(|(c, o)| o.contains(c))
+    }
+
+    /// The owners below their contexts, per instance.
+    fn proper_owners(&self) -> Vec<(NodeId, Vec<NodeId>)> {
+        self.owners
+            .iter()
+            .map(|(c, o)| (*c, o.iter().copied().filter(|n| n != c).collect()))
+            .collect()
+    }
+}
+
 struct Env<'a> {
     doc: &'a Document,
-    ctx: NodeId,
     document_context: bool,
     options: &'a GenerateOptions,
 }
 
+/// The fallback may always spend this many evaluations on a short positional
+/// path, even when the search used up the budget.
+const FALLBACK_MIN_BUDGET: usize = 32;
+
 impl Env<'_> {
-    /// Compiles `xpath` and checks that it selects exactly `want` (sorted)
-    /// from the context.
-    fn verify(&self, xpath: &str, want: &[Item]) -> Option<XPath> {
+    /// Compiles `xpath` and checks that from each context it selects exactly
+    /// that context's targets.
+    fn verify(&self, xpath: &str, want: &Targets) -> Option<XPath> {
         let compiled = XPath::compile(xpath).ok()?;
-        let got = compiled.select_item(self.doc, Item::Node(self.ctx)).ok()?;
-        (got == want).then_some(compiled)
+        for (ctx, targets) in want {
+            let got = compiled.select_item(self.doc, Item::Node(*ctx)).ok()?;
+            if got != *targets {
+                return None;
+            }
+        }
+        Some(compiled)
     }
 
-    fn positional_union(&self, items: &[Item]) -> String {
-        items
-            .iter()
-            .map(|&i| fallback::item_path(self.doc, self.ctx, self.document_context, i))
-            .collect::<Vec<_>>()
-            .join(" | ")
+    /// One positional path per target, joined: exact by construction, but
+    /// only meaningful with a single context.
+    fn positional_union(&self, targets: &Targets) -> Option<String> {
+        let [(ctx, items)] = targets.as_slice() else {
+            return None;
+        };
+        Some(
+            items
+                .iter()
+                .map(|&i| fallback::item_path(self.doc, *ctx, self.document_context, i))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        )
     }
 
     /// Locates one group: for each plan (owners and a final step), the
     /// owners by search, then the final step; the cheapest verified result
     /// wins, and the positional fallback answers when no plan found one.
-    fn group(&self, group: &Group, items: &[Item], budget: &mut usize) -> Part {
-        let plans = self.plans(group, items);
+    fn group(&self, group: &Group, targets: &Targets, budget: &mut usize) -> Option<Part> {
+        let plans = self.plans(group, targets);
         let mut evaluations = 0;
         let mut verified: Vec<(String, u32)> = Vec::new();
         for plan in &plans {
-            let (found, spent) = self.search_plan(plan, items, budget);
+            let (found, spent) = self.search_plan(plan, targets, budget);
             evaluations += spent;
             verified.extend(found);
         }
@@ -325,53 +431,49 @@ impl Env<'_> {
         if !verified.is_empty() {
             let (xpath, cost) = verified.remove(0);
             verified.truncate(self.options.max_alternatives);
-            return Part {
+            return Some(Part {
                 xpath,
                 cost,
                 alternatives: verified.into_iter().map(|(x, _)| x).collect(),
                 fallback: false,
                 evaluations,
-            };
+            });
         }
-        let positional = |evaluations| Part {
-            xpath: self.positional_union(items),
-            cost: u32::MAX,
-            alternatives: Vec::new(),
-            fallback: true,
-            evaluations,
+        let positional = |evaluations| {
+            Some(Part {
+                xpath: self.positional_union(targets)?,
+                cost: u32::MAX,
+                alternatives: Vec::new(),
+                fallback: true,
+                evaluations,
+            })
         };
-        // Only the first plan, which locates the targets' own owners, has a
-        // positional form worth trying before one path per target.
+        // Only a plan that locates the targets' own owners has a positional
+        // form worth trying before one path per target.
         let Some(plan) = plans.first().filter(|p| !p.labels) else {
             return positional(evaluations);
         };
-        let rest: Vec<NodeId> = plan
-            .owners
-            .iter()
-            .copied()
-            .filter(|&o| o != self.ctx)
-            .collect();
-        if rest.is_empty() {
+        let rest = plan.proper_owners();
+        if rest.iter().all(|(_, o)| o.is_empty()) {
             return positional(evaluations);
         }
         let (path, spent) = fallback::owner_path(
             self.doc,
-            self.ctx,
             self.document_context,
             &rest,
             (*budget).max(FALLBACK_MIN_BUDGET),
         );
         evaluations += spent + 1;
         *budget = budget.saturating_sub(spent);
-        let xpath = self.join(plan, Some(&path));
-        if self.verify(&xpath, items).is_some() {
-            Part {
+        let xpath = self.join(plan, path.as_deref());
+        if path.is_some() && self.verify(&xpath, targets).is_some() {
+            Some(Part {
                 xpath,
                 cost: u32::MAX,
                 alternatives: Vec::new(),
                 fallback: true,
                 evaluations,
-            }
+            })
         } else {
             positional(evaluations)
         }
@@ -381,11 +483,17 @@ impl Env<'_> {
     /// attributes, text and comments are reached from the element holding
     /// them; a text node that follows a label element (`<b>ISBN:</b> 978…`)
     /// may also be reached from the label.
-    fn plans(&self, group: &Group, items: &[Item]) -> Vec<Plan> {
+    fn plans(&self, group: &Group, targets: &Targets) -> Vec<Plan> {
         let doc = self.doc;
-        let mut owners: Vec<NodeId> = items.iter().map(|&i| owner(doc, i)).collect();
-        owners.sort_unstable();
-        owners.dedup();
+        let owners: Vec<(NodeId, Vec<NodeId>)> = targets
+            .iter()
+            .map(|(c, items)| {
+                let mut o: Vec<NodeId> = items.iter().map(|&i| owner(doc, i)).collect();
+                o.sort_unstable();
+                o.dedup();
+                (*c, o)
+            })
+            .collect();
         let mut plans = Vec::new();
         let own = |suffix: String, suffix_cost: u32| Plan {
             owners: owners.clone(),
@@ -401,11 +509,11 @@ impl Env<'_> {
                     Group::Text => (NodeKind::Text, "text()"),
                     _ => (NodeKind::Comment, "comment()"),
                 };
-                if let Some((suffix, cost)) = child_suffix(doc, kind, test, items, &owners) {
+                if let Some((suffix, cost)) = child_suffix(doc, kind, test, targets, &owners) {
                     plans.push(own(suffix, cost));
                 }
                 if kind == NodeKind::Text
-                    && let Some(labels) = label_owners(doc, self.ctx, items)
+                    && let Some(labels) = label_owners(doc, targets)
                 {
                     plans.push(Plan {
                         owners: labels,
@@ -424,24 +532,19 @@ impl Env<'_> {
     fn search_plan(
         &self,
         plan: &Plan,
-        items: &[Item],
+        targets: &Targets,
         budget: &mut usize,
     ) -> (Vec<(String, u32)>, usize) {
-        let rest: Vec<NodeId> = plan
-            .owners
-            .iter()
-            .copied()
-            .filter(|&o| o != self.ctx)
-            .collect();
+        let rest = plan.proper_owners();
         let mut out = Vec::new();
-        if rest.is_empty() {
+        if rest.iter().all(|(_, o)| o.is_empty()) {
             let xpath = self.join(plan, None);
-            if self.verify(&xpath, items).is_some() {
+            if self.verify(&xpath, targets).is_some() {
                 out.push((xpath, plan.suffix_cost));
             }
             return (out, 1);
         }
-        let mut scope = levels::Scope::new(self.doc, self.ctx, &rest, self.options.max_steps);
+        let mut scope = levels::Scope::new(self.doc, &rest, self.options.max_steps);
         if plan.labels {
             scope = scope.with_label_owners();
         }
@@ -452,7 +555,7 @@ impl Env<'_> {
         for f in found {
             let xpath = self.join(plan, Some(&f.xpath));
             evaluations += 1;
-            if self.verify(&xpath, items).is_some() {
+            if self.verify(&xpath, targets).is_some() {
                 out.push((xpath, f.cost.saturating_add(plan.suffix_cost)));
             }
         }
@@ -460,10 +563,10 @@ impl Env<'_> {
     }
 
     /// The whole expression of a plan: the owner path with the final step,
-    /// joined with `.` and the final step when the context is an owner too.
+    /// joined with `.` and the final step when a context is an owner too.
     fn join(&self, plan: &Plan, path: Option<&str>) -> String {
         let mut out = String::new();
-        let with_self = plan.owners.first() == Some(&self.ctx);
+        let with_self = plan.with_self();
         if with_self {
             out.push('.');
             out.push_str(&plan.suffix);
@@ -479,39 +582,26 @@ impl Env<'_> {
     }
 }
 
-/// A way to reach a group's targets: the owners to locate and the final step
-/// that leads from them to the targets.
-struct Plan {
-    /// Sorted, without repeats.
-    owners: Vec<NodeId>,
-    suffix: String,
-    /// What the final step adds to the cost: a positional `text()[k]` is
-    /// charged as a position.
-    suffix_cost: u32,
-    /// Whether the owners are labels rather than the targets' own parents.
-    labels: bool,
-}
-
 /// For text targets that each come right after a label element, the label
-/// elements (sorted); `None` when some target has no such label.
-fn label_owners(doc: &Document, ctx: NodeId, items: &[Item]) -> Option<Vec<NodeId>> {
-    let mut out = Vec::with_capacity(items.len());
-    for &item in items {
-        let prev = doc.prev_sibling(item.node()?)?;
-        if !doc.is_element(prev) || prev == ctx || !doc.is_ancestor(ctx, prev) {
-            return None;
+/// elements per instance; `None` when some target has no such label.
+fn label_owners(doc: &Document, targets: &Targets) -> Option<Vec<(NodeId, Vec<NodeId>)>> {
+    let mut out = Vec::with_capacity(targets.len());
+    for (ctx, items) in targets {
+        let mut labels = Vec::with_capacity(items.len());
+        for &item in items {
+            let prev = doc.prev_sibling(item.node()?)?;
+            if !doc.is_element(prev) || !doc.is_ancestor(*ctx, prev) {
+                return None;
+            }
+            heuristics::short_label(doc, prev)?;
+            labels.push(prev);
         }
-        heuristics::short_label(doc, prev)?;
-        out.push(prev);
+        labels.sort_unstable();
+        labels.dedup();
+        out.push((*ctx, labels));
     }
-    out.sort_unstable();
-    out.dedup();
     Some(out)
 }
-
-/// The fallback may always spend this many evaluations on a short positional
-/// path, even when the search used up the budget.
-const FALLBACK_MIN_BUDGET: usize = 32;
 
 /// The element that holds a target: the element itself, an attribute's
 /// element, a text or comment node's parent.
@@ -526,26 +616,30 @@ fn owner(doc: &Document, item: Item) -> NodeId {
 
 /// The final step that takes the owners to exactly the text (or comment)
 /// targets, if one step does it for all of them: every child of that kind,
-/// every one that is not blank, or the k-th of each owner.
+/// every one that is not blank, or the k-th of each owner. Returns the step
+/// and its cost.
 fn child_suffix(
     doc: &Document,
     kind: NodeKind,
     test: &str,
-    items: &[Item],
-    owners: &[NodeId],
+    targets: &Targets,
+    owners: &[(NodeId, Vec<NodeId>)],
 ) -> Option<(String, u32)> {
-    let children = |keep: &dyn Fn(NodeId) -> bool| -> Vec<Item> {
-        owners
-            .iter()
-            .flat_map(|&o| doc.children(o))
-            .filter(|&c| doc.kind(c) == kind && keep(c))
-            .map(Item::Node)
-            .collect()
+    let children = |keep: &dyn Fn(NodeId) -> bool| {
+        owners.iter().zip(targets).all(|((_, os), (_, items))| {
+            let got: Vec<Item> = os
+                .iter()
+                .flat_map(|&o| doc.children(o))
+                .filter(|&c| doc.kind(c) == kind && keep(c))
+                .map(Item::Node)
+                .collect();
+            got == *items
+        })
     };
-    if children(&|_| true) == items {
+    if children(&|_| true) {
         return Some((format!("/{test}"), 0));
     }
-    if children(&|c| !normalize_space(doc.text(c)).is_empty()) == items {
+    if children(&|c| !normalize_space(doc.text(c)).is_empty()) {
         return Some((format!("/{test}[normalize-space()]"), 0));
     }
     let index = |n: NodeId| {
@@ -559,7 +653,7 @@ fn child_suffix(
         )
     };
     let mut k = None;
-    for &item in items {
+    for &item in targets.iter().flat_map(|(_, items)| items) {
         let i = index(item.node()?)?;
         match k {
             None => k = Some(i),
@@ -568,7 +662,9 @@ fn child_suffix(
         }
     }
     // With one k for all, each owner holds exactly one target.
-    (items.len() == owners.len()).then(|| {
+    let items: usize = targets.iter().map(|(_, t)| t.len()).sum();
+    let owner_count: usize = owners.iter().map(|(_, o)| o.len()).sum();
+    (items == owner_count).then(|| {
         (
             format!("/{test}[{}]", k.unwrap_or(1)),
             heuristics::COST_POSITION,
@@ -576,27 +672,41 @@ fn child_suffix(
     })
 }
 
-fn check_context(doc: &Document, context: Item) -> Result<NodeId, GenerateError> {
-    match context {
-        Item::Node(n)
-            if n.index() < doc.len()
-                && matches!(doc.kind(n), NodeKind::Element | NodeKind::Document) =>
-        {
-            Ok(n)
+/// Validates the instances and returns each context with its targets,
+/// sorted and without repeats.
+fn check_instances(doc: &Document, instances: &[Instance]) -> Result<Targets, GenerateError> {
+    let mut out: Targets = Vec::with_capacity(instances.len());
+    for inst in instances {
+        let ctx = match inst.context {
+            Item::Node(n)
+                if n.index() < doc.len()
+                    && matches!(doc.kind(n), NodeKind::Element | NodeKind::Document) =>
+            {
+                n
+            }
+            other => return Err(GenerateError::BadContext(other)),
+        };
+        if instances.len() > 1 && doc.kind(ctx) == NodeKind::Document {
+            return Err(GenerateError::BadContext(inst.context));
         }
-        other => Err(GenerateError::BadContext(other)),
+        if out.iter().any(|(c, _)| *c == ctx) {
+            return Err(GenerateError::DuplicateContext(inst.context));
+        }
+        out.push((ctx, check_targets(doc, ctx, &inst.targets)?));
     }
+    if out.iter().all(|(_, t)| t.is_empty()) {
+        return Err(GenerateError::NoTargets);
+    }
+    Ok(out)
 }
 
-/// Validates the targets and returns them sorted and without repeats.
+/// Validates the targets of one context and returns them sorted and without
+/// repeats.
 fn check_targets(
     doc: &Document,
     ctx: NodeId,
     targets: &[Item],
 ) -> Result<Vec<Item>, GenerateError> {
-    if targets.is_empty() {
-        return Err(GenerateError::NoTargets);
-    }
     let inside = |n: NodeId| n == ctx || doc.is_ancestor(ctx, n);
     for &t in targets {
         match t {
@@ -604,9 +714,6 @@ fn check_targets(
             Item::Node(n) => {
                 if n.index() >= doc.len() {
                     return Err(GenerateError::NotInDocument(t));
-                }
-                if doc.kind(n) == NodeKind::Document && n != ctx {
-                    return Err(GenerateError::OutsideContext(t));
                 }
                 if !inside(n) {
                     return Err(GenerateError::OutsideContext(t));

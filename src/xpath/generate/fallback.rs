@@ -101,25 +101,36 @@ pub(super) fn full_path(
     write_tail(&st, &keep, 0, document_context)
 }
 
-/// A positional path selecting exactly `owners` (sorted proper descendants of
-/// the context), spending at most `budget` evaluations on finding a short
-/// one. Returns the path and the evaluations spent.
+/// A positional path selecting exactly the owners from each context (each
+/// instance pairs a context with sorted proper descendants), spending at
+/// most `budget` evaluations on finding a short one. Returns the path, if
+/// one was found, and the evaluations spent. With several contexts only a
+/// structure shared by all owners can work; with one, a union of one path
+/// per owner always does.
 pub(super) fn owner_path(
     doc: &Document,
-    context: NodeId,
     document_context: bool,
-    owners: &[NodeId],
+    instances: &[(NodeId, Vec<NodeId>)],
     budget: usize,
-) -> (String, usize) {
+) -> (Option<String>, usize) {
     let mut spent = 0;
-    let want: Vec<Item> = owners.iter().map(|&n| Item::Node(n)).collect();
-    let all: Vec<Vec<PStep>> = owners.iter().map(|&o| steps(doc, context, o)).collect();
-    let exact = |xpath: &str, want: &[Item], spent: &mut usize| {
+    let want: Vec<(NodeId, Vec<Item>)> = instances
+        .iter()
+        .map(|(c, os)| (*c, os.iter().map(|&n| Item::Node(n)).collect()))
+        .collect();
+    let all: Vec<Vec<PStep>> = instances
+        .iter()
+        .flat_map(|(c, os)| os.iter().map(move |&o| (*c, o)))
+        .map(|(c, o)| steps(doc, c, o))
+        .collect();
+    let exact = |xpath: &str, want: &[(NodeId, Vec<Item>)], spent: &mut usize| {
         *spent += 1;
-        XPath::compile(xpath)
-            .ok()
-            .and_then(|x| x.select_item(doc, Item::Node(context)).ok())
-            .is_some_and(|got| got == want)
+        XPath::compile(xpath).ok().is_some_and(|x| {
+            want.iter().all(|(c, w)| {
+                x.select_item(doc, Item::Node(*c))
+                    .is_ok_and(|got| got == *w)
+            })
+        })
     };
     // A shared structure: the same names at the same depths, keeping only the
     // positions all owners agree on.
@@ -139,17 +150,20 @@ pub(super) fn owner_path(
             }
             let xpath = write_tail(first, &keep, from, document_context);
             if exact(&xpath, &want, &mut spent) {
-                return (xpath, spent);
+                return (Some(xpath), spent);
             }
         }
     }
+    let [(context, owners)] = instances else {
+        return (None, spent);
+    };
     // One path per owner, each as short as the budget allows.
     let mut parts = Vec::with_capacity(owners.len());
     for (k, st) in all.iter().enumerate() {
         let keep: Vec<bool> = st.iter().map(|s| s.count > 1).collect();
         let mut chosen = None;
         if owners.len() <= MAX_TAIL_SEARCHES {
-            let one = [want[k]];
+            let one = [(*context, vec![Item::Node(owners[k])])];
             for from in (1..st.len()).rev() {
                 if spent >= budget {
                     break;
@@ -163,7 +177,7 @@ pub(super) fn owner_path(
         }
         parts.push(chosen.unwrap_or_else(|| write_tail(st, &keep, 0, document_context)));
     }
-    (parts.join(" | "), spent)
+    (Some(parts.join(" | ")), spent)
 }
 
 /// The positional path of any target item: its owner's full path plus

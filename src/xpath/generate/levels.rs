@@ -17,6 +17,7 @@ use super::heuristics::{
 };
 use super::render::Pred;
 use crate::dom::{Document, NodeId, NodeKind};
+use crate::xpath::Item;
 
 /// How many element siblings back a sibling label is looked for.
 const LABEL_LOOKBACK: usize = 4;
@@ -57,54 +58,66 @@ pub(super) struct Anchor {
     pub cost: u32,
 }
 
-/// The owners of a target set seen from a context: their ancestor chains up
-/// to the highest level the search may use.
+/// The owners of a target set seen from their contexts: their ancestor
+/// chains up to the highest level the search may use.
 pub(super) struct Scope<'a> {
     pub doc: &'a Document,
-    pub context: NodeId,
-    /// The owner elements, sorted, all proper descendants of the context.
-    pub owners: &'a [NodeId],
-    /// For each owner, itself and then its ancestors, up to `height` entries.
+    /// Each context with the owners the expression must select from it, as
+    /// items, sorted.
+    pub instances: Vec<(NodeId, Vec<Item>)>,
+    /// Every owner, sorted, all proper descendants of their contexts.
+    owners: Vec<NodeId>,
+    /// For each (context, owner) pair: the owner and then its ancestors, up
+    /// to the search's height.
     chains: Vec<Vec<NodeId>>,
-    /// How far each owner is below the context (a child is at depth 1).
+    /// The context of each chain.
+    chain_contexts: Vec<NodeId>,
+    /// How far each chain's owner is below its context (a child is at depth 1).
     depths: Vec<usize>,
     /// Whether the owners are labels, so that their own text may be tested.
     labels: bool,
 }
 
 impl<'a> Scope<'a> {
-    /// Builds the chains, at most `max_levels` long. The owners must be
-    /// sorted proper descendants of `context`.
-    pub fn new(
-        doc: &'a Document,
-        context: NodeId,
-        owners: &'a [NodeId],
-        max_levels: usize,
-    ) -> Self {
-        let mut chains = Vec::with_capacity(owners.len());
-        let mut depths = Vec::with_capacity(owners.len());
-        for &o in owners {
-            let mut chain = vec![o];
-            let mut depth = 1;
-            let mut cur = o;
-            while let Some(p) = doc.parent(cur) {
-                if p == context {
-                    break;
+    /// Builds the chains, at most `max_levels` long. Each instance pairs a
+    /// context with owners that are its proper descendants.
+    pub fn new(doc: &'a Document, instances: &[(NodeId, Vec<NodeId>)], max_levels: usize) -> Self {
+        let mut chains = Vec::new();
+        let mut chain_contexts = Vec::new();
+        let mut depths = Vec::new();
+        let mut owners = Vec::new();
+        for (context, list) in instances {
+            for &o in list {
+                let mut chain = vec![o];
+                let mut depth = 1;
+                let mut cur = o;
+                while let Some(p) = doc.parent(cur) {
+                    if p == *context {
+                        break;
+                    }
+                    depth += 1;
+                    if chain.len() < max_levels {
+                        chain.push(p);
+                    }
+                    cur = p;
                 }
-                depth += 1;
-                if chain.len() < max_levels {
-                    chain.push(p);
-                }
-                cur = p;
+                chains.push(chain);
+                chain_contexts.push(*context);
+                depths.push(depth);
+                owners.push(o);
             }
-            chains.push(chain);
-            depths.push(depth);
         }
+        owners.sort_unstable();
+        owners.dedup();
         Scope {
             doc,
-            context,
+            instances: instances
+                .iter()
+                .map(|(c, list)| (*c, list.iter().map(|&n| Item::Node(n)).collect()))
+                .collect(),
             owners,
             chains,
+            chain_contexts,
             depths,
             labels: false,
         }
@@ -144,7 +157,7 @@ impl<'a> Scope<'a> {
     fn holds_owner(&self, node: NodeId) -> bool {
         let end = self.doc.subtree_end(node);
         let i = self.owners.partition_point(|&o| o < node);
-        i < self.owners.len() && self.owners[i] < end
+        self.owners.get(i).is_some_and(|&o| o < end)
     }
 
     /// The name test and predicate options of level `i`.
@@ -427,7 +440,13 @@ impl<'a> Scope<'a> {
     /// for every owner.
     pub fn anchors(&self, top: usize) -> Vec<Anchor> {
         let doc = self.doc;
-        let mut tops = self.nodes_at(top);
+        let mut tops: Vec<(NodeId, NodeId)> = self
+            .chains
+            .iter()
+            .zip(&self.chain_contexts)
+            .filter_map(|(chain, &ctx)| chain.get(top).map(|&t| (t, ctx)))
+            .collect();
+        tops.sort_unstable();
         tops.dedup();
         if tops.is_empty() {
             return Vec::new();
@@ -435,12 +454,12 @@ impl<'a> Scope<'a> {
         // For each test: how many tops have an ancestor passing it, and the
         // names of those ancestors.
         let mut tally: BTreeMap<Pred, (usize, u32, BTreeSet<String>)> = BTreeMap::new();
-        for &t in &tops {
+        for &(t, context) in &tops {
             let mut mine: BTreeMap<Pred, (u32, BTreeSet<String>)> = BTreeMap::new();
             let mut cur = t;
             for _ in 0..ANCHOR_LOOKUP {
                 let Some(p) = doc.parent(cur) else { break };
-                if p == self.context || !doc.is_element(p) {
+                if p == context || !doc.is_element(p) {
                     break;
                 }
                 cur = p;

@@ -124,9 +124,8 @@ impl<'s, 'd> Search<'s, 'd> {
     /// `want` exact owner paths, cheapest first.
     pub fn run(&mut self, budget: usize, want: usize) -> Vec<Found> {
         let scope = self.scope;
-        let owners: Vec<Item> = scope.owners.iter().map(|&n| Item::Node(n)).collect();
         let mut found: Vec<Found> = Vec::new();
-        if owners.is_empty() || scope.height() == 0 || budget == 0 {
+        if scope.height() == 0 || budget == 0 {
             return found;
         }
         let mut store: Vec<(Cand, String)> = Vec::new();
@@ -152,10 +151,10 @@ impl<'s, 'd> Search<'s, 'd> {
             let Some(got) = evaluate(scope, &xpath) else {
                 continue;
             };
-            if !covers(&got, &owners) {
+            if !got.covers {
                 continue;
             }
-            if got.len() == owners.len() {
+            if got.exact {
                 if found.is_empty() {
                     stop_at = stop_at.min(self.evaluations + ALTERNATIVE_BUDGET);
                 }
@@ -165,12 +164,12 @@ impl<'s, 'd> Search<'s, 'd> {
                 });
                 continue;
             }
-            if !cand.structural && got.len() >= cand.parent_count {
+            if !cand.structural && got.count >= cand.parent_count {
                 // The last test removed nothing: whatever could follow it is
                 // cheaper without it, and is queued from the parent already.
                 continue;
             }
-            if !cand.structural && !expanded.insert(set_hash(&got)) {
+            if !cand.structural && !expanded.insert(got.hash) {
                 // A cheaper candidate selected the same nodes and was
                 // refined already; refining this one too would mostly find
                 // the same sets again at a higher cost. Structural
@@ -178,7 +177,7 @@ impl<'s, 'd> Search<'s, 'd> {
                 // above to tests.
                 continue;
             }
-            for child in self.refinements(&cand, got.len()) {
+            for child in self.refinements(&cand, got.count) {
                 if queue.len() >= MAX_QUEUE {
                     break;
                 }
@@ -257,20 +256,38 @@ impl<'s, 'd> Search<'s, 'd> {
     }
 }
 
-/// The nodes `xpath` selects from the scope's context, or `None` when it does
-/// not compile or evaluate (which the search treats as a dead end).
-fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Vec<Item>> {
-    let compiled = XPath::compile(xpath).ok()?;
-    compiled
-        .select_item(scope.doc, Item::Node(scope.context))
-        .ok()
+/// What a candidate selected, over all the scope's contexts.
+struct Selection {
+    /// Whether it selected every owner.
+    covers: bool,
+    /// Whether it selected the owners and nothing else, from every context.
+    exact: bool,
+    /// How many nodes it selected in all.
+    count: usize,
+    /// A hash of everything it selected, to recognise a selection seen before.
+    hash: u64,
 }
 
-/// A hash of a selection, to recognise the same selection reached twice.
-fn set_hash(items: &[Item]) -> u64 {
+/// What `xpath` selects from each of the scope's contexts, or `None` when it
+/// does not compile or evaluate (which the search treats as a dead end).
+fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Selection> {
+    let compiled = XPath::compile(xpath).ok()?;
+    let mut out = Selection {
+        covers: true,
+        exact: true,
+        count: 0,
+        hash: 0,
+    };
     let mut h = DefaultHasher::new();
-    items.hash(&mut h);
-    h.finish()
+    for (ctx, want) in &scope.instances {
+        let got = compiled.select_item(scope.doc, Item::Node(*ctx)).ok()?;
+        out.covers &= covers(&got, want);
+        out.exact &= got == *want;
+        out.count += got.len();
+        got.hash(&mut h);
+    }
+    out.hash = h.finish();
+    Some(out)
 }
 
 /// Whether the sorted `got` contains every one of the sorted `want`.

@@ -1,7 +1,10 @@
 //! Unit tests of XPath generation: each case is a small page, a context, the
 //! targets (written as an absolute XPath), and the locator expected.
 
-use super::{GenerateError, GenerateOptions, Generated, generate, looks_generated};
+use super::{
+    GenerateError, GenerateOptions, Generated, Instance, generate, generate_for_instances,
+    looks_generated,
+};
 use crate::dom::{Document, NodeId};
 use crate::xpath::{Item, XPath};
 
@@ -425,5 +428,102 @@ fn a_text_node_after_a_label_element_is_reached_from_the_label() {
         "/",
         "//td/text()[2]",
         "//b[normalize-space(.)='ISBN-13:']/following-sibling::text()[1]",
+    );
+}
+
+/// Generates one locator for several instances: `contexts` selects the
+/// instances, and `target` (evaluated from each instance) the targets in it.
+fn run_instances(html: &str, contexts: &str, target: &str) -> Generated {
+    let doc = Document::parse_str(html);
+    let instances: Vec<Instance> = select(&doc, Item::Node(NodeId::ROOT), contexts)
+        .into_iter()
+        .map(|context| Instance {
+            context,
+            targets: select(&doc, context, target),
+        })
+        .collect();
+    assert!(
+        instances.len() > 1,
+        "{contexts} selects one instance or none"
+    );
+    let g = generate_for_instances(&doc, &instances, &GenerateOptions::default())
+        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    for inst in &instances {
+        assert_eq!(
+            select(&doc, inst.context, &g.xpath),
+            inst.targets,
+            "{}",
+            g.xpath
+        );
+    }
+    assert_core_only(&g.xpath);
+    g
+}
+
+const BOOKS: &str = "<ul>\
+    <li class='book'><h3><span title='Dune'>Dune</span><span>new</span></h3>\
+      <p class='price'>£1</p><p class='discount'>-10%</p></li>\
+    <li class='book'><h3><span title='Emma'>Emma</span><span>old</span></h3>\
+      <p class='price'>£2</p></li>\
+    <li class='book'><h3><span title='Ulysses'>Ulysses</span><span>new</span></h3>\
+      <p class='price'>£3</p></li>\
+  </ul>";
+
+#[test]
+fn one_locator_fits_every_instance() {
+    let g = run_instances(BOOKS, "//li", ".//p[@class='price']");
+    assert_eq!(g.xpath, format!(".//p[{}]", class("price")));
+}
+
+#[test]
+fn values_of_one_instance_are_not_used_for_all() {
+    // Alone, the first record's title attribute is the cheapest test...
+    check(
+        BOOKS,
+        "//li[1]",
+        "//li[1]//span[1]",
+        ".//span[@title='Dune']",
+    );
+    // ...but it names one book, so across the records a position is used.
+    let g = run_instances(BOOKS, "//li", ".//span[1]");
+    assert_eq!(g.xpath, ".//span[1]");
+}
+
+#[test]
+fn an_optional_field_selects_nothing_where_it_is_absent() {
+    let g = run_instances(BOOKS, "//li", ".//p[@class='discount']");
+    assert_eq!(g.xpath, format!(".//p[{}]", class("discount")));
+}
+
+#[test]
+fn instances_are_checked() {
+    let doc = Document::parse_str(BOOKS);
+    let root = Item::Node(NodeId::ROOT);
+    let opts = GenerateOptions::default();
+    let li = select(&doc, root, "//li");
+    let p = select(&doc, root, "//li[1]/p[1]");
+    let one = |context: Item, targets: &[Item]| Instance {
+        context,
+        targets: targets.to_vec(),
+    };
+    assert_eq!(
+        generate_for_instances(&doc, &[one(li[0], &p), one(li[0], &p)], &opts).unwrap_err(),
+        GenerateError::DuplicateContext(li[0])
+    );
+    assert_eq!(
+        generate_for_instances(&doc, &[one(li[0], &p), one(root, &p)], &opts).unwrap_err(),
+        GenerateError::BadContext(root)
+    );
+    assert_eq!(
+        generate_for_instances(&doc, &[one(li[0], &[]), one(li[1], &[])], &opts).unwrap_err(),
+        GenerateError::NoTargets
+    );
+    assert_eq!(
+        generate_for_instances(&doc, &[one(li[1], &p)], &opts).unwrap_err(),
+        GenerateError::OutsideContext(p[0])
+    );
+    assert_eq!(
+        generate_for_instances(&doc, &[], &opts).unwrap_err(),
+        GenerateError::NoTargets
     );
 }
