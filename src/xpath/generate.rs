@@ -87,6 +87,7 @@ mod heuristics;
 mod levels;
 mod render;
 mod search;
+mod siblings;
 
 #[cfg(test)]
 mod tests;
@@ -405,10 +406,13 @@ impl Env<'_> {
         let [(ctx, items)] = targets.as_slice() else {
             return None;
         };
+        let mut siblings = siblings::Siblings::new(self.doc);
         Some(
             items
                 .iter()
-                .map(|&i| fallback::item_path(self.doc, *ctx, self.document_context, i))
+                .map(|&i| {
+                    fallback::item_path(self.doc, &mut siblings, *ctx, self.document_context, i)
+                })
                 .collect::<Vec<_>>()
                 .join(" | "),
         )
@@ -549,7 +553,7 @@ impl Env<'_> {
             scope = scope.with_label_owners();
         }
         let mut search = search::Search::new(&scope, self.document_context, self.options.max_steps);
-        let found = search.run(*budget, 1 + self.options.max_alternatives);
+        let found = search.run(*budget, self.options.max_alternatives.saturating_add(1));
         let mut evaluations = search.evaluations;
         *budget = budget.saturating_sub(search.evaluations);
         for f in found {
@@ -642,19 +646,11 @@ fn child_suffix(
     if children(&|c| !normalize_space(doc.text(c)).is_empty()) {
         return Some((format!("/{test}[normalize-space()]"), 0));
     }
-    let index = |n: NodeId| {
-        let parent = doc.parent(n)?;
-        Some(
-            doc.children(parent)
-                .take_while(|&c| c != n)
-                .filter(|&c| doc.kind(c) == kind)
-                .count()
-                + 1,
-        )
-    };
+    let mut siblings = siblings::Siblings::new(doc);
+    let among = siblings::Among::kind(kind);
     let mut k = None;
     for &item in targets.iter().flat_map(|(_, items)| items) {
-        let i = index(item.node()?)?;
+        let (i, _) = siblings.position(item.node()?, &among)?;
         match k {
             None => k = Some(i),
             Some(prev) if prev == i => {}

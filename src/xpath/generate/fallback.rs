@@ -9,7 +9,8 @@
 //! positions left out (`./div[2]/ul/li`).
 
 use super::heuristics::is_ncname;
-use crate::dom::{Document, NodeId};
+use super::siblings::{Among, Siblings};
+use crate::dom::{Document, NodeId, NodeKind};
 use crate::xpath::{Item, XPath};
 
 /// The most owners for which a shorter positional tail is searched one by
@@ -39,25 +40,16 @@ impl PStep {
 }
 
 /// The steps from `context` (exclusive) down to `node` (inclusive).
-fn steps(doc: &Document, context: NodeId, node: NodeId) -> Vec<PStep> {
+fn steps(doc: &Document, siblings: &mut Siblings<'_>, context: NodeId, node: NodeId) -> Vec<PStep> {
     let mut out = Vec::new();
     let mut cur = node;
     while cur != context {
         let Some(parent) = doc.parent(cur) else { break };
         let raw = doc.name(cur);
         let name = is_ncname(raw).then(|| raw.to_owned());
-        let matches =
-            |c: NodeId| doc.is_element(c) && name.as_deref().is_none_or(|n| doc.name(c) == n);
-        let mut pos = 0;
-        let mut count = 0;
-        for c in doc.children(parent) {
-            if matches(c) {
-                count += 1;
-                if c <= cur {
-                    pos += 1;
-                }
-            }
-        }
+        let (pos, count) = siblings
+            .position(cur, &Among::name(name.as_deref()))
+            .unwrap_or((1, 1));
         out.push(PStep { name, pos, count });
         cur = parent;
     }
@@ -89,6 +81,7 @@ fn write_tail(steps: &[PStep], keep: &[bool], from: usize, document_context: boo
 /// The full positional path of an element owner: exact by construction.
 pub(super) fn full_path(
     doc: &Document,
+    siblings: &mut Siblings<'_>,
     context: NodeId,
     document_context: bool,
     node: NodeId,
@@ -96,7 +89,7 @@ pub(super) fn full_path(
     if node == context {
         return ".".to_owned();
     }
-    let st = steps(doc, context, node);
+    let st = steps(doc, siblings, context, node);
     let keep: Vec<bool> = st.iter().map(|s| s.count > 1).collect();
     write_tail(&st, &keep, 0, document_context)
 }
@@ -114,6 +107,7 @@ pub(super) fn owner_path(
     budget: usize,
 ) -> (Option<String>, usize) {
     let mut spent = 0;
+    let mut siblings = Siblings::new(doc);
     let want: Vec<(NodeId, Vec<Item>)> = instances
         .iter()
         .map(|(c, os)| (*c, os.iter().map(|&n| Item::Node(n)).collect()))
@@ -121,7 +115,7 @@ pub(super) fn owner_path(
     let all: Vec<Vec<PStep>> = instances
         .iter()
         .flat_map(|(c, os)| os.iter().map(move |&o| (*c, o)))
-        .map(|(c, o)| steps(doc, c, o))
+        .map(|(c, o)| steps(doc, &mut siblings, c, o))
         .collect();
     let exact = |xpath: &str, want: &[(NodeId, Vec<Item>)], spent: &mut usize| {
         *spent += 1;
@@ -184,43 +178,36 @@ pub(super) fn owner_path(
 /// `/@name`, `/text()[k]` or `/comment()[k]`.
 pub(super) fn item_path(
     doc: &Document,
+    siblings: &mut Siblings<'_>,
     context: NodeId,
     document_context: bool,
     item: Item,
 ) -> String {
+    let path = |node: NodeId, siblings: &mut Siblings<'_>| {
+        full_path(doc, siblings, context, document_context, node)
+    };
     match item {
-        Item::Node(n) if doc.is_element(n) || n == context => {
-            full_path(doc, context, document_context, n)
-        }
+        Item::Node(n) if doc.is_element(n) || n == context => path(n, siblings),
         Item::Node(n) => {
             let parent = doc.parent(n).unwrap_or(context);
             let kind = doc.kind(n);
-            let k = doc
-                .children(parent)
-                .take_while(|&c| c != n)
-                .filter(|&c| doc.kind(c) == kind)
-                .count()
-                + 1;
+            let k = siblings
+                .position(n, &Among::kind(kind))
+                .map_or(1, |(k, _)| k);
             let test = match kind {
-                crate::dom::NodeKind::Comment => "comment()",
+                NodeKind::Comment => "comment()",
                 _ => "text()",
             };
-            format!(
-                "{}/{test}[{k}]",
-                full_path(doc, context, document_context, parent)
-            )
+            format!("{}/{test}[{k}]", path(parent, siblings))
         }
         Item::Attr { element, index } => {
             let name = doc.attr_name(doc.attr_at(index as usize));
             format!(
                 "{}{}",
-                full_path(doc, context, document_context, element),
+                path(element, siblings),
                 super::attribute_suffix(name)
             )
         }
-        Item::Namespace(e) => format!(
-            "{}/namespace::xml",
-            full_path(doc, context, document_context, e)
-        ),
+        Item::Namespace(e) => format!("{}/namespace::xml", path(e, siblings)),
     }
 }

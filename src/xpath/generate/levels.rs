@@ -12,10 +12,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::strings::normalize_space;
 use super::heuristics::{
-    COST_CLASS, COST_ID, COST_LABEL, COST_OTHER_ATTR, COST_POSITION, attribute_cost, is_ncname,
-    own_prefix_label, presence_worthy, short_label, usable_class, usable_value,
+    COST_CLASS, COST_ID, COST_LABEL, COST_OTHER_ATTR, COST_POSITION, MAX_LABEL_SUBTREE,
+    attribute_cost, is_ncname, own_prefix_label, presence_worthy, short_label, usable_class,
+    usable_value,
 };
 use super::render::Pred;
+use super::siblings::{Among, Siblings};
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::xpath::Item;
 
@@ -333,7 +335,12 @@ impl<'a> Scope<'a> {
             cur = p;
             match doc.kind(p) {
                 NodeKind::Element => {
-                    if doc.name(p) == name || self.holds_owner(p) {
+                    // A large sibling is a block of content, not a label, and
+                    // reading its text could mean reading much of the page.
+                    if doc.name(p) == name
+                        || self.holds_owner(p)
+                        || doc.subtree_size(p) > MAX_LABEL_SUBTREE
+                    {
                         return None;
                     }
                     elements += 1;
@@ -395,21 +402,12 @@ impl<'a> Scope<'a> {
         let mut all_last = true;
         let mut any_choice = false;
         let mut same_position = true;
+        let mut siblings = Siblings::new(doc);
+        let among = Among::name(name);
         for &n in nodes {
-            let Some(parent) = doc.parent(n) else {
+            let Some((k, count)) = siblings.position(n, &among) else {
                 return;
             };
-            let matches = |c: NodeId| doc.is_element(c) && name.is_none_or(|nm| doc.name(c) == nm);
-            let mut k = 0;
-            let mut count = 0;
-            for c in doc.children(parent) {
-                if matches(c) {
-                    count += 1;
-                    if c <= n {
-                        k += 1;
-                    }
-                }
-            }
             any_choice |= count > 1;
             all_last &= k == count;
             match position {

@@ -214,20 +214,25 @@ impl<'s, 'd> Search<'s, 'd> {
         // One more predicate at some level. Options at a level are taken in
         // increasing index order, so each set of options is built once.
         for i in 0..c.levels.len() {
-            let level = self.level(i).clone();
+            let special = |p: &Pred| p.positional() || matches!(p, Pred::SiblingLabel { .. });
+            let level = self.level(i);
+            let has_special = c.levels[i]
+                .iter()
+                .any(|&j| special(&level.opts[j as usize].pred));
             let start = c.levels[i].last().map_or(0, |&j| j as usize + 1);
-            let has_special = c.levels[i].iter().any(|&j| {
-                let p = &level.opts[j as usize].pred;
-                p.positional() || matches!(p, Pred::SiblingLabel { .. })
-            });
-            for (j, opt) in level.opts.iter().enumerate().skip(start) {
-                let special =
-                    opt.pred.positional() || matches!(opt.pred, Pred::SiblingLabel { .. });
-                if special && has_special {
+            let options: Vec<(usize, u32, bool)> = level
+                .opts
+                .iter()
+                .enumerate()
+                .skip(start)
+                .map(|(j, o)| (j, o.cost, special(&o.pred)))
+                .collect();
+            for (j, cost, is_special) in options {
+                if is_special && has_special {
                     continue;
                 }
                 let Ok(j) = u16::try_from(j) else { break };
-                let mut next = child(c, opt.cost, false);
+                let mut next = child(c, cost, false);
                 next.levels[i].push(j);
                 out.push(next);
             }
