@@ -24,10 +24,13 @@
 //! document node) and specialise it one test at a time until it selects the
 //! targets and nothing else. Targets that are attributes or text are located
 //! through the element that holds them (their *owner*) and a final step:
-//! `/@href`, `/text()`, `/text()[normalize-space()]` or `/text()[k]`. A record
-//! set is handled as one set, so the result is a common step structure with
-//! shared tests (`.//li[contains(concat(' ', normalize-space(@class), ' '),
-//! ' product ')]`), not a union of positional paths.
+//! `/@href`, `/text()`, `/text()[normalize-space()]` or `/text()[k]`; a text
+//! node that follows a label element is also tried from the label, as in
+//! `//b[normalize-space(.)='ISBN-13:']/following-sibling::text()[1]`, and
+//! the cheaper of the two wins. A record set is handled as one set, so the
+//! result is a common step structure with shared tests
+//! (`.//li[contains(concat(' ', normalize-space(@class), ' '), ' product ')]`),
+//! not a union of positional paths.
 //!
 //! ## Ranking
 //!
@@ -42,14 +45,18 @@
 //! | `@name`, `@itemprop`, `@aria-label`, other `data-*` | 20 |
 //! | other descriptive attributes (`title`, `alt`, `role`, `type`, …); a bare `[@data-x]` | 25 |
 //! | one stable class token | 30 |
-//! | a label anchor: `dt[normalize-space(.)='Price']/following-sibling::dd[1]`, a child `[strong[normalize-space(.)='ISBN-13']]`, or `[starts-with(normalize-space(.), 'Price:')]` | 45 |
-//! | a position, `[k]` or `[last()]` | 100 |
+//! | a label anchor: `dt[normalize-space(.)='Price']/following-sibling::dd[1]`, a child `[strong[normalize-space(.)='ISBN-13']]`, `[starts-with(normalize-space(.), 'Price:')]`, or a label element's own text when text after it is the target | 45 |
+//! | a position, `[k]` or `[last()]`, and a final `/text()[k]` | 100 |
 //! | each location step above the target's own | 25 |
 //! | starting at the context with `./` rather than `.//` | 5 |
 //! | a `//` jump from an ancestor anchor (`.//div[@id='main']//span`), plus the anchor's test | 15 |
 //!
 //! Element names are always written when the nodes of a step share one, as
-//! scrapers expect (`//h1[@itemprop='name']`), and `*` otherwise.
+//! scrapers expect (`//h1[@itemprop='name']`), and `*` otherwise. A
+//! target's own text is never compared whole, only a leading `Label:` in it:
+//! the rest is the data a pattern extracts, which changes from record to
+//! record and from load to load. A label's text is used only when it is
+//! short and reads like a label (a few words, few digits).
 //!
 //! ## Bounds
 //!
