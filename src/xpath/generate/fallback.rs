@@ -205,7 +205,7 @@ pub(super) fn item_path(
             format!(
                 "{}{}",
                 path(element, siblings),
-                super::attribute_suffix(name)
+                super::targets::attribute_suffix(name)
             )
         }
         Item::Namespace(e) => format!("{}/namespace::xml", path(e, siblings)),
