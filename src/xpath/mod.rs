@@ -49,6 +49,7 @@ mod axes;
 mod call;
 mod eval;
 mod functions;
+pub mod generate;
 mod item;
 mod lexer;
 mod number;
