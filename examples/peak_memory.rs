@@ -7,41 +7,12 @@
 //! printed too, for comparison; it also counts the binary and the allocator's
 //! own overhead.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counters are only statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: the caller upholds `alloc`'s contract, which we pass on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
-                - layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        // SAFETY: as for `dealloc` and `alloc`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "../tests/support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{Counting, LIVE, peak_of};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
@@ -64,10 +35,11 @@ fn main() {
         raw
     };
     let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let doc = mend::Document::parse(&bytes);
-    let out = mend::extract::extract(&wrapper, &doc, None);
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (peak, (doc, out)) = peak_of(|| {
+        let doc = mend::Document::parse(&bytes);
+        let out = mend::extract::extract(&wrapper, &doc, None);
+        (doc, out)
+    });
     let kept = LIVE.load(Ordering::Relaxed) - before;
     std::hint::black_box(&out);
     let rss = std::fs::read_to_string("/proc/self/status")

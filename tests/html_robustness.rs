@@ -3,26 +3,10 @@
 //! UTF-8. Parsing must never panic, and every parsed tree must keep the arena's
 //! invariants, serialise, and give every node a path.
 
+#[path = "support/rng.rs"]
+mod rng;
 use mend::dom::{Document, NodeId, NodeKind};
-
-/// A small deterministic generator, so that a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use rng::Rng;
 
 const TAGS: &[&str] = &[
     "div",

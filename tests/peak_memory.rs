@@ -2,48 +2,22 @@
 //! the page's size. A counting allocator (this test binary's own) measures
 //! live heap bytes; the figure is deterministic, unlike timing.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests in this binary run on several threads; measurements take turns.
-static TURN: Mutex<()> = Mutex::new(());
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counters are only statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: the caller upholds `alloc`'s contract, which we pass on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{Counting, peak_of};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Peak live heap bytes, above what was live before, while `work` runs.
-fn peak_of(work: impl FnOnce()) -> usize {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    work();
-    PEAK.load(Ordering::Relaxed).saturating_sub(before)
-}
+/// Tests in this binary run on several threads; measurements take turns.
+static TURN: Mutex<()> = Mutex::new(());
 
 fn check(wrapper_path: &str, page: &[u8]) -> f64 {
     let wrapper = mend::wrapper::load_file(wrapper_path).unwrap();
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    let peak = peak_of(|| {
+    let (peak, ()) = peak_of(|| {
         let doc = mend::Document::parse(page);
         let out = mend::extract::extract(&wrapper, &doc, None);
         std::hint::black_box(out);

@@ -6,28 +6,11 @@
 //! happens, nothing may panic, and every compile error must point inside the
 //! expression (a byte offset no greater than its length).
 
+#[path = "support/rng.rs"]
+mod rng;
 use mend::dom::{Document, NodeId};
 use mend::xpath::XPath;
-
-/// A small, fast, seeded generator (xorshift64*), so runs are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use rng::Rng;
 
 const TOKENS: &[&str] = &[
     "/",
