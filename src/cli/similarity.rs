@@ -34,7 +34,7 @@ use mend::similarity::{
 };
 use mend::xpath::{Item, XPath};
 
-use super::xpath::read_page;
+use super::xpath::read_document;
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 
 /// Compare the element trees of two pages.
@@ -171,11 +171,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Reads and parses one page and finds the root of its comparison; on
 /// failure, reports it and gives the exit code.
 fn side(file: &str, xpath: Option<&str>, flag: &str) -> Result<Side, ExitCode> {
-    let bytes = read_page(file).map_err(|e| {
-        eprintln!("error: cannot read {file}: {e:#}");
+    let doc = read_document(file).map_err(|e| {
+        eprintln!("error: {e}");
         ExitCode::from(EXIT_FAILURE)
     })?;
-    let doc = Document::parse(&bytes);
     let root = match xpath {
         None => doc.root_element().ok_or_else(|| {
             eprintln!("error: {file} has no root element");

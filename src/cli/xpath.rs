@@ -8,8 +8,7 @@
 //! expression per line of FILE, printing one result per line; an expression
 //! that fails prints `{"error":…}` and the batch goes on.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -47,14 +46,13 @@ const HUMAN_VALUE_CHARS: usize = 200;
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let bytes = match read_page(&args.page) {
-        Ok(b) => b,
+    let doc = match read_document(&args.page) {
+        Ok(doc) => doc,
         Err(e) => {
-            eprintln!("error: cannot read {}: {e:#}", args.page);
+            eprintln!("error: {e}");
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
-    let doc = Document::parse(&bytes);
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let code = match (&args.expr, &args.exprs) {
@@ -76,23 +74,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// The bytes of a page file (gunzipped when its name ends in `.gz`), or of
-/// standard input for `-`.
-pub(super) fn read_page(page: &str) -> anyhow::Result<Vec<u8>> {
-    let mut raw = Vec::new();
-    if page == "-" {
-        io::stdin().read_to_end(&mut raw)?;
-    } else {
-        File::open(page)?.read_to_end(&mut raw)?;
-    }
-    if page.ends_with(".gz") {
-        let mut plain = Vec::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut plain)
-            .context("gunzip")?;
-        return Ok(plain);
-    }
-    Ok(raw)
+/// Reads one page (a file, gzipped or not; `-` for standard input; or an
+/// http(s) URL) and parses it, as `mend run` does.
+pub(super) fn read_document(page: &str) -> Result<Document, mend::fetch::FetchError> {
+    let source = mend::fetch::PageSource::from_arg(page)?;
+    let page = mend::fetch::load(&source, &mend::fetch::HttpClient::new())?;
+    Ok(Document::parse_with_transport(
+        &page.bytes,
+        page.charset.as_deref(),
+    ))
 }
 
 fn single(

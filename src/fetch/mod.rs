@@ -87,31 +87,41 @@ pub struct Page {
     pub charset: Option<String>,
 }
 
+impl PageSource {
+    /// The source one page argument names: `-` is standard input, an http(s)
+    /// URL stays a URL, anything else is a file that must exist. Directories
+    /// are [`expand`]'s business.
+    pub fn from_arg(arg: &str) -> Result<PageSource, FetchError> {
+        if arg == "-" {
+            Ok(PageSource::Stdin)
+        } else if arg.starts_with("http://") || arg.starts_with("https://") {
+            Url::parse(arg)
+                .map(PageSource::Url)
+                .map_err(|e| FetchError::Request {
+                    url: arg.to_owned(),
+                    message: e.to_string(),
+                })
+        } else if Path::new(arg).exists() {
+            Ok(PageSource::File(PathBuf::from(arg)))
+        } else {
+            Err(FetchError::NotFound(arg.to_owned()))
+        }
+    }
+}
+
 /// Expands page arguments: directories become the HTML files below them, in
 /// sorted order; `-` is standard input; http(s) URLs stay URLs.
 pub fn expand(args: &[String]) -> Result<Vec<PageSource>, FetchError> {
     let mut out = Vec::new();
     for arg in args {
-        if arg == "-" {
-            out.push(PageSource::Stdin);
-        } else if arg.starts_with("http://") || arg.starts_with("https://") {
-            let url = Url::parse(arg).map_err(|e| FetchError::Request {
-                url: arg.clone(),
-                message: e.to_string(),
-            })?;
-            out.push(PageSource::Url(url));
+        let path = Path::new(arg);
+        if arg != "-" && path.is_dir() {
+            let mut files = Vec::new();
+            walk(path, &mut files)?;
+            files.sort();
+            out.extend(files.into_iter().map(PageSource::File));
         } else {
-            let path = Path::new(arg);
-            if path.is_dir() {
-                let mut files = Vec::new();
-                walk(path, &mut files)?;
-                files.sort();
-                out.extend(files.into_iter().map(PageSource::File));
-            } else if path.exists() {
-                out.push(PageSource::File(path.to_path_buf()));
-            } else {
-                return Err(FetchError::NotFound(arg.clone()));
-            }
+            out.push(PageSource::from_arg(arg)?);
         }
     }
     Ok(out)
