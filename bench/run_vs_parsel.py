@@ -156,6 +156,19 @@ def measure_mend(mend, paths, repeat):
     return statistics.median(full), statistics.median(baseline), full, baseline, records
 
 
+def measure_paired(mend, paths, repeat, texts, extractors):
+    """Alternates one parsel pass and one mend run, `repeat` times, and returns
+    the per-repetition ratios of mend's pages per second to parsel's. Load on
+    this shared machine drifts over seconds; measuring both sides back to back
+    keeps a slow spell from landing on one side only."""
+    ratios = []
+    for _ in range(repeat):
+        parsel_seconds, _ = run_parsel(texts, extractors)
+        mend_seconds = time_mend(mend_command(mend, WRAPPER, paths))
+        ratios.append(parsel_seconds / mend_seconds)
+    return ratios
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Compare `mend run` with parsel on the Zyte article pages.")
     parser.add_argument("--data", default=DEFAULT_DATA, help="folder of *.html.gz pages (default: %(default)s)")
@@ -238,6 +251,11 @@ def main(argv=None):
                 mend_pps, full, mend_records, len(paths)))
             print("mend with the one-pattern wrapper: %.1f pages/s (median %.3f s)" % (len(paths) / baseline, baseline))
             print("ratio mend/parsel: %.2f" % result["ratio_mend_over_parsel"])
+            paired = measure_paired(mend, plain_paths, repeat, texts, extractors)
+            result["paired_ratios"] = paired
+            result["ratio_mend_over_parsel_paired"] = statistics.median(paired)
+            print("paired ratio mend/parsel (median of %d back-to-back pairs): %.2f (range %.2f-%.2f)" % (
+                len(paired), statistics.median(paired), min(paired), max(paired)))
             if mend_records != len(paths):
                 print("warning: mend wrote %d records for %d pages" % (mend_records, len(paths)))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
