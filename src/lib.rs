@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod job;
 pub mod similarity;
 pub mod store;
+pub mod treegram;
 pub mod wrapper;
 pub mod xpath;
 
