@@ -4,6 +4,7 @@
 //! I/O, no async and reads no clock; `fetch`, `job`, `store` and the command
 //! line sit on top.
 
+pub mod adapt;
 pub mod dom;
 pub mod extract;
 pub mod fetch;

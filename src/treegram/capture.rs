@@ -179,6 +179,7 @@ fn record_drafts(doc: &Document, per_context: &[(Item, Vec<Item>)], k: usize) ->
         .map(|n| Draft {
             root: n,
             targets: vec![(n, Target::Element)],
+            at_instance: false,
         })
         .collect()
 }
@@ -207,7 +208,12 @@ fn field_drafts(
             .into_iter()
             .filter(|(owner, _)| *owner == root || doc.is_ancestor(root, *owner))
             .collect();
-        drafts.push(Draft { root, targets });
+        let at_instance = *context == Item::Node(root);
+        drafts.push(Draft {
+            root,
+            targets,
+            at_instance,
+        });
     }
     drafts
 }

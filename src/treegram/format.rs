@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
-    GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram, TreeGramError,
+    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram, TreeGramError,
     UNSTABLE_ATTR,
 };
 use crate::dom::{Document, NodeId, NodeKind};
@@ -31,6 +31,8 @@ const VOID: [&str; 14] = [
 pub(super) struct Draft {
     pub root: NodeId,
     pub targets: Vec<(NodeId, Target)>,
+    /// Whether the root is the parent pattern's instance itself.
+    pub at_instance: bool,
 }
 
 /// Writes a whole tree-gram file.
@@ -60,8 +62,13 @@ pub(super) fn write(doc: &Document, header: &Header, drafts: &[Draft], unstable:
     for (i, draft) in drafts.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<template {INSTANCE_ATTR}=\"{}\" data-mend-path=\"{}\">",
+            "<template {INSTANCE_ATTR}=\"{}\"{} data-mend-path=\"{}\">",
             i + 1,
+            if draft.at_instance {
+                format!(" {CONTEXT_ATTR}=\"instance\"")
+            } else {
+                String::new()
+            },
             escape_attr(&doc.path(draft.root))
         );
         write_tree(doc, draft, unstable, &mut out);
@@ -235,7 +242,12 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
         if targets.is_empty() {
             return Err(TreeGramError::NoTarget(instances.len() + 1));
         }
-        instances.push(GramInstance { root, targets });
+        let at_instance = doc.attr(template, CONTEXT_ATTR) == Some("instance");
+        instances.push(GramInstance {
+            root,
+            targets,
+            at_instance,
+        });
     }
     if instances.is_empty() {
         return Err(TreeGramError::NoInstances);

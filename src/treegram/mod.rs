@@ -46,6 +46,10 @@ use crate::xpath::Item;
 pub const TARGET_ATTR: &str = "data-mend-target";
 /// The attribute that marks the root of each instance (on its `<template>`).
 pub const INSTANCE_ATTR: &str = "data-mend-instance";
+/// The attribute that says an instance's root is its parent pattern's
+/// instance (value `instance`), so that healing compares it with each new
+/// parent instance instead of searching for it.
+pub const CONTEXT_ATTR: &str = "data-mend-context";
 /// The attribute that marks an element left out of comparisons.
 pub const UNSTABLE_ATTR: &str = "data-mend-unstable";
 /// The attribute that lists the masked attributes of an element.
@@ -88,6 +92,9 @@ pub struct GramInstance {
     pub root: NodeId,
     /// The marked targets: the element that carries the mark and what of it is selected.
     pub targets: Vec<(NodeId, Target)>,
+    /// Whether the root is the parent pattern's instance (a record's
+    /// instance, or the record that holds a field).
+    pub at_instance: bool,
 }
 
 /// What a target mark selects of the element that carries it.

@@ -160,7 +160,7 @@ fn the_file_is_one_element_per_line() {
     assert_eq!(
         body,
         [
-            r#"<template data-mend-instance="1" data-mend-path="/html/body/div/table/tbody/tr[1]">"#,
+            r#"<template data-mend-instance="1" data-mend-context="instance" data-mend-path="/html/body/div/table/tbody/tr[1]">"#,
             r#"  <tr id="" data-mend-masked="id">"#,
             "    <td>",
             r#"      <a href="/a">A &amp; B</a>"#,
