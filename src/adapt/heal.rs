@@ -48,7 +48,12 @@ pub fn heal(
         rejections,
     };
     let mut current = wrapper.clone();
-    let mut extraction = extract(&current, doc, page_url);
+    let extract_all = |w: &Wrapper| {
+        let mut e = extract(w, doc, page_url);
+        e.violations.extend(drift(w, doc, grams, &e));
+        e
+    };
+    let mut extraction = extract_all(&current);
     let mut adaptations = Vec::new();
     if extraction.violations.is_empty() {
         return Healing {
@@ -78,9 +83,9 @@ pub fn heal(
         };
         tracing::debug!(pattern = %key, ?trigger, "adapting");
         let first = attempt(&env, &current, &extraction, &path, trigger);
-        if let Some((w, e)) = first.healed {
+        if let Some((w, _)) = first.healed {
+            extraction = extract_all(&w);
             current = w;
-            extraction = e;
             healed.insert(key);
             adaptations.push(first.adaptation);
             continue;
@@ -113,17 +118,18 @@ pub fn heal(
             adaptations.push(child);
             continue;
         };
+        let _ = e;
+        extraction = extract_all(&w);
         current = w;
-        extraction = e;
         healed.insert(parent_key);
         adaptations.push(parent.adaptation);
         if !extraction.violations.iter().any(|v| v.pattern == key) {
             continue;
         }
         let second = attempt(&env, &current, &extraction, &path, Trigger::BottomUp);
-        if let Some((w, e)) = second.healed {
+        if let Some((w, _)) = second.healed {
+            extraction = extract_all(&w);
             current = w;
-            extraction = e;
             healed.insert(key);
         }
         adaptations.push(second.adaptation);
@@ -163,6 +169,63 @@ pub fn relocate(
         attempted.adaptation.new_xpath = Some(attempted.adaptation.old_xpath.clone());
     }
     Some(attempted.adaptation)
+}
+
+/// The silent breakage that constraints cannot see: a pattern that matched
+/// nodes when its tree-gram was captured and now matches nothing in any
+/// instance of its parent, though its constraints allow that (an optional
+/// field). Each is reported as a violation of the `treegram` constraint.
+fn drift(
+    wrapper: &Wrapper,
+    doc: &Document,
+    grams: &TreeGrams,
+    extraction: &Extraction,
+) -> Vec<crate::extract::Violation> {
+    let mut out = Vec::new();
+    for path in preorder(&wrapper.patterns) {
+        let key = path.join("/");
+        let Some(gram) = grams.get(&key) else { continue };
+        if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == key) {
+            continue;
+        }
+        let Some(pattern) = find(&wrapper.patterns, &path) else {
+            continue;
+        };
+        let scopes = super::relocate::scopes(wrapper, doc, &path);
+        let matches_somewhere = scopes.iter().any(|&s| {
+            !matches!(pattern.xpath.evaluate_item(doc, s), Ok(crate::xpath::Value::Nodes(n)) if n.is_empty())
+        });
+        if !scopes.is_empty() && !matches_somewhere {
+            out.push(crate::extract::Violation {
+                pattern: key,
+                constraint: "treegram",
+                expected: format!(
+                    "matches, as its {} when the tree-gram was captured",
+                    plural(gram.header.matched)
+                ),
+                found: format!("no match in any of {}", plural_instances(scopes.len())),
+                context: "/".to_owned(),
+                node: None,
+            });
+        }
+    }
+    out
+}
+
+fn plural(n: usize) -> String {
+    if n == 1 {
+        "1 match did".to_owned()
+    } else {
+        format!("{n} matches did")
+    }
+}
+
+fn plural_instances(n: usize) -> String {
+    if n == 1 {
+        "1 parent instance".to_owned()
+    } else {
+        format!("{n} parent instances")
+    }
 }
 
 /// Every pattern's path of names, parents before children.

@@ -65,3 +65,42 @@ fn a_renamed_class_is_healed() {
     );
     assert!(h.extraction.violations.is_empty(), "{:?}", h.extraction.violations);
 }
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/pages/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn show(h: &Healing) {
+    for a in &h.adaptations {
+        println!(
+            "{} {:?} {:?} {:?}/{:?} score {:?} runner {:?} sim {:?} -> {:?}\n  reason {:?}",
+            a.pattern, a.outcome, a.trigger, a.algorithm, a.label, a.score, a.runner_up, a.similarity, a.new_xpath, a.reason
+        );
+        for c in a.candidates.iter().take(12) {
+            println!("    {:?}/{:?} {:.3} {:.3} {} {:?}", c.algorithm, c.label, c.score, c.similarity, c.verdict, c.nodes);
+        }
+    }
+}
+
+#[test]
+fn redesign_e2e_probe() {
+    let h = heal_page(&bookshop(), &fixture("bookshop-redesign.html"));
+    show(&h);
+    println!("{}", serde_json::to_string_pretty(&h.extraction.record).unwrap());
+    println!("{:?}", h.extraction.violations);
+}
+
+#[test]
+fn silent_probe() {
+    let h = heal_page(&bookshop(), &fixture("bookshop-silent.html"));
+    show(&h);
+    println!("{:?}", h.extraction.violations);
+}
+
+#[test]
+fn ambiguous_probe() {
+    let h = heal_page(&bookshop(), &fixture("bookshop-ambiguous.html"));
+    show(&h);
+    println!("{:?}", h.extraction.violations);
+}
