@@ -4,8 +4,9 @@
 //! A field's value changes from record to record (`£12.99`, `£8.50`), so text
 //! is compared both as written and by *shape*, digits and letters folded into
 //! classes (`£9.9`); a label that stays (`Gmail`, `In stock`) matches as
-//! written. Attributes compare by name, class tokens and stable ids, since
-//! values such as `href` differ between records.
+//! written. Attributes compare by name, class token, and name with value;
+//! a value that is long or looks generated (a session token, a record id)
+//! is left out, as it changes from load to load.
 
 use std::collections::BTreeSet;
 
@@ -54,9 +55,10 @@ impl Profile {
                         attrs.insert(format!(".{token}"));
                     }
                 }
-                "id" | "name" | "itemprop" | "role" | "type" | "aria-label"
-                    if !looks_generated(value) && !value.is_empty() =>
-                {
+                "style" => {}
+                // Short values that do not look generated say what the node
+                // is for: ids, names, roles, placeholders, tracking keys.
+                _ if !value.is_empty() && value.len() <= 80 && !looks_generated(value) => {
                     attrs.insert(format!("{name}={value}"));
                 }
                 _ => {}
@@ -92,7 +94,12 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
         _ if a.text == b.text => 1.0,
         _ => {
             let written = jaro_winkler(&a.text, &b.text);
-            let shaped = if a.shape == b.shape {
+            // A shape of words alone (`a`, `a a`) says nothing: every label
+            // has it. Digits and punctuation make a shape worth comparing.
+            let telling = |s: &str| s.chars().any(|c| c != 'a' && c != ' ');
+            let shaped = if !telling(&a.shape) && !telling(&b.shape) {
+                0.0
+            } else if a.shape == b.shape {
                 0.95
             } else {
                 0.8 * jaro_winkler(&a.shape, &b.shape)

@@ -26,15 +26,15 @@ use crate::wrapper::Pattern;
 use crate::xpath::Item;
 
 /// How many regions a sweep returns per tree-gram instance.
-const REGIONS: usize = 5;
+const REGIONS: usize = 16;
 /// Regions larger than this many elements are not searched node by node.
 const MAX_REGION: usize = 5_000;
 
 /// The weights of a candidate node's evidence.
-const W_POSITION: f64 = 0.4;
-const W_TEXT: f64 = 0.25;
-const W_TAG: f64 = 0.2;
-const W_ATTRS: f64 = 0.15;
+const W_POSITION: f64 = 0.3;
+const W_TEXT: f64 = 0.35;
+const W_TAG: f64 = 0.15;
+const W_ATTRS: f64 = 0.2;
 
 /// A page region that resembles a tree-gram instance.
 #[derive(Clone, Debug)]
@@ -211,13 +211,26 @@ pub(crate) fn rank_targets(
         up += 1;
         a = gram_view.parent(i);
     }
+    // Label paths from the region's root: nodes with the image's path are its
+    // twins in a repeated structure, which the alignment cannot tell apart.
+    let mut paths = vec![0u64; end - root];
+    for t in root..end {
+        let up = page.parent(t).filter(|&p| p >= root).map_or(0, |p| paths[p - root]);
+        paths[t - root] = mix(up, page.label(t).index());
+    }
+    let twins = image.map_or(0, |img| {
+        paths.iter().filter(|&&h| h == paths[img - root]).count()
+    });
     let mut choices = Vec::new();
     for t in root..end {
         let owner = page.node(t);
         let Some(item) = item_for(doc, owner, target.1) else {
             continue;
         };
-        let position = position(page, t, image, anchor);
+        let position = match image {
+            Some(img) if twins > 1 && paths[t - root] == paths[img - root] => 0.5,
+            _ => position(page, t, image, anchor, twins > 1),
+        };
         let like = likeness(
             &wanted,
             &Profile::of(doc, owner, item, &crate::similarity::NoMask),
@@ -236,7 +249,9 @@ pub(crate) fn rank_targets(
     choices
 }
 
-/// Where the alignment puts node `t`: 1 for the image of the target; for a
+/// Where the alignment puts node `t`: 1 for the image of the target (0.5
+/// when the image has twins, nodes reached by the same label path, which
+/// then score 0.5 too: an alignment of repeated items is arbitrary); for a
 /// node inside that image (the value moved into a child), 0.75 divided by
 /// how deep; when the target has no image, for a node inside the image of
 /// its nearest aligned ancestor, 0.6 divided by one plus the difference in
@@ -246,9 +261,11 @@ fn position(
     t: usize,
     image: Option<usize>,
     anchor: Option<(usize, usize)>,
+    twinned: bool,
 ) -> f64 {
     match image {
-        Some(img) if img == t => 1.0,
+        Some(img) if img == t && !twinned => 1.0,
+        Some(img) if img == t => 0.5,
         Some(img) if sequence_alignment::within(page, img, t) => {
             0.75 / (page.depth(t) - page.depth(img)) as f64
         }
@@ -261,6 +278,13 @@ fn position(
             _ => 0.0,
         },
     }
+}
+
+/// One step of a label-path hash.
+fn mix(up: u64, label: u32) -> u64 {
+    (up ^ u64::from(label).wrapping_add(0x9e37_79b9_7f4a_7c15))
+        .wrapping_mul(0x100_0000_01b3)
+        .rotate_left(29)
 }
 
 fn weigh(position: f64, like: Likeness) -> f64 {

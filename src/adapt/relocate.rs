@@ -250,7 +250,7 @@ fn decide_field(
                     } else {
                         locate::list_siblings(env.doc, choice, target)
                     };
-                    let score = region.similarity * (0.5 + 0.5 * choice.node_score);
+                    let score = region.similarity * choice.node_score;
                     let e = by_set.entry(set).or_insert((0.0, 0.0));
                     if score > e.0 {
                         *e = (score, region.similarity);
