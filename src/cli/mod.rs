@@ -10,8 +10,10 @@ use clap::{Parser, Subcommand};
 
 use mend::wrapper::{self, LoadError, Wrapper};
 
+mod heal;
 mod run;
 mod similarity;
+pub(crate) mod snapshot;
 mod validate;
 mod xpath;
 
@@ -40,6 +42,8 @@ enum Command {
     Xpath(xpath::Args),
     /// Compare the element trees of two pages.
     Similarity(similarity::Args),
+    /// Capture tree-grams on a page where the wrapper works.
+    Snapshot(snapshot::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -57,6 +61,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),
+        Command::Snapshot(args) => snapshot::run(args),
     };
     match outcome {
         Ok(code) => code,
