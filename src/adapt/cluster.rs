@@ -20,9 +20,6 @@ use crate::wrapper::Constraints;
 /// How much larger or smaller than a stored instance a new instance may be.
 const RECORD_SIZE_RATIO: f64 = 2.0;
 
-/// The most candidate sub-trees a scope is searched for.
-const MAX_MEMBERS: usize = 1_000;
-
 /// A set of similar sub-trees reached by one path of tags.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Cluster {
@@ -48,7 +45,10 @@ pub(crate) fn clusters(
 ) -> Vec<Cluster> {
     // The best score of each candidate over the stored instances.
     let mut best: BTreeMap<usize, f64> = BTreeMap::new();
-    let k = page.len().min(MAX_MEMBERS);
+    // Every candidate that reaches the threshold is wanted, however many:
+    // the filters (size, and tag for the tree matchings) keep the count down,
+    // and identical candidates are scored once.
+    let k = page.len();
     for gram in grams {
         // A record's instances are about the size of the stored ones; a
         // small piece of a card (its heading) resembles a card too closely

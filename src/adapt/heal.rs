@@ -88,6 +88,11 @@ pub fn heal(
             current = w;
             healed.insert(key);
             adaptations.push(first.adaptation);
+            for child in first.children {
+                tried.insert(child.pattern.clone());
+                healed.insert(child.pattern.clone());
+                adaptations.push(child);
+            }
             continue;
         }
         // Bottom-up: re-locate the parent record, then try the child again.
@@ -123,6 +128,11 @@ pub fn heal(
         current = w;
         healed.insert(parent_key);
         adaptations.push(parent.adaptation);
+        for child in parent.children {
+            tried.insert(child.pattern.clone());
+            healed.insert(child.pattern.clone());
+            adaptations.push(child);
+        }
         if !extraction.violations.iter().any(|v| v.pattern == key) {
             continue;
         }
@@ -133,6 +143,7 @@ pub fn heal(
             healed.insert(key);
         }
         adaptations.push(second.adaptation);
+        adaptations.extend(second.children);
     }
     Healing {
         wrapper: current,

@@ -37,6 +37,9 @@ pub(crate) struct Attempted {
     pub healed: Option<(Wrapper, Extraction)>,
     /// The pattern was re-located to exactly the nodes its XPath already selects.
     pub unchanged: bool,
+    /// For a healed record, the adaptations of its fields made to prove it
+    /// (already applied in `healed`).
+    pub children: Vec<Adaptation>,
 }
 
 /// A choice of nodes in every parent instance, with its evidence.
@@ -88,6 +91,7 @@ pub(crate) fn attempt(
             adaptation: a,
             healed: None,
             unchanged: false,
+            children: Vec::new(),
         }
     };
     let Some(gram) = env.grams.get(&key) else {
@@ -180,6 +184,7 @@ pub(crate) fn attempt(
                     },
                     healed: None,
                     unchanged: true,
+                    children: Vec::new(),
                 };
             }
             if let Some((x, _)) = rejected.iter().find(|(_, sel)| *sel == chosen.targets) {
@@ -202,17 +207,28 @@ pub(crate) fn attempt(
                     // A record is proven by its fields too: if they cannot
                     // all be found in the chosen instances, another
                     // candidate may be the real one.
-                    let fields_found = !pattern.is_record()
-                        || !settings.triggers.top_down
-                        || fields_heal(env, &healed_wrapper, &extraction, path);
+                    if !pattern.is_record() || !settings.triggers.top_down {
+                        return Attempted {
+                            adaptation: done,
+                            healed: Some((healed_wrapper, extraction)),
+                            unchanged: false,
+                            children: Vec::new(),
+                        };
+                    }
+                    if let Some((w, e, children)) = fields_heal(env, &healed_wrapper, &extraction, path) {
+                        return Attempted {
+                            adaptation: done,
+                            healed: Some((w, e)),
+                            unchanged: false,
+                            children,
+                        };
+                    }
                     let proven = Attempted {
                         adaptation: done,
                         healed: Some((healed_wrapper, extraction)),
                         unchanged: false,
+                        children: Vec::new(),
                     };
-                    if fields_found {
-                        return proven;
-                    }
                     only_rejected = false;
                     last_reason = format!(
                         "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
@@ -244,15 +260,20 @@ pub(crate) fn attempt(
     abstain(adaptation, last_reason)
 }
 
-/// Whether every field under the record at `path` holds, or can be healed
-/// top-down, with the record's new XPath in `wrapper`.
-fn fields_heal(env: &Env<'_>, wrapper: &Wrapper, extraction: &Extraction, path: &[String]) -> bool {
+/// Heals the fields under the record at `path` top-down, with the record's
+/// new XPath in `wrapper`: the wrapper, extraction and adaptations that
+/// follow, when every field then holds.
+fn fields_heal(
+    env: &Env<'_>,
+    wrapper: &Wrapper,
+    extraction: &Extraction,
+    path: &[String],
+) -> Option<(Wrapper, Extraction, Vec<Adaptation>)> {
     let prefix = format!("{}/", path.join("/"));
     let mut current = wrapper.clone();
     let mut ext = extraction.clone();
-    let Some(record) = find(&wrapper.patterns, path) else {
-        return true;
-    };
+    let mut adaptations = Vec::new();
+    let record = find(&wrapper.patterns, path)?;
     for child in &record.patterns {
         let mut child_path = path.to_vec();
         child_path.push(child.name.clone());
@@ -261,17 +282,14 @@ fn fields_heal(env: &Env<'_>, wrapper: &Wrapper, extraction: &Extraction, path: 
             continue;
         }
         let tried = attempt(env, &current, &ext, &child_path, Trigger::TopDown);
-        match tried.healed {
-            Some((w, e)) => {
-                current = w;
-                ext = e;
-            }
-            None => return false,
-        }
+        let (w, e) = tried.healed?;
+        current = w;
+        ext = e;
+        adaptations.push(tried.adaptation);
+        adaptations.extend(tried.children);
     }
-    !ext.violations
-        .iter()
-        .any(|v| v.pattern.starts_with(&prefix))
+    let clean = !ext.violations.iter().any(|v| v.pattern.starts_with(&prefix));
+    clean.then_some((current, ext, adaptations))
 }
 
 /// The failure of a decision: why, and the best (score, runner-up, similarity) seen.

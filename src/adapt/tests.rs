@@ -78,29 +78,6 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-fn show(h: &Healing) {
-    for a in &h.adaptations {
-        println!(
-            "{} {:?} {:?} {:?}/{:?} score {:?} runner {:?} sim {:?} -> {:?}\n  reason {:?}",
-            a.pattern,
-            a.outcome,
-            a.trigger,
-            a.algorithm,
-            a.label,
-            a.score,
-            a.runner_up,
-            a.similarity,
-            a.new_xpath,
-            a.reason
-        );
-        for c in a.candidates.iter().take(12) {
-            println!(
-                "    {:?}/{:?} {:.3} {:.3} {} {:?}",
-                c.algorithm, c.label, c.score, c.similarity, c.verdict, c.nodes
-            );
-        }
-    }
-}
 
 /// A shop whose product cards are `div.card` with a title and a price.
 fn shop(cards: &str, extra: &str) -> String {
