@@ -4,12 +4,14 @@
 //! I/O, no async and reads no clock; `fetch`, `job`, `store` and the command
 //! line sit on top.
 
+pub mod adapt;
 pub mod dom;
 pub mod extract;
 pub mod fetch;
 pub mod job;
 pub mod similarity;
 pub mod store;
+pub mod treegram;
 pub mod wrapper;
 pub mod xpath;
 

@@ -11,12 +11,14 @@ use clap::{Parser, Subcommand};
 use mend::wrapper::{self, LoadError, Wrapper};
 
 mod approve;
+mod heal;
 mod log;
 mod reject;
 mod review;
 mod run;
 mod show;
 mod similarity;
+pub(crate) mod snapshot;
 mod validate;
 mod xpath;
 
@@ -45,6 +47,8 @@ enum Command {
     Xpath(xpath::Args),
     /// Compare the element trees of two pages.
     Similarity(similarity::Args),
+    /// Capture tree-grams on a page where the wrapper works.
+    Snapshot(snapshot::Args),
     /// List adaptations from the store, newest first.
     Log(log::Args),
     /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
@@ -70,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),
+        Command::Snapshot(args) => snapshot::run(args),
         Command::Log(args) => log::run(args),
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),

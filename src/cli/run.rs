@@ -7,7 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::heal::CliHealer;
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
+use mend::store::Store;
+use mend::wrapper::HealMode;
 use mend::fetch;
 use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
 
@@ -35,6 +38,26 @@ pub struct RunArgs {
     /// Print no summary on standard error.
     #[arg(long, short)]
     pub quiet: bool,
+    /// What to do when a pattern is violated: only report it (off), heal and
+    /// store a proposal (propose), or heal and rewrite the wrapper file (auto).
+    /// Default: the wrapper's `adapt.mode`.
+    #[arg(long, value_enum)]
+    pub heal: Option<HealArg>,
+    /// The store for runs, pages and adaptations (default: `.mend/mend.db`
+    /// beside the wrapper).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+}
+
+/// The `--heal` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HealArg {
+    /// Only report violations.
+    Off,
+    /// Heal, emit healed records marked with the proposal, store the proposal.
+    Propose,
+    /// Heal and rewrite the wrapper file in place.
+    Auto,
 }
 
 /// Runs the command.
@@ -80,6 +103,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         flatten: args.flatten.clone(),
     };
     let mut write_error = None;
+    let mode = match args.heal {
+        Some(HealArg::Off) => HealMode::Off,
+        Some(HealArg::Propose) => HealMode::Propose,
+        Some(HealArg::Auto) => HealMode::Auto,
+        None => wrapper.adapt.mode,
+    };
+    let store_path = args
+        .store
+        .clone()
+        .unwrap_or_else(|| Store::default_path(&args.wrapper));
+    let mut healer = CliHealer::new(mode, wrapper, &args.wrapper, store_path, options.clone());
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
             progress.suspend(|| eprintln!("error: {e}"));
@@ -96,9 +130,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .num_threads(n.max(1))
             .build()
             .context("cannot start worker threads")?
-            .install(|| job::run_pages(&wrapper, &sources, &options, &mut emit)),
-        None => job::run_pages(&wrapper, &sources, &options, &mut emit),
+            .install(|| job::run_pages_healing(&mut healer, &sources, &options, &mut emit)),
+        None => job::run_pages_healing(&mut healer, &sources, &options, &mut emit),
     };
+    healer.finish();
     progress.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e).context("cannot write output");
@@ -119,7 +154,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             summary.failed_pages
         );
     }
-    Ok(ExitCode::from(if summary.failed_pages > 0 {
+    if let Some(e) = &healer.failure {
+        eprintln!("error: {e:#}");
+    }
+    Ok(ExitCode::from(if summary.failed_pages > 0 || healer.failure.is_some() {
         EXIT_FAILURE
     } else if summary.violations > 0 {
         EXIT_VIOLATED

@@ -100,8 +100,97 @@ pub fn normalize_space(text: &str) -> String {
     out
 }
 
+/// A value constraint that one field value fails.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// The constraint, as [`Violation::constraint`] names it.
+    pub constraint: &'static str,
+    /// What the constraint asks for, in words.
+    pub expected: String,
+    /// What the value is instead.
+    pub found: String,
+}
+
+/// Converts one field value as `pattern` says and checks it against the
+/// pattern's value constraints (required, length, regex, enum, type, range):
+/// the typed value (`null` when it does not convert) and every failed check.
+/// Occurrence constraints (`min`, `max`) are about node sets, not values, and
+/// are not checked here.
+pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value, Vec<Problem>) {
+    let c = &pattern.constraints;
+    let mut problems = Vec::new();
+    let mut problem = |constraint: &'static str, expected: String, found: String| {
+        problems.push(Problem {
+            constraint,
+            expected,
+            found,
+        })
+    };
+    if c.required && text.trim().is_empty() {
+        problem("required", "a non-empty value".into(), "an empty value".into());
+    }
+    let chars = text.chars().count();
+    if let Some(min) = c.min_length
+        && chars < min
+    {
+        problem(
+            "min_length",
+            format!("at least {min} characters"),
+            format!("{chars}: {}", quote(text)),
+        );
+    }
+    if let Some(max) = c.max_length
+        && chars > max
+    {
+        problem(
+            "max_length",
+            format!("at most {max} characters"),
+            format!("{chars}: {}", quote(text)),
+        );
+    }
+    if let Some(re) = &c.regex
+        && !re.is_match(text)
+    {
+        problem("regex", format!("a match for /{}/", re.as_str()), quote(text));
+    }
+    if let Some(options) = &c.one_of
+        && !options.iter().any(|o| o == text)
+    {
+        problem("enum", format!("one of {}", options.join(", ")), quote(text));
+    }
+    let value = match convert(text, pattern.value_type, base, pattern.date_format.as_deref()) {
+        Ok(v) => v,
+        Err(e) => {
+            problem(
+                "type",
+                format!("{} ({e})", type_name(pattern.value_type)),
+                quote(text),
+            );
+            return (Value::Null, problems);
+        }
+    };
+    if c.minimum.is_some() || c.maximum.is_some() {
+        match value.as_f64().or_else(|| parse_number(text)) {
+            Some(n) => {
+                if let Some(min) = c.minimum
+                    && n < min
+                {
+                    problem("minimum", format!(">= {min}"), n.to_string());
+                }
+                if let Some(max) = c.maximum
+                    && n > max
+                {
+                    problem("maximum", format!("<= {max}"), n.to_string());
+                }
+            }
+            None => problem("minimum", "a number".into(), quote(text)),
+        }
+    }
+    (value, problems)
+}
+
 /// The URL relative links resolve against: the page's `<base href>` joined to the page URL.
-fn page_base(doc: &Document, page: Option<&Url>) -> Option<Url> {
+pub fn page_base(doc: &Document, page: Option<&Url>) -> Option<Url> {
     let href = doc
         .descendants(NodeId::ROOT)
         .find(|&n| doc.name(n) == "base")
@@ -246,9 +335,8 @@ impl Context<'_> {
         context: Item,
         node: Option<Item>,
     ) -> Value {
-        let c = &pattern.constraints;
         let Some(text) = text else {
-            if c.required {
+            if pattern.constraints.required {
                 self.push(
                     name,
                     "required",
@@ -260,122 +348,9 @@ impl Context<'_> {
             }
             return Value::Null;
         };
-        if c.required && text.trim().is_empty() {
-            self.push(
-                name,
-                "required",
-                "a non-empty value".into(),
-                "an empty value".into(),
-                context,
-                node,
-            );
-        }
-        let chars = text.chars().count();
-        if let Some(min) = c.min_length
-            && chars < min
-        {
-            self.push(
-                name,
-                "min_length",
-                format!("at least {min} characters"),
-                format!("{chars}: {}", quote(&text)),
-                context,
-                node,
-            );
-        }
-        if let Some(max) = c.max_length
-            && chars > max
-        {
-            self.push(
-                name,
-                "max_length",
-                format!("at most {max} characters"),
-                format!("{chars}: {}", quote(&text)),
-                context,
-                node,
-            );
-        }
-        if let Some(re) = &c.regex
-            && !re.is_match(&text)
-        {
-            self.push(
-                name,
-                "regex",
-                format!("a match for /{}/", re.as_str()),
-                quote(&text),
-                context,
-                node,
-            );
-        }
-        if let Some(options) = &c.one_of
-            && !options.iter().any(|o| o == &text)
-        {
-            self.push(
-                name,
-                "enum",
-                format!("one of {}", options.join(", ")),
-                quote(&text),
-                context,
-                node,
-            );
-        }
-        let value = match convert(
-            &text,
-            pattern.value_type,
-            self.base,
-            pattern.date_format.as_deref(),
-        ) {
-            Ok(v) => v,
-            Err(e) => {
-                self.push(
-                    name,
-                    "type",
-                    format!("{} ({e})", type_name(pattern.value_type)),
-                    quote(&text),
-                    context,
-                    node,
-                );
-                return Value::Null;
-            }
-        };
-        if c.minimum.is_some() || c.maximum.is_some() {
-            let number = value.as_f64().or_else(|| parse_number(&text));
-            match number {
-                Some(n) => {
-                    if let Some(min) = c.minimum
-                        && n < min
-                    {
-                        self.push(
-                            name,
-                            "minimum",
-                            format!(">= {min}"),
-                            n.to_string(),
-                            context,
-                            node,
-                        );
-                    }
-                    if let Some(max) = c.maximum
-                        && n > max
-                    {
-                        self.push(
-                            name,
-                            "maximum",
-                            format!("<= {max}"),
-                            n.to_string(),
-                            context,
-                            node,
-                        );
-                    }
-                }
-                None => self.push(
-                    name,
-                    "minimum",
-                    "a number".into(),
-                    quote(&text),
-                    context,
-                    node,
-                ),
-            }
+        let (value, problems) = check_value(pattern, &text, self.base);
+        for p in problems {
+            self.push(name, p.constraint, p.expected, p.found, context, node);
         }
         value
     }

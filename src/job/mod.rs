@@ -70,15 +70,7 @@ impl Summary {
 pub fn process_page(wrapper: &Wrapper, page: &fetch::Page, options: &RunOptions) -> PageOutput {
     let _span = tracing::info_span!("page", page = %page.name).entered();
     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-    let extraction = extract(wrapper, &doc, page.url.as_ref());
-    let records = shape(extraction.record, options);
-    PageOutput {
-        page: page.name.clone(),
-        records,
-        violations: extraction.violations,
-        adaptations: Vec::new(),
-        error: None,
-    }
+    page_output(wrapper, &doc, page, options)
 }
 
 /// Loads and processes one page, turning a load failure into an error entry.
@@ -109,17 +101,85 @@ pub fn run_pages(
     wrapper: &Wrapper,
     sources: &[PageSource],
     options: &RunOptions,
+    emit: impl FnMut(PageOutput),
+) -> Summary {
+    let mut healer = NoHealing(wrapper.clone());
+    run_pages_healing(&mut healer, sources, options, emit)
+}
+
+/// What a run does with a page whose constraints fail, before the page's
+/// output is emitted.
+///
+/// Pages are loaded, parsed and extracted in parallel with the healer's
+/// current wrapper; a page with violations then goes to the healer, one at a
+/// time and in input order, so that a heal made on one page is what the next
+/// pages are extracted with.
+pub trait Healer {
+    /// The wrapper pages are extracted with now.
+    fn wrapper(&self) -> &Wrapper;
+    /// Whether pages with violations go to [`Healer::heal`] at all.
+    fn enabled(&self) -> bool;
+    /// Heals one page whose extraction with the current wrapper has
+    /// violations, returning the output to emit.
+    fn heal(&mut self, page: &fetch::Page, doc: &Document, output: PageOutput) -> PageOutput;
+}
+
+/// The healer of a run without healing.
+struct NoHealing(Wrapper);
+
+impl Healer for NoHealing {
+    fn wrapper(&self) -> &Wrapper {
+        &self.0
+    }
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn heal(&mut self, _: &fetch::Page, _: &Document, output: PageOutput) -> PageOutput {
+        output
+    }
+}
+
+/// Runs the healer's wrapper over `sources` on the current rayon pool,
+/// healing pages with violations in input order, and calls `emit` with each
+/// page's output in input order.
+pub fn run_pages_healing(
+    healer: &mut dyn Healer,
+    sources: &[PageSource],
+    options: &RunOptions,
     mut emit: impl FnMut(PageOutput),
 ) -> Summary {
     let http = HttpClient::new();
     let batch = (rayon::current_num_threads() * 4).max(1);
     let mut summary = Summary::default();
+    let keep = healer.enabled();
     for chunk in sources.chunks(batch) {
-        let outputs: Vec<PageOutput> = chunk
+        let wrapper = healer.wrapper().clone();
+        let outputs: Vec<(PageOutput, Option<fetch::Page>)> = chunk
             .par_iter()
-            .map(|s| run_one(wrapper, s, &http, options))
+            .map(|s| match fetch::load(s, &http) {
+                Ok(page) => {
+                    let out = process_page(&wrapper, &page, options);
+                    let bytes = (keep && !out.violations.is_empty()).then_some(page);
+                    (out, bytes)
+                }
+                Err(_) => (run_one(&wrapper, s, &http, options), None),
+            })
             .collect();
-        for out in outputs {
+        for (out, page) in outputs {
+            let out = match page {
+                Some(page) => {
+                    let _span = tracing::info_span!("heal", page = %page.name).entered();
+                    // An earlier page may have healed the wrapper: extract again first.
+                    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+                    let again = page_output(healer.wrapper(), &doc, &page, options);
+                    if again.violations.is_empty() {
+                        again
+                    } else {
+                        healer.heal(&page, &doc, again)
+                    }
+                }
+                None => out,
+            };
             summary.add(&out);
             emit(out);
         }
@@ -127,8 +187,20 @@ pub fn run_pages(
     summary
 }
 
+/// The output of extracting a parsed page.
+fn page_output(wrapper: &Wrapper, doc: &Document, page: &fetch::Page, options: &RunOptions) -> PageOutput {
+    let extraction = extract(wrapper, doc, page.url.as_ref());
+    PageOutput {
+        page: page.name.clone(),
+        records: shape(extraction.record, options),
+        violations: extraction.violations,
+        adaptations: Vec::new(),
+        error: None,
+    }
+}
+
 /// Turns the page record into the list of records to emit.
-fn shape(record: Map<String, Value>, options: &RunOptions) -> Vec<Value> {
+pub fn shape(record: Map<String, Value>, options: &RunOptions) -> Vec<Value> {
     match &options.flatten {
         None => vec![Value::Object(record)],
         Some(name) => match record.get(name) {

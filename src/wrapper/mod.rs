@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
-pub use rewrite::{RewriteError, replace_xpath};
+pub use rewrite::{RewriteError, replace_xpath, set_treegram};
 pub use schema::SCHEMA;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 

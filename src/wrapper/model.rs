@@ -201,7 +201,8 @@ pub enum HealMode {
 }
 
 /// A tree similarity algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Algorithm {
     /// Clustered tree matching.
     Ctm,
@@ -214,13 +215,16 @@ pub enum Algorithm {
 }
 
 /// How tree nodes are labelled for matching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum LabelMode {
     /// The tag name.
+    #[serde(rename = "tag")]
     Tag,
     /// The tag name and the id.
+    #[serde(rename = "tag+id")]
     TagId,
     /// The tag name and the sorted class tokens.
+    #[serde(rename = "tag+class")]
     TagClass,
 }
 

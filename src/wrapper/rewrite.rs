@@ -1,20 +1,24 @@
-//! Format-preserving rewrites of a wrapper file: a new XPath for one pattern.
+//! Format-preserving rewrites of a wrapper file: a new XPath for one pattern,
+//! or the tree-gram file it is healed from.
 //!
 //! Healing in `auto` mode (and approving a proposal) changes a pattern's XPath
-//! in the author's own file. Re-serialising the YAML would lose comments, key
-//! order, quoting and layout, so this module edits the text in place: it
-//! replaces the bytes of the one XPath scalar and appends the old XPath to the
-//! pattern's `history`, leaving every other byte as it was. The result is read
-//! back and compared with what the edit should mean before it is returned.
+//! in the author's own file, and taking a snapshot records the pattern's
+//! tree-gram there. Re-serialising the YAML would lose comments, key order,
+//! quoting and layout, so this module edits the text in place: it replaces the
+//! bytes of the one scalar (appending the old XPath to the pattern's
+//! `history`), or inserts the one new entry, leaving every other byte as it
+//! was. The result is read back and compared with what the edit should mean
+//! before it is returned.
 //!
-//! It refuses to edit an XPath or history that comes from an alias or merge
-//! key (changing the anchor would change other patterns too), a `history` that
-//! is not a list of scalars, and any pattern path that names no pattern.
+//! It refuses to edit an XPath, history or tree-gram that comes from an alias
+//! or merge key (changing the anchor would change other patterns too), a
+//! pattern that is itself an alias, a `history` that is not a list of
+//! scalars, and any pattern path that names no pattern.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::diagnostic::Diagnostic;
-use super::node::{Node, push_segment};
+use super::node::{Entry, Node, push_segment};
 use super::yaml;
 
 /// Why a rewrite was refused. The original text is never changed.
@@ -42,7 +46,7 @@ pub enum RewriteError {
     },
     /// The edited text did not read back as the intended change; this is a
     /// defect in the rewriter, reported instead of writing a damaged file.
-    #[error("rewriting pattern {path:?} would change more than its XPath and history: {reason}")]
+    #[error("rewriting pattern {path:?} would change more than was asked: {reason}")]
     Verification {
         /// The path, joined with `/`.
         path: String,
@@ -78,37 +82,151 @@ pub fn replace_xpath(
         .value
         .as_str()
         .ok_or_else(|| not_editable("its xpath is not text"))?;
-    if xpath.value.at != xpath.value.used {
-        return Err(not_editable("its xpath comes from an alias or merge key"));
-    }
-    let (Some(value_start), Some(value_len)) = (xpath.value.at.offset, xpath.value.at.len) else {
-        return Err(not_editable("the position of its xpath is unknown"));
-    };
-    let key_start = xpath.key_at.offset.unwrap_or(0);
-    let style = Style::of(text, key_start, value_start);
-    let flow = text.as_bytes().get(pattern.at.offset.unwrap_or(0)) == Some(&b'{');
+    let span = scalar_span(text, xpath, "xpath").map_err(|reason| not_editable(&reason))?;
+    let flow = is_flow(text, pattern);
 
-    let mut edits = Vec::new();
-    // A block scalar is replaced from its indicator, so that the new XPath is
-    // a one-line scalar; the line break that ends it stays.
-    let replace_start = match style {
-        Style::Block => block_indicator(text, key_start, value_start)
-            .ok_or_else(|| not_editable("its block scalar has no indicator"))?,
-        _ => value_start,
-    };
-    let replace_end = match style {
-        Style::Block => block_end(text, value_start, xpath.value.at.column),
-        _ => value_start + value_len,
-    };
-    edits.push((replace_start, replace_end, render(new_xpath, style, flow)));
-    edits.push(
-        history_edit(text, pattern, replace_end, old_xpath, style, flow)
+    let edits = vec![
+        (span.start, span.end, render(new_xpath, span.style, flow)),
+        history_edit(text, pattern, span.end, old_xpath, span.style, flow)
             .map_err(|reason| not_editable(&reason))?,
-    );
+    ];
+    let out = apply(text, edits).map_err(not_editable)?;
+    verify(&root, &out, &pointer, |pattern| {
+        pattern.insert("xpath".to_owned(), Value::from(new_xpath));
+        match pattern
+            .entry("history")
+            .or_insert_with(|| Value::Array(Vec::new()))
+        {
+            Value::Array(items) => items.push(Value::from(old_xpath)),
+            _ => return Err("history is not a list".to_owned()),
+        }
+        Ok(())
+    })
+    .map_err(|reason| RewriteError::Verification {
+        path: path.clone(),
+        reason,
+    })?;
+    Ok(out)
+}
 
-    // Edits are applied from the end of the text, so each one's offsets still
-    // hold when it is applied; that needs them inside the text, on character
-    // boundaries, and apart.
+/// Sets the `treegram` key of the pattern at `pattern_path` to `file`: replaces the existing
+/// scalar, or inserts `treegram: <file>` on a new line right after the pattern's `xpath` entry
+/// (block style, same indentation as the `xpath` key), or `, treegram: <file>` inside a flow
+/// mapping `{...}`. Returns the text unchanged if the value is already `file`.
+pub fn set_treegram(text: &str, pattern_path: &[&str], file: &str) -> Result<String, RewriteError> {
+    let path = pattern_path.join("/");
+    let not_editable = |reason: &str| RewriteError::NotEditable {
+        path: path.clone(),
+        reason: reason.to_owned(),
+    };
+    if pattern_path.is_empty() {
+        return Err(RewriteError::EmptyPath);
+    }
+    let root = yaml::parse(text, "wrapper").map_err(|d| RewriteError::Yaml(Box::new(d)))?;
+    let (pattern, pointer) =
+        find(&root, pattern_path).ok_or_else(|| RewriteError::NotFound { path: path.clone() })?;
+    let existing = pattern.entry("treegram");
+    if existing.and_then(|e| e.value.as_str()) == Some(file) {
+        return Ok(text.to_owned());
+    }
+    if pattern.at != pattern.used {
+        return Err(not_editable("the pattern comes from an alias"));
+    }
+    let flow = is_flow(text, pattern);
+
+    let edit = if let Some(treegram) = existing {
+        if treegram.value.as_str().is_none() {
+            return Err(not_editable("its treegram is not text"));
+        }
+        let span =
+            scalar_span(text, treegram, "treegram").map_err(|reason| not_editable(&reason))?;
+        // A file name never needs a block scalar.
+        let style = match span.style {
+            Style::Block => Style::Plain,
+            style => style,
+        };
+        (span.start, span.end, render(file, style, flow))
+    } else {
+        let xpath = pattern
+            .entry("xpath")
+            .ok_or_else(|| not_editable("it has no xpath"))?;
+        let span = scalar_span(text, xpath, "xpath").map_err(|reason| not_editable(&reason))?;
+        let value = render(file, Style::Plain, flow);
+        if flow {
+            (span.end, span.end, format!(", treegram: {value}"))
+        } else {
+            let indent = " ".repeat(xpath.key_at.column.saturating_sub(1));
+            let (mut at, lead) = after_line(text, span.end);
+            if span.style == Style::Block && keeps_trailing_lines(text, span.start) {
+                // The blank lines after a `|+` or `>+` block are part of its value.
+                at = after_blank_lines(text, at);
+            }
+            (at, at, format!("{lead}{indent}treegram: {value}\n"))
+        }
+    };
+    let out = apply(text, vec![edit]).map_err(not_editable)?;
+    verify(&root, &out, &pointer, |pattern| {
+        pattern.insert("treegram".to_owned(), Value::from(file));
+        Ok(())
+    })
+    .map_err(|reason| RewriteError::Verification {
+        path: path.clone(),
+        reason,
+    })?;
+    Ok(out)
+}
+
+/// Whether the pattern is written as a flow mapping, `{...}`.
+fn is_flow(text: &str, pattern: &Node) -> bool {
+    text.as_bytes().get(pattern.at.offset.unwrap_or(0)) == Some(&b'{')
+}
+
+/// The bytes of a scalar entry's value that a new one-line value replaces.
+struct Span {
+    /// Where the replacement starts: the value, or a block scalar's indicator.
+    start: usize,
+    /// Where the value ends; a block scalar's line break stays after it.
+    end: usize,
+    /// How the value is written.
+    style: Style,
+}
+
+/// Where the value of `entry` (named `key` in messages) is written, refusing
+/// one that comes from an alias or merge key or whose position is unknown.
+fn scalar_span(text: &str, entry: &Entry, key: &str) -> Result<Span, String> {
+    let value = &entry.value;
+    if value.at != value.used {
+        return Err(format!("its {key} comes from an alias or merge key"));
+    }
+    let (Some(value_start), Some(value_len)) = (value.at.offset, value.at.len) else {
+        return Err(format!("the position of its {key} is unknown"));
+    };
+    let key_start = entry.key_at.offset.unwrap_or(0);
+    let style = Style::of(text, key_start, value_start);
+    if style != Style::Block {
+        return Ok(Span {
+            start: value_start,
+            end: value_start + value_len,
+            style,
+        });
+    }
+    // A block scalar is replaced from its indicator, so that the new value is
+    // a one-line scalar.
+    let start = block_indicator(text, key_start, value_start)
+        .ok_or_else(|| "its block scalar has no indicator".to_owned())?;
+    Ok(Span {
+        start,
+        end: block_end(text, value_start, value.at.column),
+        style,
+    })
+}
+
+/// Applies `(start, end, replacement)` edits to `text`.
+///
+/// Edits are applied from the end of the text, so each one's offsets still
+/// hold when it is applied; that needs them inside the text, on character
+/// boundaries, and apart.
+fn apply(text: &str, mut edits: Vec<(usize, usize, String)>) -> Result<String, &'static str> {
     edits.sort_by_key(|&(start, _, _)| std::cmp::Reverse(start));
     let mut limit = text.len();
     for &(start, end, _) in &edits {
@@ -117,9 +235,7 @@ pub fn replace_xpath(
             || !text.is_char_boundary(start)
             || !text.is_char_boundary(end)
         {
-            return Err(not_editable(
-                "the reader reported overlapping or impossible positions",
-            ));
+            return Err("the reader reported overlapping or impossible positions");
         }
         limit = start;
     }
@@ -127,12 +243,6 @@ pub fn replace_xpath(
     for (start, end, replacement) in edits {
         out.replace_range(start..end, &replacement);
     }
-    verify(&root, &out, &pointer, old_xpath, new_xpath).map_err(|reason| {
-        RewriteError::Verification {
-            path: path.clone(),
-            reason,
-        }
-    })?;
     Ok(out)
 }
 
@@ -221,6 +331,30 @@ fn after_line(text: &str, offset: usize) -> (usize, &'static str) {
     }
 }
 
+/// The start of the first line at or after `offset` (a line start) that is
+/// not blank.
+fn after_blank_lines(text: &str, mut offset: usize) -> usize {
+    while let Some(rest) = text.get(offset..).filter(|rest| !rest.is_empty()) {
+        let line = rest.find('\n').map_or(rest, |i| &rest[..=i]);
+        if !line.trim().is_empty() {
+            break;
+        }
+        offset += line.len();
+    }
+    offset
+}
+
+/// Whether the block scalar whose indicator is at `indicator` keeps its
+/// trailing line breaks (`|+`, `>+`, `|2+`, ...).
+fn keeps_trailing_lines(text: &str, indicator: usize) -> bool {
+    text.get(indicator..).is_some_and(|rest| {
+        rest.chars()
+            .skip(1)
+            .take_while(|c| matches!(c, '+' | '-' | '1'..='9'))
+            .any(|c| c == '+')
+    })
+}
+
 /// The `|` or `>` that opens the block scalar whose content starts at `content`.
 fn block_indicator(text: &str, key: usize, content: usize) -> Option<usize> {
     let between = text.get(key..content)?;
@@ -265,30 +399,31 @@ fn block_end(text: &str, content: usize, column: usize) -> usize {
 }
 
 /// Reads the edited text back and checks it means the original with exactly
-/// the intended change.
-fn verify(root: &Node, edited: &str, pointer: &str, old: &str, new: &str) -> Result<(), String> {
+/// the intended change: `change` applied to the pattern at `pointer`.
+fn verify(
+    root: &Node,
+    edited: &str,
+    pointer: &str,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), String>,
+) -> Result<(), String> {
     let reread = yaml::parse(edited, "wrapper").map_err(|d| d.message)?;
     let mut expected = root.to_json();
     let pattern = expected
         .pointer_mut(pointer)
         .and_then(Value::as_object_mut)
         .ok_or("the pattern vanished")?;
-    pattern.insert("xpath".to_owned(), Value::from(new));
-    match pattern
-        .entry("history")
-        .or_insert_with(|| Value::Array(Vec::new()))
-    {
-        Value::Array(items) => items.push(Value::from(old)),
-        _ => return Err("history is not a list".to_owned()),
-    }
+    change(pattern)?;
     let found = reread.to_json();
+    let (want, got) = (expected.pointer(pointer), found.pointer(pointer));
     if found == expected {
         Ok(())
+    } else if want == got {
+        Err("it would change other patterns too, through an alias or merge key".to_owned())
     } else {
         Err(format!(
             "expected {}, read back {}",
-            expected.pointer(pointer).unwrap_or(&Value::Null),
-            found.pointer(pointer).unwrap_or(&Value::Null)
+            want.unwrap_or(&Value::Null),
+            got.unwrap_or(&Value::Null)
         ))
     }
 }

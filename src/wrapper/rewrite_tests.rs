@@ -209,3 +209,367 @@ fn refusals_leave_no_half_edits() {
         Err(RewriteError::Verification { .. })
     ));
 }
+
+// Setting a pattern's tree-gram file.
+
+/// The pattern at a path of names.
+fn pattern<'a>(wrapper: &'a Wrapper, path: &[&str]) -> &'a super::super::Pattern {
+    let mut patterns = &wrapper.patterns;
+    let mut found = None;
+    for name in path {
+        let p = patterns.iter().find(|p| p.name == *name).unwrap();
+        patterns = &p.patterns;
+        found = Some(p);
+    }
+    found.unwrap()
+}
+
+/// A wrapper named `a` whose `patterns:` list is these lines, each ended by a
+/// line break.
+fn patterns(lines: &[&str]) -> String {
+    let mut text = "name: a\npatterns:\n".to_owned();
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Sets the tree-gram and checks the text is exactly `expected`, that it
+/// loads with that tree-gram, and that setting it again changes nothing.
+fn check(input: &str, path: &[&str], file: &str, expected: &str) {
+    let out = set_treegram(input, path, file).unwrap_or_else(|e| panic!("{e}\n{input}"));
+    assert_eq!(out, expected, "\n{}", changed_lines(expected, &out));
+    let wrapper = load_str(&out, "w.yaml")
+        .unwrap_or_else(|e| panic!("{}\n{out}", super::super::render_all(&e)));
+    assert_eq!(pattern(&wrapper, path).treegram.as_deref(), Some(file));
+    assert_eq!(set_treegram(&out, path, file).unwrap(), out);
+}
+
+#[test]
+fn treegram_keeps_every_comment_and_quote() {
+    let input = r#"# A shop.
+name: shop   # the name
+patterns:
+  - name: title          # plain
+    xpath: //h1          # the page heading
+    constraints: {min: 1, max: 1}
+  - name: book
+    xpath: '//ol[@class=''books'']/li'   # quoted
+    patterns:
+      - name: price
+        xpath: ".//p[@class=\"price\"]"
+        type: number
+# The end.
+"#;
+    let expected = r#"# A shop.
+name: shop   # the name
+patterns:
+  - name: title          # plain
+    xpath: //h1          # the page heading
+    constraints: {min: 1, max: 1}
+  - name: book
+    xpath: '//ol[@class=''books'']/li'   # quoted
+    treegram: treegrams/shop/book.html
+    patterns:
+      - name: price
+        xpath: ".//p[@class=\"price\"]"
+        type: number
+# The end.
+"#;
+    check(input, &["book"], "treegrams/shop/book.html", expected);
+}
+
+#[test]
+fn treegram_goes_after_a_plain_xpath_and_its_comment() {
+    let expected = SHOP.replacen(
+        "    xpath: //h1          # the page heading\n",
+        "    xpath: //h1          # the page heading\n    treegram: treegrams/shop/title.html\n",
+        1,
+    );
+    check(SHOP, &["title"], "treegrams/shop/title.html", &expected);
+}
+
+#[test]
+fn treegram_of_a_nested_pattern_takes_its_indentation() {
+    let expected = SHOP.replacen(
+        "        xpath: \".//p[@class=\\\"price\\\"]\"\n",
+        "        xpath: \".//p[@class=\\\"price\\\"]\"\n        treegram: t/book/price.html\n",
+        1,
+    );
+    assert_ne!(expected, SHOP);
+    check(SHOP, &["book", "price"], "t/book/price.html", &expected);
+    // An xpath on the line of the dash: the key after the dash sets the indentation.
+    check(
+        &patterns(&["  - xpath: //a", "    name: x"]),
+        &["x"],
+        "t/x.html",
+        &patterns(&["  - xpath: //a", "    treegram: t/x.html", "    name: x"]),
+    );
+}
+
+#[test]
+fn treegram_goes_after_the_last_line_of_a_block_scalar() {
+    let block = [
+        "  - name: x",
+        "    xpath: |",
+        "      //div[@id='main']",
+        "        //article",
+    ];
+    check(
+        &patterns(&[&block[..], &["    extract: text"]].concat()),
+        &["x"],
+        "t/x.html",
+        &patterns(&[&block[..], &["    treegram: t/x.html", "    extract: text"]].concat()),
+    );
+    let expected = SHOP.replacen(
+        "          .//div[@class='blurb']\n",
+        "          .//div[@class='blurb']\n        treegram: t/blurb.html\n",
+        1,
+    );
+    check(SHOP, &["book", "blurb"], "t/blurb.html", &expected);
+    // The blank lines after a `|+` block belong to its value.
+    let keep = ["  - name: x", "    xpath: |+", "      //a", ""];
+    check(
+        &patterns(&[&keep[..], &["    extract: text"]].concat()),
+        &["x"],
+        "t/x.html",
+        &patterns(&[&keep[..], &["    treegram: t/x.html", "    extract: text"]].concat()),
+    );
+    // A block at the end of a file with no final line break.
+    let last = ["  - name: x", "    xpath: >", "      //a", "      //b"];
+    check(
+        patterns(&last).trim_end(),
+        &["x"],
+        "t/x.html",
+        &patterns(&[&last[..], &["    treegram: t/x.html"]].concat()),
+    );
+}
+
+#[test]
+fn treegram_goes_before_a_history_that_follows_the_xpath() {
+    check(
+        &patterns(&[
+            "  - name: x",
+            "    xpath: //b",
+            "    history:",
+            "      - //a",
+        ]),
+        &["x"],
+        "t/x.html",
+        &patterns(&[
+            "  - name: x",
+            "    xpath: //b",
+            "    treegram: t/x.html",
+            "    history:",
+            "      - //a",
+        ]),
+    );
+}
+
+#[test]
+fn treegram_after_a_last_line_without_line_break() {
+    check(
+        patterns(&["  - name: x", "    xpath: //a"]).trim_end(),
+        &["x"],
+        "t/x.html",
+        &patterns(&["  - name: x", "    xpath: //a", "    treegram: t/x.html"]),
+    );
+}
+
+#[test]
+fn treegram_in_a_flow_mapping() {
+    check(
+        &patterns(&["  - {name: a, xpath: //a}"]),
+        &["a"],
+        "t/a.html",
+        &patterns(&["  - {name: a, xpath: //a, treegram: t/a.html}"]),
+    );
+    check(
+        patterns(&["  - {name: a, xpath: //a}"]).trim_end(),
+        &["a"],
+        "t/a,b.html",
+        patterns(&["  - {name: a, xpath: //a, treegram: 't/a,b.html'}"]).trim_end(),
+    );
+    let expected = SHOP.replacen(
+        "xpath: \"//div[@id='banner']\", extract",
+        "xpath: \"//div[@id='banner']\", treegram: t/banner.html, extract",
+        1,
+    );
+    check(SHOP, &["banner"], "t/banner.html", &expected);
+    let expected = SHOP.replacen(
+        "xpath: ./h3/a/@href, history",
+        "xpath: ./h3/a/@href, treegram: t/url.html, history",
+        1,
+    );
+    check(SHOP, &["book", "url"], "t/url.html", &expected);
+}
+
+#[test]
+fn existing_treegram_is_replaced_in_its_own_style() {
+    for text in [
+        patterns(&[
+            "  - name: x",
+            "    xpath: //a",
+            "    treegram: old.html  # kept",
+        ]),
+        patterns(&["  - name: x", "    treegram: 'old.html'", "    xpath: //a"]),
+        patterns(&["  - {name: x, treegram: \"old.html\", xpath: //a}"]),
+    ] {
+        check(
+            &text,
+            &["x"],
+            "new.html",
+            &text.replace("old.html", "new.html"),
+        );
+    }
+    let folded = ["    treegram: >-", "      old.html"];
+    check(
+        &patterns(
+            &[
+                &["  - name: x", "    xpath: //a"],
+                &folded[..],
+                &["    extract: text"],
+            ]
+            .concat(),
+        ),
+        &["x"],
+        "new.html",
+        &patterns(&[
+            "  - name: x",
+            "    xpath: //a",
+            "    treegram: new.html",
+            "    extract: text",
+        ]),
+    );
+}
+
+#[test]
+fn same_treegram_leaves_the_text_alone() {
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //a",
+        "    treegram: \"t/x.html\" # same",
+    ]);
+    assert_eq!(set_treegram(&text, &["x"], "t/x.html").unwrap(), text);
+    // Even from an alias: there is nothing to change.
+    let aliased = patterns(&[
+        "  - {name: x, xpath: //a, treegram: &t t.html}",
+        "  - {name: y, xpath: //b, treegram: *t}",
+    ]);
+    assert_eq!(set_treegram(&aliased, &["y"], "t.html").unwrap(), aliased);
+}
+
+#[test]
+fn awkward_file_names_are_quoted_to_stay_text() {
+    for text in [
+        patterns(&["  - name: x", "    xpath: //a"]),
+        patterns(&["  - {name: x, xpath: //a}"]),
+    ] {
+        for awkward in [
+            "true",
+            "1.html",
+            "a #b.html",
+            "a: b.html",
+            "-x.html",
+            "x,y{z}.html",
+            "'q'.html",
+            "@x",
+            " x.html",
+        ] {
+            let out =
+                set_treegram(&text, &["x"], awkward).unwrap_or_else(|e| panic!("{awkward:?}: {e}"));
+            let wrapper = load_str(&out, "w.yaml").unwrap();
+            assert_eq!(
+                pattern(&wrapper, &["x"]).treegram.as_deref(),
+                Some(awkward),
+                "{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn treegram_refusals_leave_no_half_edits() {
+    assert!(matches!(
+        set_treegram(SHOP, &[], "t.html"),
+        Err(RewriteError::EmptyPath)
+    ));
+    assert!(matches!(
+        set_treegram(SHOP, &["book", "nope"], "t.html"),
+        Err(RewriteError::NotFound { path }) if path == "book/nope"
+    ));
+    assert!(matches!(
+        set_treegram("a: [", &["x"], "t.html"),
+        Err(RewriteError::Yaml(_))
+    ));
+    let refused = |lines: &[&str], path: &[&str]| {
+        let text = patterns(lines);
+        let result = set_treegram(&text, path, "t.html");
+        assert!(
+            matches!(result, Err(RewriteError::NotEditable { .. })),
+            "{result:?}\n{text}"
+        );
+    };
+    // An xpath from an alias or a merge key: there is no line of its own to follow.
+    let alias = ["  - {name: x, xpath: &p //a}", "  - {name: y, xpath: *p}"];
+    refused(&alias, &["y"]);
+    let merge = ["  - &p {name: x, xpath: //a}", "  - {<<: *p, name: y}"];
+    refused(&merge, &["y"]);
+    // A treegram from an alias, or not text, or no xpath to put it after.
+    refused(
+        &[
+            "  - {name: x, xpath: //a, treegram: &t t/x.html}",
+            "  - {name: y, xpath: //b, treegram: *t}",
+        ],
+        &["y"],
+    );
+    refused(&["  - {name: x, xpath: //a, treegram: [a]}"], &["x"]);
+    refused(&["  - {name: x}"], &["x"]);
+    // A whole pattern that is an alias.
+    let aliased = [
+        "  - name: book",
+        "    xpath: //li",
+        "    patterns:",
+        "      - &t {name: title, xpath: ./h3}",
+        "  - name: other",
+        "    xpath: //div",
+        "    patterns:",
+        "      - *t",
+    ];
+    refused(&aliased, &["other", "title"]);
+    // The anchored original may change only if nothing follows it.
+    for (lines, path) in [(&aliased[..], &["book", "title"][..]), (&merge, &["x"])] {
+        assert!(matches!(
+            set_treegram(&patterns(lines), path, "t.html"),
+            Err(RewriteError::Verification { .. })
+        ));
+    }
+}
+
+#[test]
+fn the_shipped_bookshop_wrapper_takes_a_treegram_for_every_pattern() {
+    let original = include_str!("../../wrappers/bookshop.yaml");
+    let paths: [&[&str]; 6] = [
+        &["page_title"],
+        &["book"],
+        &["book", "title"],
+        &["book", "price"],
+        &["book", "in_stock"],
+        &["book", "url"],
+    ];
+    let mut text = original.to_owned();
+    for path in paths {
+        let file = format!("treegrams/bookshop/{}.html", path.join("/"));
+        text = set_treegram(&text, path, &file).unwrap();
+    }
+    let diff = changed_lines(original, &text);
+    let added: Vec<&str> = diff.lines().filter(|l| l.starts_with('+')).collect();
+    assert_eq!(added.len(), 6, "{diff}");
+    assert!(!diff.lines().any(|l| l.starts_with('-')), "{diff}");
+    let wrapper = load_str(&text, "bookshop.yaml").unwrap();
+    for path in paths {
+        let file = format!("treegrams/bookshop/{}.html", path.join("/"));
+        assert_eq!(pattern(&wrapper, path).treegram.as_deref(), Some(&*file));
+    }
+}

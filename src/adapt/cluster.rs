@@ -1,0 +1,122 @@
+//! Finding a record pattern's instances again: the whole cluster of similar,
+//! repeated sub-trees, never one of N.
+//!
+//! Every sub-tree of the scope is scored against each stored instance (its
+//! best score counts). Those that reach the threshold are kept, a node and
+//! its descendant never both (the better one stays, the ancestor on a tie).
+//! Nodes reached by the same path of tags from the scope form a cluster; a
+//! cluster's score is its members' mean. A cluster is viable when its size
+//! fits the pattern's `min` and `max`, and, if the pattern matched several
+//! instances when the tree-gram was captured, when it repeats: one lookalike
+//! card in a sidebar is not a listing.
+
+use std::collections::BTreeMap;
+
+use super::locate::{normalize, sweep_options};
+use crate::dom::{Document, NodeId};
+use crate::similarity::{Algorithm, LabeledTree, best_candidates};
+use crate::wrapper::Constraints;
+
+/// The most candidate sub-trees a scope is searched for.
+const MAX_MEMBERS: usize = 1_000;
+
+/// A set of similar sub-trees reached by one path of tags.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Cluster {
+    /// The path of tags from the scope to the members, such as `div/ul/li`.
+    pub key: String,
+    /// The members, in document order.
+    pub members: Vec<NodeId>,
+    /// The members' mean similarity.
+    pub score: f64,
+    /// Why it cannot be chosen, if it cannot.
+    pub not_viable: Option<String>,
+}
+
+/// The clusters of the scope view `page`, best viable first, then the rest.
+pub(crate) fn clusters(
+    doc: &Document,
+    grams: &[LabeledTree],
+    page: &LabeledTree,
+    algorithm: Algorithm,
+    threshold: f64,
+    constraints: &Constraints,
+    repeated: bool,
+) -> Vec<Cluster> {
+    // The best score of each candidate over the stored instances.
+    let mut best: BTreeMap<usize, f64> = BTreeMap::new();
+    let k = page.len().min(MAX_MEMBERS);
+    for gram in grams {
+        let sweep = best_candidates(gram, page, &sweep_options(algorithm, k));
+        for c in sweep.best {
+            let s = normalize(algorithm, c.score, gram.len(), page.subtree_size(c.index));
+            if s >= threshold {
+                let e = best.entry(c.index).or_insert(0.0);
+                *e = e.max(s);
+            }
+        }
+    }
+    // A node and its descendant are not both kept: the better stays, the
+    // ancestor on a tie (it comes first in this order).
+    let mut ranked: Vec<(usize, f64)> = best.into_iter().collect();
+    ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let mut kept: Vec<(usize, f64)> = Vec::new();
+    for (i, s) in ranked {
+        let nested = kept.iter().any(|&(j, _)| {
+            (j <= i && i < page.subtree_end(j)) || (i <= j && j < page.subtree_end(i))
+        });
+        if !nested {
+            kept.push((i, s));
+        }
+    }
+    let mut groups: BTreeMap<String, Vec<(usize, f64)>> = BTreeMap::new();
+    for (i, s) in kept {
+        groups.entry(tag_path(doc, page, i)).or_default().push((i, s));
+    }
+    let mut out: Vec<Cluster> = groups
+        .into_iter()
+        .map(|(key, mut members)| {
+            members.sort_by_key(|m| m.0);
+            let score = members.iter().map(|m| m.1).sum::<f64>() / members.len() as f64;
+            let n = members.len();
+            let not_viable = if constraints.min.is_some_and(|min| n < min) {
+                Some(format!("{n} instances, fewer than min {}", constraints.min.unwrap_or(0)))
+            } else if constraints.max.is_some_and(|max| n > max) {
+                Some(format!("{n} instances, more than max {}", constraints.max.unwrap_or(0)))
+            } else if repeated && n < 2 {
+                Some("a single instance where the pattern matched several".to_owned())
+            } else {
+                None
+            };
+            Cluster {
+                key,
+                members: members.into_iter().map(|(i, _)| page.node(i)).collect(),
+                score,
+                not_viable,
+            }
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        x.not_viable
+            .is_some()
+            .cmp(&y.not_viable.is_some())
+            .then(y.score.total_cmp(&x.score))
+            .then(y.members.len().cmp(&x.members.len()))
+    });
+    out
+}
+
+/// The tags from the scope's root (excluded) down to view node `i`.
+fn tag_path(doc: &Document, page: &LabeledTree, i: usize) -> String {
+    let mut names = Vec::new();
+    let mut at = Some(i);
+    while let Some(j) = at {
+        if j == 0 {
+            break;
+        }
+        names.push(doc.name(page.node(j)));
+        at = page.parent(j);
+    }
+    names.reverse();
+    names.join("/")
+}

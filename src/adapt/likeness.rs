@@ -1,0 +1,190 @@
+//! How much a page node looks like a tree-gram's target, on its own: its tag,
+//! the shape of its text, its attributes.
+//!
+//! A field's value changes from record to record (`£12.99`, `£8.50`), so text
+//! is compared both as written and by *shape*, digits and letters folded into
+//! classes (`£9.9`); a label that stays (`Gmail`, `In stock`) matches as
+//! written. Attributes compare by name, class token, and name with value;
+//! a value that is long or looks generated (a session token, a record id)
+//! is left out, as it changes from load to load.
+
+use std::collections::BTreeSet;
+
+use crate::dom::{Document, NodeId};
+use crate::similarity::{Mask, jaro_winkler};
+use crate::xpath::Item;
+use crate::xpath::generate::looks_generated;
+
+/// Text longer than this many characters is compared by its start only.
+const MAX_TEXT: usize = 200;
+
+/// What a node is, for comparing it with another.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Profile {
+    tag: String,
+    text: String,
+    shape: String,
+    attrs: BTreeSet<String>,
+}
+
+impl Profile {
+    /// The profile of `item` (owned by the element `owner`) in `doc`; masked
+    /// attributes and mend's own marks are left out.
+    pub(crate) fn of(doc: &Document, owner: NodeId, item: Item, mask: &dyn Mask) -> Profile {
+        let raw = match item {
+            Item::Attr { index, .. } => doc.attr_value(doc.attr_at(index as usize)).to_owned(),
+            other => other.string_value(doc),
+        };
+        let text: String = raw
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(MAX_TEXT)
+            .collect();
+        let mut attrs = BTreeSet::new();
+        for attr in doc.attrs(owner) {
+            let name = doc.attr_name(attr);
+            if name.starts_with("data-mend-") || mask.masks_attr(doc, owner, name) {
+                continue;
+            }
+            let value = doc.attr_value(attr);
+            match name {
+                "class" => {
+                    for token in value.split_ascii_whitespace() {
+                        attrs.insert(format!(".{token}"));
+                    }
+                }
+                "style" => {}
+                // Short values that do not look generated say what the node
+                // is for: ids, names, roles, placeholders, tracking keys.
+                _ if !value.is_empty() && value.len() <= 80 && !looks_generated(value) => {
+                    attrs.insert(format!("{name}={value}"));
+                }
+                _ => {}
+            }
+            attrs.insert(name.to_owned());
+        }
+        Profile {
+            tag: doc.name(owner).to_owned(),
+            shape: shape(&text),
+            text,
+            attrs,
+        }
+    }
+}
+
+/// The parts of a likeness, each in [0, 1].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Likeness {
+    /// 1 when the tags are equal.
+    pub tag: f64,
+    /// How alike the texts are, as written or by shape.
+    pub text: f64,
+    /// The Jaccard index of attribute names, class tokens and stable ids.
+    pub attrs: f64,
+}
+
+/// How much `b` looks like `a`.
+pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
+    let tag = f64::from(u8::from(a.tag == b.tag));
+    let text = match (a.text.is_empty(), b.text.is_empty()) {
+        (true, true) => 1.0,
+        (true, false) | (false, true) => 0.0,
+        _ if a.text == b.text => 1.0,
+        _ => {
+            let written = jaro_winkler(&a.text, &b.text);
+            // A shape of words alone (`a`, `a a`) says nothing: every label
+            // has it. Digits and punctuation make a shape worth comparing.
+            let telling = |s: &str| s.chars().any(|c| c != 'a' && c != ' ');
+            let shaped = if !telling(&a.shape) && !telling(&b.shape) {
+                0.0
+            } else if a.shape == b.shape {
+                0.95
+            } else {
+                0.8 * jaro_winkler(&a.shape, &b.shape)
+            };
+            written.max(shaped)
+        }
+    };
+    let union = a.attrs.union(&b.attrs).count();
+    let attrs = if union == 0 {
+        1.0
+    } else {
+        a.attrs.intersection(&b.attrs).count() as f64 / union as f64
+    };
+    Likeness { tag, text, attrs }
+}
+
+/// The shape of a text: each run of digits becomes `9`, each run of letters
+/// `a`, each run of spaces one space; other characters stay.
+pub(crate) fn shape(text: &str) -> String {
+    let mut out = String::new();
+    let mut last = None;
+    for c in text.chars() {
+        let class = if c.is_numeric() {
+            '9'
+        } else if c.is_alphabetic() {
+            'a'
+        } else if c.is_whitespace() {
+            ' '
+        } else {
+            c
+        };
+        let run = matches!(class, '9' | 'a' | ' ');
+        if run && last == Some(class) {
+            continue;
+        }
+        out.push(class);
+        last = Some(class);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::similarity::NoMask;
+
+    fn profile(html: &str) -> Profile {
+        let doc = Document::parse_str(html);
+        let n = doc
+            .all()
+            .find(|&n| doc.is_element(n) && doc.attr(n, "id") == Some("t"))
+            .expect("an element with id t");
+        Profile::of(&doc, n, Item::Node(n), &NoMask)
+    }
+
+    #[test]
+    fn shapes_fold_digits_and_letters() {
+        assert_eq!(shape("£12.99"), "£9.9");
+        assert_eq!(shape("£8.50"), "£9.9");
+        assert_eq!(shape("4 stars"), "9 a");
+        assert_eq!(shape("In  stock"), "a a");
+    }
+
+    #[test]
+    fn prices_look_alike_by_shape() {
+        let a = profile(r#"<p id="t" class="price">£12.99</p>"#);
+        let b = profile(r#"<span id="t" class="amount">£8.50</span>"#);
+        let l = likeness(&a, &b);
+        assert_eq!(l.tag, 0.0);
+        assert_eq!(l.text, 0.95);
+        assert!(l.attrs > 0.0 && l.attrs < 1.0, "{l:?}");
+        let c = profile(r#"<p id="t" class="rating">4 stars</p>"#);
+        assert!(likeness(&a, &c).text < 0.6, "{:?}", likeness(&a, &c));
+    }
+
+    #[test]
+    fn a_node_is_wholly_like_itself() {
+        let a = profile(r#"<a id="t" class="gb_P" href="https://mail.google.com/">Gmail</a>"#);
+        assert_eq!(
+            likeness(&a, &a),
+            Likeness {
+                tag: 1.0,
+                text: 1.0,
+                attrs: 1.0
+            }
+        );
+    }
+}

@@ -1,0 +1,247 @@
+//! Adaptation: when a page breaks a pattern, find its data again, write a new
+//! XPath for it and prove the XPath with the pattern's constraints.
+//!
+//! [`heal`] extracts the page, and for each violated pattern, parents before
+//! children:
+//!
+//! 1. **Candidates.** The pattern's tree-gram is compared with the page,
+//!    within each instance of the parent pattern. A record pattern's stored
+//!    instances are compared with every sub-tree of the scope, and similar
+//!    sub-trees reached by the same path of tags form clusters
+//!    (`cluster.rs`). A field's stored context is compared with the parent
+//!    instance (or found by a sweep, `locate.rs`), and inside the best
+//!    regions every node that could hold the value is weighed: where the
+//!    alignment puts it (`sequence_alignment.rs`, and the tree matching's own
+//!    alignment) and how much it looks like the target (`likeness.rs`).
+//!    A node whose value fails the field's value constraints is no candidate.
+//! 2. **Choice.** The winner's region must reach the wrapper's `threshold`
+//!    in tree similarity, and the winner must beat the runner-up (a
+//!    different node set) by `margin`. A record takes a whole cluster, and a
+//!    cluster must fit the record's `min`/`max` and repeat if the pattern
+//!    matched several instances when it was captured.
+//! 3. **Proof.** An XPath relative to the parent instance is generated for
+//!    the chosen nodes (`xpath::generate`), skipping any that a person
+//!    rejected; the page is extracted again with it, and every constraint of
+//!    the pattern must hold (a record's own occurrence constraints; its
+//!    children are checked and healed next, top-down).
+//! 4. **Otherwise** the next algorithm, then the next label mode (the
+//!    wrapper's, then plain tags, which survive renamed classes), is tried;
+//!    in the end mend abstains and says why, with the best candidates.
+//!
+//! Triggers, per wrapper: top-down (after a record is healed, its children
+//! are re-checked and healed) and bottom-up (a child that cannot be healed
+//! has its parent re-located first, then is tried again). A pattern whose
+//! XPath still matches but whose values fail their constraints (it points at
+//! the wrong element) is healed like one that matches nothing.
+//!
+//! ## Scores
+//!
+//! A field candidate's score is `similarity × (0.5 + 0.5 × node)`, where
+//! `similarity` is the region's tree similarity in [0, 1] (simple tree
+//! matching as the Dice coefficient of its pairs) and `node` the node's own
+//! evidence in [0, 1]; a record cluster's score is its members' mean
+//! similarity. The threshold applies to the similarity, the margin to the
+//! score.
+//!
+//! ## What it refuses
+//!
+//! The module is pure: it reads a wrapper, a parsed page, tree-grams and the
+//! rejected XPaths, and returns data; storing adaptations and rewriting
+//! wrapper files is the caller's job. It never returns a healed pattern whose
+//! constraints fail, nor an XPath a person rejected for that pattern, nor a
+//! node set that such an XPath selects.
+
+mod cluster;
+mod heal;
+mod likeness;
+mod locate;
+mod relocate;
+mod sequence_alignment;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use heal::{Healing, heal, relocate};
+
+use crate::extract::Violation;
+use crate::similarity::{Algorithm, LabelMode};
+use crate::treegram::TreeGram;
+
+/// The tree-grams of a wrapper's patterns, by pattern path (`book/price`).
+#[derive(Debug, Default)]
+pub struct TreeGrams {
+    by_pattern: HashMap<String, TreeGram>,
+}
+
+impl TreeGrams {
+    /// No tree-grams.
+    pub fn new() -> TreeGrams {
+        TreeGrams::default()
+    }
+
+    /// Adds the tree-gram of the pattern at `path`.
+    pub fn insert(&mut self, path: impl Into<String>, gram: TreeGram) {
+        self.by_pattern.insert(path.into(), gram);
+    }
+
+    /// The tree-gram of the pattern at `path`.
+    pub fn get(&self, path: &str) -> Option<&TreeGram> {
+        self.by_pattern.get(path)
+    }
+
+    /// How many patterns have a tree-gram.
+    pub fn len(&self) -> usize {
+        self.by_pattern.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.by_pattern.is_empty()
+    }
+}
+
+/// XPaths that people rejected, by pattern path: never proposed again, and
+/// the nodes they select are never chosen again.
+#[derive(Clone, Debug, Default)]
+pub struct Rejections {
+    by_pattern: HashMap<String, HashSet<String>>,
+}
+
+impl Rejections {
+    /// No rejections.
+    pub fn new() -> Rejections {
+        Rejections::default()
+    }
+
+    /// Records that `xpath` was rejected for the pattern at `path`.
+    pub fn insert(&mut self, path: impl Into<String>, xpath: impl Into<String>) {
+        self.by_pattern
+            .entry(path.into())
+            .or_default()
+            .insert(xpath.into());
+    }
+
+    /// The rejected XPaths of the pattern at `path`, in a stable order.
+    pub fn of(&self, path: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = self
+            .by_pattern
+            .get(path)
+            .map(|s| s.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        out.sort_unstable();
+        out
+    }
+
+    /// Whether `xpath` was rejected for the pattern at `path`.
+    pub fn contains(&self, path: &str, xpath: &str) -> bool {
+        self.by_pattern
+            .get(path)
+            .is_some_and(|s| s.contains(xpath))
+    }
+}
+
+/// What an adaptation came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// A new XPath was found and proven.
+    Healed,
+    /// The evidence was too weak or too close to call, or nothing passed the constraints.
+    Abstained,
+    /// The only candidates were ones a person had rejected.
+    Rejected,
+}
+
+/// Why a pattern was adapted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trigger {
+    /// Its own constraints failed.
+    Violation,
+    /// Its parent record was healed, and it failed in the new instances.
+    TopDown,
+    /// A child could not be healed, so the parent was re-located first; or
+    /// the child's second try after that.
+    BottomUp,
+    /// The caller asked for it (evaluation, `relocate`).
+    Forced,
+}
+
+/// One candidate an adaptation considered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CandidateReport {
+    /// Canonical paths of its first nodes.
+    pub nodes: Vec<String>,
+    /// How many nodes it has, over all parent instances.
+    pub count: usize,
+    /// Its score (see the module documentation).
+    pub score: f64,
+    /// The tree similarity of its region.
+    pub similarity: f64,
+    /// The algorithm that scored it.
+    pub algorithm: Algorithm,
+    /// The label mode it was scored with.
+    pub label: LabelMode,
+    /// What became of it: chosen, or why not.
+    pub verdict: String,
+}
+
+/// One constraint checked after an adaptation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Check {
+    /// The constraint (`min`, `regex`, ...).
+    pub constraint: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was expected and found, when it failed.
+    pub detail: String,
+}
+
+/// The record of one adaptation: what broke, what was considered, what was chosen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Adaptation {
+    /// The pattern's path of names (`book/price`).
+    pub pattern: String,
+    /// The XPath that broke.
+    pub old_xpath: String,
+    /// The proven XPath, when healed.
+    pub new_xpath: Option<String>,
+    /// What it came to.
+    pub outcome: Outcome,
+    /// Why it ran.
+    pub trigger: Trigger,
+    /// The algorithm of the winning candidate.
+    pub algorithm: Option<Algorithm>,
+    /// The label mode of the winning candidate.
+    pub label: Option<LabelMode>,
+    /// The winner's score (or the best candidate's, when abstaining).
+    pub score: Option<f64>,
+    /// The runner-up's score.
+    pub runner_up: Option<f64>,
+    /// The tree similarity of the winner's region.
+    pub similarity: Option<f64>,
+    /// Why, in words, when it did not heal (or what was notable when it did).
+    pub reason: Option<String>,
+    /// Every candidate considered, in the order considered.
+    pub candidates: Vec<CandidateReport>,
+    /// Values the old XPath gave (the first few).
+    pub before: Vec<Value>,
+    /// Values the new XPath gives (the first few).
+    pub after: Vec<Value>,
+    /// The pattern's constraints after the adaptation.
+    pub checks: Vec<Check>,
+    /// The violations that triggered it.
+    pub violations: Vec<Violation>,
+}
+
+impl Adaptation {
+    /// Whether a new XPath was found and proven.
+    pub fn is_healed(&self) -> bool {
+        self.outcome == Outcome::Healed
+    }
+}

@@ -1,0 +1,257 @@
+//! Capturing tree-grams from a page on which the wrapper is known good.
+
+use super::Target;
+use super::format::{self, Draft};
+use super::Header;
+use crate::dom::{Document, NodeId};
+use crate::similarity::Mask;
+use crate::wrapper::{Pattern, Wrapper};
+use crate::xpath::{Item, Value};
+
+/// A field's context never grows past this many elements: one more ancestor
+/// can jump from a card to the whole page, and a context that large is no
+/// longer about the field.
+const MAX_CONTEXT: usize = 2_000;
+
+/// What a capture needs besides the wrapper and the page.
+#[derive(Clone, Copy)]
+pub struct CaptureOptions<'a> {
+    /// The page's URL, when known.
+    pub url: Option<&'a str>,
+    /// The SHA-256 of the page's bytes, in hex.
+    pub sha256: &'a str,
+    /// The capture time (RFC 3339), passed in because the core reads no clock.
+    pub captured: &'a str,
+    /// How many instances to keep per pattern (the wrapper's `treegram_instances`).
+    pub instances: usize,
+    /// The least size, in elements, of a field's context (`treegram_min_context`).
+    pub min_context: usize,
+    /// Only these pattern paths (`book/price`); all patterns when `None`.
+    pub only: Option<&'a [String]>,
+    /// What is known to be unstable on the page, masked in the file.
+    pub unstable: &'a dyn Mask,
+}
+
+/// One tree-gram built from the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captured {
+    /// The pattern's path of names.
+    pub pattern: String,
+    /// Where the file goes, relative to the wrapper's project directory
+    /// (see [`treegram_file`]).
+    pub file: String,
+    /// The file's contents.
+    pub html: String,
+    /// How many instances it holds.
+    pub instances: usize,
+}
+
+/// A pattern that got no tree-gram, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The pattern's path of names.
+    pub pattern: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Where the tree-gram of `pattern` (a path of names) of the wrapper named
+/// `wrapper` goes: `treegrams/<wrapper>/<pattern path>.html`, with any
+/// character that is unsafe in a file name replaced by `_`.
+pub fn treegram_file(wrapper: &str, pattern: &str) -> String {
+    let clean = |s: &str| -> String {
+        let c: String = s
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if c.is_empty() || c.chars().all(|c| c == '.') {
+            "_".to_owned()
+        } else {
+            c
+        }
+    };
+    let mut file = format!("treegrams/{}", clean(wrapper));
+    for name in pattern.split('/') {
+        file.push('/');
+        file.push_str(&clean(name));
+    }
+    file.push_str(".html");
+    file
+}
+
+/// Builds the tree-gram of every pattern of `wrapper` that matches on `doc`
+/// (or of those `options.only` names), and says which patterns got none.
+pub fn capture(
+    wrapper: &Wrapper,
+    doc: &Document,
+    options: &CaptureOptions<'_>,
+) -> (Vec<Captured>, Vec<Skipped>) {
+    let _span = tracing::debug_span!("capture", wrapper = %wrapper.name).entered();
+    let mut captured = Vec::new();
+    let mut skipped = Vec::new();
+    // Patterns are visited parent first, each with every instance of its parent.
+    let mut work: Vec<(String, &Pattern, Vec<Item>)> = wrapper
+        .patterns
+        .iter()
+        .rev()
+        .map(|p| (p.name.clone(), p, vec![Item::Node(NodeId::ROOT)]))
+        .collect();
+    while let Some((path, pattern, contexts)) = work.pop() {
+        let mut per_context: Vec<(Item, Vec<Item>)> = Vec::new();
+        let mut problem = None;
+        for &context in &contexts {
+            match pattern.xpath.evaluate_item(doc, context) {
+                Ok(Value::Nodes(items)) => per_context.push((context, items)),
+                Ok(_) => problem = Some("its XPath gives a value, not nodes".to_owned()),
+                Err(e) => problem = Some(format!("its XPath failed: {e}")),
+            }
+        }
+        let matched: usize = per_context.iter().map(|(_, items)| items.len()).sum();
+        let wanted = options.only.is_none_or(|only| only.contains(&path));
+        if wanted {
+            let drafts = if pattern.is_record() {
+                record_drafts(doc, &per_context, options.instances)
+            } else {
+                field_drafts(doc, &per_context, options)
+            };
+            match (problem, drafts.is_empty()) {
+                (Some(reason), _) => skipped.push(Skipped {
+                    pattern: path.clone(),
+                    reason,
+                }),
+                (None, true) => skipped.push(Skipped {
+                    pattern: path.clone(),
+                    reason: if matched == 0 {
+                        "it matches nothing on the page".to_owned()
+                    } else {
+                        "it matches only the page itself (html, head or body) or nodes that cannot be marked".to_owned()
+                    },
+                }),
+                (None, false) => {
+                    let header = Header {
+                        wrapper: wrapper.name.clone(),
+                        pattern: path.clone(),
+                        xpath: pattern.xpath.source().to_owned(),
+                        url: options.url.map(str::to_owned),
+                        sha256: options.sha256.to_owned(),
+                        captured: options.captured.to_owned(),
+                        matched,
+                    };
+                    captured.push(Captured {
+                        pattern: path.clone(),
+                        file: treegram_file(&wrapper.name, &path),
+                        html: format::write(doc, &header, &drafts, options.unstable),
+                        instances: drafts.len(),
+                    });
+                }
+            }
+        }
+        if pattern.is_record() {
+            let instances: Vec<Item> = per_context
+                .iter()
+                .flat_map(|(_, items)| items.iter().copied())
+                .filter(|i| matches!(i, Item::Node(n) if doc.is_element(*n)))
+                .collect();
+            for child in pattern.patterns.iter().rev() {
+                work.push((format!("{path}/{}", child.name), child, instances.clone()));
+            }
+        }
+    }
+    (captured, skipped)
+}
+
+/// A record's first `k` instances, each its own context.
+fn record_drafts(doc: &Document, per_context: &[(Item, Vec<Item>)], k: usize) -> Vec<Draft> {
+    per_context
+        .iter()
+        .flat_map(|(_, items)| items.iter())
+        .filter_map(|&item| match item {
+            Item::Node(n) if doc.is_element(n) && !is_page_level(doc, n) => Some(n),
+            _ => None,
+        })
+        .take(k.max(1))
+        .map(|n| Draft {
+            root: n,
+            targets: vec![(n, Target::Element)],
+            at_instance: false,
+        })
+        .collect()
+}
+
+/// A field's context in each of the first `k` parent instances where it matches.
+fn field_drafts(
+    doc: &Document,
+    per_context: &[(Item, Vec<Item>)],
+    options: &CaptureOptions<'_>,
+) -> Vec<Draft> {
+    let mut drafts = Vec::new();
+    for (context, items) in per_context {
+        if drafts.len() >= options.instances.max(1) {
+            break;
+        }
+        let marks: Vec<(NodeId, Target)> = items
+            .iter()
+            .filter_map(|&i| Target::of(doc, i))
+            .filter(|(owner, _)| !is_page_level(doc, *owner))
+            .collect();
+        let Some(&(first, _)) = marks.first() else {
+            continue;
+        };
+        let root = context_root(doc, first, *context, options.min_context);
+        let targets: Vec<(NodeId, Target)> = marks
+            .into_iter()
+            .filter(|(owner, _)| *owner == root || doc.is_ancestor(root, *owner))
+            .collect();
+        let at_instance = *context == Item::Node(root);
+        drafts.push(Draft {
+            root,
+            targets,
+            at_instance,
+        });
+    }
+    drafts
+}
+
+/// The ancestor of `owner` (or `owner` itself) whose sub-tree first holds at
+/// least `min` elements, without climbing above `context` or to the page level.
+pub(crate) fn context_root(doc: &Document, owner: NodeId, context: Item, min: usize) -> NodeId {
+    let limit = match context {
+        Item::Node(n) if doc.is_element(n) => Some(n),
+        _ => None,
+    };
+    let mut root = owner;
+    let mut size = element_count(doc, root);
+    while size < min && Some(root) != limit {
+        let Some(parent) = doc.parent(root).filter(|&p| doc.is_element(p)) else {
+            break;
+        };
+        if is_page_level(doc, parent) {
+            break;
+        }
+        let parent_size = element_count(doc, parent);
+        if parent_size > MAX_CONTEXT {
+            break;
+        }
+        root = parent;
+        size = parent_size;
+    }
+    root
+}
+
+/// The number of elements in the sub-tree of `node`, itself included.
+pub(crate) fn element_count(doc: &Document, node: NodeId) -> usize {
+    (node.0..doc.subtree_end(node).0)
+        .filter(|&n| doc.is_element(NodeId(n)))
+        .count()
+}
+
+/// Whether `node` is the page itself rather than content in it.
+fn is_page_level(doc: &Document, node: NodeId) -> bool {
+    matches!(doc.name(node), "html" | "head" | "body")
+}

@@ -1,0 +1,283 @@
+//! The tree-gram file: writing it one element per line, and reading it back.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use super::{
+    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram, TreeGramError,
+    UNSTABLE_ATTR,
+};
+use crate::dom::{Document, NodeId, NodeKind};
+use crate::similarity::Mask;
+use crate::xpath::generate::looks_generated;
+
+/// Text longer than this, in characters, is cut in the file: matching reads
+/// no text, and a person reading the file needs only its start.
+const MAX_TEXT: usize = 200;
+/// Attribute values longer than this are cut too (inline styles, srcsets, JSON).
+const MAX_ATTR: usize = 200;
+
+/// Elements whose content is not markup; their content is left out.
+const RAW: [&str; 8] = [
+    "script", "style", "xmp", "iframe", "noembed", "noframes", "plaintext", "textarea",
+];
+/// Elements that have no end tag.
+const VOID: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// One instance to write: its root in the page and its targets.
+pub(super) struct Draft {
+    pub root: NodeId,
+    pub targets: Vec<(NodeId, Target)>,
+    /// Whether the root is the parent pattern's instance itself.
+    pub at_instance: bool,
+}
+
+/// Writes a whole tree-gram file.
+pub(super) fn write(doc: &Document, header: &Header, drafts: &[Draft], unstable: &dyn Mask) -> String {
+    let mut out = String::new();
+    out.push_str("<!DOCTYPE html>\n");
+    out.push_str(
+        "<!-- mend tree-gram: the pattern's matches when the wrapper was last known good. \
+         Healing compares a changed page with it; data-mend-* attributes are mend's marks. -->\n",
+    );
+    let mut meta = |name: &str, value: &str| {
+        let _ = writeln!(
+            out,
+            "<meta name=\"mend:{name}\" content=\"{}\">",
+            escape_attr(value)
+        );
+    };
+    meta("wrapper", &header.wrapper);
+    meta("pattern", &header.pattern);
+    meta("xpath", &header.xpath);
+    if let Some(url) = &header.url {
+        meta("url", url);
+    }
+    meta("sha256", &header.sha256);
+    meta("captured", &header.captured);
+    meta("matched", &header.matched.to_string());
+    for (i, draft) in drafts.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<template {INSTANCE_ATTR}=\"{}\"{} data-mend-path=\"{}\">",
+            i + 1,
+            if draft.at_instance {
+                format!(" {CONTEXT_ATTR}=\"instance\"")
+            } else {
+                String::new()
+            },
+            escape_attr(&doc.path(draft.root))
+        );
+        write_tree(doc, draft, unstable, &mut out);
+        out.push_str("</template>\n");
+    }
+    out
+}
+
+/// Writes one instance's sub-tree, iteratively.
+fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut String) {
+    let mut marks: HashMap<NodeId, Vec<String>> = HashMap::new();
+    for (n, t) in &draft.targets {
+        marks.entry(*n).or_default().push(t.mark());
+    }
+    // (node, depth, closing): a closing entry writes the end tag.
+    let mut stack: Vec<(NodeId, usize, bool)> = vec![(draft.root, 1, false)];
+    while let Some((node, depth, closing)) = stack.pop() {
+        let indent = "  ".repeat(depth.min(64));
+        let name = doc.name(node);
+        if closing {
+            let _ = writeln!(out, "{indent}</{name}>");
+            continue;
+        }
+        match doc.kind(node) {
+            NodeKind::Text => {
+                let text = cut(&normalize(doc.text(node)), MAX_TEXT);
+                if !text.is_empty() {
+                    let _ = writeln!(out, "{indent}{}", escape_text(&text));
+                }
+                continue;
+            }
+            NodeKind::Element => {}
+            _ => continue,
+        }
+        let skipped = unstable.skips(doc, node);
+        let mut open = format!("<{name}");
+        let mut masked: Vec<&str> = Vec::new();
+        for attr in doc.attrs(node) {
+            let attr_name = doc.attr_name(attr);
+            if attr_name.starts_with("data-mend-") {
+                continue;
+            }
+            let value = doc.attr_value(attr);
+            let hide = unstable.masks_attr(doc, node, attr_name)
+                || (attr_name == "id" && looks_generated(value));
+            if hide {
+                masked.push(attr_name);
+                let _ = write!(open, " {attr_name}=\"\"");
+            } else {
+                let _ = write!(
+                    open,
+                    " {attr_name}=\"{}\"",
+                    escape_attr(&cut(value, MAX_ATTR))
+                );
+            }
+        }
+        if !masked.is_empty() {
+            let _ = write!(open, " {MASKED_ATTR}=\"{}\"", masked.join(" "));
+        }
+        if skipped {
+            let _ = write!(open, " {UNSTABLE_ATTR}=\"\"");
+        }
+        if let Some(tokens) = marks.get(&node) {
+            let value = if tokens.iter().all(String::is_empty) {
+                String::new()
+            } else {
+                tokens
+                    .iter()
+                    .map(|t| if t.is_empty() { "." } else { t.as_str() })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let _ = write!(open, " {TARGET_ATTR}=\"{}\"", escape_attr(&value));
+        }
+        open.push('>');
+        if VOID.contains(&name) {
+            let _ = writeln!(out, "{indent}{open}");
+            continue;
+        }
+        let raw = RAW.contains(&name);
+        let children: Vec<NodeId> = if skipped || raw {
+            Vec::new()
+        } else {
+            doc.children(node)
+                .filter(|&c| match doc.kind(c) {
+                    NodeKind::Element => true,
+                    NodeKind::Text => !doc.text(c).trim().is_empty(),
+                    _ => false,
+                })
+                .collect()
+        };
+        match children.as_slice() {
+            [] => {
+                let _ = writeln!(out, "{indent}{open}</{name}>");
+            }
+            [only] if doc.kind(*only) == NodeKind::Text => {
+                let text = cut(&normalize(doc.text(*only)), MAX_TEXT);
+                let _ = writeln!(out, "{indent}{open}{}</{name}>", escape_text(&text));
+            }
+            _ => {
+                let _ = writeln!(out, "{indent}{open}");
+                stack.push((node, depth, true));
+                for &c in children.iter().rev() {
+                    stack.push((c, depth + 1, false));
+                }
+            }
+        }
+    }
+}
+
+/// Reads a tree-gram file.
+pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
+    let doc = Document::parse(bytes);
+    let mut header = Header::default();
+    let mut has_pattern = false;
+    let mut templates = Vec::new();
+    for n in doc.all() {
+        if !doc.is_element(n) {
+            continue;
+        }
+        match doc.name(n) {
+            "meta" => {
+                let Some(name) = doc.attr(n, "name").and_then(|v| v.strip_prefix("mend:")) else {
+                    continue;
+                };
+                let value = doc.attr(n, "content").unwrap_or_default().to_owned();
+                match name {
+                    "wrapper" => header.wrapper = value,
+                    "pattern" => {
+                        header.pattern = value;
+                        has_pattern = true;
+                    }
+                    "xpath" => header.xpath = value,
+                    "url" => header.url = Some(value),
+                    "sha256" => header.sha256 = value,
+                    "captured" => header.captured = value,
+                    "matched" => header.matched = value.trim().parse().unwrap_or(0),
+                    _ => {}
+                }
+            }
+            "template" if doc.attr(n, INSTANCE_ATTR).is_some() => templates.push(n),
+            _ => {}
+        }
+    }
+    if !has_pattern {
+        return Err(TreeGramError::NoHeader);
+    }
+    let mut instances = Vec::new();
+    for template in templates {
+        let Some(root) = doc.element_children(template).next() else {
+            continue;
+        };
+        let mut targets = Vec::new();
+        for n in (root.0..doc.subtree_end(root).0).map(NodeId) {
+            if !doc.is_element(n) {
+                continue;
+            }
+            if let Some(value) = doc.attr(n, TARGET_ATTR) {
+                let bad = || TreeGramError::BadTarget {
+                    instance: instances.len() + 1,
+                    value: value.to_owned(),
+                };
+                if value.trim().is_empty() {
+                    targets.push((n, Target::Element));
+                }
+                for token in value.split_ascii_whitespace() {
+                    targets.push((n, Target::from_mark(token).ok_or_else(bad)?));
+                }
+            }
+        }
+        if targets.is_empty() {
+            return Err(TreeGramError::NoTarget(instances.len() + 1));
+        }
+        let at_instance = doc.attr(template, CONTEXT_ATTR) == Some("instance");
+        instances.push(GramInstance {
+            root,
+            targets,
+            at_instance,
+        });
+    }
+    if instances.is_empty() {
+        return Err(TreeGramError::NoInstances);
+    }
+    Ok(TreeGram {
+        doc,
+        header,
+        instances,
+    })
+}
+
+/// Whitespace collapsed, as `normalize-space`.
+fn normalize(text: &str) -> String {
+    text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first `max` characters of `text`, with an ellipsis when cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+fn escape_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn escape_attr(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;")
+}

@@ -1,0 +1,228 @@
+use super::*;
+use crate::similarity::{LabelMode, Labels, LabeledTree, Mask, NoMask};
+use crate::wrapper;
+
+const WRAPPER: &str = r#"
+name: shop
+patterns:
+  - name: heading
+    xpath: //h1
+  - name: item
+    xpath: //table[@id='items']/tbody/tr
+    patterns:
+      - name: price
+        xpath: ./td[@class='price']
+      - name: link
+        xpath: .//a/@href
+      - name: note
+        xpath: ./td[3]/text()
+"#;
+
+const PAGE: &str = r#"<!DOCTYPE html><html><body>
+<div id="page"><header><h1>Shop</h1></header>
+<table id="items"><tbody>
+<tr id="row-83412"><td><a href="/a">A &amp; B</a></td><td class="price">£1.00</td><td>first <b>x</b> second</td></tr>
+<tr><td><a href="/b">B</a></td><td class="price">£2.00</td><td>n</td></tr>
+<tr><td><a href="/c">C</a></td><td class="price">£3.00</td><td>n</td></tr>
+<tr><td><a href="/d">D</a></td><td class="price">£4.00</td><td>n</td></tr>
+</tbody></table></div><script>var x = "<p>";</script></body></html>"#;
+
+fn captured(k: usize, min: usize) -> (Vec<Captured>, Vec<Skipped>) {
+    let w = wrapper::load_str(WRAPPER, "shop.yaml").expect("the wrapper loads");
+    let doc = Document::parse_str(PAGE);
+    let options = CaptureOptions {
+        url: Some("https://shop.example/"),
+        sha256: "ab12",
+        captured: "2026-11-22T01:00:00Z",
+        instances: k,
+        min_context: min,
+        only: None,
+        unstable: &NoMask,
+    };
+    capture(&w, &doc, &options)
+}
+
+fn gram(pattern: &str, k: usize, min: usize) -> TreeGram {
+    let (all, _) = captured(k, min);
+    let c = all
+        .iter()
+        .find(|c| c.pattern == pattern)
+        .unwrap_or_else(|| panic!("no tree-gram for {pattern}"));
+    TreeGram::parse(c.html.as_bytes()).expect("the file reads back")
+}
+
+#[test]
+fn every_pattern_gets_a_file_named_after_its_path() {
+    let (all, skipped) = captured(3, 4);
+    let files: Vec<&str> = all.iter().map(|c| c.file.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "treegrams/shop/heading.html",
+            "treegrams/shop/item.html",
+            "treegrams/shop/item/price.html",
+            "treegrams/shop/item/link.html",
+            "treegrams/shop/item/note.html",
+        ]
+    );
+    assert!(skipped.is_empty(), "{skipped:?}");
+}
+
+#[test]
+fn header_round_trips() {
+    let g = gram("item/price", 3, 4);
+    assert_eq!(
+        g.header,
+        Header {
+            wrapper: "shop".into(),
+            pattern: "item/price".into(),
+            xpath: "./td[@class='price']".into(),
+            url: Some("https://shop.example/".into()),
+            sha256: "ab12".into(),
+            captured: "2026-11-22T01:00:00Z".into(),
+            matched: 4,
+        }
+    );
+}
+
+#[test]
+fn record_keeps_k_instances_and_table_rows_survive_the_template() {
+    let g = gram("item", 3, 4);
+    assert_eq!(g.instances.len(), 3);
+    let sizes: Vec<usize> = g.instances.iter().map(|i| g.instance_size(i)).collect();
+    assert_eq!(sizes, [6, 5, 5], "tr, three td, a, and a b in the first row");
+    for i in &g.instances {
+        assert_eq!(g.doc.name(i.root), "tr");
+        assert_eq!(i.targets, vec![(i.root, Target::Element)]);
+    }
+}
+
+#[test]
+fn field_context_climbs_to_the_minimum_size_but_not_above_the_parent_instance() {
+    let g = gram("item/price", 2, 4);
+    assert_eq!(g.instances.len(), 2);
+    let i = &g.instances[0];
+    assert_eq!(g.doc.name(i.root), "tr", "the row holds 5 elements");
+    let (owner, target) = &i.targets[0];
+    assert_eq!(g.doc.name(*owner), "td");
+    assert_eq!(target, &Target::Element);
+    // A minimum larger than the record still stops at the record.
+    let g = gram("item/price", 1, 50);
+    assert_eq!(g.doc.name(g.instances[0].root), "tr");
+}
+
+#[test]
+fn top_level_context_stops_below_body() {
+    let g = gram("heading", 1, 1000);
+    assert_eq!(g.doc.name(g.instances[0].root), "div");
+    let g = gram("heading", 1, 2);
+    assert_eq!(g.doc.name(g.instances[0].root), "header");
+}
+
+#[test]
+fn attribute_and_text_targets_are_marked() {
+    let g = gram("item/link", 1, 1);
+    let (owner, target) = &g.instances[0].targets[0];
+    assert_eq!(target, &Target::Attr("href".into()));
+    assert!(target.item(&g.doc, *owner).is_some());
+    let g = gram("item/note", 1, 1);
+    let targets = &g.instances[0].targets;
+    assert_eq!(targets.len(), 2, "both text nodes of one element are marked");
+    let text = |i: usize| {
+        let item = targets[i].1.item(&g.doc, targets[i].0).expect("the text node");
+        item.string_value(&g.doc).trim().to_owned()
+    };
+    assert_eq!((text(0), text(1)), ("first".to_owned(), "second".to_owned()));
+}
+
+#[test]
+fn generated_ids_are_masked_and_scripts_emptied() {
+    let (all, _) = captured(1, 1);
+    let item = &all.iter().find(|c| c.pattern == "item").unwrap().html;
+    assert!(item.contains(r#"<tr id="" data-mend-masked="id" data-mend-target="">"#), "{item}");
+    let g = TreeGram::parse(item.as_bytes()).unwrap();
+    let root = g.instances[0].root;
+    assert!(g.mask().masks_attr(&g.doc, root, "id"));
+    let mut labels = Labels::new();
+    let view = LabeledTree::build_masked(&g.doc, root, LabelMode::TagId, &g.mask(), &mut labels)
+        .unwrap();
+    assert_eq!(labels.text(view.label(0)), "tr");
+}
+
+#[test]
+fn the_file_is_one_element_per_line() {
+    let (all, _) = captured(1, 4);
+    let price = &all.iter().find(|c| c.pattern == "item/price").unwrap().html;
+    let body: Vec<&str> = price
+        .lines()
+        .skip_while(|l| !l.starts_with("<template"))
+        .collect();
+    assert_eq!(
+        body,
+        [
+            r#"<template data-mend-instance="1" data-mend-context="instance" data-mend-path="/html/body/div/table/tbody/tr[1]">"#,
+            r#"  <tr id="" data-mend-masked="id">"#,
+            "    <td>",
+            r#"      <a href="/a">A &amp; B</a>"#,
+            "    </td>",
+            r#"    <td class="price" data-mend-target="">£1.00</td>"#,
+            "    <td>",
+            "      first",
+            "      <b>x</b>",
+            "      second",
+            "    </td>",
+            "  </tr>",
+            "</template>",
+        ]
+    );
+}
+
+#[test]
+fn unstable_elements_are_marked_and_skipped() {
+    let w = wrapper::load_str(WRAPPER, "shop.yaml").unwrap();
+    let doc = Document::parse_str(PAGE);
+    let hide_links = crate::similarity::MaskFn(|d: &Document, n: NodeId, attr: Option<&str>| {
+        attr.is_none() && d.name(n) == "a"
+    });
+    let options = CaptureOptions {
+        url: None,
+        sha256: "",
+        captured: "",
+        instances: 1,
+        min_context: 1,
+        only: Some(&["item".to_owned()]),
+        unstable: &hide_links,
+    };
+    let (all, _) = capture(&w, &doc, &options);
+    assert_eq!(all.len(), 1);
+    let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
+    let mut labels = Labels::new();
+    let view =
+        LabeledTree::build_masked(&g.doc, g.instances[0].root, LabelMode::Tag, &g.mask(), &mut labels)
+            .unwrap();
+    assert_eq!(view.len(), 5, "tr, three td and b; the link is left out");
+}
+
+#[test]
+fn not_a_treegram_is_an_error() {
+    assert_eq!(
+        TreeGram::parse(b"<p>hello</p>").unwrap_err(),
+        TreeGramError::NoHeader
+    );
+    let no_instances = br#"<meta name="mend:pattern" content="a">"#;
+    assert_eq!(
+        TreeGram::parse(no_instances).unwrap_err(),
+        TreeGramError::NoInstances
+    );
+    let unmarked = br#"<meta name="mend:pattern" content="a"><template data-mend-instance="1"><p></p></template>"#;
+    assert_eq!(
+        TreeGram::parse(unmarked).unwrap_err(),
+        TreeGramError::NoTarget(1)
+    );
+}
+
+#[test]
+fn file_names_are_safe() {
+    assert_eq!(treegram_file("my shop", "a/b c"), "treegrams/my_shop/a/b_c.html");
+    assert_eq!(treegram_file("..", "x"), "treegrams/_/x.html");
+}
