@@ -15,6 +15,8 @@ use mend::store::{
 use mend::wrapper::HealMode;
 
 /// A wrapper whose nested `price` pattern broke: the page has no `p.price`.
+/// Its tree-gram was captured (`mend snapshot`) when it worked, and is named
+/// where `mend snapshot` names it.
 const WRAPPER: &str = "\
 # A shop, with comments that must survive a rewrite.
 name: shop
@@ -26,6 +28,7 @@ patterns:
     patterns:
       - name: price  # in pounds
         xpath: ./p[@class='price']   # broke in May
+        treegram: treegrams/shop/book/price.html
         constraints: {min: 1, max: 1}
 ";
 
@@ -69,14 +72,27 @@ impl Shop {
 
     /// Records an adaptation of `book/price` to [`NEW`] with this status.
     fn adaptation(&self, status: AdaptationStatus, created: i64) -> AdaptationId {
+        self.adaptation_of("book/price", OLD, NEW, status, created)
+    }
+
+    /// Records an adaptation of `pattern` from `old` to `new` (no new XPath
+    /// when it abstained).
+    fn adaptation_of(
+        &self,
+        pattern: &str,
+        old: &str,
+        new: &str,
+        status: AdaptationStatus,
+        created: i64,
+    ) -> AdaptationId {
         let mut store = Store::open(&self.store_path()).unwrap();
         let found = status != AdaptationStatus::Abstained;
         store
             .record_adaptation(&NewAdaptation {
                 page_id: self.page,
-                pattern: "book/price".to_owned(),
-                old_xpath: OLD.to_owned(),
-                new_xpath: found.then(|| NEW.to_owned()),
+                pattern: pattern.to_owned(),
+                old_xpath: old.to_owned(),
+                new_xpath: found.then(|| new.to_owned()),
                 algorithm: Some("ctm".to_owned()),
                 score: Some(0.93),
                 runner_up: Some(0.41),
@@ -256,7 +272,7 @@ fn show_prints_the_record_the_wrapper_diff_and_the_matched_subtrees() {
             "  wrapper    shop (shop.yaml)",
             "  score      0.930, runner-up 0.410 (margin 0.520)",
             &format!("  new xpath  {NEW}"),
-            "  0.930  ctm     /html/body/ul/li[1]/span",
+            "  0.930  ctm  /html/body/ul/li[1]/span",
             "  ok    max        1 node per book",
             "--- shop.yaml",
             "+++ shop.yaml",
@@ -264,7 +280,7 @@ fn show_prints_the_record_the_wrapper_diff_and_the_matched_subtrees() {
             "+        xpath: ./span[@class='cost']   # broke in May",
             "+        history:",
             "+          - ./p[@class='price']",
-            "         constraints: {min: 1, max: 1}",
+            "         treegram: treegrams/shop/book/price.html",
             "matched by the old XPath (0 matches)",
             "matched by the new XPath (2 matches)",
             "  /html/body/ul/li[1]/span",
@@ -300,6 +316,35 @@ fn show_json_adds_the_diff_and_the_matches_to_the_record() {
     );
     assert_eq!(json["matched"]["after_total"], 2);
     assert_eq!(json["notes"], json!([]));
+}
+
+#[test]
+fn show_evaluates_a_field_in_the_instances_of_its_parent_adapted_on_the_same_page() {
+    let shop = Shop::new();
+    let parent = shop.adaptation_of(
+        "book",
+        "//li",
+        "//li[h3='B']",
+        AdaptationStatus::Proposed,
+        2_000,
+    );
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_001);
+    let json = shop
+        .mend(&["show", &id.to_string(), "--json"])
+        .check(0)
+        .json();
+    assert_eq!(json["matched"]["after_total"], 1);
+    assert_eq!(
+        json["matched"]["after"][0]["html"],
+        "<span class=\"cost\">£2.50</span>"
+    );
+    let note = json["notes"][0].as_str().unwrap();
+    assert!(
+        note.starts_with(&format!(
+            "book was adapted on this page too (adaptation {parent}"
+        )),
+        "{note}"
+    );
 }
 
 #[test]
@@ -442,7 +487,6 @@ fn approve_refuses_a_wrapper_that_changed_since() {
 }
 
 #[test]
-#[ignore = "needs tree-gram refresh"]
 fn approve_rewrites_the_wrapper_and_records_the_decision() {
     let shop = Shop::new();
     let id = shop
@@ -456,6 +500,11 @@ fn approve_rewrites_the_wrapper_and_records_the_decision() {
         "{}",
         run.stdout
     );
+    check_lines(
+        &run.stdout,
+        &["refreshed the tree-gram ./treegrams/shop/book/price.html"],
+    );
+    // Only the XPath changes, and the old one goes to the history.
     assert_eq!(
         shop.wrapper_text(),
         "\
@@ -471,23 +520,46 @@ patterns:
         xpath: ./span[@class='cost']   # broke in May
         history:
           - ./p[@class='price']
+        treegram: treegrams/shop/book/price.html
         constraints: {min: 1, max: 1}
 "
     );
     let json = shop.mend(&["log", "--json"]).check(0).json();
     assert_eq!(json[0]["decision"]["verdict"], "approved");
     assert_eq!(json[0]["decision"]["reason"], "the price moved");
+    // The tree-gram now holds what the new XPath matches.
+    let gram =
+        std::fs::read_to_string(shop.dir.path().join("treegrams/shop/book/price.html")).unwrap();
+    assert!(gram.contains("£2.50"), "{gram}");
+    assert!(!gram.contains("not a book"), "{gram}");
     // No temporary file is left beside the wrapper.
     let mut names: Vec<_> = std::fs::read_dir(shop.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names[..2], [".mend", "shop.yaml"]);
+    assert_eq!(names, [".mend", "shop.yaml", "treegrams"]);
     let again = shop.mend(&["approve", &id]).check(2);
     assert!(
         again.stderr.contains("was already approved"),
         "{}",
         again.stderr
+    );
+}
+
+#[test]
+fn approve_with_force_replaces_an_xpath_that_changed_since() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let changed = WRAPPER.replace(OLD, "./p[@class='amount']");
+    std::fs::write(shop.dir.path().join("shop.yaml"), &changed).unwrap();
+    shop.mend(&["approve", &id.to_string(), "--force"]).check(0);
+    let text = shop.wrapper_text();
+    check_lines(
+        &text,
+        &[
+            "        xpath: ./span[@class='cost']   # broke in May",
+            "          - ./p[@class='amount']",
+        ],
     );
 }

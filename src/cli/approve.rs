@@ -8,13 +8,14 @@
 //! pattern's tree-gram is refreshed from the stored page, so that the next
 //! heal starts from what the pattern matches now.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use mend::store::{AdaptationId, AdaptationRecord, AdaptationStatus, Store, Verdict};
 use mend::wrapper::{RewriteError, replace_xpath};
 
 use super::review::{self, StoreArg};
+use super::snapshot;
 
 /// Approve a proposal: rewrite the wrapper's XPath and record the decision.
 #[derive(clap::Args, Debug)]
@@ -54,7 +55,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
         ))
     })?;
     let names = review::pattern_names(&record.pattern);
-    let Some((pattern, _)) = review::find_pattern(&wrapper, &names) else {
+    let Some(pattern) = review::find_pattern(&wrapper, &names) else {
         return Err(review::bad_input(format!(
             "{} has no pattern {} now",
             file.display(),
@@ -173,12 +174,66 @@ fn restore(file: &Path, text: &str) {
     }
 }
 
-/// Refreshes the pattern's tree-gram from the stored page.
+/// Refreshes the pattern's tree-gram from the stored page, now that the
+/// wrapper file has the approved XPath. The approval stands either way; a
+/// tree-gram that cannot be refreshed is reported (exit 3 when writing
+/// failed) with the command that captures it by hand.
 fn refresh_treegram(
     store: &Store,
     record: &AdaptationRecord,
     file: &Path,
 ) -> Result<ExitCode, ExitCode> {
-    let _ = (store, record, file, PathBuf::new());
-    Ok(ExitCode::SUCCESS)
+    let by_hand = format!(
+        "`mend snapshot {} PAGE --pattern {}` on a page where it works",
+        file.display(),
+        record.pattern
+    );
+    let html = match store.page_html(record.page_id) {
+        Ok(Some(html)) => html,
+        Ok(None) => {
+            eprintln!(
+                "note: no snapshot of page {} was kept, so the tree-gram of {} is not refreshed; \
+                 run {by_hand}",
+                record.page_id, record.pattern
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => {
+            eprintln!("note: the approval is recorded");
+            return Err(review::store_failure(&e));
+        }
+    };
+    let url = match store.page(record.page_id) {
+        Ok(Some(page)) => page_url(&page.url_or_path),
+        _ => None,
+    };
+    let patterns = [record.pattern.clone()];
+    match snapshot::refresh_treegrams(file, &html, url.as_deref(), &patterns) {
+        Ok(files) if files.is_empty() => {
+            eprintln!(
+                "note: the new XPath of {} captured no tree-gram on page {}; run {by_hand}",
+                record.pattern, record.page_id
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(files) => {
+            for written in files {
+                println!("refreshed the tree-gram {}", written.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => Err(review::failure(format!(
+            "the approval is recorded, but the tree-gram of {} could not be refreshed: {e:#}; \
+             run {by_hand}",
+            record.pattern
+        ))),
+    }
+}
+
+/// The page's URL, when the run read it from the web; a file path is not one.
+fn page_url(url_or_path: &str) -> Option<String> {
+    url::Url::parse(url_or_path)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .map(|_| url_or_path.to_owned())
 }

@@ -153,7 +153,7 @@ fn row(record: &AdaptationRecord) -> [String; 9] {
     let new = record
         .new_xpath
         .as_deref()
-        .map_or_else(|| "(none)".to_owned(), |x| truncate(x, XPATH_CHARS));
+        .map_or_else(|| "(none)".to_owned(), |x| truncate_middle(x, XPATH_CHARS));
     [
         record.id.to_string(),
         short_time(&record.created_at.to_string()),
@@ -163,7 +163,10 @@ fn row(record: &AdaptationRecord) -> [String; 9] {
         decision,
         score(record.score),
         score(record.runner_up),
-        format!("{} → {new}", truncate(&record.old_xpath, XPATH_CHARS)),
+        format!(
+            "{} → {new}",
+            truncate_middle(&record.old_xpath, XPATH_CHARS)
+        ),
     ]
 }
 
@@ -196,6 +199,22 @@ pub(super) fn truncate(text: &str, max: usize) -> String {
     cut
 }
 
+/// `text` on one line, at most `max` characters, its middle cut out with an
+/// ellipsis: an XPath's last steps and predicates tell it apart.
+fn truncate_middle(text: &str, max: usize) -> String {
+    let one_line = truncate(text, usize::MAX);
+    let len = one_line.chars().count();
+    if len <= max {
+        return one_line;
+    }
+    let head = max.saturating_sub(1) * 2 / 5;
+    let tail = max.saturating_sub(1) - head;
+    let mut cut: String = one_line.chars().take(head).collect();
+    cut.push('…');
+    cut.extend(one_line.chars().skip(len - tail));
+    cut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,6 +224,8 @@ mod tests {
         assert_eq!(truncate("//a", 5), "//a");
         assert_eq!(truncate("//a/b/c/d", 5), "//a/…");
         assert_eq!(truncate("a\nb", 5), "a b");
+        assert_eq!(truncate_middle("//a", 5), "//a");
+        assert_eq!(truncate_middle("//div/span[@x]", 11), "//di…an[@x]");
     }
 
     #[test]

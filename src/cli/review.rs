@@ -152,22 +152,14 @@ pub fn wrapper_file(recorded: &Path, store: &Path) -> Result<PathBuf, String> {
     })
 }
 
-/// The pattern at a path of names (`["book", "price"]`), and the patterns
-/// above it, outermost first.
-pub fn find_pattern<'w>(
-    wrapper: &'w Wrapper,
-    names: &[&str],
-) -> Option<(&'w Pattern, Vec<&'w Pattern>)> {
-    let (last, parents) = names.split_last()?;
-    let mut level = &wrapper.patterns;
-    let mut chain = Vec::with_capacity(parents.len());
-    for name in parents {
-        let pattern = level.iter().find(|p| p.name == *name)?;
-        chain.push(pattern);
-        level = &pattern.patterns;
+/// The pattern at a path of names (`["book", "price"]`).
+pub fn find_pattern<'w>(wrapper: &'w Wrapper, names: &[&str]) -> Option<&'w Pattern> {
+    let (first, rest) = names.split_first()?;
+    let mut pattern = wrapper.patterns.iter().find(|p| p.name == *first)?;
+    for name in rest {
+        pattern = pattern.patterns.iter().find(|p| p.name == *name)?;
     }
-    let pattern = level.iter().find(|p| p.name == *last)?;
-    Some((pattern, chain))
+    Some(pattern)
 }
 
 /// A pattern path's names: `book/price` → `["book", "price"]`.
@@ -261,13 +253,10 @@ mod tests {
             "w.yaml",
         )
         .unwrap();
-        let (price, parents) = find_pattern(&wrapper, &["book", "price"]).unwrap();
+        let price = find_pattern(&wrapper, &["book", "price"]).unwrap();
         assert_eq!(price.xpath.source(), "./p");
-        assert_eq!(parents.len(), 1);
-        assert_eq!(parents[0].name, "book");
-        let (top, parents) = find_pattern(&wrapper, &["price"]).unwrap();
+        let top = find_pattern(&wrapper, &["price"]).unwrap();
         assert_eq!(top.xpath.source(), "//h1");
-        assert!(parents.is_empty());
         assert!(find_pattern(&wrapper, &["book", "title"]).is_none());
         assert!(find_pattern(&wrapper, &[]).is_none());
     }

@@ -23,7 +23,8 @@ use anyhow::Context as _;
 use serde_json::{Value as Json, json};
 
 use mend::dom::{Document, NodeId};
-use mend::store::{AdaptationId, AdaptationRecord, Store};
+use mend::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
+use mend::wrapper::Wrapper;
 use mend::wrapper::replace_xpath;
 use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
 
@@ -158,7 +159,7 @@ impl Review {
                 None
             }
             (Some(new), Some(text), Some(file)) => {
-                let current = found.as_ref().map(|(p, _)| p.xpath.source());
+                let current = found.map(|p| p.xpath.source());
                 if current == Some(new.as_str()) {
                     notes.push("the wrapper file already holds the new XPath".to_owned());
                     None
@@ -192,32 +193,25 @@ impl Review {
                 "no snapshot of page {} was kept, so no matches can be shown",
                 record.page_id
             )),
-            Some(html) => {
-                let parents = match (&found, names.len()) {
-                    (_, 1) => Some(Vec::new()),
-                    (Some((_, parents)), _) => Some(parents.iter().map(|p| &p.xpath).collect()),
-                    (None, _) => {
-                        notes.push(format!(
-                            "cannot find the parents of {} in the wrapper, so no matches can be shown",
-                            record.pattern
-                        ));
-                        None
-                    }
-                };
-                if let Some(parents) = parents {
+            Some(html) => match parent_xpaths(store, record, wrapper.as_ref(), &mut notes)? {
+                None => notes.push(format!(
+                    "cannot find the parents of {} in the wrapper, so no matches can be shown",
+                    record.pattern
+                )),
+                Some(parents) => {
                     let doc = Document::parse(&html);
-                    let mut matches = |which: &str, source: &str| {
-                        show_matches(&doc, &parents, source)
+                    let mut matches = |which: &str, parents: &[String], source: &str| {
+                        show_matches(&doc, parents, source)
                             .map_err(|e| notes.push(format!("the {which} XPath {source}: {e}")))
                             .ok()
                     };
-                    before = matches("old", &record.old_xpath);
+                    before = matches("old", &parents.before, &record.old_xpath);
                     after = record
                         .new_xpath
                         .as_deref()
-                        .and_then(|new| matches("new", new));
+                        .and_then(|new| matches("new", &parents.after, new));
                 }
-            }
+            },
         }
         Ok(Review {
             wrapper_file,
@@ -324,8 +318,18 @@ impl Review {
         )?;
 
         writeln!(out, "\ncandidates ({})", r.candidates.len())?;
+        let width = r
+            .candidates
+            .iter()
+            .map(|c| c.algorithm.chars().count())
+            .max();
         for c in &r.candidates {
-            writeln!(out, "  {:.3}  {:<7} {}", c.score, c.algorithm, c.xpath)?;
+            let width = width.unwrap_or(0);
+            writeln!(
+                out,
+                "  {:.3}  {:<width$}  {}",
+                c.score, c.algorithm, c.xpath
+            )?;
         }
         for (name, samples) in [("before", &r.samples_before), ("after", &r.samples_after)] {
             writeln!(out, "\nsamples {name} ({})", samples.len())?;
@@ -397,11 +401,82 @@ fn unified_diff(old: &str, new: &str, file: &Path) -> String {
         .to_string()
 }
 
+/// The XPaths of a nested pattern's parents, outermost first, on the side
+/// of the old XPath and on the side of the new one.
+struct Parents {
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+/// The parents' XPaths for showing matches: those the run used on the page.
+/// A parent adapted on the same page (healing a record pattern, then its
+/// fields) has its old XPath before and its new one after; any other parent
+/// has its XPath in the wrapper file. `None` when a parent is neither.
+fn parent_xpaths(
+    store: &Store,
+    record: &AdaptationRecord,
+    wrapper: Option<&Wrapper>,
+    notes: &mut Vec<String>,
+) -> Result<Option<Parents>, ExitCode> {
+    let names = review::pattern_names(&record.pattern);
+    let mut parents = Parents {
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    for depth in 1..names.len() {
+        let path = names[..depth].join("/");
+        let filter = AdaptationFilter {
+            run: Some(record.run_id),
+            pattern: Some(&path),
+            ..AdaptationFilter::default()
+        };
+        let adapted = store
+            .adaptations(&filter)
+            .map_err(|e| review::store_failure(&e))?
+            .into_iter()
+            .find(|a| {
+                a.page_id == record.page_id
+                    && matches!(
+                        a.status,
+                        AdaptationStatus::Proposed | AdaptationStatus::Applied
+                    )
+            });
+        if let Some(parent) = adapted
+            && let Some(new) = parent.new_xpath
+        {
+            notes.push(format!(
+                "{path} was adapted on this page too (adaptation {}, {}{}): the old XPath is \
+                 shown in its old instances, the new one in its new instances",
+                parent.id,
+                parent.status,
+                parent
+                    .decision
+                    .map(|d| format!(", {}", d.verdict))
+                    .unwrap_or_default()
+            ));
+            parents.before.push(parent.old_xpath);
+            parents.after.push(new);
+            continue;
+        }
+        let Some(pattern) = wrapper.and_then(|w| review::find_pattern(w, &names[..depth])) else {
+            return Ok(None);
+        };
+        parents.before.push(pattern.xpath.source().to_owned());
+        parents.after.push(pattern.xpath.source().to_owned());
+    }
+    Ok(Some(parents))
+}
+
 /// Compiles `source` and shows the first few items it selects in every
-/// instance of `parents`.
-fn show_matches(doc: &Document, parents: &[&XPath], source: &str) -> Result<Matched, String> {
+/// instance of the parents, whose XPaths are `parents`.
+fn show_matches(doc: &Document, parents: &[String], source: &str) -> Result<Matched, String> {
+    let parents = parents
+        .iter()
+        .map(|p| XPath::compile(p).map_err(|e| format!("the parent XPath {p}: {}", e.message)))
+        .collect::<Result<Vec<_>, _>>()?;
     let xpath = XPath::compile(source).map_err(|e| e.message)?;
-    let items = select_nested(doc, parents, &xpath).map_err(|e| e.message)?;
+    let parents: Vec<&XPath> = parents.iter().collect();
+    let items = select_nested(doc, &parents, &xpath).map_err(|e| e.message)?;
     Ok(Matched {
         total: items.len(),
         shown: items
@@ -409,7 +484,7 @@ fn show_matches(doc: &Document, parents: &[&XPath], source: &str) -> Result<Matc
             .take(SHOWN_MATCHES)
             .map(|&item| Shown {
                 path: item.path(doc),
-                html: cut(&item_html(doc, item), MATCH_LINES, MATCH_CHARS),
+                html: cut(&dedent(&item_html(doc, item)), MATCH_LINES, MATCH_CHARS),
             })
             .collect(),
     })
@@ -452,6 +527,30 @@ fn item_html(doc: &Document, item: Item) -> String {
         }
         Item::Namespace(_) => XML_NAMESPACE.to_owned(),
     }
+}
+
+/// An element's HTML with the page's indentation taken off: its first line
+/// starts where the element does, so the lines after it lose the
+/// indentation they share.
+fn dedent(html: &str) -> String {
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let common = html
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(indent)
+        .min()
+        .unwrap_or(0);
+    let mut out = String::with_capacity(html.len());
+    for (i, line) in html.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(line.get(common.min(indent(line))..).unwrap_or(line));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// `text` cut to at most `lines` lines and `chars` characters, with a line
@@ -526,6 +625,15 @@ mod tests {
             item_html(&doc, items[0]),
             "href=\"/b?x=1&amp;y=&quot;2&quot;\""
         );
+    }
+
+    #[test]
+    fn the_pages_indentation_is_taken_off() {
+        assert_eq!(
+            dedent("<div>\n        <p>1</p>\n\n        <p>2</p>\n      </div>"),
+            "<div>\n  <p>1</p>\n\n  <p>2</p>\n</div>"
+        );
+        assert_eq!(dedent("<p>1</p>"), "<p>1</p>");
     }
 
     #[test]
