@@ -88,8 +88,15 @@ fn main() {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--data" => args.data = it.next().expect("--data DIR"),
-            "--threshold" => args.settings.threshold = it.next().and_then(|v| v.parse().ok()).expect("--threshold T"),
-            "--margin" => args.settings.margin = it.next().and_then(|v| v.parse().ok()).expect("--margin M"),
+            "--threshold" => {
+                args.settings.threshold = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--threshold T")
+            }
+            "--margin" => {
+                args.settings.margin = it.next().and_then(|v| v.parse().ok()).expect("--margin M")
+            }
             "--only" => args.only = it.next(),
             "--verbose" => args.verbose = true,
             other => panic!("unknown argument {other}"),
@@ -97,7 +104,10 @@ fn main() {
     }
     println!(
         "threshold {}, margin {}, algorithms {:?}, label {:?}\n",
-        args.settings.threshold, args.settings.margin, args.settings.algorithms, args.settings.label
+        args.settings.threshold,
+        args.settings.margin,
+        args.settings.algorithms,
+        args.settings.label
     );
     println!("| cases | n | correct | wrong | abstained | median ms/case |");
     println!("| --- | --- | --- | --- | --- | --- |");
@@ -160,7 +170,10 @@ fn heal_one(
         return (None, format!("no tree-gram: {skipped:?}"));
     };
     let mut grams = TreeGrams::new();
-    grams.insert("target", TreeGram::parse(c.html.as_bytes()).expect("tree-gram"));
+    grams.insert(
+        "target",
+        TreeGram::parse(c.html.as_bytes()).expect("tree-gram"),
+    );
     let Some(a) = relocate(&w, "target", new, None, &grams, &Rejections::new()) else {
         return (None, "no pattern".to_owned());
     };
@@ -206,7 +219,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn google(args: &Args) {
     let dir = format!("{}/similocator_google_ebay/google", args.data);
     let truth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{dir}/ground_truth_xpaths.json")).expect("google ground truth"),
+        &std::fs::read_to_string(format!("{dir}/ground_truth_xpaths.json"))
+            .expect("google ground truth"),
     )
     .expect("json");
     let versions = ["2018-01-01", "2021-01-01", "2023-01-01"];
@@ -218,7 +232,12 @@ fn google(args: &Args) {
         })
         .collect();
     let locate = |doc: &Document, xpath: &str| -> Option<NodeId> {
-        match XPath::compile(xpath).ok()?.select(doc, NodeId::ROOT).ok()?.as_slice() {
+        match XPath::compile(xpath)
+            .ok()?
+            .select(doc, NodeId::ROOT)
+            .ok()?
+            .as_slice()
+        {
             [Item::Node(n)] => Some(*n),
             _ => None,
         }
@@ -230,7 +249,10 @@ fn google(args: &Args) {
             let (va, vb) = (versions[a], versions[b]);
             let (xa, xb) = (e[va].as_str().unwrap(), e[vb].as_str().unwrap());
             let (Some(_), Some(tb)) = (locate(&docs[va], xa), locate(&docs[vb], xb)) else {
-                println!("google {va}→{vb} element {}: the ground truth does not resolve in mend's tree", e["element_index"]);
+                println!(
+                    "google {va}→{vb} element {}: the ground truth does not resolve in mend's tree",
+                    e["element_index"]
+                );
                 tally.add(Verdict::Abstained);
                 continue;
             };
@@ -244,7 +266,10 @@ fn google(args: &Args) {
             tally.add(v);
         }
     }
-    println!("{}", tally.row("google.com, 3 version pairs × 14 elements", median(times)));
+    println!(
+        "{}",
+        tally.row("google.com, 3 version pairs × 14 elements", median(times))
+    );
 }
 
 fn mutant(args: &Args, site: &str) {
@@ -277,7 +302,11 @@ fn mutant(args: &Args, site: &str) {
         if matches!(orig_marked.name(n), "html" | "head" | "body") {
             continue;
         }
-        let Some(truth) = orig_marked.attr(n, "signature").and_then(|s| in_mutant.get(s)).copied() else {
+        let Some(truth) = orig_marked
+            .attr(n, "signature")
+            .and_then(|s| in_mutant.get(s))
+            .copied()
+        else {
             continue;
         };
         let old_path = orig_doc.path(n);
@@ -287,7 +316,10 @@ fn mutant(args: &Args, site: &str) {
         times.push(start.elapsed().as_secs_f64() * 1e3);
         let v = verdict(chosen, truth);
         if args.verbose {
-            println!("  {site} {old_path} → {} {v:?}: {note}", mut_doc.path(truth));
+            println!(
+                "  {site} {old_path} → {} {v:?}: {note}",
+                mut_doc.path(truth)
+            );
         }
         if path_changed {
             changed.add(v);
@@ -296,6 +328,12 @@ fn mutant(args: &Args, site: &str) {
         }
     }
     let med = median(times);
-    println!("{}", changed.row(&format!("{site}, elements whose path changed"), med));
-    println!("{}", same.row(&format!("{site}, elements whose path stayed"), med));
+    println!(
+        "{}",
+        changed.row(&format!("{site}, elements whose path changed"), med)
+    );
+    println!(
+        "{}",
+        same.row(&format!("{site}, elements whose path stayed"), med)
+    );
 }

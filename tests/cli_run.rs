@@ -82,6 +82,8 @@ fn violations_are_listed_and_exit_1() {
         "tests/fixtures/pages/bookshop-no-prices.html",
         "--format",
         "json",
+        "--heal",
+        "off",
     ]);
     assert_eq!(out.status.code(), Some(1));
     let v = stdout_json(&out);

@@ -14,8 +14,11 @@ use std::collections::BTreeMap;
 
 use super::locate::{normalize, sweep_options};
 use crate::dom::{Document, NodeId};
-use crate::similarity::{Algorithm, LabeledTree, best_candidates};
+use crate::similarity::{Algorithm, LabeledTree, SweepOptions, best_candidates};
 use crate::wrapper::Constraints;
+
+/// How much larger or smaller than a stored instance a new instance may be.
+const RECORD_SIZE_RATIO: f64 = 2.0;
 
 /// The most candidate sub-trees a scope is searched for.
 const MAX_MEMBERS: usize = 1_000;
@@ -47,7 +50,14 @@ pub(crate) fn clusters(
     let mut best: BTreeMap<usize, f64> = BTreeMap::new();
     let k = page.len().min(MAX_MEMBERS);
     for gram in grams {
-        let sweep = best_candidates(gram, page, &sweep_options(algorithm, k));
+        // A record's instances are about the size of the stored ones; a
+        // small piece of a card (its heading) resembles a card too closely
+        // under Jaro-Winkler, which rewards a short sequence found whole.
+        let options = SweepOptions {
+            max_size_ratio: Some(RECORD_SIZE_RATIO),
+            ..sweep_options(algorithm, k)
+        };
+        let sweep = best_candidates(gram, page, &options);
         for c in sweep.best {
             let s = normalize(algorithm, c.score, gram.len(), page.subtree_size(c.index));
             if s >= threshold {
@@ -71,7 +81,10 @@ pub(crate) fn clusters(
     }
     let mut groups: BTreeMap<String, Vec<(usize, f64)>> = BTreeMap::new();
     for (i, s) in kept {
-        groups.entry(tag_path(doc, page, i)).or_default().push((i, s));
+        groups
+            .entry(tag_path(doc, page, i))
+            .or_default()
+            .push((i, s));
     }
     let mut out: Vec<Cluster> = groups
         .into_iter()
@@ -80,9 +93,15 @@ pub(crate) fn clusters(
             let score = members.iter().map(|m| m.1).sum::<f64>() / members.len() as f64;
             let n = members.len();
             let not_viable = if constraints.min.is_some_and(|min| n < min) {
-                Some(format!("{n} instances, fewer than min {}", constraints.min.unwrap_or(0)))
+                Some(format!(
+                    "{n} instances, fewer than min {}",
+                    constraints.min.unwrap_or(0)
+                ))
             } else if constraints.max.is_some_and(|max| n > max) {
-                Some(format!("{n} instances, more than max {}", constraints.max.unwrap_or(0)))
+                Some(format!(
+                    "{n} instances, more than max {}",
+                    constraints.max.unwrap_or(0)
+                ))
             } else if repeated && n < 2 {
                 Some("a single instance where the pattern matched several".to_owned())
             } else {

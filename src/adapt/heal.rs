@@ -184,7 +184,9 @@ fn drift(
     let mut out = Vec::new();
     for path in preorder(&wrapper.patterns) {
         let key = path.join("/");
-        let Some(gram) = grams.get(&key) else { continue };
+        let Some(gram) = grams.get(&key) else {
+            continue;
+        };
         if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == key) {
             continue;
         }

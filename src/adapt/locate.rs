@@ -194,7 +194,10 @@ pub(crate) fn rank_targets(
             .and_then(|p| p.get(&i).copied())
             .or_else(|| sequence_alignment::image(&pairs, gram_sub, page_sub, i))
     };
-    let gram_item = target.1.item(&gram.doc, target.0).unwrap_or(Item::Node(target.0));
+    let gram_item = target
+        .1
+        .item(&gram.doc, target.0)
+        .unwrap_or(Item::Node(target.0));
     let wanted = Profile::of(&gram.doc, target.0, gram_item, &GramMask);
     let image = image_of(g);
     // The nearest ancestor of the target that has an image, and how far up it is.
@@ -215,7 +218,10 @@ pub(crate) fn rank_targets(
     // twins in a repeated structure, which the alignment cannot tell apart.
     let mut paths = vec![0u64; end - root];
     for t in root..end {
-        let up = page.parent(t).filter(|&p| p >= root).map_or(0, |p| paths[p - root]);
+        let up = page
+            .parent(t)
+            .filter(|&p| p >= root)
+            .map_or(0, |p| paths[p - root]);
         paths[t - root] = mix(up, page.label(t).index());
     }
     let twins = image.map_or(0, |img| {
@@ -237,7 +243,8 @@ pub(crate) fn rank_targets(
         );
         let node_score = weigh(position, like);
         let text = item_text(doc, item, &field.pattern.extract);
-        let fits = text.is_some_and(|text| check_value(field.pattern, &text, field.base).1.is_empty());
+        let fits =
+            text.is_some_and(|text| check_value(field.pattern, &text, field.base).1.is_empty());
         choices.push(NodeChoice {
             item,
             owner,
@@ -245,7 +252,11 @@ pub(crate) fn rank_targets(
             fits,
         });
     }
-    choices.sort_by(|x, y| y.node_score.total_cmp(&x.node_score).then(x.item.cmp(&y.item)));
+    choices.sort_by(|x, y| {
+        y.node_score
+            .total_cmp(&x.node_score)
+            .then(x.item.cmp(&y.item))
+    });
     choices
 }
 
@@ -312,7 +323,9 @@ pub(crate) fn list_siblings(doc: &Document, first: &NodeChoice, target: &Target)
     let Some(parent) = doc.parent(owner) else {
         return vec![first.item];
     };
-    let same = |n: NodeId| doc.name(n) == doc.name(owner) && doc.attr(n, "class") == doc.attr(owner, "class");
+    let same = |n: NodeId| {
+        doc.name(n) == doc.name(owner) && doc.attr(n, "class") == doc.attr(owner, "class")
+    };
     let mut items: Vec<Item> = doc
         .element_children(parent)
         .filter(|&n| same(n))

@@ -139,9 +139,7 @@ impl Rejections {
 
     /// Whether `xpath` was rejected for the pattern at `path`.
     pub fn contains(&self, path: &str, xpath: &str) -> bool {
-        self.by_pattern
-            .get(path)
-            .is_some_and(|s| s.contains(xpath))
+        self.by_pattern.get(path).is_some_and(|s| s.contains(xpath))
     }
 }
 

@@ -8,9 +8,7 @@ use url::Url;
 
 use super::cluster::clusters;
 use super::locate::{self, Field};
-use super::{
-    Adaptation, CandidateReport, Check, Outcome, Rejections, TreeGrams, Trigger,
-};
+use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, TreeGrams, Trigger};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
@@ -129,12 +127,33 @@ pub(crate) fn attempt(
     let mut last_reason = String::from("no candidate reached the threshold");
     let mut best_seen: Option<(f64, Option<f64>, f64)> = None;
     let mut only_rejected = false;
+    let mut fallback: Option<Attempted> = None;
     for &label in &labels_tried {
         for &algorithm in &settings.algorithms {
             let decision = if pattern.is_record() {
-                decide_record(env, pattern, gram, &scopes, algorithm, label, settings.threshold, settings.margin, &mut adaptation.candidates)
+                decide_record(
+                    env,
+                    pattern,
+                    gram,
+                    &scopes,
+                    algorithm,
+                    label,
+                    settings.threshold,
+                    settings.margin,
+                    &mut adaptation.candidates,
+                )
             } else {
-                decide_field(env, pattern, gram, &scopes, algorithm, label, settings.threshold, settings.margin, &mut adaptation.candidates)
+                decide_field(
+                    env,
+                    pattern,
+                    gram,
+                    &scopes,
+                    algorithm,
+                    label,
+                    settings.threshold,
+                    settings.margin,
+                    &mut adaptation.candidates,
+                )
             };
             let chosen = match decision {
                 Ok(chosen) => chosen,
@@ -154,7 +173,9 @@ pub(crate) fn attempt(
                 adaptation.similarity = Some(chosen.similarity);
                 return Attempted {
                     adaptation: Adaptation {
-                        reason: Some("re-located to the nodes its XPath already selects".to_owned()),
+                        reason: Some(
+                            "re-located to the nodes its XPath already selects".to_owned(),
+                        ),
                         ..adaptation
                     },
                     healed: None,
@@ -168,20 +189,36 @@ pub(crate) fn attempt(
             }
             match prove(env, wrapper, pattern, path, &scopes, &chosen) {
                 Ok((xpath, healed_wrapper, extraction)) => {
-                    adaptation.outcome = Outcome::Healed;
-                    adaptation.new_xpath = Some(xpath);
-                    adaptation.algorithm = Some(algorithm);
-                    adaptation.label = Some(label);
-                    adaptation.score = Some(chosen.score);
-                    adaptation.runner_up = chosen.runner_up;
-                    adaptation.similarity = Some(chosen.similarity);
-                    adaptation.after = values_at(&extraction.record, path);
-                    adaptation.checks = checks(pattern, &key, &extraction.violations);
-                    return Attempted {
-                        adaptation,
+                    let mut done = adaptation.clone();
+                    done.outcome = Outcome::Healed;
+                    done.new_xpath = Some(xpath);
+                    done.algorithm = Some(algorithm);
+                    done.label = Some(label);
+                    done.score = Some(chosen.score);
+                    done.runner_up = chosen.runner_up;
+                    done.similarity = Some(chosen.similarity);
+                    done.after = values_at(&extraction.record, path);
+                    done.checks = checks(pattern, &key, &extraction.violations);
+                    // A record is proven by its fields too: if they cannot
+                    // all be found in the chosen instances, another
+                    // candidate may be the real one.
+                    let fields_found = !pattern.is_record()
+                        || !settings.triggers.top_down
+                        || fields_heal(env, &healed_wrapper, &extraction, path);
+                    let proven = Attempted {
+                        adaptation: done,
                         healed: Some((healed_wrapper, extraction)),
                         unchanged: false,
                     };
+                    if fields_found {
+                        return proven;
+                    }
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
+                        name(algorithm)
+                    );
+                    fallback.get_or_insert(proven);
                 }
                 Err(reason) => {
                     only_rejected = false;
@@ -189,6 +226,12 @@ pub(crate) fn attempt(
                 }
             }
         }
+    }
+    if let Some(mut proven) = fallback {
+        proven.adaptation.reason = Some(format!(
+            "no candidate let every field be found; kept the first that meets the record's own constraints ({last_reason})"
+        ));
+        return proven;
     }
     if let Some((score, runner_up, similarity)) = best_seen {
         adaptation.score = Some(score);
@@ -199,6 +242,36 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// Whether every field under the record at `path` holds, or can be healed
+/// top-down, with the record's new XPath in `wrapper`.
+fn fields_heal(env: &Env<'_>, wrapper: &Wrapper, extraction: &Extraction, path: &[String]) -> bool {
+    let prefix = format!("{}/", path.join("/"));
+    let mut current = wrapper.clone();
+    let mut ext = extraction.clone();
+    let Some(record) = find(&wrapper.patterns, path) else {
+        return true;
+    };
+    for child in &record.patterns {
+        let mut child_path = path.to_vec();
+        child_path.push(child.name.clone());
+        let key = child_path.join("/");
+        if !ext.violations.iter().any(|v| v.pattern == key) {
+            continue;
+        }
+        let tried = attempt(env, &current, &ext, &child_path, Trigger::TopDown);
+        match tried.healed {
+            Some((w, e)) => {
+                current = w;
+                ext = e;
+            }
+            None => return false,
+        }
+    }
+    !ext.violations
+        .iter()
+        .any(|v| v.pattern.starts_with(&prefix))
 }
 
 /// The failure of a decision: why, and the best (score, runner-up, similarity) seen.
@@ -258,8 +331,10 @@ fn decide_field(
                 }
             }
         }
-        let mut ranked: Vec<(Vec<Item>, f64, f64)> =
-            by_set.into_iter().map(|(k, (c, sim))| (k, c, sim)).collect();
+        let mut ranked: Vec<(Vec<Item>, f64, f64)> = by_set
+            .into_iter()
+            .map(|(k, (c, sim))| (k, c, sim))
+            .collect();
         ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
         if s < 2 {
             for (i, (set, score, sim)) in ranked.iter().take(REPORTED).enumerate() {
@@ -309,9 +384,15 @@ fn decide_field(
         ));
     }
     if decided == 0 {
-        let best = best_seen.map_or("no candidate passed the field's value constraints".to_owned(), |b| {
-            format!("the best region's similarity {:.3} is under the threshold {threshold}", b.2)
-        });
+        let best = best_seen.map_or(
+            "no candidate passed the field's value constraints".to_owned(),
+            |b| {
+                format!(
+                    "the best region's similarity {:.3} is under the threshold {threshold}",
+                    b.2
+                )
+            },
+        );
         return Err((best, best_seen));
     }
     let n = decided as f64;
@@ -409,10 +490,7 @@ fn decide_record(
             return Err((
                 format!(
                     "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
-                    best.key,
-                    best.score,
-                    viable[1].key,
-                    viable[1].score
+                    best.key, best.score, viable[1].key, viable[1].score
                 ),
                 best_seen,
             ));
@@ -423,7 +501,10 @@ fn decide_record(
         targets.push(best.members.iter().map(|&n| Item::Node(n)).collect());
     }
     if decided == 0 {
-        return Err((refusal.unwrap_or_else(|| "no scope to search".to_owned()), best_seen));
+        return Err((
+            refusal.unwrap_or_else(|| "no scope to search".to_owned()),
+            best_seen,
+        ));
     }
     let n = decided as f64;
     Ok(Assignment {
@@ -462,7 +543,8 @@ fn prove(
         .chain(generated.alternatives.iter().cloned())
         .find(|x| !env.rejections.contains(&key, x) && x != pattern.xpath.source())
         .ok_or_else(|| "every XPath written for the chosen nodes was rejected before".to_owned())?;
-    let compiled = XPath::compile(&xpath).map_err(|e| format!("the generated XPath {xpath} does not compile: {e}"))?;
+    let compiled = XPath::compile(&xpath)
+        .map_err(|e| format!("the generated XPath {xpath} does not compile: {e}"))?;
     let mut healed = wrapper.clone();
     if let Some(p) = find_mut(&mut healed.patterns, path) {
         p.xpath = compiled;
@@ -472,7 +554,9 @@ fn prove(
         .violations
         .iter()
         .filter(|v| v.pattern == key)
-        .filter(|v| !pattern.is_record() || matches!(v.constraint, "min" | "max" | "required" | "xpath"))
+        .filter(|v| {
+            !pattern.is_record() || matches!(v.constraint, "min" | "max" | "required" | "xpath")
+        })
         .collect();
     if let Some(v) = own.first() {
         return Err(format!(
@@ -504,7 +588,10 @@ fn checks(pattern: &Pattern, key: &str, violations: &[Violation]) -> Vec<Check> 
         ("minimum", c.minimum.is_some()),
         ("maximum", c.maximum.is_some()),
         ("schema", c.schema.is_some()),
-        ("type", pattern.value_type != crate::wrapper::ValueType::String),
+        (
+            "type",
+            pattern.value_type != crate::wrapper::ValueType::String,
+        ),
     ];
     declared
         .into_iter()

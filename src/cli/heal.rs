@@ -123,7 +123,12 @@ impl CliHealer {
                 self.fail(anyhow::Error::new(e).context(format!("cannot read {path}")));
                 return healed
                     .iter()
-                    .map(|a| (a.pattern.clone(), "the wrapper file could not be read".to_owned()))
+                    .map(|a| {
+                        (
+                            a.pattern.clone(),
+                            "the wrapper file could not be read".to_owned(),
+                        )
+                    })
                     .collect();
             }
         };
@@ -154,12 +159,22 @@ impl Healer for CliHealer {
     fn heal(&mut self, page: &fetch::Page, doc: &Document, output: PageOutput) -> PageOutput {
         self.pages += 1;
         self.open_store();
-        let healing = adapt::heal(&self.wrapper, doc, page.url.as_ref(), &self.grams, &self.rejections);
+        let healing = adapt::heal(
+            &self.wrapper,
+            doc,
+            page.url.as_ref(),
+            &self.grams,
+            &self.rejections,
+        );
         if healing.adaptations.is_empty() {
             self.violations += output.violations.len() as u64;
             return output;
         }
-        let healed: Vec<&Adaptation> = healing.adaptations.iter().filter(|a| a.is_healed()).collect();
+        let healed: Vec<&Adaptation> = healing
+            .adaptations
+            .iter()
+            .filter(|a| a.is_healed())
+            .collect();
         let refused = if self.mode == HealMode::Auto && !healed.is_empty() {
             self.rewrite_file(&healed)
         } else {
@@ -167,7 +182,9 @@ impl Healer for CliHealer {
         };
         let refused_names: HashSet<&str> = refused.iter().map(|(p, _)| p.as_str()).collect();
         let status = |a: &Adaptation| match a.outcome {
-            Outcome::Healed if self.mode == HealMode::Auto && !refused_names.contains(a.pattern.as_str()) => {
+            Outcome::Healed
+                if self.mode == HealMode::Auto && !refused_names.contains(a.pattern.as_str()) =>
+            {
                 AdaptationStatus::Applied
             }
             Outcome::Healed => AdaptationStatus::Proposed,
@@ -266,7 +283,9 @@ impl CliHealer {
                 pattern: a.pattern.clone(),
                 old_xpath: a.old_xpath.clone(),
                 new_xpath: a.new_xpath.clone(),
-                algorithm: a.algorithm.map(|x| mend::similarity::algorithm_name(x).to_owned()),
+                algorithm: a
+                    .algorithm
+                    .map(|x| mend::similarity::algorithm_name(x).to_owned()),
                 score: a.score,
                 runner_up: a.runner_up,
                 status,
@@ -315,7 +334,12 @@ impl CliHealer {
 
 /// The page output's entry for one adaptation (the contract of DESIGN.md,
 /// plus the store id and the evidence).
-fn entry(a: &Adaptation, status: AdaptationStatus, id: Option<i64>, refused: &[(String, String)]) -> Value {
+fn entry(
+    a: &Adaptation,
+    status: AdaptationStatus,
+    id: Option<i64>,
+    refused: &[(String, String)],
+) -> Value {
     let reason = refused
         .iter()
         .find(|(p, _)| *p == a.pattern)

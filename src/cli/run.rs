@@ -9,10 +9,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::heal::CliHealer;
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
-use mend::store::Store;
-use mend::wrapper::HealMode;
 use mend::fetch;
 use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
+use mend::store::Store;
+use mend::wrapper::HealMode;
 
 /// Runs a wrapper over pages and prints one JSON object per page.
 #[derive(clap::Args, Debug)]
@@ -157,13 +157,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(e) = &healer.failure {
         eprintln!("error: {e:#}");
     }
-    Ok(ExitCode::from(if summary.failed_pages > 0 || healer.failure.is_some() {
-        EXIT_FAILURE
-    } else if summary.violations > 0 {
-        EXIT_VIOLATED
-    } else {
-        0
-    }))
+    Ok(ExitCode::from(
+        if summary.failed_pages > 0 || healer.failure.is_some() {
+            EXIT_FAILURE
+        } else if summary.violations > 0 {
+            EXIT_VIOLATED
+        } else {
+            0
+        },
+    ))
 }
 
 fn s(n: usize) -> &'static str {

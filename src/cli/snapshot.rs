@@ -70,7 +70,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              a tree-gram must capture a page where the wrapper works (--force to capture anyway)",
             page.name,
             extraction.violations.len(),
-            if extraction.violations.len() == 1 { "" } else { "s" },
+            if extraction.violations.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
             extraction.violations[0].pattern,
             extraction.violations[0].constraint,
             extraction.violations[0].expected,
@@ -85,7 +89,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
-    let written = write_treegrams(&args.wrapper, &wrapper, &doc, &page.bytes, url.as_deref(), only)?;
+    let written = write_treegrams(
+        &args.wrapper,
+        &wrapper,
+        &doc,
+        &page.bytes,
+        url.as_deref(),
+        only,
+    )?;
     for (path, c) in &written.files {
         println!(
             "{}: {} ({} instance{})",
@@ -146,8 +157,9 @@ pub fn write_treegrams(
         let path = project.join(&c.file);
         write_atomically(&path, c.html.as_bytes())?;
         let names: Vec<&str> = c.pattern.split('/').collect();
-        text = wrapper::set_treegram(&text, &names, &c.file)
-            .with_context(|| format!("cannot name the tree-gram of {} in the wrapper", c.pattern))?;
+        text = wrapper::set_treegram(&text, &names, &c.file).with_context(|| {
+            format!("cannot name the tree-gram of {} in the wrapper", c.pattern)
+        })?;
         files.push((path, c));
     }
     let wrapper_changed = text != original;
@@ -231,7 +243,10 @@ pub fn project_dir(wrapper_path: &Path) -> PathBuf {
 /// Writes a file through a temporary file in the same folder and a rename,
 /// so that readers never see half a file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;

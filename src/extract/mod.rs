@@ -127,7 +127,11 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         })
     };
     if c.required && text.trim().is_empty() {
-        problem("required", "a non-empty value".into(), "an empty value".into());
+        problem(
+            "required",
+            "a non-empty value".into(),
+            "an empty value".into(),
+        );
     }
     let chars = text.chars().count();
     if let Some(min) = c.min_length
@@ -151,14 +155,27 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
     if let Some(re) = &c.regex
         && !re.is_match(text)
     {
-        problem("regex", format!("a match for /{}/", re.as_str()), quote(text));
+        problem(
+            "regex",
+            format!("a match for /{}/", re.as_str()),
+            quote(text),
+        );
     }
     if let Some(options) = &c.one_of
         && !options.iter().any(|o| o == text)
     {
-        problem("enum", format!("one of {}", options.join(", ")), quote(text));
+        problem(
+            "enum",
+            format!("one of {}", options.join(", ")),
+            quote(text),
+        );
     }
-    let value = match convert(text, pattern.value_type, base, pattern.date_format.as_deref()) {
+    let value = match convert(
+        text,
+        pattern.value_type,
+        base,
+        pattern.date_format.as_deref(),
+    ) {
         Ok(v) => v,
         Err(e) => {
             problem(

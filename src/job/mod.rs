@@ -188,7 +188,12 @@ pub fn run_pages_healing(
 }
 
 /// The output of extracting a parsed page.
-fn page_output(wrapper: &Wrapper, doc: &Document, page: &fetch::Page, options: &RunOptions) -> PageOutput {
+fn page_output(
+    wrapper: &Wrapper,
+    doc: &Document,
+    page: &fetch::Page,
+    options: &RunOptions,
+) -> PageOutput {
     let extraction = extract(wrapper, doc, page.url.as_ref());
     PageOutput {
         page: page.name.clone(),

@@ -1,8 +1,8 @@
 //! Capturing tree-grams from a page on which the wrapper is known good.
 
+use super::Header;
 use super::Target;
 use super::format::{self, Draft};
-use super::Header;
 use crate::dom::{Document, NodeId};
 use crate::similarity::Mask;
 use crate::wrapper::{Pattern, Wrapper};

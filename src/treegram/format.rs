@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{
-    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram, TreeGramError,
-    UNSTABLE_ATTR,
+    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram,
+    TreeGramError, UNSTABLE_ATTR,
 };
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
@@ -19,7 +19,14 @@ const MAX_ATTR: usize = 200;
 
 /// Elements whose content is not markup; their content is left out.
 const RAW: [&str; 8] = [
-    "script", "style", "xmp", "iframe", "noembed", "noframes", "plaintext", "textarea",
+    "script",
+    "style",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+    "textarea",
 ];
 /// Elements that have no end tag.
 const VOID: [&str; 14] = [
@@ -36,7 +43,12 @@ pub(super) struct Draft {
 }
 
 /// Writes a whole tree-gram file.
-pub(super) fn write(doc: &Document, header: &Header, drafts: &[Draft], unstable: &dyn Mask) -> String {
+pub(super) fn write(
+    doc: &Document,
+    header: &Header,
+    drafts: &[Draft],
+    unstable: &dyn Mask,
+) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n");
     out.push_str(

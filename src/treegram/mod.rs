@@ -121,7 +121,9 @@ pub enum TreeGramError {
     #[error("instance {0} of the tree-gram has no data-mend-target mark")]
     NoTarget(usize),
     /// A target mark has a value that is not empty, `@name` or `text:N`.
-    #[error("instance {instance} has a target mark {value:?}: expected \"\", \"@name\" or \"text:N\"")]
+    #[error(
+        "instance {instance} has a target mark {value:?}: expected \"\", \"@name\" or \"text:N\""
+    )]
     BadTarget {
         /// The instance, counted from 1.
         instance: usize,

@@ -1,5 +1,5 @@
 use super::*;
-use crate::similarity::{LabelMode, Labels, LabeledTree, Mask, NoMask};
+use crate::similarity::{LabelMode, LabeledTree, Labels, Mask, NoMask};
 use crate::wrapper;
 
 const WRAPPER: &str = r#"
@@ -90,7 +90,11 @@ fn record_keeps_k_instances_and_table_rows_survive_the_template() {
     let g = gram("item", 3, 4);
     assert_eq!(g.instances.len(), 3);
     let sizes: Vec<usize> = g.instances.iter().map(|i| g.instance_size(i)).collect();
-    assert_eq!(sizes, [6, 5, 5], "tr, three td, a, and a b in the first row");
+    assert_eq!(
+        sizes,
+        [6, 5, 5],
+        "tr, three td, a, and a b in the first row"
+    );
     for i in &g.instances {
         assert_eq!(g.doc.name(i.root), "tr");
         assert_eq!(i.targets, vec![(i.root, Target::Element)]);
@@ -127,25 +131,38 @@ fn attribute_and_text_targets_are_marked() {
     assert!(target.item(&g.doc, *owner).is_some());
     let g = gram("item/note", 1, 1);
     let targets = &g.instances[0].targets;
-    assert_eq!(targets.len(), 2, "both text nodes of one element are marked");
+    assert_eq!(
+        targets.len(),
+        2,
+        "both text nodes of one element are marked"
+    );
     let text = |i: usize| {
-        let item = targets[i].1.item(&g.doc, targets[i].0).expect("the text node");
+        let item = targets[i]
+            .1
+            .item(&g.doc, targets[i].0)
+            .expect("the text node");
         item.string_value(&g.doc).trim().to_owned()
     };
-    assert_eq!((text(0), text(1)), ("first".to_owned(), "second".to_owned()));
+    assert_eq!(
+        (text(0), text(1)),
+        ("first".to_owned(), "second".to_owned())
+    );
 }
 
 #[test]
 fn generated_ids_are_masked_and_scripts_emptied() {
     let (all, _) = captured(1, 1);
     let item = &all.iter().find(|c| c.pattern == "item").unwrap().html;
-    assert!(item.contains(r#"<tr id="" data-mend-masked="id" data-mend-target="">"#), "{item}");
+    assert!(
+        item.contains(r#"<tr id="" data-mend-masked="id" data-mend-target="">"#),
+        "{item}"
+    );
     let g = TreeGram::parse(item.as_bytes()).unwrap();
     let root = g.instances[0].root;
     assert!(g.mask().masks_attr(&g.doc, root, "id"));
     let mut labels = Labels::new();
-    let view = LabeledTree::build_masked(&g.doc, root, LabelMode::TagId, &g.mask(), &mut labels)
-        .unwrap();
+    let view =
+        LabeledTree::build_masked(&g.doc, root, LabelMode::TagId, &g.mask(), &mut labels).unwrap();
     assert_eq!(labels.text(view.label(0)), "tr");
 }
 
@@ -197,9 +214,14 @@ fn unstable_elements_are_marked_and_skipped() {
     assert_eq!(all.len(), 1);
     let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
     let mut labels = Labels::new();
-    let view =
-        LabeledTree::build_masked(&g.doc, g.instances[0].root, LabelMode::Tag, &g.mask(), &mut labels)
-            .unwrap();
+    let view = LabeledTree::build_masked(
+        &g.doc,
+        g.instances[0].root,
+        LabelMode::Tag,
+        &g.mask(),
+        &mut labels,
+    )
+    .unwrap();
     assert_eq!(view.len(), 5, "tr, three td and b; the link is left out");
 }
 
@@ -223,6 +245,9 @@ fn not_a_treegram_is_an_error() {
 
 #[test]
 fn file_names_are_safe() {
-    assert_eq!(treegram_file("my shop", "a/b c"), "treegrams/my_shop/a/b_c.html");
+    assert_eq!(
+        treegram_file("my shop", "a/b c"),
+        "treegrams/my_shop/a/b_c.html"
+    );
     assert_eq!(treegram_file("..", "x"), "treegrams/_/x.html");
 }

@@ -1,0 +1,390 @@
+//! Healing from the command line: `mend snapshot`, then `mend run --heal`
+//! in each mode, on pages written for the tests, in a scratch copy of the
+//! wrapper so that the checkout is never edited.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use mend::store::{AdaptationFilter, AdaptationId, Store, Timestamp, Verdict};
+use serde_json::Value;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// A scratch project: `wrappers/bookshop.yaml` and the test pages under `pages/`.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        Project::with_wrapper(
+            &std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml")).unwrap(),
+        )
+    }
+
+    fn with_wrapper(text: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("wrappers")).unwrap();
+        std::fs::create_dir_all(dir.path().join("pages")).unwrap();
+        std::fs::write(dir.path().join("wrappers/bookshop.yaml"), text).unwrap();
+        std::fs::copy(
+            format!("{ROOT}/examples/pages/bookshop.html"),
+            dir.path().join("pages/bookshop.html"),
+        )
+        .unwrap();
+        for page in [
+            "bookshop-redesign.html",
+            "bookshop-silent.html",
+            "bookshop-ambiguous.html",
+        ] {
+            std::fs::copy(
+                format!("{ROOT}/tests/fixtures/pages/{page}"),
+                dir.path().join("pages").join(page),
+            )
+            .unwrap();
+        }
+        Project { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn wrapper_text(&self) -> String {
+        std::fs::read_to_string(self.path("wrappers/bookshop.yaml")).unwrap()
+    }
+
+    fn mend(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_mend"))
+            .current_dir(self.dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn snapshot(&self) {
+        let out = self.mend(&["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn run(&self, page: &str, heal: &str) -> (Option<i32>, Value) {
+        let out = self.mend(&[
+            "run",
+            "wrappers/bookshop.yaml",
+            &format!("pages/{page}"),
+            "--heal",
+            heal,
+            "--format",
+            "json",
+            "--store",
+            "store.db",
+        ]);
+        let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code(), v)
+    }
+
+    fn store(&self) -> Store {
+        Store::open(&self.path("store.db")).unwrap()
+    }
+}
+
+/// The lines of `after` that are not in `before`, and those of `before` gone from `after`.
+fn line_diff(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
+    let added = after
+        .lines()
+        .filter(|l| !before.lines().any(|b| b == *l))
+        .map(str::to_owned)
+        .collect();
+    let removed = before
+        .lines()
+        .filter(|l| !after.lines().any(|a| a == *l))
+        .map(str::to_owned)
+        .collect();
+    (added, removed)
+}
+
+fn statuses(v: &Value) -> Vec<(String, String)> {
+    v["adaptations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["pattern"].as_str().unwrap().to_owned(),
+                a["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn books(v: &Value) -> Vec<(String, f64)> {
+    v["records"][0]["book"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["title"].as_str().unwrap().to_owned(),
+                b["price"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn six_books() -> Vec<(String, f64)> {
+    [
+        ("The Tide Between Us", 12.99),
+        ("A Lantern in the Orchard", 8.5),
+        ("Salt and Iron", 15.0),
+        ("The Cartographer's Daughter", 22.0),
+        ("Quiet Hours", 6.75),
+        ("Northern Line", 10.2),
+    ]
+    .into_iter()
+    .map(|(t, p)| (t.to_owned(), p))
+    .collect()
+}
+
+#[test]
+fn snapshot_writes_a_treegram_per_pattern_and_names_each_in_the_wrapper() {
+    let p = Project::new();
+    let before = p.wrapper_text();
+    p.snapshot();
+    for file in [
+        "page_title",
+        "book",
+        "book/title",
+        "book/price",
+        "book/in_stock",
+        "book/url",
+    ] {
+        assert!(
+            p.path(&format!("treegrams/bookshop/{file}.html")).exists(),
+            "{file}"
+        );
+    }
+    let (added, removed) = line_diff(&before, &p.wrapper_text());
+    assert!(removed.is_empty(), "{removed:?}");
+    assert_eq!(added.len(), 6, "{added:?}");
+    assert!(
+        added
+            .iter()
+            .all(|l| l.trim_start().starts_with("treegram: treegrams/bookshop/"))
+    );
+    let gram = std::fs::read_to_string(p.path("treegrams/bookshop/book/price.html")).unwrap();
+    assert!(gram.contains(r#"<meta name="mend:pattern" content="book/price">"#));
+    assert!(gram.contains(r#"<p class="price" data-mend-target="">£12.99</p>"#));
+}
+
+#[test]
+fn snapshot_refuses_a_page_on_which_the_wrapper_fails() {
+    let p = Project::new();
+    let out = p.mend(&[
+        "snapshot",
+        "wrappers/bookshop.yaml",
+        "pages/bookshop-redesign.html",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert!(!p.path("treegrams").exists());
+}
+
+#[test]
+fn auto_heals_the_redesigned_listing_with_a_minimal_wrapper_diff() {
+    let p = Project::new();
+    p.snapshot();
+    let before = p.wrapper_text();
+    let (code, v) = p.run("bookshop-redesign.html", "auto");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(books(&v), six_books(), "the decoy card stays out");
+    assert_eq!(v["violations"], Value::Array(vec![]));
+    assert_eq!(
+        statuses(&v),
+        [
+            ("book".to_owned(), "applied".to_owned()),
+            ("book/price".to_owned(), "applied".to_owned()),
+            ("book/in_stock".to_owned(), "applied".to_owned()),
+        ]
+    );
+    for a in v["adaptations"].as_array().unwrap() {
+        for key in [
+            "pattern",
+            "old_xpath",
+            "new_xpath",
+            "score",
+            "runner_up",
+            "algorithm",
+            "status",
+        ] {
+            assert!(a.get(key).is_some_and(|x| !x.is_null()), "{key} in {a}");
+        }
+    }
+    // Only the three XPaths changed, each old one kept in its history.
+    let after = p.wrapper_text();
+    let (added, removed) = line_diff(&before, &after);
+    assert_eq!(removed.len(), 3, "{removed:?}");
+    assert!(
+        removed
+            .iter()
+            .all(|l| l.trim_start().starts_with("xpath: ")),
+        "{removed:?}"
+    );
+    let new_xpaths = added
+        .iter()
+        .filter(|l| l.trim_start().starts_with("xpath: "))
+        .count();
+    let history = added
+        .iter()
+        .filter(|l| l.trim_start() == "history:")
+        .count();
+    let olds: Vec<&String> = added
+        .iter()
+        .filter(|l| l.trim_start().starts_with("- "))
+        .collect();
+    assert_eq!((new_xpaths, history, olds.len()), (3, 3, 3), "{added:?}");
+    assert_eq!(added.len(), 9, "{added:?}");
+    for old in &removed {
+        let xpath = old.trim_start().trim_start_matches("xpath: ");
+        assert!(
+            olds.iter().any(|l| l.trim_start() == format!("- {xpath}")),
+            "{xpath} in history"
+        );
+    }
+    assert!(after.starts_with("# yaml-language-server"), "comments stay");
+    // The rewritten wrapper now works on the new page without healing.
+    let (code, v) = p.run("bookshop-redesign.html", "off");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(books(&v), six_books());
+    // And the store holds the three applied adaptations with the page.
+    let stored = p.store().adaptations(&AdaptationFilter::default()).unwrap();
+    assert_eq!(stored.len(), 3);
+}
+
+#[test]
+fn propose_leaves_the_wrapper_alone_and_marks_healed_records() {
+    let p = Project::new();
+    p.snapshot();
+    let before = p.wrapper_text();
+    let (code, v) = p.run("bookshop-silent.html", "propose");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(p.wrapper_text(), before);
+    assert_eq!(
+        statuses(&v),
+        [("book/price".to_owned(), "proposed".to_owned())]
+    );
+    let id = v["adaptations"][0]["id"].as_i64().expect("a proposal id");
+    assert_eq!(v["records"][0]["_proposals"], serde_json::json!([id]));
+    assert_eq!(books(&v), six_books());
+    let stored = p
+        .store()
+        .adaptation(AdaptationId(id))
+        .unwrap()
+        .expect("stored");
+    assert!(stored.is_pending());
+    assert_eq!(stored.pattern, "book/price");
+}
+
+#[test]
+fn off_only_reports_and_opens_no_store() {
+    let p = Project::new();
+    p.snapshot();
+    let (code, v) = p.run("bookshop-silent.html", "off");
+    assert_eq!(code, Some(1));
+    assert_eq!(v["adaptations"], Value::Array(vec![]));
+    assert!(!v["violations"].as_array().unwrap().is_empty());
+    assert!(!p.path("store.db").exists());
+}
+
+#[test]
+fn abstaining_keeps_the_violation_and_says_why() {
+    let text = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml"))
+        .unwrap()
+        .replace(
+            "xpath: //ol[@class='books']/li/article",
+            "xpath: //ol[@class='books']/li/article | //section[@class='shelf']/div",
+        );
+    let p = Project::with_wrapper(&text);
+    p.snapshot();
+    let (code, v) = p.run("bookshop-ambiguous.html", "auto");
+    assert_eq!(code, Some(1), "{v:#}");
+    let price = v["adaptations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["pattern"] == "book/price")
+        .expect("the price was adapted");
+    assert_eq!(price["status"], "abstained");
+    assert!(price["new_xpath"].is_null());
+    assert!(
+        price["reason"]
+            .as_str()
+            .unwrap()
+            .contains("too close to call"),
+        "{price}"
+    );
+    // The stock line was healed (its values are unambiguous); the price stays.
+    assert!(p.wrapper_text().contains("xpath: .//p[@class='price']"));
+    assert!(!p.wrapper_text().contains("- .//p[@class='price']"));
+}
+
+#[test]
+fn a_rejected_proposal_is_never_proposed_again() {
+    let p = Project::new();
+    p.snapshot();
+    let (_, v) = p.run("bookshop-silent.html", "propose");
+    let id = v["adaptations"][0]["id"].as_i64().unwrap();
+    let rejected = v["adaptations"][0]["new_xpath"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    p.store()
+        .decide(
+            AdaptationId(id),
+            Verdict::Rejected,
+            Some("wrong column"),
+            Timestamp::from_unix_millis(0),
+        )
+        .unwrap();
+    let (code, v) = p.run("bookshop-silent.html", "propose");
+    assert_eq!(code, Some(1), "{v:#}");
+    let a = &v["adaptations"][0];
+    assert_eq!(a["pattern"], "book/price");
+    assert_ne!(a["new_xpath"].as_str(), Some(rejected.as_str()));
+    assert_eq!(a["status"], "rejected", "{a}");
+}
+
+#[test]
+fn auto_refreshes_treegrams_when_asked() {
+    let text = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml"))
+        .unwrap()
+        .replace(
+            "  margin: 0.10\n",
+            "  margin: 0.10\n  update_treegrams: true\n",
+        );
+    let p = Project::with_wrapper(&text);
+    p.snapshot();
+    let gram = |p: &Project| {
+        std::fs::read_to_string(p.path("treegrams/bookshop/book/price.html")).unwrap()
+    };
+    let old = gram(&p);
+    let (code, _) = p.run("bookshop-redesign.html", "auto");
+    assert_eq!(code, Some(0));
+    let new = gram(&p);
+    assert_ne!(old, new);
+    assert!(
+        new.contains(r#"<span class="amount" data-mend-target="">£12.99</span>"#),
+        "{new}"
+    );
+    assert!(Path::new(&p.path("treegrams/bookshop/book.html")).exists());
+}
