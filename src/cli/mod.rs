@@ -10,8 +10,13 @@ use clap::{Parser, Subcommand};
 
 use mend::wrapper::{self, LoadError, Wrapper};
 
+mod approve;
 mod heal;
+mod log;
+mod reject;
+mod review;
 mod run;
+mod show;
 mod similarity;
 pub(crate) mod snapshot;
 mod validate;
@@ -44,6 +49,14 @@ enum Command {
     Similarity(similarity::Args),
     /// Capture tree-grams on a page where the wrapper works.
     Snapshot(snapshot::Args),
+    /// List adaptations from the store, newest first.
+    Log(log::Args),
+    /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
+    Show(show::Args),
+    /// Approve a proposal: rewrite the wrapper's XPath and record the decision.
+    Approve(approve::Args),
+    /// Reject a proposed or applied adaptation; its XPath is never proposed again.
+    Reject(reject::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -62,6 +75,10 @@ pub fn main() -> ExitCode {
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Log(args) => log::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Approve(args) => approve::run(args),
+        Command::Reject(args) => reject::run(args),
     };
     match outcome {
         Ok(code) => code,

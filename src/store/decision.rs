@@ -65,9 +65,15 @@ pub struct Decision {
 impl Store {
     /// Records a person's verdict on proposal `id` and gives the decision.
     ///
-    /// Fails for an unknown id, for an adaptation that is not a proposal, and
-    /// for a proposal that was already decided: a verdict is not edited, as
-    /// the wrapper file may already have been rewritten on its strength.
+    /// Proposals can be approved or rejected. An adaptation that a run
+    /// applied on its own (`auto` mode) can be rejected too, after the fact:
+    /// its XPath then becomes a negative example like any other, though the
+    /// wrapper file still holds it until someone reverts it.
+    ///
+    /// Fails for an unknown id, for any other adaptation (approving an
+    /// applied one, deciding an abstention or a refusal), and for an
+    /// adaptation that was already decided: a verdict is not edited, as the
+    /// wrapper file may already have been rewritten on its strength.
     pub fn decide(
         &mut self,
         id: AdaptationId,
@@ -94,7 +100,7 @@ impl Store {
             let status: AdaptationStatus = status.parse().map_err(|_| {
                 StoreError::Corrupt(format!("adaptation {id} has status {status:?}"))
             })?;
-            if status != AdaptationStatus::Proposed {
+            if !can_decide(status, verdict) {
                 return Err(StoreError::NotProposed { id, status });
             }
             tx.prepare_cached(
@@ -161,6 +167,15 @@ impl Store {
             .query_row(params![wrapper, pattern, xpath], |_| Ok(()))
             .optional()?;
         Ok(hit.is_some())
+    }
+}
+
+/// Whether an adaptation with `status` can receive `verdict`.
+fn can_decide(status: AdaptationStatus, verdict: Verdict) -> bool {
+    match status {
+        AdaptationStatus::Proposed => true,
+        AdaptationStatus::Applied => verdict == Verdict::Rejected,
+        AdaptationStatus::Abstained | AdaptationStatus::Rejected => false,
     }
 }
 

@@ -72,9 +72,11 @@ pub enum StoreError {
         /// The decision it carries.
         verdict: Verdict,
     },
-    /// Only proposals wait for a decision; this adaptation is something else.
+    /// This adaptation cannot take this verdict: only proposals can be
+    /// approved, and only proposals and applied adaptations rejected.
     #[error(
-        "adaptation {id} is {status}, not proposed: only proposals can be approved or rejected"
+        "adaptation {id} is {status}: only proposals can be approved, and only proposals and \
+         applied adaptations rejected"
     )]
     NotProposed {
         /// The adaptation.

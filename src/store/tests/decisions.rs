@@ -48,6 +48,17 @@ fn decisions_are_recorded_once_and_only_on_proposals() {
             ..
         })
     ));
+    let mut abstained = proposal(page, "book/price", "//c", 3);
+    abstained.status = AdaptationStatus::Abstained;
+    abstained.new_xpath = None;
+    let abstained = store.record_adaptation(&abstained).unwrap();
+    assert!(matches!(
+        store.decide(abstained, Verdict::Rejected, None, at(70)),
+        Err(StoreError::NotProposed {
+            status: AdaptationStatus::Abstained,
+            ..
+        })
+    ));
     assert!(matches!(
         store.decide(AdaptationId(99), Verdict::Approved, None, at(70)),
         Err(StoreError::UnknownAdaptation(AdaptationId(99)))
@@ -57,6 +68,22 @@ fn decisions_are_recorded_once_and_only_on_proposals() {
         Err(StoreError::UnknownAdaptation(AdaptationId(99)))
     ));
     assert_eq!(store.decision(applied).unwrap(), None);
+}
+
+#[test]
+fn an_applied_adaptation_can_be_rejected_after_the_fact() {
+    let (mut store, _, page) = store_with_page();
+    let mut applied = proposal(page, "book/price", "//b", 1);
+    applied.status = AdaptationStatus::Applied;
+    let applied = store.record_adaptation(&applied).unwrap();
+    let decision = store
+        .decide(applied, Verdict::Rejected, Some("wrong column"), at(5))
+        .unwrap();
+    assert_eq!(decision.verdict, Verdict::Rejected);
+    let record = store.adaptation(applied).unwrap().unwrap();
+    assert_eq!(record.status, AdaptationStatus::Applied);
+    assert_eq!(record.decision, Some(decision));
+    assert!(store.is_rejected("bookshop", "book/price", "//b").unwrap());
 }
 
 #[test]

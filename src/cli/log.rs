@@ -1,0 +1,242 @@
+//! `mend log`: list adaptations from the store, newest first.
+//!
+//! The plain form is a table for a terminal: one line per adaptation with
+//! its id, time (UTC), wrapper, pattern, status, decision, score, runner-up
+//! and its old → new XPath, long values cut with an ellipsis. `--json`
+//! prints a JSON array of the full records instead.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+
+use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationStatus};
+
+use super::review::{self, StoreArg};
+
+/// List adaptations, newest first.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = review::STORE_RULE)]
+pub struct Args {
+    /// Only this wrapper's adaptations (the wrapper's `name`).
+    #[arg(long, value_name = "NAME")]
+    wrapper: Option<String>,
+    /// Only this pattern's (a path of names, such as book/price).
+    #[arg(long, value_name = "PATH")]
+    pattern: Option<String>,
+    /// Only adaptations with this status.
+    #[arg(long, value_enum)]
+    status: Option<Status>,
+    /// Only proposals still waiting for a person.
+    #[arg(long)]
+    pending: bool,
+    /// At most this many, the newest.
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// Print a JSON array of the full records.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+/// An adaptation's status, as `--status` takes it.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Status {
+    Applied,
+    Proposed,
+    Abstained,
+    Rejected,
+}
+
+impl From<Status> for AdaptationStatus {
+    fn from(status: Status) -> Self {
+        match status {
+            Status::Applied => AdaptationStatus::Applied,
+            Status::Proposed => AdaptationStatus::Proposed,
+            Status::Abstained => AdaptationStatus::Abstained,
+            Status::Rejected => AdaptationStatus::Rejected,
+        }
+    }
+}
+
+/// The widest an XPath is shown in the table, in characters.
+const XPATH_CHARS: usize = 40;
+/// The widest a wrapper or pattern name is shown in the table.
+const NAME_CHARS: usize = 24;
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (store, path) = match review::open_store(&args.store) {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    let filter = AdaptationFilter {
+        wrapper: args.wrapper.as_deref(),
+        pattern: args.pattern.as_deref(),
+        status: args.status.map(AdaptationStatus::from),
+        run: None,
+        pending: args.pending,
+        limit: args.limit,
+    };
+    let records = match store.adaptations(&filter) {
+        Ok(records) => records,
+        Err(e) => return Ok(review::store_failure(&e)),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &records).context("writing the records")?;
+        writeln!(out)?;
+    } else if records.is_empty() {
+        eprintln!("no adaptations in {} match", path.display());
+    } else {
+        out.write_all(table(&records).as_bytes())?;
+    }
+    out.flush().context("writing the records")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The plain table: a header line, then one line per record, columns padded
+/// to their widest cell.
+fn table(records: &[AdaptationRecord]) -> String {
+    let header = [
+        "ID",
+        "TIME (UTC)",
+        "WRAPPER",
+        "PATTERN",
+        "STATUS",
+        "DECISION",
+        "SCORE",
+        "RUNNER-UP",
+        "OLD → NEW XPATH",
+    ];
+    let rows: Vec<[String; 9]> = records.iter().map(row).collect();
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let header = header.map(str::to_owned);
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                // Numbers line up on the right, words on the left.
+                let pad = " ".repeat(width - cell.chars().count());
+                if matches!(i, 0 | 6 | 7) {
+                    line.push_str(&pad);
+                    line.push_str(cell);
+                } else {
+                    line.push_str(cell);
+                    line.push_str(&pad);
+                }
+                line.push_str("  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn row(record: &AdaptationRecord) -> [String; 9] {
+    let decision = match (&record.decision, record.is_pending()) {
+        (Some(decision), _) => decision.verdict.to_string(),
+        (None, true) => "pending".to_owned(),
+        (None, false) => "-".to_owned(),
+    };
+    let new = record
+        .new_xpath
+        .as_deref()
+        .map_or_else(|| "(none)".to_owned(), |x| truncate_middle(x, XPATH_CHARS));
+    [
+        record.id.to_string(),
+        short_time(&record.created_at.to_string()),
+        truncate(&record.wrapper, NAME_CHARS),
+        truncate(&record.pattern, NAME_CHARS),
+        record.status.to_string(),
+        decision,
+        score(record.score),
+        score(record.runner_up),
+        format!(
+            "{} → {new}",
+            truncate_middle(&record.old_xpath, XPATH_CHARS)
+        ),
+    ]
+}
+
+/// A score to three decimals, or `-`.
+pub(super) fn score(score: Option<f64>) -> String {
+    score.map_or_else(|| "-".to_owned(), |s| format!("{s:.3}"))
+}
+
+/// An RFC 3339 time as `2024-05-01 12:00:00`, to the second; anything else as it is.
+fn short_time(rfc3339: &str) -> String {
+    match rfc3339.get(..19) {
+        Some(head) if rfc3339.ends_with('Z') && head.as_bytes().get(10) == Some(&b'T') => {
+            head.replacen('T', " ", 1)
+        }
+        _ => rfc3339.to_owned(),
+    }
+}
+
+/// `text` on one line, at most `max` characters, cut with an ellipsis.
+pub(super) fn truncate(text: &str, max: usize) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// `text` on one line, at most `max` characters, its middle cut out with an
+/// ellipsis: an XPath's last steps and predicates tell it apart.
+fn truncate_middle(text: &str, max: usize) -> String {
+    let one_line = truncate(text, usize::MAX);
+    let len = one_line.chars().count();
+    if len <= max {
+        return one_line;
+    }
+    let head = max.saturating_sub(1) * 2 / 5;
+    let tail = max.saturating_sub(1) - head;
+    let mut cut: String = one_line.chars().take(head).collect();
+    cut.push('…');
+    cut.extend(one_line.chars().skip(len - tail));
+    cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_to_one_line() {
+        assert_eq!(truncate("//a", 5), "//a");
+        assert_eq!(truncate("//a/b/c/d", 5), "//a/…");
+        assert_eq!(truncate("a\nb", 5), "a b");
+        assert_eq!(truncate_middle("//a", 5), "//a");
+        assert_eq!(truncate_middle("//div/span[@x]", 11), "//di…an[@x]");
+    }
+
+    #[test]
+    fn times_show_to_the_second() {
+        assert_eq!(
+            short_time("2024-05-01T12:00:00.123Z"),
+            "2024-05-01 12:00:00"
+        );
+        assert_eq!(
+            short_time("5ms after the Unix epoch"),
+            "5ms after the Unix epoch"
+        );
+    }
+}

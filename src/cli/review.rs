@@ -1,0 +1,277 @@
+//! What the review commands (`log`, `show`, `approve`, `reject`) share:
+//! finding and opening the store, looking up an adaptation, finding the
+//! wrapper file a run used, and writing a wrapper file back safely.
+//!
+//! Each helper prints its own error and gives the exit code to end with, so
+//! a command reads as a straight line of `?`s over `Result<_, ExitCode>`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use mend::store::{
+    AdaptationId, AdaptationRecord, Decision, STORE_DIR, STORE_FILE, Store, StoreError, Timestamp,
+    Verdict,
+};
+use mend::wrapper::{self, Pattern, Wrapper};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+
+/// The environment variable that names the store when `--store` is not given.
+pub const STORE_ENV: &str = "MEND_STORE";
+
+/// Where the store is, as every review command takes it.
+#[derive(clap::Args, Debug)]
+pub struct StoreArg {
+    /// The store (an SQLite file). Default: $MEND_STORE, else .mend/mend.db
+    /// under the current directory. `mend run` keeps a wrapper's store at
+    /// .mend/mend.db beside the wrapper file.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
+}
+
+/// The rule for finding the store, shown in each command's long help.
+pub const STORE_RULE: &str = "The store is --store PATH if given, else the file named by the \
+    MEND_STORE environment variable, else .mend/mend.db under the current directory. A store \
+    that does not exist is an error (exit 2): the review commands never create one. `mend run` \
+    keeps a wrapper's store at .mend/mend.db beside the wrapper file.";
+
+/// Prints `error: MESSAGE` and gives exit code 2 (bad input).
+pub fn bad_input(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_BAD_INPUT)
+}
+
+/// Prints `error: MESSAGE` and gives exit code 3 (I/O or internal failure).
+pub fn failure(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_FAILURE)
+}
+
+/// Maps a store error to its message and exit code: a file that is not a
+/// mend store is bad input; anything else is a failure.
+pub fn store_failure(e: &StoreError) -> ExitCode {
+    match e {
+        StoreError::NotADatabase { .. }
+        | StoreError::Foreign { .. }
+        | StoreError::TooNew { .. } => bad_input(e),
+        _ => failure(e),
+    }
+}
+
+/// The store's path by the documented rule ([`STORE_RULE`]); `env` is the
+/// value of [`STORE_ENV`], if set.
+pub fn store_path(arg: Option<&Path>, env: Option<&str>) -> PathBuf {
+    match (arg, env.filter(|v| !v.is_empty())) {
+        (Some(path), _) => path.to_owned(),
+        (None, Some(env)) => PathBuf::from(env),
+        (None, None) => Path::new(STORE_DIR).join(STORE_FILE),
+    }
+}
+
+/// Finds and opens the store; the path is given back for messages.
+pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
+    let env = std::env::var(STORE_ENV).ok();
+    let path = store_path(arg.store.as_deref(), env.as_deref());
+    if !path.is_file() {
+        let how = if arg.store.is_some() {
+            "check the path given to --store"
+        } else if env.as_deref().is_some_and(|v| !v.is_empty()) {
+            "check the path in MEND_STORE, or pass --store PATH"
+        } else {
+            "pass --store PATH (a wrapper's store is .mend/mend.db beside the wrapper file), \
+             or set MEND_STORE"
+        };
+        return Err(bad_input(format!("no store at {}: {how}", path.display())));
+    }
+    match Store::open(&path) {
+        Ok(store) => Ok((store, path)),
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// The adaptation `id`, or exit 2 when the store has none with that id.
+pub fn adaptation(
+    store: &Store,
+    path: &Path,
+    id: AdaptationId,
+) -> Result<AdaptationRecord, ExitCode> {
+    match store.adaptation(id) {
+        Ok(Some(record)) => Ok(record),
+        Ok(None) => Err(bad_input(format!(
+            "no adaptation {id} in {}",
+            path.display()
+        ))),
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// The wrapper file of the run that made `record`, as the run named it.
+pub fn recorded_wrapper_path(
+    store: &Store,
+    record: &AdaptationRecord,
+) -> Result<PathBuf, ExitCode> {
+    match store.run(record.run_id) {
+        Ok(Some(run)) => Ok(run.wrapper_path),
+        Ok(None) => Err(failure(format!(
+            "the store holds no run {} for adaptation {}",
+            record.run_id, record.id
+        ))),
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// Finds the wrapper file a run recorded as `recorded`, from the store at
+/// `store`: the path as it is if absolute or found from the current
+/// directory; else, for a store in a `.mend` folder, the file of that name
+/// beside the folder (where `mend run` keeps a wrapper's store), since a
+/// relative path was relative to wherever the run was started.
+pub fn find_wrapper_file(recorded: &Path, store: &Path) -> Option<PathBuf> {
+    if recorded.is_file() {
+        return Some(recorded.to_owned());
+    }
+    if recorded.is_absolute() {
+        return None;
+    }
+    let store_dir = store.parent()?;
+    if store_dir.file_name()? != STORE_DIR {
+        return None;
+    }
+    let beside = store_dir.parent()?.join(recorded.file_name()?);
+    beside.is_file().then_some(beside)
+}
+
+/// [`find_wrapper_file`], or a message saying where it was looked for.
+pub fn wrapper_file(recorded: &Path, store: &Path) -> Result<PathBuf, String> {
+    find_wrapper_file(recorded, store).ok_or_else(|| {
+        format!(
+            "the wrapper file {} that the run used is not found (looked from the current \
+             directory and beside the store's folder)",
+            recorded.display()
+        )
+    })
+}
+
+/// The pattern at a path of names (`["book", "price"]`).
+pub fn find_pattern<'w>(wrapper: &'w Wrapper, names: &[&str]) -> Option<&'w Pattern> {
+    let (first, rest) = names.split_first()?;
+    let mut pattern = wrapper.patterns.iter().find(|p| p.name == *first)?;
+    for name in rest {
+        pattern = pattern.patterns.iter().find(|p| p.name == *name)?;
+    }
+    Some(pattern)
+}
+
+/// A pattern path's names: `book/price` → `["book", "price"]`.
+pub fn pattern_names(pattern: &str) -> Vec<&str> {
+    pattern.split('/').collect()
+}
+
+/// Loads wrapper text, for reading a pattern's current XPath; the error is
+/// the rendered diagnostics.
+pub fn load_wrapper_text(text: &str, file: &Path) -> Result<Wrapper, String> {
+    wrapper::load_str(text, &file.display().to_string())
+        .map_err(|diagnostics| wrapper::render_all(&diagnostics))
+}
+
+/// Records a person's verdict on adaptation `id`, now.
+pub fn decide(
+    store: &mut Store,
+    path: &Path,
+    id: AdaptationId,
+    verdict: Verdict,
+    reason: Option<&str>,
+) -> Result<Decision, ExitCode> {
+    match store.decide(id, verdict, reason, now()) {
+        Ok(decision) => Ok(decision),
+        // Another process may have decided it since it was read.
+        Err(e @ (StoreError::AlreadyDecided { .. } | StoreError::NotProposed { .. })) => {
+            Err(bad_input(e))
+        }
+        Err(StoreError::UnknownAdaptation(id)) => Err(bad_input(format!(
+            "no adaptation {id} in {}",
+            path.display()
+        ))),
+        Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// The current time, as the store records it.
+pub fn now() -> Timestamp {
+    Timestamp::from(std::time::SystemTime::now())
+}
+
+/// Writes `text` to `path` atomically: to a temporary file in the same
+/// folder, flushed to disk, then renamed over `path`, so that a crash or a
+/// full disk leaves either the old file or the new one, never half of one.
+/// The file keeps its permissions.
+pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".mend-{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_is_the_argument_then_the_environment_then_the_current_folder() {
+        let arg = Path::new("a.db");
+        assert_eq!(store_path(Some(arg), Some("b.db")), PathBuf::from("a.db"));
+        assert_eq!(store_path(None, Some("b.db")), PathBuf::from("b.db"));
+        assert_eq!(store_path(None, Some("")), PathBuf::from(".mend/mend.db"));
+        assert_eq!(store_path(None, None), PathBuf::from(".mend/mend.db"));
+    }
+
+    #[test]
+    fn patterns_are_found_by_their_path_of_names() {
+        let wrapper = wrapper::load_str(
+            "name: w\npatterns:\n  - name: book\n    xpath: //li\n    patterns:\n      \
+             - name: price\n        xpath: ./p\n  - name: price\n    xpath: //h1\n",
+            "w.yaml",
+        )
+        .unwrap();
+        let price = find_pattern(&wrapper, &["book", "price"]).unwrap();
+        assert_eq!(price.xpath.source(), "./p");
+        let top = find_pattern(&wrapper, &["price"]).unwrap();
+        assert_eq!(top.xpath.source(), "//h1");
+        assert!(find_pattern(&wrapper, &["book", "title"]).is_none());
+        assert!(find_pattern(&wrapper, &[]).is_none());
+    }
+
+    #[test]
+    fn atomic_writes_replace_the_file_and_leave_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.yaml");
+        std::fs::write(&path, "old").unwrap();
+        write_atomically(&path, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["w.yaml"]);
+    }
+}

@@ -1,0 +1,654 @@
+//! `mend show ID`: one adaptation in full, with what approving it would do.
+//!
+//! Besides the record (pattern, status, decision, scores, every candidate,
+//! samples, constraint results), it shows two things a reviewer needs:
+//!
+//! - the change to the wrapper file, as a unified diff: the file the run
+//!   used, read as it is now, with the pattern's XPath replaced as `mend
+//!   approve` would replace it (the old XPath goes to the pattern's
+//!   history);
+//! - the sub-trees the old and the new XPath match on the stored snapshot of
+//!   the page, the first few of each. A nested pattern (`book/price`) is
+//!   evaluated in every instance of its parents, which are taken from the
+//!   wrapper file as it is now.
+//!
+//! What cannot be shown (no snapshot kept, the wrapper file moved or changed
+//! since) is said in a note; it is not an error.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use serde_json::{Value as Json, json};
+
+use mend::dom::{Document, NodeId};
+use mend::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
+use mend::wrapper::Wrapper;
+use mend::wrapper::replace_xpath;
+use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
+
+use super::log::score;
+use super::review::{self, StoreArg};
+
+/// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
+#[derive(clap::Args, Debug)]
+#[command(after_long_help = review::STORE_RULE)]
+pub struct Args {
+    /// The adaptation's id, as `mend log` lists it.
+    id: AdaptationId,
+    /// Print the record as JSON, with "yaml_diff", "matched" and "notes".
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+/// How many matches of each XPath are shown.
+const SHOWN_MATCHES: usize = 3;
+/// The most lines of one match's HTML shown.
+const MATCH_LINES: usize = 40;
+/// The most characters of one match's HTML shown.
+const MATCH_CHARS: usize = 2_000;
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (store, path) = match review::open_store(&args.store) {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    let record = match review::adaptation(&store, &path, args.id) {
+        Ok(record) => record,
+        Err(code) => return Ok(code),
+    };
+    let review = match Review::gather(&store, &path, &record) {
+        Ok(review) => review,
+        Err(code) => return Ok(code),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        let json = review.to_json(&record).context("writing the record")?;
+        serde_json::to_writer_pretty(&mut out, &json).context("writing the record")?;
+        writeln!(out)?;
+    } else {
+        review.write_text(&record, &mut out)?;
+    }
+    out.flush().context("writing the record")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `show` adds to the record.
+struct Review {
+    /// The wrapper file the run used, if it was found.
+    wrapper_file: Option<PathBuf>,
+    /// The run's name for it.
+    recorded_wrapper: PathBuf,
+    /// Where the page came from.
+    page: Option<String>,
+    /// The unified diff of the wrapper file that approving would make.
+    yaml_diff: Option<String>,
+    /// What the old XPath matches on the page.
+    before: Option<Matched>,
+    /// What the new XPath matches on the page.
+    after: Option<Matched>,
+    /// What could not be shown, and why.
+    notes: Vec<String>,
+}
+
+/// The first few matches of an XPath, and how many there were.
+struct Matched {
+    total: usize,
+    shown: Vec<Shown>,
+}
+
+/// One match: its canonical path and its HTML, cut to a readable size.
+struct Shown {
+    path: String,
+    html: String,
+}
+
+impl Review {
+    fn gather(
+        store: &Store,
+        store_path: &Path,
+        record: &AdaptationRecord,
+    ) -> Result<Review, ExitCode> {
+        let recorded_wrapper = review::recorded_wrapper_path(store, record)?;
+        let mut notes = Vec::new();
+        let page = match store.page(record.page_id) {
+            Ok(page) => page.map(|p| p.url_or_path),
+            Err(e) => return Err(review::store_failure(&e)),
+        };
+
+        let wrapper_file = match review::wrapper_file(&recorded_wrapper, store_path) {
+            Ok(file) => Some(file),
+            Err(message) => {
+                notes.push(message);
+                None
+            }
+        };
+        let text = wrapper_file.as_ref().and_then(|file| {
+            std::fs::read_to_string(file)
+                .map_err(|e| notes.push(format!("cannot read {}: {e}", file.display())))
+                .ok()
+        });
+        let wrapper = match (&text, &wrapper_file) {
+            (Some(text), Some(file)) => review::load_wrapper_text(text, file)
+                .map_err(|d| notes.push(format!("the wrapper file does not load now:\n{d}")))
+                .ok(),
+            _ => None,
+        };
+        let names = review::pattern_names(&record.pattern);
+        let found = wrapper
+            .as_ref()
+            .and_then(|w| review::find_pattern(w, &names));
+        if wrapper.is_some() && found.is_none() {
+            notes.push(format!(
+                "the wrapper file has no pattern {} now",
+                record.pattern
+            ));
+        }
+
+        let yaml_diff = match (&record.new_xpath, &text, &wrapper_file) {
+            (None, _, _) => {
+                notes.push(format!(
+                    "the adaptation is {} and has no new XPath, so there is no change to show",
+                    record.status
+                ));
+                None
+            }
+            (Some(new), Some(text), Some(file)) => {
+                let current = found.map(|p| p.xpath.source());
+                if current == Some(new.as_str()) {
+                    notes.push("the wrapper file already holds the new XPath".to_owned());
+                    None
+                } else {
+                    if let Some(current) = current.filter(|c| *c != record.old_xpath) {
+                        notes.push(format!(
+                            "the wrapper file has changed since: the XPath of {} is now {current}, \
+                             not the adaptation's old XPath {}",
+                            record.pattern, record.old_xpath
+                        ));
+                    }
+                    match replace_xpath(text, &names, new) {
+                        Ok(edited) => Some(unified_diff(text, &edited, file)),
+                        Err(e) => {
+                            notes.push(format!("cannot show the change to the wrapper: {e}"));
+                            None
+                        }
+                    }
+                }
+            }
+            _ => None,
+        };
+
+        let (mut before, mut after) = (None, None);
+        let html = match store.page_html(record.page_id) {
+            Ok(html) => html,
+            Err(e) => return Err(review::store_failure(&e)),
+        };
+        match html {
+            None => notes.push(format!(
+                "no snapshot of page {} was kept, so no matches can be shown",
+                record.page_id
+            )),
+            Some(html) => match parent_xpaths(store, record, wrapper.as_ref(), &mut notes)? {
+                None => notes.push(format!(
+                    "cannot find the parents of {} in the wrapper, so no matches can be shown",
+                    record.pattern
+                )),
+                Some(parents) => {
+                    let doc = Document::parse(&html);
+                    let mut matches = |which: &str, parents: &[String], source: &str| {
+                        show_matches(&doc, parents, source)
+                            .map_err(|e| notes.push(format!("the {which} XPath {source}: {e}")))
+                            .ok()
+                    };
+                    before = matches("old", &parents.before, &record.old_xpath);
+                    after = record
+                        .new_xpath
+                        .as_deref()
+                        .and_then(|new| matches("new", &parents.after, new));
+                }
+            },
+        }
+        Ok(Review {
+            wrapper_file,
+            recorded_wrapper,
+            page,
+            yaml_diff,
+            before,
+            after,
+            notes,
+        })
+    }
+
+    fn to_json(&self, record: &AdaptationRecord) -> serde_json::Result<Json> {
+        let mut json = serde_json::to_value(record)?;
+        let matched = |m: &Option<Matched>| match m {
+            None => Json::Null,
+            Some(m) => Json::Array(
+                m.shown
+                    .iter()
+                    .map(|s| json!({"path": s.path, "html": s.html}))
+                    .collect(),
+            ),
+        };
+        let total = |m: &Option<Matched>| m.as_ref().map(|m| m.total);
+        if let Some(object) = json.as_object_mut() {
+            object.insert(
+                "wrapper_path".into(),
+                json!(self.recorded_wrapper.to_string_lossy()),
+            );
+            object.insert("page".into(), json!(self.page));
+            object.insert("yaml_diff".into(), json!(self.yaml_diff));
+            object.insert(
+                "matched".into(),
+                json!({
+                    "before": matched(&self.before),
+                    "after": matched(&self.after),
+                    "before_total": total(&self.before),
+                    "after_total": total(&self.after),
+                }),
+            );
+            object.insert("notes".into(), json!(self.notes));
+        }
+        Ok(json)
+    }
+
+    fn write_text(&self, r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
+        let state = match (&r.decision, r.is_pending()) {
+            (Some(d), _) => format!("{}, {}", r.status, d.verdict),
+            (None, true) => format!("{}, pending", r.status),
+            (None, false) => r.status.to_string(),
+        };
+        writeln!(out, "adaptation {} ({state})", r.id)?;
+        let field = |out: &mut dyn Write, name: &str, value: &dyn std::fmt::Display| {
+            writeln!(out, "  {name:<11}{value}")
+        };
+        field(out, "pattern", &r.pattern)?;
+        field(
+            out,
+            "wrapper",
+            &format!("{} ({})", r.wrapper, self.recorded_wrapper.display()),
+        )?;
+        field(out, "run", &r.run_id)?;
+        let page = self.page.as_deref().unwrap_or("?");
+        field(out, "page", &format!("{} ({page})", r.page_id))?;
+        field(out, "created", &r.created_at)?;
+        match &r.decision {
+            Some(d) => {
+                let why = d
+                    .reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                field(
+                    out,
+                    "decision",
+                    &format!("{} at {}{why}", d.verdict, d.decided_at),
+                )?;
+            }
+            None if r.is_pending() => field(out, "decision", &"none yet (pending)")?,
+            None => field(out, "decision", &"-")?,
+        }
+        field(out, "algorithm", &r.algorithm.as_deref().unwrap_or("-"))?;
+        let margin = match (r.score, r.runner_up) {
+            (Some(s), Some(u)) => format!(" (margin {:.3})", s - u),
+            _ => String::new(),
+        };
+        field(
+            out,
+            "score",
+            &format!(
+                "{}, runner-up {}{margin}",
+                score(r.score),
+                score(r.runner_up)
+            ),
+        )?;
+        if let Some(reason) = &r.reason {
+            field(out, "reason", reason)?;
+        }
+        field(out, "old xpath", &r.old_xpath)?;
+        field(
+            out,
+            "new xpath",
+            &r.new_xpath.as_deref().unwrap_or("(none)"),
+        )?;
+
+        writeln!(out, "\ncandidates ({})", r.candidates.len())?;
+        let width = r
+            .candidates
+            .iter()
+            .map(|c| c.algorithm.chars().count())
+            .max();
+        for c in &r.candidates {
+            let width = width.unwrap_or(0);
+            writeln!(
+                out,
+                "  {:.3}  {:<width$}  {}",
+                c.score, c.algorithm, c.xpath
+            )?;
+        }
+        for (name, samples) in [("before", &r.samples_before), ("after", &r.samples_after)] {
+            writeln!(out, "\nsamples {name} ({})", samples.len())?;
+            for sample in samples {
+                writeln!(out, "  {sample}")?;
+            }
+        }
+        writeln!(out, "\nconstraints ({})", r.constraint_results.len())?;
+        for c in &r.constraint_results {
+            let mark = if c.passed { "ok  " } else { "FAIL" };
+            writeln!(out, "  {mark}  {:<10} {}", c.constraint, c.detail)?;
+        }
+
+        if let Some(diff) = &self.yaml_diff {
+            let file = self
+                .wrapper_file
+                .as_deref()
+                .unwrap_or(&self.recorded_wrapper);
+            writeln!(out, "\nwrapper change ({})", file.display())?;
+            out.write_all(diff.as_bytes())?;
+            if !diff.ends_with('\n') {
+                writeln!(out)?;
+            }
+        }
+        for (name, matched) in [("old", &self.before), ("new", &self.after)] {
+            let Some(m) = matched else { continue };
+            let shown = if m.total > m.shown.len() {
+                format!(", the first {} shown", m.shown.len())
+            } else {
+                String::new()
+            };
+            let s = if m.total == 1 { "" } else { "es" };
+            writeln!(
+                out,
+                "\nmatched by the {name} XPath ({} match{s}{shown})",
+                m.total
+            )?;
+            for item in &m.shown {
+                writeln!(out, "  {}", item.path)?;
+                for line in item.html.lines() {
+                    writeln!(out, "    {line}")?;
+                }
+            }
+        }
+        if !self.notes.is_empty() {
+            writeln!(out, "\nnotes")?;
+            for note in &self.notes {
+                let mut lines = note.lines();
+                if let Some(first) = lines.next() {
+                    writeln!(out, "  - {first}")?;
+                }
+                for line in lines {
+                    writeln!(out, "    {line}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The unified diff from `old` to `new`, both named `file`, with three
+/// lines of context.
+fn unified_diff(old: &str, new: &str, file: &Path) -> String {
+    let name = file.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string()
+}
+
+/// The XPaths of a nested pattern's parents, outermost first, on the side
+/// of the old XPath and on the side of the new one.
+struct Parents {
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+/// The parents' XPaths for showing matches: those the run used on the page.
+/// A parent adapted on the same page (healing a record pattern, then its
+/// fields) has its old XPath before and its new one after; any other parent
+/// has its XPath in the wrapper file. `None` when a parent is neither.
+fn parent_xpaths(
+    store: &Store,
+    record: &AdaptationRecord,
+    wrapper: Option<&Wrapper>,
+    notes: &mut Vec<String>,
+) -> Result<Option<Parents>, ExitCode> {
+    let names = review::pattern_names(&record.pattern);
+    let mut parents = Parents {
+        before: Vec::new(),
+        after: Vec::new(),
+    };
+    for depth in 1..names.len() {
+        let path = names[..depth].join("/");
+        let filter = AdaptationFilter {
+            run: Some(record.run_id),
+            pattern: Some(&path),
+            ..AdaptationFilter::default()
+        };
+        let adapted = store
+            .adaptations(&filter)
+            .map_err(|e| review::store_failure(&e))?
+            .into_iter()
+            .find(|a| {
+                a.page_id == record.page_id
+                    && matches!(
+                        a.status,
+                        AdaptationStatus::Proposed | AdaptationStatus::Applied
+                    )
+            });
+        if let Some(parent) = adapted
+            && let Some(new) = parent.new_xpath
+        {
+            notes.push(format!(
+                "{path} was adapted on this page too (adaptation {}, {}{}): the old XPath is \
+                 shown in its old instances, the new one in its new instances",
+                parent.id,
+                parent.status,
+                parent
+                    .decision
+                    .map(|d| format!(", {}", d.verdict))
+                    .unwrap_or_default()
+            ));
+            parents.before.push(parent.old_xpath);
+            parents.after.push(new);
+            continue;
+        }
+        let Some(pattern) = wrapper.and_then(|w| review::find_pattern(w, &names[..depth])) else {
+            return Ok(None);
+        };
+        parents.before.push(pattern.xpath.source().to_owned());
+        parents.after.push(pattern.xpath.source().to_owned());
+    }
+    Ok(Some(parents))
+}
+
+/// Compiles `source` and shows the first few items it selects in every
+/// instance of the parents, whose XPaths are `parents`.
+fn show_matches(doc: &Document, parents: &[String], source: &str) -> Result<Matched, String> {
+    let parents = parents
+        .iter()
+        .map(|p| XPath::compile(p).map_err(|e| format!("the parent XPath {p}: {}", e.message)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let xpath = XPath::compile(source).map_err(|e| e.message)?;
+    let parents: Vec<&XPath> = parents.iter().collect();
+    let items = select_nested(doc, &parents, &xpath).map_err(|e| e.message)?;
+    Ok(Matched {
+        total: items.len(),
+        shown: items
+            .iter()
+            .take(SHOWN_MATCHES)
+            .map(|&item| Shown {
+                path: item.path(doc),
+                html: cut(&dedent(&item_html(doc, item)), MATCH_LINES, MATCH_CHARS),
+            })
+            .collect(),
+    })
+}
+
+/// The items `target` selects, in document order without repeats, when it
+/// is evaluated in every instance of the last of `parents`, each parent
+/// being evaluated in every instance of the one before, from the document
+/// node: a nested pattern's matches on a whole page.
+pub(super) fn select_nested(
+    doc: &Document,
+    parents: &[&XPath],
+    target: &XPath,
+) -> Result<Vec<Item>, EvalError> {
+    let mut contexts = vec![Item::Node(NodeId::ROOT)];
+    for xpath in parents.iter().copied().chain([target]) {
+        let mut next = Vec::new();
+        for &context in &contexts {
+            next.extend(xpath.select_item(doc, context)?);
+        }
+        next.sort_unstable();
+        next.dedup();
+        contexts = next;
+    }
+    Ok(contexts)
+}
+
+/// The HTML of an item: an element's or text's own serialisation, an
+/// attribute as `name="value"`.
+fn item_html(doc: &Document, item: Item) -> String {
+    match item {
+        Item::Node(node) => doc.outer_html(node),
+        Item::Attr { index, .. } => {
+            let attr = doc.attr_at(index as usize);
+            let value = doc
+                .attr_value(attr)
+                .replace('&', "&amp;")
+                .replace('"', "&quot;");
+            format!("{}=\"{value}\"", doc.attr_name(attr))
+        }
+        Item::Namespace(_) => XML_NAMESPACE.to_owned(),
+    }
+}
+
+/// An element's HTML with the page's indentation taken off: its first line
+/// starts where the element does, so the lines after it lose the
+/// indentation they share.
+fn dedent(html: &str) -> String {
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let common = html
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(indent)
+        .min()
+        .unwrap_or(0);
+    let mut out = String::with_capacity(html.len());
+    for (i, line) in html.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(line.get(common.min(indent(line))..).unwrap_or(line));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `text` cut to at most `lines` lines and `chars` characters, with a line
+/// saying how much was left out.
+fn cut(text: &str, lines: usize, chars: usize) -> String {
+    let mut out = String::new();
+    let mut room = chars;
+    let mut cut = false;
+    for (i, line) in text.lines().enumerate() {
+        if i == lines || room == 0 {
+            cut = true;
+            break;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        let len = line.chars().count();
+        if len > room {
+            out.extend(line.chars().take(room));
+            room = 0;
+            cut = true;
+        } else {
+            out.push_str(line);
+            room -= len;
+        }
+    }
+    if cut {
+        let total_lines = text.lines().count();
+        let s = if total_lines == 1 { "" } else { "s" };
+        out.push_str(&format!(
+            "\n… (cut: {total_lines} line{s}, {} characters in all)",
+            text.chars().count()
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(doc: &Document, items: &[Item]) -> Vec<String> {
+        items.iter().map(|i| i.path(doc)).collect()
+    }
+
+    #[test]
+    fn nested_patterns_are_evaluated_in_each_parent_instance() {
+        let doc = Document::parse_str(
+            "<ul><li><p>1</p><p>2</p></li><li><p>3</p></li></ul><p>outside</p>",
+        );
+        let book = XPath::compile("//li").unwrap();
+        let price = XPath::compile("./p[1]").unwrap();
+        let items = select_nested(&doc, &[&book], &price).unwrap();
+        assert_eq!(
+            paths(&doc, &items),
+            ["/html/body/ul/li[1]/p[1]", "/html/body/ul/li[2]/p"]
+        );
+        // Overlapping contexts give each node once, in document order.
+        let anywhere = XPath::compile("//p").unwrap();
+        assert_eq!(select_nested(&doc, &[&book], &anywhere).unwrap().len(), 4);
+        assert_eq!(select_nested(&doc, &[], &price).unwrap().len(), 0);
+        let attr = XPath::compile("//li/@x").unwrap();
+        assert!(select_nested(&doc, &[], &attr).unwrap().is_empty());
+    }
+
+    #[test]
+    fn attributes_show_as_name_and_value() {
+        let doc = Document::parse_str("<a href='/b?x=1&amp;y=\"2\"'>b</a>");
+        let href = XPath::compile("//a/@href").unwrap();
+        let items = select_nested(&doc, &[], &href).unwrap();
+        assert_eq!(
+            item_html(&doc, items[0]),
+            "href=\"/b?x=1&amp;y=&quot;2&quot;\""
+        );
+    }
+
+    #[test]
+    fn the_pages_indentation_is_taken_off() {
+        assert_eq!(
+            dedent("<div>\n        <p>1</p>\n\n        <p>2</p>\n      </div>"),
+            "<div>\n  <p>1</p>\n\n  <p>2</p>\n</div>"
+        );
+        assert_eq!(dedent("<p>1</p>"), "<p>1</p>");
+    }
+
+    #[test]
+    fn long_html_is_cut_by_lines_and_characters() {
+        assert_eq!(cut("a\nb", 40, 2_000), "a\nb");
+        let many = (0..50)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let shown = cut(&many, 3, 2_000);
+        assert_eq!(shown, "0\n1\n2\n… (cut: 50 lines, 139 characters in all)");
+        assert_eq!(
+            cut("abcdef", 40, 4),
+            "abcd\n… (cut: 1 line, 6 characters in all)"
+        );
+        assert_eq!(cut("abcd", 40, 4), "abcd");
+    }
+}

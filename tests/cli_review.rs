@@ -1,0 +1,565 @@
+//! The review commands as a person runs them: `mend log`, `show`, `reject`
+//! and `approve` on a store built through the library, beside a wrapper file
+//! and a page written here.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use mend::store::{
+    AdaptationId, AdaptationStatus, Candidate, ConstraintResult, NewAdaptation, PageId, Store,
+    Timestamp,
+};
+use mend::wrapper::HealMode;
+
+/// A wrapper whose nested `price` pattern broke: the page has no `p.price`.
+/// Its tree-gram was captured (`mend snapshot`) when it worked, and is named
+/// where `mend snapshot` names it.
+const WRAPPER: &str = "\
+# A shop, with comments that must survive a rewrite.
+name: shop
+patterns:
+  - name: title   # the heading
+    xpath: //h1
+  - name: book
+    xpath: //li
+    patterns:
+      - name: price  # in pounds
+        xpath: ./p[@class='price']   # broke in May
+        treegram: treegrams/shop/book/price.html
+        constraints: {min: 1, max: 1}
+";
+
+const PAGE: &str = "<html><body><h1>Books</h1><ul>\
+    <li><h3>A</h3><span class=\"cost\">£1.00</span></li>\
+    <li><h3>B</h3><span class=\"cost\">£2.50</span></li>\
+    </ul><span class=\"cost\">not a book</span></body></html>";
+
+const OLD: &str = "./p[@class='price']";
+const NEW: &str = "./span[@class='cost']";
+
+/// A folder with `shop.yaml` and its store at `.mend/mend.db`, holding one
+/// run (which named the wrapper `shop.yaml`, relative to the folder) and one
+/// page with its snapshot.
+struct Shop {
+    dir: TempDir,
+    page: PageId,
+}
+
+impl Shop {
+    fn new() -> Shop {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("shop.yaml"), WRAPPER).unwrap();
+        let mut store = Store::open(&dir.path().join(".mend/mend.db")).unwrap();
+        let run = store
+            .begin_run("shop", Path::new("shop.yaml"), HealMode::Propose, at(1_000))
+            .unwrap();
+        let page = store
+            .record_page(run, "pages/shop.html", PAGE.as_bytes(), true)
+            .unwrap();
+        Shop { dir, page }
+    }
+
+    fn store_path(&self) -> PathBuf {
+        self.dir.path().join(".mend/mend.db")
+    }
+
+    fn wrapper_text(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("shop.yaml")).unwrap()
+    }
+
+    /// Records an adaptation of `book/price` to [`NEW`] with this status.
+    fn adaptation(&self, status: AdaptationStatus, created: i64) -> AdaptationId {
+        self.adaptation_of("book/price", OLD, NEW, status, created)
+    }
+
+    /// Records an adaptation of `pattern` from `old` to `new` (no new XPath
+    /// when it abstained).
+    fn adaptation_of(
+        &self,
+        pattern: &str,
+        old: &str,
+        new: &str,
+        status: AdaptationStatus,
+        created: i64,
+    ) -> AdaptationId {
+        let mut store = Store::open(&self.store_path()).unwrap();
+        let found = status != AdaptationStatus::Abstained;
+        store
+            .record_adaptation(&NewAdaptation {
+                page_id: self.page,
+                pattern: pattern.to_owned(),
+                old_xpath: old.to_owned(),
+                new_xpath: found.then(|| new.to_owned()),
+                algorithm: Some("ctm".to_owned()),
+                score: Some(0.93),
+                runner_up: Some(0.41),
+                status,
+                reason: (!found).then(|| "no candidate reached 0.75".to_owned()),
+                candidates: vec![
+                    Candidate {
+                        xpath: "/html/body/ul/li[1]/span".to_owned(),
+                        score: 0.93,
+                        algorithm: "ctm".to_owned(),
+                    },
+                    Candidate {
+                        xpath: "/html/body/span".to_owned(),
+                        score: 0.41,
+                        algorithm: "ctm".to_owned(),
+                    },
+                ],
+                samples_before: vec![json!(null), json!(null)],
+                samples_after: vec![json!(1.0), json!(2.5)],
+                constraint_results: vec![ConstraintResult {
+                    constraint: "max".to_owned(),
+                    passed: true,
+                    detail: "1 node per book".to_owned(),
+                }],
+                created_at: at(created),
+            })
+            .unwrap()
+    }
+
+    /// Runs `mend ARGS` in the folder, so the store is found by default.
+    fn mend(&self, args: &[&str]) -> Run {
+        mend_in(self.dir.path(), args)
+    }
+}
+
+fn at(millis: i64) -> Timestamp {
+    Timestamp::from_unix_millis(millis)
+}
+
+/// What a run of the binary gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Checks the exit code, showing the output when it is not the one expected.
+    fn check(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("{e}: not JSON:\n{}", self.stdout))
+    }
+}
+
+fn mend_in(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(dir)
+        .env_remove("MEND_STORE")
+        .args(args)
+        .output()
+        .expect("mend runs");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Checks that `text` holds every one of `lines` as a whole line.
+fn check_lines(text: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(
+            text.lines().any(|l| l == *line),
+            "no line {line:?} in:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn log_lists_adaptations_newest_first() {
+    let shop = Shop::new();
+    let proposed = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let abstained = shop.adaptation(AdaptationStatus::Abstained, 3_000);
+
+    let plain = shop.mend(&["log"]).check(0).stdout;
+    let lines: Vec<&str> = plain.lines().collect();
+    assert_eq!(lines.len(), 3, "{plain}");
+    assert!(lines[0].starts_with("ID  TIME (UTC)"), "{plain}");
+    assert!(lines[1].starts_with(&format!(" {abstained}  1970-01-01 00:00:03  shop")));
+    assert!(lines[1].contains("abstained"));
+    assert!(lines[1].ends_with(&format!("{OLD} → (none)")));
+    for word in ["book/price", "proposed", "pending", "0.930", "0.410"] {
+        assert!(lines[2].contains(word), "{word} in {plain}");
+    }
+    assert!(lines[2].ends_with(&format!("{OLD} → {NEW}")), "{plain}");
+
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    let ids: Vec<_> = json.as_array().unwrap().iter().map(|r| &r["id"]).collect();
+    assert_eq!(ids, [&json!(abstained.0), &json!(proposed.0)]);
+    assert_eq!(json[1]["new_xpath"], NEW);
+    assert_eq!(json[1]["candidates"][1]["score"], 0.41);
+    assert_eq!(json[1]["decision"], Value::Null);
+
+    let pending = shop.mend(&["log", "--pending", "--json"]).check(0).json();
+    assert_eq!(pending.as_array().unwrap().len(), 1);
+    assert_eq!(pending[0]["id"], proposed.0);
+    let abstentions = shop
+        .mend(&["log", "--status", "abstained", "--json"])
+        .check(0)
+        .json();
+    assert_eq!(abstentions[0]["id"], abstained.0);
+    let newest = shop
+        .mend(&["log", "--limit", "1", "--json"])
+        .check(0)
+        .json();
+    assert_eq!(newest.as_array().unwrap().len(), 1);
+    let other = shop.mend(&["log", "--wrapper", "news", "--json"]).check(0);
+    assert_eq!(other.stdout.trim(), "[]");
+}
+
+#[test]
+fn a_missing_store_is_bad_input_that_says_how_to_name_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = mend_in(dir.path(), &["log"]).check(2);
+    assert!(
+        run.stderr.contains("no store at .mend/mend.db"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--store"), "{}", run.stderr);
+    let run = mend_in(dir.path(), &["show", "1", "--store", "elsewhere.db"]).check(2);
+    assert!(
+        run.stderr.contains("no store at elsewhere.db"),
+        "{}",
+        run.stderr
+    );
+    // The commands never create a store.
+    assert!(!dir.path().join(".mend").exists());
+    assert!(!dir.path().join("elsewhere.db").exists());
+}
+
+#[test]
+fn the_store_can_be_named_by_the_environment() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(elsewhere.path())
+        .env("MEND_STORE", shop.store_path())
+        .args(["log", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json[0]["id"], id.0);
+}
+
+#[test]
+fn show_prints_the_record_the_wrapper_diff_and_the_matched_subtrees() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let out = shop.mend(&["show", &id.to_string()]).check(0).stdout;
+    check_lines(
+        &out,
+        &[
+            &format!("adaptation {id} (proposed, pending)"),
+            "  pattern    book/price",
+            "  wrapper    shop (shop.yaml)",
+            "  score      0.930, runner-up 0.410 (margin 0.520)",
+            &format!("  new xpath  {NEW}"),
+            "  0.930  ctm  /html/body/ul/li[1]/span",
+            "  ok    max        1 node per book",
+            "--- shop.yaml",
+            "+++ shop.yaml",
+            "-        xpath: ./p[@class='price']   # broke in May",
+            "+        xpath: ./span[@class='cost']   # broke in May",
+            "+        history:",
+            "+          - ./p[@class='price']",
+            "         treegram: treegrams/shop/book/price.html",
+            "matched by the old XPath (0 matches)",
+            "matched by the new XPath (2 matches)",
+            "  /html/body/ul/li[1]/span",
+            "    <span class=\"cost\">£1.00</span>",
+            "  /html/body/ul/li[2]/span",
+            "    <span class=\"cost\">£2.50</span>",
+        ],
+    );
+    // Only the books' spans: the new XPath is evaluated in each book.
+    assert!(!out.contains("not a book"), "{out}");
+    assert!(!out.contains("\nnotes"), "{out}");
+}
+
+#[test]
+fn show_json_adds_the_diff_and_the_matches_to_the_record() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let json = shop
+        .mend(&["show", &id.to_string(), "--json"])
+        .check(0)
+        .json();
+    assert_eq!(json["id"], id.0);
+    assert_eq!(json["pattern"], "book/price");
+    let diff = json["yaml_diff"].as_str().unwrap();
+    check_lines(
+        diff,
+        &["+        xpath: ./span[@class='cost']   # broke in May"],
+    );
+    assert_eq!(json["matched"]["before"], json!([]));
+    assert_eq!(
+        json["matched"]["after"][1],
+        json!({"path": "/html/body/ul/li[2]/span", "html": "<span class=\"cost\">£2.50</span>"})
+    );
+    assert_eq!(json["matched"]["after_total"], 2);
+    assert_eq!(json["notes"], json!([]));
+}
+
+#[test]
+fn show_evaluates_a_field_in_the_instances_of_its_parent_adapted_on_the_same_page() {
+    let shop = Shop::new();
+    let parent = shop.adaptation_of(
+        "book",
+        "//li",
+        "//li[h3='B']",
+        AdaptationStatus::Proposed,
+        2_000,
+    );
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_001);
+    let json = shop
+        .mend(&["show", &id.to_string(), "--json"])
+        .check(0)
+        .json();
+    assert_eq!(json["matched"]["after_total"], 1);
+    assert_eq!(
+        json["matched"]["after"][0]["html"],
+        "<span class=\"cost\">£2.50</span>"
+    );
+    let note = json["notes"][0].as_str().unwrap();
+    assert!(
+        note.starts_with(&format!(
+            "book was adapted on this page too (adaptation {parent}"
+        )),
+        "{note}"
+    );
+}
+
+#[test]
+fn show_finds_the_wrapper_beside_the_store_from_anywhere() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let store = shop.store_path();
+    let run = mend_in(
+        elsewhere.path(),
+        &["show", &id.to_string(), "--store", store.to_str().unwrap()],
+    )
+    .check(0);
+    check_lines(&run.stdout, &["+          - ./p[@class='price']"]);
+}
+
+#[test]
+fn show_says_when_the_wrapper_changed_since() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let changed = WRAPPER.replace(OLD, "./p[@class='amount']");
+    std::fs::write(shop.dir.path().join("shop.yaml"), changed).unwrap();
+    let out = shop.mend(&["show", &id.to_string()]).check(0).stdout;
+    assert!(
+        out.contains("the XPath of book/price is now ./p[@class='amount']"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_unknown_id_is_bad_input() {
+    let shop = Shop::new();
+    let store = shop.store_path();
+    for command in ["show", "approve", "reject"] {
+        let run = shop.mend(&[command, "99"]).check(2);
+        assert_eq!(
+            run.stderr,
+            format!("error: no adaptation 99 in .mend/mend.db\n"),
+            "{command}"
+        );
+    }
+    let run = shop
+        .mend(&["show", "99", "--store", store.to_str().unwrap()])
+        .check(2);
+    assert!(run.stderr.contains(&store.display().to_string()));
+}
+
+#[test]
+fn reject_records_the_decision_once() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let id = id.to_string();
+    let run = shop
+        .mend(&["reject", &id, "--reason", "takes the shipping cost"])
+        .check(0);
+    assert!(
+        run.stdout.contains("will not be proposed again"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(shop.wrapper_text(), WRAPPER);
+
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["decision"]["verdict"], "rejected");
+    assert_eq!(json[0]["decision"]["reason"], "takes the shipping cost");
+    let store = Store::open(&shop.store_path()).unwrap();
+    assert!(store.is_rejected("shop", "book/price", NEW).unwrap());
+    let plain = shop.mend(&["log"]).check(0).stdout;
+    assert!(
+        plain.lines().nth(1).unwrap().contains("rejected"),
+        "{plain}"
+    );
+
+    let again = shop.mend(&["reject", &id]).check(2);
+    assert!(
+        again.stderr.contains("was already rejected"),
+        "{}",
+        again.stderr
+    );
+    let approve = shop.mend(&["approve", &id]).check(2);
+    assert!(
+        approve.stderr.contains("was already rejected"),
+        "{}",
+        approve.stderr
+    );
+    assert_eq!(shop.wrapper_text(), WRAPPER);
+}
+
+#[test]
+fn rejecting_an_applied_adaptation_says_how_to_revert_it() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Applied, 2_000);
+    let run = shop.mend(&["reject", &id.to_string()]).check(0);
+    assert!(run.stdout.contains("still holds it"), "{}", run.stdout);
+    check_lines(&run.stdout, &[&format!("  {OLD}")]);
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["status"], "applied");
+    assert_eq!(json[0]["decision"]["verdict"], "rejected");
+}
+
+#[test]
+fn only_proposals_can_be_approved_and_abstentions_not_rejected() {
+    let shop = Shop::new();
+    let applied = shop
+        .adaptation(AdaptationStatus::Applied, 2_000)
+        .to_string();
+    let abstained = shop
+        .adaptation(AdaptationStatus::Abstained, 3_000)
+        .to_string();
+    let run = shop.mend(&["approve", &applied]).check(2);
+    assert!(run.stderr.contains("applied by the run"), "{}", run.stderr);
+    let run = shop.mend(&["approve", &abstained]).check(2);
+    assert!(run.stderr.contains("abstained"), "{}", run.stderr);
+    let run = shop.mend(&["reject", &abstained]).check(2);
+    assert!(run.stderr.contains("nothing to reject"), "{}", run.stderr);
+    assert_eq!(shop.wrapper_text(), WRAPPER);
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["decision"].is_null())
+    );
+}
+
+#[test]
+fn approve_refuses_a_wrapper_that_changed_since() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    let changed = WRAPPER.replace(OLD, "./p[@class='amount']");
+    std::fs::write(shop.dir.path().join("shop.yaml"), &changed).unwrap();
+    let run = shop.mend(&["approve", &id]).check(2);
+    assert!(run.stderr.contains("has changed since"), "{}", run.stderr);
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    assert_eq!(shop.wrapper_text(), changed);
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert!(json[0]["decision"].is_null());
+}
+
+#[test]
+fn approve_rewrites_the_wrapper_and_records_the_decision() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    let run = shop
+        .mend(&["approve", &id, "--reason", "the price moved"])
+        .check(0);
+    assert!(
+        run.stdout.contains(&format!("xpath: {NEW}")),
+        "{}",
+        run.stdout
+    );
+    check_lines(
+        &run.stdout,
+        &["refreshed the tree-gram ./treegrams/shop/book/price.html"],
+    );
+    // Only the XPath changes, and the old one goes to the history.
+    assert_eq!(
+        shop.wrapper_text(),
+        "\
+# A shop, with comments that must survive a rewrite.
+name: shop
+patterns:
+  - name: title   # the heading
+    xpath: //h1
+  - name: book
+    xpath: //li
+    patterns:
+      - name: price  # in pounds
+        xpath: ./span[@class='cost']   # broke in May
+        history:
+          - ./p[@class='price']
+        treegram: treegrams/shop/book/price.html
+        constraints: {min: 1, max: 1}
+"
+    );
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["decision"]["verdict"], "approved");
+    assert_eq!(json[0]["decision"]["reason"], "the price moved");
+    // The tree-gram now holds what the new XPath matches.
+    let gram =
+        std::fs::read_to_string(shop.dir.path().join("treegrams/shop/book/price.html")).unwrap();
+    assert!(gram.contains("£2.50"), "{gram}");
+    assert!(!gram.contains("not a book"), "{gram}");
+    // No temporary file is left beside the wrapper.
+    let mut names: Vec<_> = std::fs::read_dir(shop.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".mend", "shop.yaml", "treegrams"]);
+    let again = shop.mend(&["approve", &id]).check(2);
+    assert!(
+        again.stderr.contains("was already approved"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn approve_with_force_replaces_an_xpath_that_changed_since() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let changed = WRAPPER.replace(OLD, "./p[@class='amount']");
+    std::fs::write(shop.dir.path().join("shop.yaml"), &changed).unwrap();
+    shop.mend(&["approve", &id.to_string(), "--force"]).check(0);
+    let text = shop.wrapper_text();
+    check_lines(
+        &text,
+        &[
+            "        xpath: ./span[@class='cost']   # broke in May",
+            "          - ./p[@class='amount']",
+        ],
+    );
+}
