@@ -44,7 +44,10 @@ fn grams(wrapper: &Wrapper, page: &str) -> TreeGrams {
     };
     let mut grams = TreeGrams::new();
     for c in capture(wrapper, &doc, &options).0 {
-        grams.insert(c.pattern, TreeGram::parse(c.html.as_bytes()).expect("tree-gram"));
+        grams.insert(
+            c.pattern,
+            TreeGram::parse(c.html.as_bytes()).expect("tree-gram"),
+        );
     }
     grams
 }
@@ -81,9 +84,17 @@ fn padded(page: &str, pad: &str) -> String {
 
 /// The redesigned grid with `n` books instead of six.
 fn many_records(redesign: &str, n: usize) -> String {
-    let start = redesign.find("<li>\n          <div class=\"card\">").expect("the first card");
-    let end = redesign.find("</ul>\n      <nav class=\"pager\"").expect("the grid's end");
-    let card = &redesign[start..redesign[start..].find("</li>").map(|i| start + i + 5).expect("a card")];
+    let start = redesign
+        .find("<li>\n          <div class=\"card\">")
+        .expect("the first card");
+    let end = redesign
+        .find("</ul>\n      <nav class=\"pager\"")
+        .expect("the grid's end");
+    let card = &redesign[start
+        ..redesign[start..]
+            .find("</li>")
+            .map(|i| start + i + 5)
+            .expect("a card")];
     let mut cards = String::new();
     for i in 0..n {
         cards.push_str(&card.replace("The Tide Between Us", &format!("Book {i}")));
@@ -93,13 +104,18 @@ fn many_records(redesign: &str, n: usize) -> String {
 
 fn check(wrapper: &Wrapper, grams: &TreeGrams, doc: &Document, books: usize) {
     let h = heal(wrapper, doc, None, grams, &Rejections::new());
-    assert!(h.extraction.violations.is_empty(), "{:?}", h.extraction.violations);
+    assert!(
+        h.extraction.violations.is_empty(),
+        "{:?}",
+        h.extraction.violations
+    );
     let found = h.extraction.record["book"].as_array().expect("books").len();
     assert_eq!(found, books);
 }
 
 fn bench(c: &mut Criterion) {
-    let wrapper = wrapper::load_str(&read("wrappers/bookshop.yaml"), "bookshop.yaml").expect("wrapper");
+    let wrapper =
+        wrapper::load_str(&read("wrappers/bookshop.yaml"), "bookshop.yaml").expect("wrapper");
     let grams = grams(&wrapper, &read("examples/pages/bookshop.html"));
     let redesign = read("tests/fixtures/pages/bookshop-redesign.html");
     let mut group = c.benchmark_group("heal");
@@ -123,7 +139,11 @@ fn bench(c: &mut Criterion) {
     let long = wrapper::load_str(&text, "bookshop.yaml").expect("wrapper");
     let listing = many_records(&redesign, 1_000);
     let records = Document::parse_str(&padded(&listing, &padding(60_000 - 12_000)));
-    assert!(records.element_count() >= 60_000, "{}", records.element_count());
+    assert!(
+        records.element_count() >= 60_000,
+        "{}",
+        records.element_count()
+    );
     check(&long, &grams, &records, 1_000);
     group.bench_function("1000-records-60k", |b| {
         b.iter(|| heal(&long, black_box(&records), None, &grams, &Rejections::new()))

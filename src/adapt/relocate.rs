@@ -215,7 +215,9 @@ pub(crate) fn attempt(
                             children: Vec::new(),
                         };
                     }
-                    if let Some((w, e, children)) = fields_heal(env, &healed_wrapper, &extraction, path) {
+                    if let Some((w, e, children)) =
+                        fields_heal(env, &healed_wrapper, &extraction, path)
+                    {
                         return Attempted {
                             adaptation: done,
                             healed: Some((w, e)),
@@ -288,7 +290,10 @@ fn fields_heal(
         adaptations.push(tried.adaptation);
         adaptations.extend(tried.children);
     }
-    let clean = !ext.violations.iter().any(|v| v.pattern.starts_with(&prefix));
+    let clean = !ext
+        .violations
+        .iter()
+        .any(|v| v.pattern.starts_with(&prefix));
     clean.then_some((current, ext, adaptations))
 }
 

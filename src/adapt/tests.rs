@@ -78,7 +78,6 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-
 /// A shop whose product cards are `div.card` with a title and a price.
 fn shop(cards: &str, extra: &str) -> String {
     format!(

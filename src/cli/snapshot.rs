@@ -240,21 +240,15 @@ pub fn project_dir(wrapper_path: &Path) -> PathBuf {
     }
 }
 
-/// Writes a file through a temporary file in the same folder and a rename,
-/// so that readers never see half a file.
+/// Writes a file atomically (see [`super::review::write_atomically`]),
+/// creating its folder first.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    std::io::Write::write_all(&mut tmp, bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = std::str::from_utf8(bytes).context("mend writes text files only")?;
+    super::review::write_atomically(path, text)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn find<'a>(patterns: &'a [Pattern], path: &str) -> Option<&'a Pattern> {

@@ -82,16 +82,19 @@ pub fn run_one(
 ) -> PageOutput {
     match fetch::load(source, http) {
         Ok(page) => process_page(wrapper, &page, options),
-        Err(e) => {
-            tracing::warn!(page = %source.name(), error = %e, "page could not be read");
-            PageOutput {
-                page: source.name(),
-                records: Vec::new(),
-                violations: Vec::new(),
-                adaptations: Vec::new(),
-                error: Some(e.to_string()),
-            }
-        }
+        Err(e) => failed(source, &e),
+    }
+}
+
+/// The output of a page that could not be read.
+fn failed(source: &PageSource, e: &fetch::FetchError) -> PageOutput {
+    tracing::warn!(page = %source.name(), error = %e, "page could not be read");
+    PageOutput {
+        page: source.name(),
+        records: Vec::new(),
+        violations: Vec::new(),
+        adaptations: Vec::new(),
+        error: Some(e.to_string()),
     }
 }
 
@@ -162,7 +165,7 @@ pub fn run_pages_healing(
                     let bytes = (keep && !out.violations.is_empty()).then_some(page);
                     (out, bytes)
                 }
-                Err(_) => (run_one(&wrapper, s, &http, options), None),
+                Err(e) => (failed(s, &e), None),
             })
             .collect();
         for (out, page) in outputs {
