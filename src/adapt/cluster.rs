@@ -12,13 +12,11 @@
 
 use std::collections::BTreeMap;
 
+use super::Search;
 use super::locate::{normalize, sweep_options};
 use crate::dom::{Document, NodeId};
 use crate::similarity::{Algorithm, LabeledTree, SweepOptions, best_candidates};
 use crate::wrapper::Constraints;
-
-/// How much larger or smaller than a stored instance a new instance may be.
-const RECORD_SIZE_RATIO: f64 = 2.0;
 
 /// A set of similar sub-trees reached by one path of tags.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +40,7 @@ pub(crate) fn clusters(
     threshold: f64,
     constraints: &Constraints,
     repeated: bool,
+    search: &Search,
 ) -> Vec<Cluster> {
     // The best score of each candidate over the stored instances.
     let mut best: BTreeMap<usize, f64> = BTreeMap::new();
@@ -54,8 +53,8 @@ pub(crate) fn clusters(
         // small piece of a card (its heading) resembles a card too closely
         // under Jaro-Winkler, which rewards a short sequence found whole.
         let options = SweepOptions {
-            max_size_ratio: Some(RECORD_SIZE_RATIO),
-            ..sweep_options(algorithm, k)
+            max_size_ratio: search.record_size_ratio,
+            ..sweep_options(algorithm, k, search, search.record_size_ratio)
         };
         let sweep = best_candidates(gram, page, &options);
         for c in sweep.best {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use url::Url;
 
 use super::relocate::{Env, attempt, find};
-use super::{Adaptation, Rejections, TreeGrams, Trigger};
+use super::{Adaptation, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::Document;
 use crate::extract::{Extraction, extract, page_base};
 use crate::wrapper::{Pattern, Wrapper};
@@ -39,6 +39,18 @@ pub fn heal(
     grams: &TreeGrams,
     rejections: &Rejections,
 ) -> Healing {
+    heal_with(wrapper, doc, page_url, grams, rejections, &Search::default())
+}
+
+/// [`heal`] with other candidate pre-filters than the measured defaults.
+pub fn heal_with(
+    wrapper: &Wrapper,
+    doc: &Document,
+    page_url: Option<&Url>,
+    grams: &TreeGrams,
+    rejections: &Rejections,
+    search: &Search,
+) -> Healing {
     let _span = tracing::debug_span!("heal", wrapper = %wrapper.name).entered();
     let env = Env {
         doc,
@@ -46,6 +58,7 @@ pub fn heal(
         base: page_base(doc, page_url),
         grams,
         rejections,
+        search: *search,
     };
     let mut current = wrapper.clone();
     let extract_all = |w: &Wrapper| {
@@ -162,6 +175,7 @@ pub fn relocate(
     page_url: Option<&Url>,
     grams: &TreeGrams,
     rejections: &Rejections,
+    search: &Search,
 ) -> Option<Adaptation> {
     let names: Vec<String> = path.split('/').map(str::to_owned).collect();
     find(&wrapper.patterns, &names)?;
@@ -171,6 +185,7 @@ pub fn relocate(
         base: page_base(doc, page_url),
         grams,
         rejections,
+        search: *search,
     };
     let extraction = extract(wrapper, doc, page_url);
     let mut attempted = attempt(&env, wrapper, &extraction, &names, Trigger::Forced);

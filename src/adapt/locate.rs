@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use url::Url;
 
 use super::likeness::{Likeness, Profile, likeness};
+use super::Search;
 use super::sequence_alignment;
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::extract::{check_value, item_text};
@@ -68,6 +69,7 @@ pub(crate) fn regions(
     instance: &GramInstance,
     page: &LabeledTree,
     algorithm: Algorithm,
+    search: &Search,
 ) -> Vec<Region> {
     if instance.at_instance {
         // The context is the parent instance itself: compare it with the scope.
@@ -78,7 +80,7 @@ pub(crate) fn regions(
             tree_pairs: tree_pairs(algorithm, gram, page, 0),
         }];
     }
-    let options = sweep_options(algorithm, REGIONS);
+    let options = sweep_options(algorithm, REGIONS, search, search.region_size_ratio);
     let sweep = best_candidates(gram, page, &options);
     sweep
         .best
@@ -93,22 +95,31 @@ pub(crate) fn regions(
 }
 
 /// The sweep for `algorithm`: tree matchings pair roots only when their tags
-/// agree, so they look at roots of the query's tag; bigram and Jaro-Winkler
-/// tolerate a renamed root and look everywhere, among sub-trees of a
-/// comparable size.
-pub(crate) fn sweep_options(algorithm: Algorithm, k: usize) -> SweepOptions {
+/// agree, so (with `search.same_tag`) they look at roots of the query's tag
+/// only; bigram and Jaro-Winkler tolerate a renamed root and look
+/// everywhere, among sub-trees within `size_ratio` of the query's size.
+pub(crate) fn sweep_options(
+    algorithm: Algorithm,
+    k: usize,
+    search: &Search,
+    size_ratio: Option<f64>,
+) -> SweepOptions {
     match algorithm {
         Algorithm::Stm | Algorithm::Ctm => SweepOptions {
             algorithm,
             k,
-            roots: RootFilter::SameTag,
+            roots: if search.same_tag {
+                RootFilter::SameTag
+            } else {
+                RootFilter::Any
+            },
             max_size_ratio: None,
         },
         Algorithm::Bigram | Algorithm::Jw => SweepOptions {
             algorithm,
             k,
             roots: RootFilter::Any,
-            max_size_ratio: Some(3.0),
+            max_size_ratio: size_ratio,
         },
     }
 }

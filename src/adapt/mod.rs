@@ -66,11 +66,42 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use heal::{Healing, heal, relocate};
+pub use heal::{Healing, heal, heal_with, relocate};
 
 use crate::extract::Violation;
 use crate::similarity::{Algorithm, LabelMode};
 use crate::treegram::TreeGram;
+
+/// The candidate pre-filters of a search. The defaults are the measured
+/// ones (`examples/heal_eval.rs --filters` compares them with none). On the
+/// evaluation pages (google.com versions, mutated real pages) the tag filter
+/// changes no result and a region size ratio of 10 none either, while
+/// halving the time per case on google.com (14.5 ms against 20–23 ms with
+/// no ratio); a ratio of 3 cost four correct google.com relocations of 17.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Search {
+    /// Simple and clustered tree matching consider only candidate roots with
+    /// the stored root's tag (their score is 0 for any other root anyway,
+    /// unless the root is renamed, which bigram and Jaro-Winkler handle).
+    pub same_tag: bool,
+    /// Bigram and Jaro-Winkler consider only regions within this factor of
+    /// the stored context's size, either way.
+    pub region_size_ratio: Option<f64>,
+    /// A record's new instances lie within this factor of the stored
+    /// instances' size: a card's heading resembles a card too closely under
+    /// Jaro-Winkler, which rewards a short sequence found whole.
+    pub record_size_ratio: Option<f64>,
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Search {
+            same_tag: true,
+            region_size_ratio: Some(10.0),
+            record_size_ratio: Some(2.0),
+        }
+    }
+}
 
 /// The tree-grams of a wrapper's patterns, by pattern path (`book/price`).
 #[derive(Debug, Default)]

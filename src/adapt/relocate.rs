@@ -8,7 +8,9 @@ use url::Url;
 
 use super::cluster::clusters;
 use super::locate::{self, Field};
-use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, TreeGrams, Trigger};
+use super::{
+    Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger,
+};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
@@ -29,6 +31,7 @@ pub(crate) struct Env<'a> {
     pub base: Option<Url>,
     pub grams: &'a TreeGrams,
     pub rejections: &'a Rejections,
+    pub search: Search,
 }
 
 /// An adaptation and, when it healed, the wrapper and extraction it led to.
@@ -337,7 +340,7 @@ fn decide_field(
             let Some((owner, target)) = gi.targets.first() else {
                 continue;
             };
-            for region in locate::regions(view, gi, &page, algorithm) {
+            for region in locate::regions(view, gi, &page, algorithm, &env.search) {
                 let choices =
                     locate::rank_targets(&field, gram, view, (*owner, target), &page, &region);
                 for choice in choices.iter().filter(|c| c.fits).take(5) {
@@ -473,6 +476,7 @@ fn decide_record(
             threshold,
             &pattern.constraints,
             repeated,
+            &env.search,
         );
         if s < 2 {
             for c in found.iter().take(REPORTED) {
