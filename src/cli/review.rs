@@ -24,15 +24,16 @@ pub const STORE_ENV: &str = "MEND_STORE";
 #[derive(clap::Args, Debug)]
 pub struct StoreArg {
     /// The store (an SQLite file). Default: $MEND_STORE, else .mend/mend.db
-    /// under the current directory. `mend run` keeps a wrapper's store at
-    /// .mend/mend.db beside the wrapper file.
+    /// under the current directory, else wrappers/.mend/mend.db. `mend run`
+    /// keeps a wrapper's store at .mend/mend.db beside the wrapper file.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
 
 /// The rule for finding the store, shown in each command's long help.
 pub const STORE_RULE: &str = "The store is --store PATH if given, else the file named by the \
-    MEND_STORE environment variable, else .mend/mend.db under the current directory. A store \
+    MEND_STORE environment variable, else .mend/mend.db under the current directory, else \
+    wrappers/.mend/mend.db if that exists. A store \
     that does not exist is an error (exit 2): the review commands never create one. `mend run` \
     keeps a wrapper's store at .mend/mend.db beside the wrapper file.";
 
@@ -65,7 +66,17 @@ pub fn store_path(arg: Option<&Path>, env: Option<&str>) -> PathBuf {
     match (arg, env.filter(|v| !v.is_empty())) {
         (Some(path), _) => path.to_owned(),
         (None, Some(env)) => PathBuf::from(env),
-        (None, None) => Path::new(STORE_DIR).join(STORE_FILE),
+        (None, None) => {
+            // A project laid out as `wrappers/` beside `treegrams/` keeps its
+            // wrappers' store in `wrappers/.mend/`, where `mend run` puts it.
+            let here = Path::new(STORE_DIR).join(STORE_FILE);
+            let beside_wrappers = Path::new("wrappers").join(STORE_DIR).join(STORE_FILE);
+            if !here.is_file() && beside_wrappers.is_file() {
+                beside_wrappers
+            } else {
+                here
+            }
+        }
     }
 }
 
