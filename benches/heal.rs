@@ -7,6 +7,8 @@
 //! * `heal/redesign-in-60k`: the same listing inside a page padded to 60,000
 //!   elements with unrelated markup (a long table of links and a nested
 //!   menu), so that the record search has the whole page to sweep;
+//! * `heal/field-in-60k`: the page's heading, now an `h2` in a wrapper div,
+//!   re-located in a page padded to 60,000 elements;
 //! * `heal/1000-records-60k`: the redesigned card markup repeated for 1,000
 //!   books, padded to 60,000 elements: the cluster is large and every field
 //!   is healed in 1,000 instances.
@@ -132,6 +134,19 @@ fn bench(c: &mut Criterion) {
     check(&wrapper, &grams, &big, 6);
     group.bench_function("redesign-in-60k", |b| {
         b.iter(|| heal(&wrapper, black_box(&big), None, &grams, &Rejections::new()))
+    });
+
+    // One top-level field in a large page: the heading became an h2 in a
+    // wrapper div, inside 60,000 elements of unrelated markup.
+    let original = read("examples/pages/bookshop.html")
+        .replace("<h1>Fiction</h1>", "<div class=\"heading\"><h2>Fiction</h2></div>");
+    let field = Document::parse_str(&padded(&original, &padding(60_000)));
+    assert!(field.element_count() >= 60_000, "{}", field.element_count());
+    let h = heal(&wrapper, &field, None, &grams, &Rejections::new());
+    assert!(h.extraction.violations.is_empty(), "{:?}", h.adaptations);
+    assert_eq!(h.extraction.record["page_title"], "Fiction");
+    group.bench_function("field-in-60k", |b| {
+        b.iter(|| heal(&wrapper, black_box(&field), None, &grams, &Rejections::new()))
     });
 
     // The shipped wrapper allows 50 books a page; this listing has 1,000.
