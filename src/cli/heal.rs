@@ -29,6 +29,7 @@ pub struct CliHealer {
     options: RunOptions,
     pages: u64,
     violations: u64,
+    revision: u64,
     /// The first failure of the store or of a file write; the run goes on
     /// without it and exits with the I/O failure code.
     pub failure: Option<anyhow::Error>,
@@ -60,6 +61,7 @@ impl CliHealer {
             options,
             pages: 0,
             violations: 0,
+            revision: 0,
             failure: None,
         }
     }
@@ -152,6 +154,10 @@ impl Healer for CliHealer {
         &self.wrapper
     }
 
+    fn revision(&self) -> u64 {
+        self.revision
+    }
+
     fn enabled(&self) -> bool {
         self.mode != HealMode::Off
     }
@@ -218,6 +224,7 @@ impl Healer for CliHealer {
                 }
             }
             self.wrapper = healing.wrapper.clone();
+            self.revision += 1;
         }
 
         let mut records = shape(healing.extraction.record.clone(), &self.options);

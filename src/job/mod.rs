@@ -120,6 +120,9 @@ pub fn run_pages(
 pub trait Healer {
     /// The wrapper pages are extracted with now.
     fn wrapper(&self) -> &Wrapper;
+    /// A number that changes whenever [`Healer::wrapper`] does, so that a
+    /// page extracted with an older wrapper is extracted again.
+    fn revision(&self) -> u64;
     /// Whether pages with violations go to [`Healer::heal`] at all.
     fn enabled(&self) -> bool;
     /// Heals one page whose extraction with the current wrapper has
@@ -133,6 +136,9 @@ struct NoHealing(Wrapper);
 impl Healer for NoHealing {
     fn wrapper(&self) -> &Wrapper {
         &self.0
+    }
+    fn revision(&self) -> u64 {
+        0
     }
     fn enabled(&self) -> bool {
         false
@@ -157,28 +163,36 @@ pub fn run_pages_healing(
     let keep = healer.enabled();
     for chunk in sources.chunks(batch) {
         let wrapper = healer.wrapper().clone();
-        let outputs: Vec<(PageOutput, Option<fetch::Page>)> = chunk
+        let revision = healer.revision();
+        // A page with violations keeps its parsed document for the healer,
+        // so that it is parsed once.
+        let outputs: Vec<(PageOutput, Option<(fetch::Page, Document)>)> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http) {
                 Ok(page) => {
-                    let out = process_page(&wrapper, &page, options);
-                    let bytes = (keep && !out.violations.is_empty()).then_some(page);
-                    (out, bytes)
+                    let _span = tracing::info_span!("page", page = %page.name).entered();
+                    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+                    let out = page_output(&wrapper, &doc, &page, options);
+                    let kept = (keep && !out.violations.is_empty()).then_some((page, doc));
+                    (out, kept)
                 }
                 Err(e) => (failed(s, &e), None),
             })
             .collect();
-        for (out, page) in outputs {
-            let out = match page {
-                Some(page) => {
+        for (out, kept) in outputs {
+            let out = match kept {
+                Some((page, doc)) => {
                     let _span = tracing::info_span!("heal", page = %page.name).entered();
                     // An earlier page may have healed the wrapper: extract again first.
-                    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-                    let again = page_output(healer.wrapper(), &doc, &page, options);
-                    if again.violations.is_empty() {
-                        again
+                    let out = if healer.revision() == revision {
+                        out
                     } else {
-                        healer.heal(&page, &doc, again)
+                        page_output(healer.wrapper(), &doc, &page, options)
+                    };
+                    if out.violations.is_empty() {
+                        out
+                    } else {
+                        healer.heal(&page, &doc, out)
                     }
                 }
                 None => out,
