@@ -103,6 +103,18 @@ patterns:
     constraints: {{min: 1, max: 1}}
 """
 
+# A field of a detail-page template may repeat on some pages (several
+# authors): the SWDE wrappers ask for at least one value and take the first,
+# as Scrapling's first match is taken.
+WRAPPER_SWDE = """name: case
+adapt: {{mode: auto}}
+patterns:
+  - name: target
+    xpath: {xpath}
+    extract: normalized
+    constraints: {{min: 1}}
+"""
+
 GOOGLE_VERSIONS = ("2018-01-01", "2021-01-01", "2023-01-01")
 MUTANT_SITES = {
     "linkedin": ("linkedin.html", "linkedin_mutant.html"),
@@ -379,7 +391,7 @@ def prepare_swde_unit(mend, unit, scrapling):
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     w = d / "wrapper.yaml"
-    w.write_text(WRAPPER.format(xpath=json.dumps(unit["mend_path"])))
+    w.write_text(WRAPPER_SWDE.format(xpath=json.dumps(unit["mend_path"])))
     p = mend.run("snapshot", w, unit["page0"])
     if p.returncode != 0:
         raise SystemExit(f"mend snapshot {w} {unit['page0']}: {p.stderr.strip()}")
@@ -481,6 +493,8 @@ def mend_side(mend, case, d):
     )
     if case["track"] == "swde":
         value = (out.get("records") or [{}])[0].get("target")
+        if isinstance(value, list):
+            value = value[0] if value else None
         res["value"] = value
         judge_value(res, value, case["expected_values"], bool(adaptations))
         return res
@@ -794,6 +808,8 @@ def main():
     ap.add_argument("--report", help="also write the Markdown report here")
     ap.add_argument("--json", help="write every case's outcome here (a JSON array)")
     ap.add_argument("--keep", action="store_true", help="keep each case's wrapper, tree-grams and stores")
+    ap.add_argument("--floor", help="a JSON file of per-track floors for mend, "
+                    '{"track": {"min_correct": PCT, "max_wrong": PCT}}; exit 1 when one is not met')
     args = ap.parse_args()
     args.tracks = [t.strip() for t in args.tracks.split(",") if t.strip()]
     for t in args.tracks:
@@ -901,6 +917,32 @@ def main():
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"timings": timings, "skipped": skipped, "cases": outcomes},
                                               ensure_ascii=False, indent=1) + "\n")
+    if args.floor:
+        failures = check_floor(outcomes, json.loads(Path(args.floor).read_text()))
+        for f in failures:
+            print(f"FLOOR: {f}", file=sys.stderr)
+        if failures:
+            sys.exit(1)
+        print(f"mend is at or above every floor in {args.floor}", file=sys.stderr)
+
+
+def check_floor(outcomes, floors):
+    """The floors mend misses: per track, the share of correct cases must
+    not fall below min_correct and the share of wrong ones not rise above
+    max_wrong (percent of the cases judged)."""
+    failures = []
+    for track, floor in floors.items():
+        verdicts = [o["mend"]["verdict"] for o in outcomes
+                    if o["track"] == track and o["mend"]["verdict"] in ("correct", "wrong", "abstain")]
+        if not verdicts:
+            failures.append(f"{track}: no case was judged")
+            continue
+        pct = lambda v: 100.0 * verdicts.count(v) / len(verdicts)
+        if pct("correct") < floor.get("min_correct", 0):
+            failures.append(f"{track}: {pct('correct'):.1f}% correct, under the floor {floor['min_correct']}%")
+        if pct("wrong") > floor.get("max_wrong", 100):
+            failures.append(f"{track}: {pct('wrong'):.1f}% wrong, over the ceiling {floor['max_wrong']}%")
+    return failures
 
 
 if __name__ == "__main__":
