@@ -401,3 +401,37 @@ fn heal_with(w: &Wrapper, page: &str) -> Healing {
         &Rejections::new(),
     )
 }
+
+/// Relocates the field `f` of `w` on `page` with tree-grams captured on
+/// `page` itself: it must come back to the nodes its XPath selects, or
+/// abstain, never choose others.
+fn relocates_to_itself_or_abstains(w: &Wrapper, page: &str) {
+    let grams = grams_from(w, page);
+    let doc = Document::parse_str(page);
+    let a = relocate(w, "f", &doc, None, &grams, &Rejections::new()).unwrap();
+    if a.is_healed() {
+        let xpath = crate::xpath::XPath::compile(a.new_xpath.as_deref().unwrap()).unwrap();
+        let got = xpath.select(&doc, crate::dom::NodeId::ROOT).unwrap();
+        let want = w.patterns[0]
+            .xpath
+            .select(&doc, crate::dom::NodeId::ROOT)
+            .unwrap();
+        assert_eq!(got, want, "{a:?}");
+    }
+}
+
+/// Regression: a `<form>` directly in a `<table>` was dropped from the
+/// table's tree-gram (a `<template>` does not keep it), so relocating the
+/// field on the very page it was captured on chose the other, empty, table.
+/// Found by `properties::healing_real_markup_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_table_whose_form_the_treegram_would_drop_is_not_relocated_elsewhere() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: (//table)[2]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page =
+        "<!DOCTYPE html><html><body><table></table><table><form></form></table></body></html>";
+    relocates_to_itself_or_abstains(&w, page);
+}
