@@ -435,3 +435,25 @@ fn a_table_whose_form_the_treegram_would_drop_is_not_relocated_elsewhere() {
         "<!DOCTYPE html><html><body><table></table><table><form></form></table></body></html>";
     relocates_to_itself_or_abstains(&w, page);
 }
+
+/// Regression: the target is one of two twins in its tree-gram (both
+/// `span.star`, the first empty). On the page it was captured on, the two
+/// twins tie inside the captured context (0.5 for position each), but the
+/// second twin's own sub-tree is a region almost as similar as the context
+/// under Jaro-Winkler (0.95), and the sequence alignment paired the target
+/// with that region's root, an image without twins there (1.0 for
+/// position): relocating the field healed it to the second span. Found by
+/// `properties::healing_a_page_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_target_with_a_twin_in_its_treegram_is_not_relocated_to_the_twin() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: //span[@class='star'][1]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page = format!(
+        "<!DOCTYPE html><html><body><div class=\"stars\"><span class=\"star\"></span><span class=\"star\">{}</span></div></body></html>",
+        "<b></b>".repeat(18)
+    );
+    relocates_to_itself_or_abstains(&w, &page);
+}
