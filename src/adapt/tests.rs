@@ -457,3 +457,20 @@ fn a_target_with_a_twin_in_its_treegram_is_not_relocated_to_the_twin() {
     );
     relocates_to_itself_or_abstains(&w, &page);
 }
+
+/// Regression: the field's node holds a text area with text, which its
+/// tree-gram leaves out; on the page its text was read with the text area's,
+/// so it looked less like its own tree-gram than an empty lookalike inside
+/// it did, and relocating the field on its own page chose the lookalike.
+/// Found by `properties::healing_real_markup_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_node_holding_a_text_area_is_not_relocated_to_a_lookalike_inside_it() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: //section/span\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page = "<!DOCTYPE html><html><body><section><span><span></span><textarea>Your note</textarea></span>\
+        <div><p></p><p></p></div><ul><li></li><li></li></ul></section></body></html>";
+    relocates_to_itself_or_abstains(&w, page);
+}

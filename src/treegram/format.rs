@@ -11,14 +11,16 @@ use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
 use crate::xpath::generate::looks_generated;
 
-/// Text longer than this, in characters, is cut in the file: matching reads
-/// no text, and a person reading the file needs only its start.
+/// Text longer than this, in characters, is cut in the file: healing
+/// compares only the start of a node's text (`adapt::likeness`), and a
+/// person reading the file needs only its start too.
 const MAX_TEXT: usize = 200;
 /// Attribute values longer than this are cut too (inline styles, srcsets, JSON).
 const MAX_ATTR: usize = 200;
 
-/// Elements whose content is not markup; their content is left out.
-const RAW: [&str; 8] = [
+/// Elements whose content is not markup; their content is left out (and so
+/// is left out of the text healing compares, on either side).
+pub(crate) const RAW: [&str; 8] = [
     "script",
     "style",
     "xmp",

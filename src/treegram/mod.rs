@@ -41,6 +41,7 @@ mod format;
 mod mask;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_file};
+pub(crate) use format::RAW;
 pub use mask::GramMask;
 
 use crate::dom::{Document, NodeId};
