@@ -10,8 +10,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::dom::{Document, NodeId};
+use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::{Mask, jaro_winkler};
+use crate::treegram::RAW;
 use crate::xpath::Item;
 use crate::xpath::generate::looks_generated;
 
@@ -33,6 +34,7 @@ impl Profile {
     pub(crate) fn of(doc: &Document, owner: NodeId, item: Item, mask: &dyn Mask) -> Profile {
         let raw = match item {
             Item::Attr { index, .. } => doc.attr_value(doc.attr_at(index as usize)).to_owned(),
+            Item::Node(n) if doc.is_element(n) => element_text(doc, n, mask),
             other => other.string_value(doc),
         };
         let text: String = raw
@@ -72,6 +74,40 @@ impl Profile {
             attrs,
         }
     }
+}
+
+/// The text of an element as a tree-gram keeps it, whether `element` is in
+/// a page or in a tree-gram: the words of its text nodes, one space between
+/// them and between nodes (a tree-gram file writes each node on its own
+/// line), leaving out what a tree-gram leaves out, the bodies of raw-text
+/// elements (scripts, styles, text areas) and of masked elements. Only the
+/// first [`MAX_TEXT`] characters or so are gathered.
+fn element_text(doc: &Document, element: NodeId, mask: &dyn Mask) -> String {
+    let mut out = String::new();
+    if RAW.contains(&doc.name(element)) {
+        return out;
+    }
+    let end = doc.subtree_end(element);
+    let mut chars = 0;
+    let mut n = NodeId(element.0 + 1);
+    while n < end && chars < MAX_TEXT {
+        if doc.is_element(n) && (RAW.contains(&doc.name(n)) || mask.skips(doc, n)) {
+            n = doc.subtree_end(n);
+            continue;
+        }
+        if doc.kind(n) == NodeKind::Text {
+            for word in doc.text(n).trim().split_ascii_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
+                    chars += 1;
+                }
+                out.push_str(word);
+                chars += word.chars().count();
+            }
+        }
+        n = NodeId(n.0 + 1);
+    }
+    out
 }
 
 /// The parts of a likeness, each in [0, 1].
@@ -173,6 +209,41 @@ mod tests {
         assert!(l.attrs > 0.0 && l.attrs < 1.0, "{l:?}");
         let c = profile(r#"<p id="t" class="rating">4 stars</p>"#);
         assert!(likeness(&a, &c).text < 0.6, "{:?}", likeness(&a, &c));
+    }
+
+    /// Regression: a node's text was its string-value on the page, but its
+    /// tree-gram leaves out script, style and text-area bodies and writes
+    /// each text node on a line of its own, so the same node read `£12.99`
+    /// on the page and `£ 12 .99` in its tree-gram, and the text of a text
+    /// area it held on the page only: healing then preferred a lookalike
+    /// with the tree-gram's text over the node itself.
+    #[test]
+    fn a_node_reads_the_same_on_its_page_and_in_its_treegram() {
+        use crate::treegram::{CaptureOptions, GramMask, TreeGram, capture};
+        let w = crate::wrapper::load_str(
+            "name: t\npatterns:\n  - name: f\n    xpath: //p[@id='t']\n",
+            "t.yaml",
+        )
+        .unwrap();
+        let html = "<div><p id=\"t\">£<b>12</b>.99<script>track(1)</script>\
+             <textarea>Your note</textarea><style>p{}</style> each</p></div>";
+        let doc = Document::parse_str(html);
+        let options = CaptureOptions {
+            url: None,
+            sha256: "",
+            captured: "",
+            instances: 1,
+            min_context: 1,
+            only: None,
+            unstable: &NoMask,
+        };
+        let gram = TreeGram::parse(capture(&w, &doc, &options).0[0].html.as_bytes()).unwrap();
+        let (owner, _) = gram.instances[0].targets[0];
+        let kept = Profile::of(&gram.doc, owner, Item::Node(owner), &GramMask);
+        let page = profile(html);
+        assert_eq!(page.text, "£ 12 .99 each");
+        assert_eq!(kept.text, page.text);
+        assert_eq!(likeness(&kept, &page).text, 1.0);
     }
 
     #[test]

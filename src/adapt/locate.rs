@@ -227,17 +227,14 @@ pub(crate) fn rank_targets(
     }
     // Label paths from the region's root: nodes with the image's path are its
     // twins in a repeated structure, which the alignment cannot tell apart.
-    let mut paths = vec![0u64; end - root];
-    for t in root..end {
-        let up = page
-            .parent(t)
-            .filter(|&p| p >= root)
-            .map_or(0, |p| paths[p - root]);
-        paths[t - root] = mix(up, page.label(t).index());
-    }
+    let paths = label_paths(page, root);
     let twins = image.map_or(0, |img| {
         paths.iter().filter(|&&h| h == paths[img - root]).count()
     });
+    // The same holds in the tree-gram: a target with twins there is paired
+    // with one image or another as the alignment happens to break the tie.
+    let gram_paths = label_paths(gram_view, 0);
+    let gram_twins = gram_paths.iter().filter(|&&h| h == gram_paths[g]).count();
     let mut choices = Vec::new();
     for t in root..end {
         let owner = page.node(t);
@@ -246,7 +243,7 @@ pub(crate) fn rank_targets(
         };
         let position = match image {
             Some(img) if twins > 1 && paths[t - root] == paths[img - root] => 0.5,
-            _ => position(page, t, image, anchor, twins > 1),
+            _ => position(page, t, image, anchor, twins > 1 || gram_twins > 1),
         };
         let like = likeness(
             &wanted,
@@ -273,7 +270,8 @@ pub(crate) fn rank_targets(
 
 /// Where the alignment puts node `t`: 1 for the image of the target (0.5
 /// when the image has twins, nodes reached by the same label path, which
-/// then score 0.5 too: an alignment of repeated items is arbitrary); for a
+/// then score 0.5 too, or when the target has twins in the tree-gram: an
+/// alignment of repeated items is arbitrary); for a
 /// node inside that image (the value moved into a child), 0.75 divided by
 /// how deep; when the target has no image, for a node inside the image of
 /// its nearest aligned ancestor, 0.6 divided by one plus the difference in
@@ -300,6 +298,21 @@ fn position(
             _ => 0.0,
         },
     }
+}
+
+/// The label-path hash of each node of `tree` under `root` (itself
+/// included), from `root` down, by offset from `root`.
+fn label_paths(tree: &LabeledTree, root: usize) -> Vec<u64> {
+    let end = tree.subtree_end(root);
+    let mut paths = vec![0u64; end - root];
+    for t in root..end {
+        let up = tree
+            .parent(t)
+            .filter(|&p| p >= root)
+            .map_or(0, |p| paths[p - root]);
+        paths[t - root] = mix(up, tree.label(t).index());
+    }
+    paths
 }
 
 /// One step of a label-path hash.

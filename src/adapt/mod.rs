@@ -59,6 +59,8 @@ mod relocate;
 mod sequence_alignment;
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{HashMap, HashSet};

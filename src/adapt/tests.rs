@@ -401,3 +401,76 @@ fn heal_with(w: &Wrapper, page: &str) -> Healing {
         &Rejections::new(),
     )
 }
+
+/// Relocates the field `f` of `w` on `page` with tree-grams captured on
+/// `page` itself: it must come back to the nodes its XPath selects, or
+/// abstain, never choose others.
+fn relocates_to_itself_or_abstains(w: &Wrapper, page: &str) {
+    let grams = grams_from(w, page);
+    let doc = Document::parse_str(page);
+    let a = relocate(w, "f", &doc, None, &grams, &Rejections::new()).unwrap();
+    if a.is_healed() {
+        let xpath = crate::xpath::XPath::compile(a.new_xpath.as_deref().unwrap()).unwrap();
+        let got = xpath.select(&doc, crate::dom::NodeId::ROOT).unwrap();
+        let want = w.patterns[0]
+            .xpath
+            .select(&doc, crate::dom::NodeId::ROOT)
+            .unwrap();
+        assert_eq!(got, want, "{a:?}");
+    }
+}
+
+/// Regression: a `<form>` directly in a `<table>` was dropped from the
+/// table's tree-gram (a `<template>` does not keep it), so relocating the
+/// field on the very page it was captured on chose the other, empty, table.
+/// Found by `properties::healing_real_markup_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_table_whose_form_the_treegram_would_drop_is_not_relocated_elsewhere() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: (//table)[2]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page =
+        "<!DOCTYPE html><html><body><table></table><table><form></form></table></body></html>";
+    relocates_to_itself_or_abstains(&w, page);
+}
+
+/// Regression: the target is one of two twins in its tree-gram (both
+/// `span.star`, the first empty). On the page it was captured on, the two
+/// twins tie inside the captured context (0.5 for position each), but the
+/// second twin's own sub-tree is a region almost as similar as the context
+/// under Jaro-Winkler (0.95), and the sequence alignment paired the target
+/// with that region's root, an image without twins there (1.0 for
+/// position): relocating the field healed it to the second span. Found by
+/// `properties::healing_a_page_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_target_with_a_twin_in_its_treegram_is_not_relocated_to_the_twin() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: //span[@class='star'][1]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page = format!(
+        "<!DOCTYPE html><html><body><div class=\"stars\"><span class=\"star\"></span><span class=\"star\">{}</span></div></body></html>",
+        "<b></b>".repeat(18)
+    );
+    relocates_to_itself_or_abstains(&w, &page);
+}
+
+/// Regression: the field's node holds a text area with text, which its
+/// tree-gram leaves out; on the page its text was read with the text area's,
+/// so it looked less like its own tree-gram than an empty lookalike inside
+/// it did, and relocating the field on its own page chose the lookalike.
+/// Found by `properties::healing_real_markup_with_itself_never_gives_a_wrong_node`.
+#[test]
+fn a_node_holding_a_text_area_is_not_relocated_to_a_lookalike_inside_it() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: f\n    xpath: //section/span\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page = "<!DOCTYPE html><html><body><section><span><span></span><textarea>Your note</textarea></span>\
+        <div><p></p><p></p></div><ul><li></li><li></li></ul></section></body></html>";
+    relocates_to_itself_or_abstains(&w, page);
+}

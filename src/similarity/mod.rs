@@ -49,7 +49,7 @@ mod tree_bigram;
 mod tree_jaro_winkler;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 

@@ -17,6 +17,17 @@ use super::tree::LabeledTree;
 
 /// The HTML of a tree in compact notation, inside a `<body>`.
 pub(crate) fn html(notation: &str) -> String {
+    render(notation, "t-")
+}
+
+/// The HTML of a tree in compact notation whose names are HTML's own
+/// elements (`p`, `table`, `form`), written as they are, so that the
+/// parser's rules for them apply: it may close, move or drop them.
+pub(crate) fn html_elements(notation: &str) -> String {
+    render(notation, "")
+}
+
+fn render(notation: &str, prefix: &str) -> String {
     let mut out = String::from("<!DOCTYPE html><html><head></head><body>");
     let mut open: Vec<String> = Vec::new();
     let mut word = String::new();
@@ -28,7 +39,7 @@ pub(crate) fn html(notation: &str) -> String {
         let head = parts.next().unwrap_or_default();
         let id = parts.next();
         let mut names = head.split('.');
-        let tag = format!("t-{}", names.next().unwrap_or_default());
+        let tag = format!("{prefix}{}", names.next().unwrap_or_default());
         let classes: Vec<&str> = names.collect();
         out.push('<');
         out.push_str(&tag);
@@ -147,12 +158,62 @@ pub(crate) fn arb_tree(max: usize, labels: u8) -> impl Strategy<Value = String> 
 /// Random trees of 1 to `max` nodes whose elements are `a`, `b` or `c`, half
 /// of them with one of two classes, so that `tag+class` labels differ from tags.
 pub(crate) fn arb_classed_tree(max: usize) -> impl Strategy<Value = String> {
-    prop::collection::vec((any::<usize>(), 0u8..6), 1..=max).prop_map(|v| {
+    arb_classed_tree_sized(1..=max)
+}
+
+/// [`arb_classed_tree`] with a number of nodes in `sizes`.
+pub(crate) fn arb_classed_tree_sized(
+    sizes: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = String> {
+    prop::collection::vec((any::<usize>(), 0u8..6), sizes).prop_map(|v| {
         notation_named(&v, |label| {
             let tag = char::from(b'a' + label % 3);
             match label / 3 {
                 0 => tag.to_string(),
                 _ => format!("{tag}.k{}", label % 2),
+            }
+        })
+    })
+}
+
+/// Random trees of 1 to `max` nodes named after HTML elements with rules of
+/// their own (tables, forms, headings, lists, formatting and raw text
+/// elements), half of them with one of two classes; for [`html_elements`].
+pub(crate) fn arb_element_tree(max: usize) -> impl Strategy<Value = String> {
+    const NAMES: [&str; 24] = [
+        "div",
+        "p",
+        "span",
+        "a",
+        "li",
+        "ul",
+        "table",
+        "tr",
+        "td",
+        "h1",
+        "b",
+        "i",
+        "template",
+        "select",
+        "option",
+        "form",
+        "button",
+        "img",
+        "br",
+        "dl",
+        "dd",
+        "section",
+        "textarea",
+        "plaintext",
+    ];
+    prop::collection::vec((any::<usize>(), 0..2 * NAMES.len()), 1..=max).prop_map(|v| {
+        let v: Vec<(usize, u8)> = v.into_iter().map(|(c, l)| (c, l as u8)).collect();
+        notation_named(&v, |label| {
+            let name = NAMES[usize::from(label) % NAMES.len()];
+            if usize::from(label) < NAMES.len() {
+                name.to_owned()
+            } else {
+                format!("{name}.k{}", label % 2)
             }
         })
     })

@@ -115,7 +115,7 @@ pub fn capture(
         let matched: usize = per_context.iter().map(|(_, items)| items.len()).sum();
         let wanted = options.only.is_none_or(|only| only.contains(&path));
         if wanted {
-            let drafts = if pattern.is_record() {
+            let mut drafts = if pattern.is_record() {
                 record_drafts(doc, &per_context, options.instances)
             } else {
                 field_drafts(doc, &per_context, options)
@@ -143,12 +143,33 @@ pub fn capture(
                         captured: options.captured.to_owned(),
                         matched,
                     };
-                    captured.push(Captured {
-                        pattern: path.clone(),
-                        file: treegram_file(&wrapper.name, &path),
-                        html: format::write(doc, &header, &drafts, options.unstable),
-                        instances: drafts.len(),
-                    });
+                    // An instance that would not read back as written is
+                    // left out: it would lose its target or its shape.
+                    let html = loop {
+                        let (html, written) =
+                            format::write(doc, &header, &drafts, options.unstable);
+                        match format::misread(&html, doc, &drafts, &written) {
+                            None => break Some(html),
+                            Some(i) => {
+                                drafts.remove(i);
+                                if drafts.is_empty() {
+                                    break None;
+                                }
+                            }
+                        }
+                    };
+                    match html {
+                        Some(html) => captured.push(Captured {
+                            pattern: path.clone(),
+                            file: treegram_file(&wrapper.name, &path),
+                            html,
+                            instances: drafts.len(),
+                        }),
+                        None => skipped.push(Skipped {
+                            pattern: path.clone(),
+                            reason: "its context would not read back from the tree-gram file as it is on the page: the page nests elements as the HTML parser would not rebuild them (misnested or foster-parented markup, or a form directly in a table)".to_owned(),
+                        }),
+                    }
                 }
             }
         }

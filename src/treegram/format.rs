@@ -1,6 +1,6 @@
 //! The tree-gram file: writing it one element per line, and reading it back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::{
@@ -11,14 +11,16 @@ use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
 use crate::xpath::generate::looks_generated;
 
-/// Text longer than this, in characters, is cut in the file: matching reads
-/// no text, and a person reading the file needs only its start.
+/// Text longer than this, in characters, is cut in the file: healing
+/// compares only the start of a node's text (`adapt::likeness`), and a
+/// person reading the file needs only its start too.
 const MAX_TEXT: usize = 200;
 /// Attribute values longer than this are cut too (inline styles, srcsets, JSON).
 const MAX_ATTR: usize = 200;
 
-/// Elements whose content is not markup; their content is left out.
-const RAW: [&str; 8] = [
+/// Elements whose content is not markup; their content is left out (and so
+/// is left out of the text healing compares, on either side).
+pub(crate) const RAW: [&str; 8] = [
     "script",
     "style",
     "xmp",
@@ -42,13 +44,14 @@ pub(super) struct Draft {
     pub at_instance: bool,
 }
 
-/// Writes a whole tree-gram file.
+/// Writes a whole tree-gram file; with it, the elements of each instance in
+/// the order written, for [`misread`].
 pub(super) fn write(
     doc: &Document,
     header: &Header,
     drafts: &[Draft],
     unstable: &dyn Mask,
-) -> String {
+) -> (String, Vec<Vec<NodeId>>) {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n");
     out.push_str(
@@ -71,6 +74,7 @@ pub(super) fn write(
     meta("sha256", &header.sha256);
     meta("captured", &header.captured);
     meta("matched", &header.matched.to_string());
+    let mut written = Vec::with_capacity(drafts.len());
     for (i, draft) in drafts.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -83,14 +87,75 @@ pub(super) fn write(
             },
             escape_attr(&doc.path(draft.root))
         );
-        write_tree(doc, draft, unstable, &mut out);
+        written.push(write_tree(doc, draft, unstable, &mut out));
         out.push_str("</template>\n");
     }
-    out
+    (out, written)
 }
 
-/// Writes one instance's sub-tree, iteratively.
-fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut String) {
+/// The first instance of a written file that does not read back as it was
+/// written, with every target: the same elements in the same places, the
+/// same ones marked.
+///
+/// The HTML parser builds some trees that it would not build again from
+/// their own serialisation: an `<h1>` or `<a>` foster-parented out of a
+/// table into another, a `<form>` directly in a `<table>` (dropped inside a
+/// `<template>`). Such an instance would lose elements or its target when
+/// the file is read. A target inside a raw-text element (a formatting
+/// element the parser reopened in a `<plaintext>`) is never written at all.
+pub(super) fn misread(
+    html: &str,
+    doc: &Document,
+    drafts: &[Draft],
+    written: &[Vec<NodeId>],
+) -> Option<usize> {
+    let file = Document::parse_str(html);
+    let templates: Vec<NodeId> = file
+        .all()
+        .filter(|&n| file.is_element(n) && file.attr(n, INSTANCE_ATTR).is_some())
+        .collect();
+    for (i, (draft, elements)) in drafts.iter().zip(written).enumerate() {
+        let number = (i + 1).to_string();
+        let root = templates
+            .iter()
+            .find(|&&t| file.attr(t, INSTANCE_ATTR) == Some(number.as_str()))
+            .and_then(|&t| file.element_children(t).next());
+        let Some(root) = root else {
+            return Some(i);
+        };
+        let read: Vec<NodeId> = (root.0..file.subtree_end(root).0)
+            .map(NodeId)
+            .filter(|&n| file.is_element(n))
+            .collect();
+        let written: HashSet<NodeId> = elements.iter().copied().collect();
+        let marked: HashSet<NodeId> = draft.targets.iter().map(|(owner, _)| *owner).collect();
+        let same = marked.is_subset(&written)
+            && read.len() == elements.len()
+            && parents(&file, &read) == parents(doc, elements)
+            && read.iter().zip(elements).all(|(&r, &w)| {
+                file.name(r) == doc.name(w)
+                    && file.attr(r, TARGET_ATTR).is_some() == marked.contains(&w)
+            });
+        if !same {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// For each of `elements`, the position among them of its parent, if there.
+fn parents(doc: &Document, elements: &[NodeId]) -> Vec<Option<usize>> {
+    let at: HashMap<NodeId, usize> = elements.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    elements
+        .iter()
+        .map(|&n| doc.parent(n).and_then(|p| at.get(&p).copied()))
+        .collect()
+}
+
+/// Writes one instance's sub-tree, iteratively; returns its elements in the
+/// order written.
+fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut String) -> Vec<NodeId> {
+    let mut written = Vec::new();
     let mut marks: HashMap<NodeId, Vec<String>> = HashMap::new();
     for (n, t) in &draft.targets {
         marks.entry(*n).or_default().push(t.mark());
@@ -112,7 +177,7 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
                 }
                 continue;
             }
-            NodeKind::Element => {}
+            NodeKind::Element => written.push(node),
             _ => continue,
         }
         let skipped = unstable.skips(doc, node);
@@ -189,6 +254,7 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
             }
         }
     }
+    written
 }
 
 /// Reads a tree-gram file.

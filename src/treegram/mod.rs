@@ -30,13 +30,18 @@
 //! reads them; reading and writing files is the caller's job. A pattern
 //! whose instance is `html`, `head` or `body` gets no tree-gram (the page
 //! itself is its context); a field's context never climbs above its parent
-//! pattern's instance, nor to `body`.
+//! pattern's instance, nor to `body`. An instance that would not read back
+//! from the file as it stands on the page (the parser builds some trees that
+//! it would not build again from their markup: a heading foster-parented
+//! out of a table into another heading, a form directly in a table) is left
+//! out, and a pattern left with none gets no tree-gram, with the reason.
 
 mod capture;
 mod format;
 mod mask;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_file};
+pub(crate) use format::RAW;
 pub use mask::GramMask;
 
 use crate::dom::{Document, NodeId};

@@ -251,3 +251,102 @@ fn file_names_are_safe() {
     );
     assert_eq!(treegram_file("..", "x"), "treegrams/_/x.html");
 }
+
+/// Captures the field at `xpath` on a page of `body`, with contexts of at
+/// least `min` elements.
+fn capture_field(xpath: &str, body: &str, min: usize) -> (Vec<Captured>, Vec<Skipped>) {
+    let text = format!("name: t\npatterns:\n  - name: f\n    xpath: \"{xpath}\"\n");
+    let w = wrapper::load_str(&text, "t.yaml").expect("the wrapper loads");
+    let doc = Document::parse_str(&format!("<!DOCTYPE html><html><body>{body}</body></html>"));
+    let options = CaptureOptions {
+        url: None,
+        sha256: "",
+        captured: "",
+        instances: 3,
+        min_context: min,
+        only: None,
+        unstable: &NoMask,
+    };
+    capture(&w, &doc, &options)
+}
+
+/// Regression: the parser moves an `<h1>` out of a table into the `<h1>`
+/// around it, a nesting it would never build from markup. The context was
+/// written as it stood, and read back as two sibling headings with the
+/// table beside them, outside the instance: `TreeGram::parse` failed with
+/// `NoTarget`, so `mend snapshot` wrote a tree-gram that was then skipped.
+#[test]
+fn a_heading_foster_parented_into_a_heading_is_not_written() {
+    let (all, skipped) = capture_field(
+        "//table",
+        "<h1><table><h1>Sale</h1></table><span>x</span></h1>",
+        4,
+    );
+    assert!(all.is_empty(), "{all:?}");
+    assert!(
+        skipped[0].reason.contains("would not read back"),
+        "{skipped:?}"
+    );
+}
+
+/// Regression: a `<form>` directly in a `<table>` is kept by the parser as
+/// an empty child of the table, but dropped inside a `<template>`, so the
+/// tree-gram of the table read back as an empty table, and healing chose
+/// another, empty, table on the same page.
+#[test]
+fn a_form_directly_in_a_table_is_not_lost_from_its_context() {
+    let (all, skipped) = capture_field(
+        "(//table)[2]",
+        "<table></table><table><form></form></table>",
+        1,
+    );
+    assert!(all.is_empty(), "{all:?}");
+    assert!(
+        skipped[0].reason.contains("would not read back"),
+        "{skipped:?}"
+    );
+}
+
+#[test]
+fn only_the_instances_that_would_not_read_back_are_left_out() {
+    let text = "name: t\npatterns:\n  - name: card\n    xpath: //div[@class='card']\n    patterns:\n      - name: title\n        xpath: .//h3\n";
+    let w = wrapper::load_str(text, "t.yaml").expect("the wrapper loads");
+    let body = "<div class=\"card\"><h3>A</h3></div>\
+        <div class=\"card\"><h3><table><h3>B</h3></table></h3></div>\
+        <div class=\"card\"><h3>C</h3></div>";
+    let doc = Document::parse_str(&format!("<!DOCTYPE html><html><body>{body}</body></html>"));
+    let options = CaptureOptions {
+        url: None,
+        sha256: "",
+        captured: "",
+        instances: 3,
+        min_context: 1,
+        only: Some(&["card".to_owned()]),
+        unstable: &NoMask,
+    };
+    let (all, skipped) = capture(&w, &doc, &options);
+    assert!(skipped.is_empty(), "{skipped:?}");
+    assert_eq!(all[0].instances, 2);
+    let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
+    let texts: Vec<String> = g
+        .instances
+        .iter()
+        .map(|i| Item::Node(i.root).string_value(&g.doc).trim().to_owned())
+        .collect();
+    assert_eq!(texts, ["A", "C"]);
+    assert_eq!(g.header.matched, 3, "the header still counts every match");
+}
+
+/// Regression: a formatting element that the parser reopens inside a
+/// `<plaintext>` is an element in a raw-text element, whose content a
+/// tree-gram leaves out; as a field's target it was never written, and the
+/// file failed to read back with `NoTarget`.
+#[test]
+fn a_target_inside_a_plaintext_is_not_written_unmarked() {
+    let (all, skipped) = capture_field("//plaintext/b", "<p><b>x</p><plaintext>y", 4);
+    assert!(all.is_empty(), "{all:?}");
+    assert!(
+        skipped[0].reason.contains("would not read back"),
+        "{skipped:?}"
+    );
+}
