@@ -138,15 +138,25 @@ fn bench(c: &mut Criterion) {
 
     // One top-level field in a large page: the heading became an h2 in a
     // wrapper div, inside 60,000 elements of unrelated markup.
-    let original = read("examples/pages/bookshop.html")
-        .replace("<h1>Fiction</h1>", "<div class=\"heading\"><h2>Fiction</h2></div>");
+    let original = read("examples/pages/bookshop.html").replace(
+        "<h1>Fiction</h1>",
+        "<div class=\"heading\"><h2>Fiction</h2></div>",
+    );
     let field = Document::parse_str(&padded(&original, &padding(60_000)));
     assert!(field.element_count() >= 60_000, "{}", field.element_count());
     let h = heal(&wrapper, &field, None, &grams, &Rejections::new());
     assert!(h.extraction.violations.is_empty(), "{:?}", h.adaptations);
     assert_eq!(h.extraction.record["page_title"], "Fiction");
     group.bench_function("field-in-60k", |b| {
-        b.iter(|| heal(&wrapper, black_box(&field), None, &grams, &Rejections::new()))
+        b.iter(|| {
+            heal(
+                &wrapper,
+                black_box(&field),
+                None,
+                &grams,
+                &Rejections::new(),
+            )
+        })
     });
 
     // The shipped wrapper allows 50 books a page; this listing has 1,000.

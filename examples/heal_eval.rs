@@ -36,9 +36,14 @@ fn main() {
         match a.as_str() {
             "--data" => data = it.next().expect("--data DIR"),
             "--threshold" => {
-                settings.threshold = it.next().and_then(|v| v.parse().ok()).expect("--threshold T")
+                settings.threshold = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--threshold T")
             }
-            "--margin" => settings.margin = it.next().and_then(|v| v.parse().ok()).expect("--margin M"),
+            "--margin" => {
+                settings.margin = it.next().and_then(|v| v.parse().ok()).expect("--margin M")
+            }
             "--only" => only = it.next(),
             "--verbose" => verbose = true,
             "--filters" => filters = true,
@@ -80,7 +85,10 @@ fn main() {
         for case in &suite.cases {
             let out = heal_cases::run(&suite, case, &settings, &search);
             if verbose {
-                println!("  {} {} {:?}: {}", case.group, case.label, out.verdict, out.note);
+                println!(
+                    "  {} {} {:?}: {}",
+                    case.group, case.label, out.verdict, out.note
+                );
             }
             let g = groups.entry(case.group.as_str()).or_default();
             g.0.add(out.verdict);

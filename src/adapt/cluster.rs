@@ -31,17 +31,32 @@ pub(crate) struct Cluster {
     pub not_viable: Option<String>,
 }
 
+/// What makes a cluster: the least similarity of a member, and what a
+/// viable cluster must satisfy.
+pub(crate) struct Rule<'a> {
+    /// The least similarity of a member.
+    pub threshold: f64,
+    /// The record pattern's constraints (`min`, `max`).
+    pub constraints: &'a Constraints,
+    /// Whether the pattern matched several instances at capture, so that a
+    /// cluster of one is not viable.
+    pub repeated: bool,
+}
+
 /// The clusters of the scope view `page`, best viable first, then the rest.
 pub(crate) fn clusters(
     doc: &Document,
     grams: &[LabeledTree],
     page: &LabeledTree,
     algorithm: Algorithm,
-    threshold: f64,
-    constraints: &Constraints,
-    repeated: bool,
+    rule: &Rule<'_>,
     search: &Search,
 ) -> Vec<Cluster> {
+    let Rule {
+        threshold,
+        constraints,
+        repeated,
+    } = *rule;
     // The best score of each candidate over the stored instances.
     let mut best: BTreeMap<usize, f64> = BTreeMap::new();
     // Every candidate that reaches the threshold is wanted, however many:

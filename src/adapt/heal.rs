@@ -39,7 +39,14 @@ pub fn heal(
     grams: &TreeGrams,
     rejections: &Rejections,
 ) -> Healing {
-    heal_with(wrapper, doc, page_url, grams, rejections, &Search::default())
+    heal_with(
+        wrapper,
+        doc,
+        page_url,
+        grams,
+        rejections,
+        &Search::default(),
+    )
 }
 
 /// [`heal`] with other candidate pre-filters than the measured defaults.

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 
 use url::Url;
 
-use super::likeness::{Likeness, Profile, likeness};
 use super::Search;
+use super::likeness::{Likeness, Profile, likeness};
 use super::sequence_alignment;
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::extract::{check_value, item_text};

@@ -6,11 +6,9 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 use url::Url;
 
-use super::cluster::clusters;
+use super::cluster::{Rule, clusters};
 use super::locate::{self, Field};
-use super::{
-    Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger,
-};
+use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
@@ -344,7 +342,9 @@ fn decide_field(
                 let choices =
                     locate::rank_targets(&field, gram, view, (*owner, target), &page, &region);
                 for choice in choices.iter().filter(|c| c.fits).take(5) {
-                    let set = if pattern.is_single() {
+                    // A list field takes the node's alike siblings only when
+                    // it held several alike nodes at capture.
+                    let set = if pattern.is_single() || gi.targets.len() < 2 {
                         vec![choice.item]
                     } else {
                         locate::list_siblings(env.doc, choice, target)
@@ -473,9 +473,11 @@ fn decide_record(
             &views,
             &page,
             algorithm,
-            threshold,
-            &pattern.constraints,
-            repeated,
+            &Rule {
+                threshold,
+                constraints: &pattern.constraints,
+                repeated,
+            },
             &env.search,
         );
         if s < 2 {

@@ -408,7 +408,16 @@ fn heal_with(w: &Wrapper, page: &str) -> Healing {
 fn relocates_to_itself_or_abstains(w: &Wrapper, page: &str) {
     let grams = grams_from(w, page);
     let doc = Document::parse_str(page);
-    let a = relocate(w, "f", &doc, None, &grams, &Rejections::new()).unwrap();
+    let a = relocate(
+        w,
+        "f",
+        &doc,
+        None,
+        &grams,
+        &Rejections::new(),
+        &Search::default(),
+    )
+    .unwrap();
     if a.is_healed() {
         let xpath = crate::xpath::XPath::compile(a.new_xpath.as_deref().unwrap()).unwrap();
         let got = xpath.select(&doc, crate::dom::NodeId::ROOT).unwrap();

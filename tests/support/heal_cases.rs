@@ -103,13 +103,16 @@ pub struct Outcome {
 /// The google.com cases; `None` when the data is absent.
 pub fn google(data: &str, suite: &mut Suite) -> Option<()> {
     let dir = format!("{data}/similocator_google_ebay/google");
-    let truth: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/ground_truth_xpaths.json")).ok()?)
-            .ok()?;
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{dir}/ground_truth_xpaths.json")).ok()?,
+    )
+    .ok()?;
     let versions = ["2018-01-01", "2021-01-01", "2023-01-01"];
     let first = suite.docs.len();
     for v in versions {
-        suite.docs.push(Document::parse(&std::fs::read(format!("{dir}/{v}/index.html")).ok()?));
+        suite.docs.push(Document::parse(
+            &std::fs::read(format!("{dir}/{v}/index.html")).ok()?,
+        ));
     }
     for (a, b) in [(0, 1), (1, 2), (0, 2)] {
         for e in truth["elements"].as_array()? {
@@ -160,7 +163,10 @@ pub fn mutant(data: &str, site: &str, suite: &mut Suite) -> Option<()> {
         if matches!(orig_marked.name(n), "html" | "head" | "body") {
             continue;
         }
-        let Some(&truth) = orig_marked.attr(n, "signature").and_then(|s| in_mutant.get(s)) else {
+        let Some(&truth) = orig_marked
+            .attr(n, "signature")
+            .and_then(|s| in_mutant.get(s))
+        else {
             continue;
         };
         let old_path = orig_doc.path(n);
@@ -187,14 +193,24 @@ pub fn mutant(data: &str, site: &str, suite: &mut Suite) -> Option<()> {
 /// and judges the choice.
 pub fn run(suite: &Suite, case: &Case, settings: &AdaptSettings, search: &Search) -> Outcome {
     let start = Instant::now();
-    let (chosen, note) = heal_one(&case.xpath, &suite.docs[case.old], &suite.docs[case.new], settings, search);
+    let (chosen, note) = heal_one(
+        &case.xpath,
+        &suite.docs[case.old],
+        &suite.docs[case.new],
+        settings,
+        search,
+    );
     let millis = start.elapsed().as_secs_f64() * 1e3;
     let verdict = match chosen {
         None => Verdict::Abstained,
         Some(n) if n == case.truth => Verdict::Correct,
         Some(_) => Verdict::Wrong,
     };
-    Outcome { verdict, note, millis }
+    Outcome {
+        verdict,
+        note,
+        millis,
+    }
 }
 
 /// A wrapper with one top-level pattern `target` that must match exactly once.
@@ -245,7 +261,10 @@ fn heal_one(
         return (None, format!("no tree-gram: {skipped:?}"));
     };
     let mut grams = TreeGrams::new();
-    grams.insert("target", TreeGram::parse(c.html.as_bytes()).expect("tree-gram"));
+    grams.insert(
+        "target",
+        TreeGram::parse(c.html.as_bytes()).expect("tree-gram"),
+    );
     let Some(a) = relocate(&w, "target", new, None, &grams, &Rejections::new(), search) else {
         return (None, "no pattern".to_owned());
     };
@@ -270,7 +289,12 @@ fn heal_one(
 
 /// The one node an XPath selects from the document node.
 fn single(doc: &Document, xpath: &str) -> Option<NodeId> {
-    match XPath::compile(xpath).ok()?.select(doc, NodeId::ROOT).ok()?.as_slice() {
+    match XPath::compile(xpath)
+        .ok()?
+        .select(doc, NodeId::ROOT)
+        .ok()?
+        .as_slice()
+    {
         [Item::Node(n)] => Some(*n),
         _ => None,
     }
