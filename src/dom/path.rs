@@ -8,9 +8,83 @@
 //! These paths are how mend names nodes to people and to outside tools, and
 //! they are valid XPath that selects the node again.
 
+use std::collections::HashMap;
+
 use super::{Document, NodeId, NodeKind};
 
+/// Canonical paths of many nodes of one document, with each parent's element
+/// children numbered once. Naming a node scans its siblings, so naming every
+/// one of 60,000 sibling records (one violation each) would take time
+/// quadratic in their number; with the cache it is linear.
+#[derive(Debug, Default)]
+pub struct PathCache {
+    steps: HashMap<NodeId, String>,
+}
+
+impl PathCache {
+    /// An empty cache, for one document.
+    pub fn new() -> PathCache {
+        PathCache::default()
+    }
+}
+
 impl Document {
+    /// The canonical absolute path of `node`, as [`Document::path`] gives it,
+    /// with element steps taken from (and added to) `cache`, which must only
+    /// ever be used with this document.
+    pub fn path_cached(&self, node: NodeId, cache: &mut PathCache) -> String {
+        let mut steps: Vec<String> = Vec::new();
+        let mut cur = node;
+        loop {
+            match self.kind(cur) {
+                NodeKind::Document => break,
+                NodeKind::Element => {
+                    if !cache.steps.contains_key(&cur) {
+                        self.number_children(self.parent(cur), cur, cache);
+                    }
+                    steps.push(cache.steps.get(&cur).cloned().unwrap_or_default());
+                }
+                NodeKind::Text => {
+                    steps.push(format!("text()[{}]", self.kind_index(cur, NodeKind::Text)))
+                }
+                NodeKind::Comment => steps.push(format!(
+                    "comment()[{}]",
+                    self.kind_index(cur, NodeKind::Comment)
+                )),
+            }
+            match self.parent(cur) {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        join(&steps)
+    }
+
+    /// Puts the step of every element child of `parent` into the cache (of
+    /// `node` alone when it has no parent).
+    fn number_children(&self, parent: Option<NodeId>, node: NodeId, cache: &mut PathCache) {
+        let Some(parent) = parent else {
+            cache.steps.insert(node, self.name(node).to_owned());
+            return;
+        };
+        let mut totals: HashMap<u32, usize> = HashMap::new();
+        for c in self.children(parent).filter(|&c| self.is_element(c)) {
+            *totals.entry(self.name_sym(c).index()).or_default() += 1;
+        }
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for c in self.children(parent).filter(|&c| self.is_element(c)) {
+            let sym = self.name_sym(c).index();
+            let k = seen.entry(sym).or_default();
+            *k += 1;
+            let step = if totals.get(&sym).copied().unwrap_or(0) > 1 {
+                format!("{}[{}]", self.name(c), k)
+            } else {
+                self.name(c).to_owned()
+            };
+            cache.steps.insert(c, step);
+        }
+    }
+
     /// The canonical absolute path of `node`.
     pub fn path(&self, node: NodeId) -> String {
         let mut steps: Vec<String> = Vec::new();
@@ -32,15 +106,7 @@ impl Document {
                 None => break,
             }
         }
-        if steps.is_empty() {
-            return "/".to_owned();
-        }
-        let mut out = String::with_capacity(steps.iter().map(|s| s.len() + 1).sum());
-        for step in steps.iter().rev() {
-            out.push('/');
-            out.push_str(step);
-        }
-        out
+        join(&steps)
     }
 
     /// The canonical path of the attribute `name` of `element`.
@@ -84,4 +150,17 @@ impl Document {
             .count()
             + 1
     }
+}
+
+/// Steps collected from the node up, joined from the root down.
+fn join(steps: &[String]) -> String {
+    if steps.is_empty() {
+        return "/".to_owned();
+    }
+    let mut out = String::with_capacity(steps.iter().map(|s| s.len() + 1).sum());
+    for step in steps.iter().rev() {
+        out.push('/');
+        out.push_str(step);
+    }
+    out
 }

@@ -210,3 +210,33 @@ fn svg_elements_keep_their_namespace() {
     let path = d.all().find(|&n| d.name(n) == "path").unwrap();
     assert_eq!(d.namespace(path), Namespace::Svg);
 }
+
+#[test]
+fn cached_paths_equal_plain_paths() {
+    let doc = Document::parse_str(
+        "<div><p>a</p><p>b<!--c-->d<b>e</b></p><ul><li>1</li><li>2</li><li>3</li></ul><span></span></div><table><tr><td>x</td></tr></table>",
+    );
+    let mut cache = crate::dom::PathCache::new();
+    for n in doc.all() {
+        assert_eq!(doc.path_cached(n, &mut cache), doc.path(n), "node {}", n.0);
+    }
+}
+
+/// Naming one violation per record used to scan every sibling for each
+/// record; on 60,000 sibling records that took seconds.
+#[test]
+fn violations_on_many_sibling_records_name_each_record_once() {
+    let items: String = (0..5_000).map(|i| format!("<li>{i}</li>")).collect();
+    let doc = Document::parse_str(&format!("<ul>{items}</ul>"));
+    let mut cache = crate::dom::PathCache::new();
+    let lis: Vec<NodeId> = doc.all().filter(|&n| doc.name(n) == "li").collect();
+    assert_eq!(lis.len(), 5_000);
+    for &li in &lis {
+        let path = doc.path_cached(li, &mut cache);
+        assert!(path.starts_with("/html/body/ul/li["), "{path}");
+    }
+    assert_eq!(
+        doc.path_cached(lis[4_999], &mut cache),
+        "/html/body/ul/li[5000]"
+    );
+}

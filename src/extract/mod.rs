@@ -42,6 +42,7 @@ pub fn extract(wrapper: &Wrapper, doc: &Document, base: Option<&Url>) -> Extract
         doc,
         base: base.as_ref(),
         violations: Vec::new(),
+        paths: crate::dom::PathCache::new(),
     };
     let mut path = Vec::new();
     let record = ctx.record(&wrapper.patterns, Item::Node(NodeId::ROOT), &mut path);
@@ -223,6 +224,9 @@ struct Context<'a> {
     doc: &'a Document,
     base: Option<&'a Url>,
     violations: Vec<Violation>,
+    /// Element steps of the paths named so far: a page of 60,000 sibling
+    /// records with a violation each is named in linear time.
+    paths: crate::dom::PathCache,
 }
 
 impl Context<'_> {
@@ -389,8 +393,8 @@ impl Context<'_> {
             constraint,
             expected,
             found,
-            context: context.path(self.doc),
-            node: node.map(|n| n.path(self.doc)),
+            context: context.path_cached(self.doc, &mut self.paths),
+            node: node.map(|n| n.path_cached(self.doc, &mut self.paths)),
         });
     }
 }

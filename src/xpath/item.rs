@@ -94,6 +94,25 @@ impl Item {
         }
     }
 
+    /// The canonical path of the item, as [`Item::path`] gives it, with
+    /// element steps from `cache` (see [`Document::path_cached`]).
+    pub fn path_cached(self, doc: &Document, cache: &mut crate::dom::PathCache) -> String {
+        match self {
+            Item::Node(n) => doc.path_cached(n, cache),
+            Item::Namespace(e) => {
+                let mut p = doc.path_cached(e, cache);
+                p.push_str("/namespace::xml");
+                p
+            }
+            Item::Attr { element, index } => {
+                let mut p = doc.path_cached(element, cache);
+                p.push_str("/@");
+                p.push_str(doc.attr_name(doc.attr_at(index as usize)));
+                p
+            }
+        }
+    }
+
     /// The canonical absolute path of the item: the DOM's path for tree nodes,
     /// `…/@name` for attributes and `…/namespace::xml` for namespace nodes.
     pub fn path(self, doc: &Document) -> String {
