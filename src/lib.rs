@@ -1,14 +1,15 @@
 //! mend: a self-healing web wrapper runtime.
 //!
-//! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `extract`) does no
-//! I/O, no async and reads no clock; `fetch`, `job`, `store` and the command
-//! line sit on top.
+//! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
+//! `extract`, `adapt`) does no I/O, no async and reads no clock; `fetch`,
+//! `job`, `store`, `runtime` and the command line sit on top.
 
 pub mod adapt;
 pub mod dom;
 pub mod extract;
 pub mod fetch;
 pub mod job;
+pub mod runtime;
 pub mod similarity;
 pub mod store;
 pub mod treegram;

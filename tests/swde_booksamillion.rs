@@ -9,7 +9,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use mend::extract::{extract, normalize_space};
+use mend::extract::extract;
+use mend::xpath::normalize_space;
 use mend::{Document, wrapper};
 use serde_json::Value;
 

@@ -5,11 +5,11 @@ use std::collections::HashSet;
 
 use url::Url;
 
-use super::relocate::{Env, attempt, find};
+use super::relocate::{Env, attempt};
 use super::{Adaptation, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::Document;
-use crate::extract::{Extraction, extract, page_base};
-use crate::wrapper::{Pattern, Wrapper};
+use crate::extract::{Extraction, Violation, ViolationKind, extract, page_base};
+use crate::wrapper::{PatternPath, Wrapper};
 
 /// The outcome of healing one page.
 #[derive(Clone, Debug)]
@@ -58,6 +58,21 @@ pub fn heal_with(
     rejections: &Rejections,
     search: &Search,
 ) -> Healing {
+    let extraction = extract(wrapper, doc, page_url);
+    heal_extracted(wrapper, doc, page_url, extraction, grams, rejections, search)
+}
+
+/// [`heal_with`] for a page the caller has extracted with `wrapper`
+/// already: `extraction` is that result, and it is not made again.
+pub fn heal_extracted(
+    wrapper: &Wrapper,
+    doc: &Document,
+    page_url: Option<&Url>,
+    extraction: Extraction,
+    grams: &TreeGrams,
+    rejections: &Rejections,
+    search: &Search,
+) -> Healing {
     let _span = tracing::debug_span!("heal", wrapper = %wrapper.name).entered();
     let env = Env {
         doc,
@@ -67,13 +82,14 @@ pub fn heal_with(
         rejections,
         search: *search,
     };
-    let mut current = wrapper.clone();
-    let extract_all = |w: &Wrapper| {
-        let mut e = extract(w, doc, page_url);
-        e.violations.extend(drift(w, doc, grams, &e));
+    // Every extraction the pass keeps carries the drift violations too.
+    let with_drift = |w: &Wrapper, mut e: Extraction| {
+        let found = drift(w, doc, grams, &e);
+        e.violations.extend(found);
         e
     };
-    let mut extraction = extract_all(&current);
+    let mut current = wrapper.clone();
+    let mut extraction = with_drift(&current, extraction);
     let mut adaptations = Vec::new();
     if extraction.violations.is_empty() {
         return Healing {
@@ -83,30 +99,31 @@ pub fn heal_with(
         };
     }
     let triggers = wrapper.adapt.triggers;
-    let mut healed: HashSet<String> = HashSet::new();
-    let mut tried: HashSet<String> = HashSet::new();
-    for path in preorder(&wrapper.patterns) {
-        let key = path.join("/");
-        let parent_key = path[..path.len() - 1].join("/");
-        let parent_healed = path.len() > 1 && healed.contains(&parent_key);
+    let mut healed: HashSet<PatternPath> = HashSet::new();
+    let mut tried: HashSet<PatternPath> = HashSet::new();
+    let violated = |e: &Extraction, path: &PatternPath| e.violations.iter().any(|v| v.pattern == *path);
+    for path in wrapper.pattern_paths() {
+        let parent = path.parent();
+        let parent_healed = parent.as_ref().is_some_and(|p| healed.contains(p));
         if parent_healed && !triggers.top_down {
             continue;
         }
-        if tried.contains(&key) || !extraction.violations.iter().any(|v| v.pattern == key) {
+        if tried.contains(&path) || !violated(&extraction, &path) {
             continue;
         }
-        tried.insert(key.clone());
+        tried.insert(path.clone());
         let trigger = if parent_healed {
             Trigger::TopDown
         } else {
             Trigger::Violation
         };
-        tracing::debug!(pattern = %key, ?trigger, "adapting");
+        tracing::debug!(pattern = %path, ?trigger, "adapting");
         let first = attempt(&env, &current, &extraction, &path, trigger);
-        if let Some((w, _)) = first.healed {
-            extraction = extract_all(&w);
+        if let Some((w, e)) = first.healed {
+            // The extraction that proved the heal is the page's extraction now.
+            extraction = with_drift(&w, e);
             current = w;
-            healed.insert(key);
+            healed.insert(path);
             adaptations.push(first.adaptation);
             for child in first.children {
                 tried.insert(child.pattern.clone());
@@ -116,13 +133,12 @@ pub fn heal_with(
             continue;
         }
         // Bottom-up: re-locate the parent record, then try the child again.
-        let parent_path = &path[..path.len() - 1];
-        if !triggers.bottom_up || parent_path.is_empty() || tried.contains(&parent_key) {
+        let Some(parent_path) = parent.filter(|p| triggers.bottom_up && !tried.contains(p)) else {
             adaptations.push(first.adaptation);
             continue;
-        }
-        tried.insert(parent_key.clone());
-        let parent = attempt(&env, &current, &extraction, parent_path, Trigger::BottomUp);
+        };
+        tried.insert(parent_path.clone());
+        let parent = attempt(&env, &current, &extraction, &parent_path, Trigger::BottomUp);
         let Some((w, e)) = parent.healed else {
             let mut child = first.adaptation;
             let why = if parent.unchanged {
@@ -143,24 +159,23 @@ pub fn heal_with(
             adaptations.push(child);
             continue;
         };
-        let _ = e;
-        extraction = extract_all(&w);
+        extraction = with_drift(&w, e);
         current = w;
-        healed.insert(parent_key);
+        healed.insert(parent_path);
         adaptations.push(parent.adaptation);
         for child in parent.children {
             tried.insert(child.pattern.clone());
             healed.insert(child.pattern.clone());
             adaptations.push(child);
         }
-        if !extraction.violations.iter().any(|v| v.pattern == key) {
+        if !violated(&extraction, &path) {
             continue;
         }
         let second = attempt(&env, &current, &extraction, &path, Trigger::BottomUp);
-        if let Some((w, _)) = second.healed {
-            extraction = extract_all(&w);
+        if let Some((w, e)) = second.healed {
+            extraction = with_drift(&w, e);
             current = w;
-            healed.insert(key);
+            healed.insert(path);
         }
         adaptations.push(second.adaptation);
         adaptations.extend(second.children);
@@ -177,15 +192,14 @@ pub fn heal_with(
 /// choose for it on this page.
 pub fn relocate(
     wrapper: &Wrapper,
-    path: &str,
+    path: &PatternPath,
     doc: &Document,
     page_url: Option<&Url>,
     grams: &TreeGrams,
     rejections: &Rejections,
     search: &Search,
 ) -> Option<Adaptation> {
-    let names: Vec<String> = path.split('/').map(str::to_owned).collect();
-    find(&wrapper.patterns, &names)?;
+    wrapper.pattern(path)?;
     let env = Env {
         doc,
         page_url,
@@ -195,7 +209,7 @@ pub fn relocate(
         search: *search,
     };
     let extraction = extract(wrapper, doc, page_url);
-    let mut attempted = attempt(&env, wrapper, &extraction, &names, Trigger::Forced);
+    let mut attempted = attempt(&env, wrapper, &extraction, path, Trigger::Forced);
     if attempted.unchanged {
         // Re-located to the same nodes: for an evaluation that is a success.
         attempted.adaptation.outcome = super::Outcome::Healed;
@@ -213,27 +227,26 @@ fn drift(
     doc: &Document,
     grams: &TreeGrams,
     extraction: &Extraction,
-) -> Vec<crate::extract::Violation> {
+) -> Vec<Violation> {
     let mut out = Vec::new();
-    for path in preorder(&wrapper.patterns) {
-        let key = path.join("/");
-        let Some(gram) = grams.get(&key) else {
+    for path in wrapper.pattern_paths() {
+        let Some(gram) = grams.get(&path) else {
             continue;
         };
-        if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == key) {
+        if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == path) {
             continue;
         }
-        let Some(pattern) = find(&wrapper.patterns, &path) else {
+        let Some(pattern) = wrapper.pattern(&path) else {
             continue;
         };
-        let scopes = super::relocate::scopes(wrapper, doc, &path);
+        let scopes = wrapper.instances(doc, &path);
         let matches_somewhere = scopes.iter().any(|&s| {
             !matches!(pattern.xpath.evaluate_item(doc, s), Ok(crate::xpath::Value::Nodes(n)) if n.is_empty())
         });
         if !scopes.is_empty() && !matches_somewhere {
-            out.push(crate::extract::Violation {
-                pattern: key,
-                constraint: "treegram",
+            out.push(Violation {
+                pattern: path,
+                constraint: ViolationKind::Treegram,
                 expected: format!(
                     "matches, as its {} when the tree-gram was captured",
                     plural(gram.header.matched)
@@ -261,23 +274,4 @@ fn plural_instances(n: usize) -> String {
     } else {
         format!("{n} parent instances")
     }
-}
-
-/// Every pattern's path of names, parents before children.
-fn preorder(patterns: &[Pattern]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(Vec<String>, &Pattern)> = patterns
-        .iter()
-        .rev()
-        .map(|p| (vec![p.name.clone()], p))
-        .collect();
-    while let Some((path, p)) = stack.pop() {
-        for child in p.patterns.iter().rev() {
-            let mut child_path = path.clone();
-            child_path.push(child.name.clone());
-            stack.push((child_path, child));
-        }
-        out.push(path);
-    }
-    out
 }

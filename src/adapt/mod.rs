@@ -68,11 +68,12 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-pub use heal::{Healing, heal, heal_with, relocate};
+pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
 
 use crate::extract::Violation;
 use crate::similarity::{Algorithm, LabelMode};
 use crate::treegram::TreeGram;
+use crate::wrapper::PatternPath;
 
 /// The candidate pre-filters of a search. The defaults are the measured
 /// ones (`examples/heal_eval.rs --filters` compares them with none). On the
@@ -108,7 +109,7 @@ impl Default for Search {
 /// The tree-grams of a wrapper's patterns, by pattern path (`book/price`).
 #[derive(Debug, Default)]
 pub struct TreeGrams {
-    by_pattern: HashMap<String, TreeGram>,
+    by_pattern: HashMap<PatternPath, TreeGram>,
 }
 
 impl TreeGrams {
@@ -118,12 +119,12 @@ impl TreeGrams {
     }
 
     /// Adds the tree-gram of the pattern at `path`.
-    pub fn insert(&mut self, path: impl Into<String>, gram: TreeGram) {
-        self.by_pattern.insert(path.into(), gram);
+    pub fn insert(&mut self, path: PatternPath, gram: TreeGram) {
+        self.by_pattern.insert(path, gram);
     }
 
     /// The tree-gram of the pattern at `path`.
-    pub fn get(&self, path: &str) -> Option<&TreeGram> {
+    pub fn get(&self, path: &PatternPath) -> Option<&TreeGram> {
         self.by_pattern.get(path)
     }
 
@@ -142,7 +143,7 @@ impl TreeGrams {
 /// the nodes they select are never chosen again.
 #[derive(Clone, Debug, Default)]
 pub struct Rejections {
-    by_pattern: HashMap<String, HashSet<String>>,
+    by_pattern: HashMap<PatternPath, HashSet<String>>,
 }
 
 impl Rejections {
@@ -152,15 +153,15 @@ impl Rejections {
     }
 
     /// Records that `xpath` was rejected for the pattern at `path`.
-    pub fn insert(&mut self, path: impl Into<String>, xpath: impl Into<String>) {
+    pub fn insert(&mut self, path: PatternPath, xpath: impl Into<String>) {
         self.by_pattern
-            .entry(path.into())
+            .entry(path)
             .or_default()
             .insert(xpath.into());
     }
 
     /// The rejected XPaths of the pattern at `path`, in a stable order.
-    pub fn of(&self, path: &str) -> Vec<&str> {
+    pub fn of(&self, path: &PatternPath) -> Vec<&str> {
         let mut out: Vec<&str> = self
             .by_pattern
             .get(path)
@@ -171,7 +172,7 @@ impl Rejections {
     }
 
     /// Whether `xpath` was rejected for the pattern at `path`.
-    pub fn contains(&self, path: &str, xpath: &str) -> bool {
+    pub fn contains(&self, path: &PatternPath, xpath: &str) -> bool {
         self.by_pattern.get(path).is_some_and(|s| s.contains(xpath))
     }
 }
@@ -237,7 +238,7 @@ pub struct Check {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Adaptation {
     /// The pattern's path of names (`book/price`).
-    pub pattern: String,
+    pub pattern: PatternPath,
     /// The XPath that broke.
     pub old_xpath: String,
     /// The proven XPath, when healed.

@@ -10,10 +10,10 @@ use super::cluster::{Rule, clusters};
 use super::locate::{self, Field};
 use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::{Document, NodeId};
-use crate::extract::{Extraction, Violation, extract};
+use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
 use crate::treegram::{GramMask, TreeGram};
-use crate::wrapper::{Pattern, Wrapper};
+use crate::wrapper::{Pattern, PatternPath, Wrapper};
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances};
 use crate::xpath::{Item, XPath};
 
@@ -58,13 +58,12 @@ pub(crate) fn attempt(
     env: &Env<'_>,
     wrapper: &Wrapper,
     before: &Extraction,
-    path: &[String],
+    path: &PatternPath,
     trigger: Trigger,
 ) -> Attempted {
-    let key = path.join("/");
-    let pattern = find(&wrapper.patterns, path).expect("paths come from the wrapper");
+    let pattern = wrapper.pattern(path).expect("paths come from the wrapper");
     let mut adaptation = Adaptation {
-        pattern: key.clone(),
+        pattern: path.clone(),
         old_xpath: pattern.xpath.source().to_owned(),
         new_xpath: None,
         outcome: Outcome::Abstained,
@@ -76,13 +75,13 @@ pub(crate) fn attempt(
         similarity: None,
         reason: None,
         candidates: Vec::new(),
-        before: values_at(&before.record, path),
+        before: values_at(&before.record, path.names()),
         after: Vec::new(),
         checks: Vec::new(),
         violations: before
             .violations
             .iter()
-            .filter(|v| v.pattern == key)
+            .filter(|v| v.pattern == *path)
             .cloned()
             .collect(),
     };
@@ -95,14 +94,14 @@ pub(crate) fn attempt(
             children: Vec::new(),
         }
     };
-    let Some(gram) = env.grams.get(&key) else {
+    let Some(gram) = env.grams.get(path) else {
         return abstain(
             adaptation,
             "no tree-gram for this pattern: run `mend snapshot` on a page where the wrapper works"
                 .to_owned(),
         );
     };
-    let scopes = scopes(wrapper, env.doc, path);
+    let scopes = wrapper.instances(env.doc, path);
     if scopes.is_empty() {
         return abstain(adaptation, "its parent pattern matches nothing".to_owned());
     }
@@ -112,7 +111,7 @@ pub(crate) fn attempt(
         .collect();
     let rejected: Vec<(&str, Vec<Vec<Item>>)> = env
         .rejections
-        .of(&key)
+        .of(path)
         .into_iter()
         .filter_map(|x| {
             let compiled = XPath::compile(x).ok()?;
@@ -130,43 +129,27 @@ pub(crate) fn attempt(
         labels_tried.push(LabelMode::Tag);
     }
     let mut last_reason = String::from("no candidate reached the threshold");
-    let mut best_seen: Option<(f64, Option<f64>, f64)> = None;
+    let mut best_seen: Option<Best> = None;
     let mut only_rejected = false;
     let mut fallback: Option<Attempted> = None;
     for &label in &labels_tried {
         for &algorithm in &settings.algorithms {
-            let decision = if pattern.is_record() {
-                decide_record(
-                    env,
-                    pattern,
-                    gram,
-                    &scopes,
-                    algorithm,
-                    label,
-                    settings.threshold,
-                    settings.margin,
-                    &mut adaptation.candidates,
-                )
-            } else {
-                decide_field(
-                    env,
-                    pattern,
-                    gram,
-                    &scopes,
-                    algorithm,
-                    label,
-                    settings.threshold,
-                    settings.margin,
-                    &mut adaptation.candidates,
-                )
+            let how = Attempt {
+                algorithm,
+                label,
+                threshold: settings.threshold,
+                margin: settings.margin,
             };
-            let chosen = match decision {
+            let chosen = match decide(env, pattern, gram, &scopes, how, &mut adaptation.candidates)
+            {
                 Ok(chosen) => chosen,
-                Err((reason, best)) => {
-                    if best.is_some_and(|b| best_seen.is_none_or(|s| b.0 > s.0)) {
-                        best_seen = best;
+                Err(refusal) => {
+                    if let Some(b) = refusal.best
+                        && best_seen.is_none_or(|s| b.score > s.score)
+                    {
+                        best_seen = Some(b);
                     }
-                    last_reason = format!("{} with {label:?} labels: {reason}", name(algorithm));
+                    last_reason = format!("{} with {label:?} labels: {}", name(algorithm), refusal.reason);
                     continue;
                 }
             };
@@ -203,8 +186,8 @@ pub(crate) fn attempt(
                     done.score = Some(chosen.score);
                     done.runner_up = chosen.runner_up;
                     done.similarity = Some(chosen.similarity);
-                    done.after = values_at(&extraction.record, path);
-                    done.checks = checks(pattern, &key, &extraction.violations);
+                    done.after = values_at(&extraction.record, path.names());
+                    done.checks = checks(pattern, path, &extraction.violations);
                     // A record is proven by its fields too: if they cannot
                     // all be found in the chosen instances, another
                     // candidate may be the real one.
@@ -252,10 +235,10 @@ pub(crate) fn attempt(
         ));
         return proven;
     }
-    if let Some((score, runner_up, similarity)) = best_seen {
-        adaptation.score = Some(score);
-        adaptation.runner_up = runner_up;
-        adaptation.similarity = Some(similarity);
+    if let Some(best) = best_seen {
+        adaptation.score = Some(best.score);
+        adaptation.runner_up = best.runner_up;
+        adaptation.similarity = Some(best.similarity);
     }
     if only_rejected {
         adaptation.outcome = Outcome::Rejected;
@@ -270,18 +253,15 @@ fn fields_heal(
     env: &Env<'_>,
     wrapper: &Wrapper,
     extraction: &Extraction,
-    path: &[String],
+    path: &PatternPath,
 ) -> Option<(Wrapper, Extraction, Vec<Adaptation>)> {
-    let prefix = format!("{}/", path.join("/"));
     let mut current = wrapper.clone();
     let mut ext = extraction.clone();
     let mut adaptations = Vec::new();
-    let record = find(&wrapper.patterns, path)?;
+    let record = wrapper.pattern(path)?;
     for child in &record.patterns {
-        let mut child_path = path.to_vec();
-        child_path.push(child.name.clone());
-        let key = child_path.join("/");
-        if !ext.violations.iter().any(|v| v.pattern == key) {
+        let child_path = path.child(child.name.clone());
+        if !ext.violations.iter().any(|v| v.pattern == child_path) {
             continue;
         }
         let tried = attempt(env, &current, &ext, &child_path, Trigger::TopDown);
@@ -294,113 +274,182 @@ fn fields_heal(
     let clean = !ext
         .violations
         .iter()
-        .any(|v| v.pattern.starts_with(&prefix));
+        .any(|v| v.pattern != *path && v.pattern.is_within(path));
     clean.then_some((current, ext, adaptations))
 }
 
-/// The failure of a decision: why, and the best (score, runner-up, similarity) seen.
-type Refusal = (String, Option<(f64, Option<f64>, f64)>);
+/// One way of looking for a pattern's nodes: an algorithm under a label
+/// mode, and the bar its choice must clear.
+#[derive(Clone, Copy, Debug)]
+struct Attempt {
+    algorithm: Algorithm,
+    label: LabelMode,
+    /// The least tree similarity of the winner's region.
+    threshold: f64,
+    /// How far the winner's score must beat the runner-up's.
+    margin: f64,
+}
 
-/// Chooses a field's nodes in every scope.
-#[allow(clippy::too_many_arguments)]
-fn decide_field(
+/// The best candidate a decision saw: its score, the runner-up's and its
+/// region's similarity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Best {
+    pub score: f64,
+    pub runner_up: Option<f64>,
+    pub similarity: f64,
+}
+
+/// Why a decision chose nothing, and the best candidate it saw.
+#[derive(Clone, Debug)]
+pub(crate) struct Refusal {
+    pub reason: String,
+    pub best: Option<Best>,
+}
+
+impl Refusal {
+    fn new(reason: impl Into<String>, best: Option<Best>) -> Refusal {
+        Refusal {
+            reason: reason.into(),
+            best,
+        }
+    }
+}
+
+/// What a decision chooses: a field's node set in each parent instance, or
+/// a record's cluster of instances. The two differ in how candidates are
+/// found and in two rules of the choice; the pipeline is the same.
+enum Kind<'a> {
+    /// A field: the stored context is aligned with regions of the scope, and
+    /// the nodes in them are ranked against the marked target.
+    Field {
+        field: Field<'a>,
+        views: Vec<Option<LabeledTree>>,
+        sentinel: crate::similarity::Label,
+    },
+    /// A record: every sub-tree of the scope is compared with the stored
+    /// instances and alike ones are clustered.
+    Record {
+        views: Vec<LabeledTree>,
+        /// Whether the pattern matched several instances per scope at capture.
+        repeated: bool,
+    },
+}
+
+/// One candidate node set in one scope.
+struct Ranked {
+    set: Vec<Item>,
+    score: f64,
+    similarity: f64,
+    /// A record cluster's path of tags, for messages; empty for a field.
+    key: String,
+}
+
+/// Chooses the pattern's nodes in every scope: candidates, then the choice
+/// (threshold, margin over the runner-up), scope by scope.
+fn decide(
     env: &Env<'_>,
     pattern: &Pattern,
     gram: &TreeGram,
     scopes: &[Item],
-    algorithm: Algorithm,
-    label: LabelMode,
-    threshold: f64,
-    margin: f64,
+    how: Attempt,
     reports: &mut Vec<CandidateReport>,
 ) -> Result<Assignment, Refusal> {
     let mut labels = Labels::new();
-    let sentinel = labels.intern("\u{1}instance");
-    let gram_views = gram_views(gram, label, &mut labels, sentinel);
-    let field = Field {
-        pattern,
-        doc: env.doc,
-        base: env.base.as_ref(),
+    let kind = if pattern.is_record() {
+        let views: Vec<LabeledTree> = gram
+            .instances
+            .iter()
+            .filter_map(|gi| {
+                LabeledTree::build_masked(&gram.doc, gi.root, how.label, &GramMask, &mut labels)
+                    .ok()
+            })
+            .collect();
+        if views.is_empty() {
+            return Err(Refusal::new("the tree-gram has no usable instance", None));
+        }
+        Kind::Record {
+            views,
+            repeated: gram.header.matched >= 2 * scopes.len().max(1),
+        }
+    } else {
+        let sentinel = labels.intern("\u{1}instance");
+        Kind::Field {
+            views: gram_views(gram, how.label, &mut labels, sentinel),
+            sentinel,
+            field: Field {
+                pattern,
+                doc: env.doc,
+                base: env.base.as_ref(),
+            },
+        }
     };
     let mut targets = Vec::with_capacity(scopes.len());
     let (mut decided, mut scores, mut runners, mut sims) = (0usize, 0.0, 0.0, 0.0);
-    let mut best_seen: Option<(f64, Option<f64>, f64)> = None;
+    let mut best_seen: Option<Best> = None;
     let mut ambiguous = 0usize;
+    let mut refusal = None;
     for (s, &scope) in scopes.iter().enumerate() {
-        let Some(page) = scope_view(env.doc, scope, label, &mut labels, sentinel) else {
+        let report = s < 2;
+        let ranked = match &kind {
+            Kind::Field {
+                field,
+                views,
+                sentinel,
+            } => rank_field(env, field, gram, views, *sentinel, scope, how, &mut labels, report.then_some(&mut *reports)),
+            Kind::Record { views, repeated } => rank_record(env, pattern, views, *repeated, scope, how, &mut labels, report.then_some(&mut *reports))
+                .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
+        };
+        let Some(ranked) = ranked else {
             targets.push(Vec::new());
             continue;
         };
-        // The best score of each candidate node set, with its region's similarity.
-        let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
-        for (gi, view) in gram.instances.iter().zip(&gram_views) {
-            let Some(view) = view else { continue };
-            let Some((owner, target)) = gi.targets.first() else {
-                continue;
-            };
-            for region in locate::regions(view, gi, &page, algorithm, &env.search) {
-                let choices =
-                    locate::rank_targets(&field, gram, view, (*owner, target), &page, &region);
-                for choice in choices.iter().filter(|c| c.fits).take(5) {
-                    // A list field takes the node's alike siblings only when
-                    // it held several alike nodes at capture.
-                    let set = if pattern.is_single() || gi.targets.len() < 2 {
-                        vec![choice.item]
-                    } else {
-                        locate::list_siblings(env.doc, choice, target)
-                    };
-                    let score = region.similarity * choice.node_score;
-                    let e = by_set.entry(set).or_insert((0.0, 0.0));
-                    if score > e.0 {
-                        *e = (score, region.similarity);
-                    }
+        let Some(best) = ranked.first() else {
+            targets.push(Vec::new());
+            continue;
+        };
+        let runner = ranked.get(1).map(|r| r.score);
+        if best_seen.is_none_or(|b| best.score > b.score) {
+            best_seen = Some(Best {
+                score: best.score,
+                runner_up: runner,
+                similarity: best.similarity,
+            });
+        }
+        // A record's clusters hold only sub-trees over the threshold already.
+        if best.similarity < how.threshold {
+            targets.push(Vec::new());
+            continue;
+        }
+        if runner.is_some_and(|r| best.score - r < how.margin) {
+            match &kind {
+                Kind::Field { .. } => {
+                    ambiguous += 1;
+                    targets.push(Vec::new());
+                    continue;
+                }
+                Kind::Record { .. } => {
+                    return Err(Refusal::new(
+                        format!(
+                            "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
+                            best.key,
+                            best.score,
+                            ranked[1].key,
+                            ranked[1].score
+                        ),
+                        best_seen,
+                    ));
                 }
             }
         }
-        let mut ranked: Vec<(Vec<Item>, f64, f64)> = by_set
-            .into_iter()
-            .map(|(k, (c, sim))| (k, c, sim))
-            .collect();
-        ranked.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-        if s < 2 {
-            for (i, (set, score, sim)) in ranked.iter().take(REPORTED).enumerate() {
-                reports.push(CandidateReport {
-                    nodes: set.iter().take(3).map(|i| i.path(env.doc)).collect(),
-                    count: set.len(),
-                    score: *score,
-                    similarity: *sim,
-                    algorithm,
-                    label,
-                    verdict: if i == 0 { "best" } else { "runner-up" }.to_owned(),
-                });
-            }
-        }
-        let Some((set, score, sim)) = ranked.first().cloned() else {
-            targets.push(Vec::new());
-            continue;
-        };
-        let runner = ranked.get(1).map(|r| r.1);
-        if best_seen.is_none_or(|b| score > b.0) {
-            best_seen = Some((score, runner, sim));
-        }
-        if sim < threshold {
-            targets.push(Vec::new());
-            continue;
-        }
-        if runner.is_some_and(|r| score - r < margin) {
-            ambiguous += 1;
-            targets.push(Vec::new());
-            continue;
-        }
         decided += 1;
-        scores += score;
+        scores += best.score;
         runners += runner.unwrap_or(0.0);
-        sims += sim;
-        targets.push(set);
+        sims += best.similarity;
+        targets.push(best.set.clone());
     }
     if ambiguous > 0 {
-        let (b, r) = best_seen.map_or((0.0, None), |b| (b.0, b.1));
-        return Err((
+        let (b, r) = best_seen.map_or((0.0, None), |b| (b.score, b.runner_up));
+        return Err(Refusal::new(
             format!(
                 "too close to call in {ambiguous} of {} instances (best {b:.3}, runner-up {})",
                 scopes.len(),
@@ -410,16 +459,19 @@ fn decide_field(
         ));
     }
     if decided == 0 {
-        let best = best_seen.map_or(
-            "no candidate passed the field's value constraints".to_owned(),
-            |b| {
-                format!(
-                    "the best region's similarity {:.3} is under the threshold {threshold}",
-                    b.2
-                )
-            },
-        );
-        return Err((best, best_seen));
+        let reason = match &kind {
+            Kind::Field { .. } => best_seen.map_or(
+                "no candidate passed the field's value constraints".to_owned(),
+                |b| {
+                    format!(
+                        "the best region's similarity {:.3} is under the threshold {}",
+                        b.similarity, how.threshold
+                    )
+                },
+            ),
+            Kind::Record { .. } => refusal.unwrap_or_else(|| "no scope to search".to_owned()),
+        };
+        return Err(Refusal::new(reason, best_seen));
     }
     let n = decided as f64;
     Ok(Assignment {
@@ -430,118 +482,138 @@ fn decide_field(
     })
 }
 
-/// Chooses a record's cluster in every scope.
+/// A field's candidate node sets in one scope, best first; `None` when the
+/// scope has no tree to search.
 #[allow(clippy::too_many_arguments)]
-fn decide_record(
+fn rank_field(
     env: &Env<'_>,
-    pattern: &Pattern,
+    field: &Field<'_>,
     gram: &TreeGram,
-    scopes: &[Item],
-    algorithm: Algorithm,
-    label: LabelMode,
-    threshold: f64,
-    margin: f64,
-    reports: &mut Vec<CandidateReport>,
-) -> Result<Assignment, Refusal> {
-    let mut labels = Labels::new();
-    let views: Vec<LabeledTree> = gram
-        .instances
-        .iter()
-        .filter_map(|gi| {
-            LabeledTree::build_masked(&gram.doc, gi.root, label, &GramMask, &mut labels).ok()
-        })
-        .collect();
-    if views.is_empty() {
-        return Err(("the tree-gram has no usable instance".to_owned(), None));
-    }
-    let repeated = gram.header.matched >= 2 * scopes.len().max(1);
-    let mut targets = Vec::with_capacity(scopes.len());
-    let (mut scores, mut runners, mut decided) = (0.0, 0.0, 0usize);
-    let mut best_seen: Option<(f64, Option<f64>, f64)> = None;
-    let mut refusal = None;
-    for (s, &scope) in scopes.iter().enumerate() {
-        let Some(root) = scope_root(env.doc, scope) else {
-            targets.push(Vec::new());
+    views: &[Option<LabeledTree>],
+    sentinel: crate::similarity::Label,
+    scope: Item,
+    how: Attempt,
+    labels: &mut Labels,
+    reports: Option<&mut Vec<CandidateReport>>,
+) -> Option<Vec<Ranked>> {
+    let page = scope_view(env.doc, scope, how.label, labels, sentinel)?;
+    // The best score of each candidate node set, with its region's similarity.
+    let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
+    for (gi, view) in gram.instances.iter().zip(views) {
+        let Some(view) = view else { continue };
+        let Some((owner, target)) = gi.targets.first() else {
             continue;
         };
-        let Ok(page) = LabeledTree::build(env.doc, root, label, &mut labels) else {
-            targets.push(Vec::new());
-            continue;
-        };
-        let found = clusters(
-            env.doc,
-            &views,
-            &page,
-            algorithm,
-            &Rule {
-                threshold,
-                constraints: &pattern.constraints,
-                repeated,
-            },
-            &env.search,
-        );
-        if s < 2 {
-            for c in found.iter().take(REPORTED) {
-                reports.push(CandidateReport {
-                    nodes: c.members.iter().take(3).map(|&n| env.doc.path(n)).collect(),
-                    count: c.members.len(),
-                    score: c.score,
-                    similarity: c.score,
-                    algorithm,
-                    label,
-                    verdict: c
-                        .not_viable
-                        .clone()
-                        .unwrap_or_else(|| format!("a cluster at {}", c.key)),
-                });
+        for region in locate::regions(view, gi, &page, how.algorithm, &env.search) {
+            let choices = locate::rank_targets(field, gram, view, (*owner, target), &page, &region);
+            for choice in choices.iter().filter(|c| c.fits).take(5) {
+                // A list field takes the node's alike siblings only when
+                // it held several alike nodes at capture.
+                let set = if field.pattern.is_single() || gi.targets.len() < 2 {
+                    vec![choice.item]
+                } else {
+                    locate::list_siblings(env.doc, choice, target)
+                };
+                let score = region.similarity * choice.node_score;
+                let e = by_set.entry(set).or_insert((0.0, 0.0));
+                if score > e.0 {
+                    *e = (score, region.similarity);
+                }
             }
         }
-        let viable: Vec<_> = found.iter().filter(|c| c.not_viable.is_none()).collect();
-        let Some(best) = viable.first() else {
-            refusal = Some(match found.first() {
-                Some(c) => format!(
-                    "no viable cluster; the best, {} nodes at {} scoring {:.3}, is not: {}",
-                    c.members.len(),
-                    c.key,
-                    c.score,
-                    c.not_viable.as_deref().unwrap_or("")
-                ),
-                None => format!("no sub-tree reaches the threshold {threshold}"),
+    }
+    let mut ranked: Vec<Ranked> = by_set
+        .into_iter()
+        .map(|(set, (score, similarity))| Ranked {
+            set,
+            score,
+            similarity,
+            key: String::new(),
+        })
+        .collect();
+    ranked.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.set.cmp(&y.set)));
+    if let Some(reports) = reports {
+        for (i, r) in ranked.iter().take(REPORTED).enumerate() {
+            reports.push(CandidateReport {
+                nodes: r.set.iter().take(3).map(|i| i.path(env.doc)).collect(),
+                count: r.set.len(),
+                score: r.score,
+                similarity: r.similarity,
+                algorithm: how.algorithm,
+                label: how.label,
+                verdict: if i == 0 { "best" } else { "runner-up" }.to_owned(),
             });
-            targets.push(Vec::new());
-            continue;
-        };
-        let runner = viable.get(1).map(|c| c.score);
-        if best_seen.is_none_or(|b| best.score > b.0) {
-            best_seen = Some((best.score, runner, best.score));
         }
-        if runner.is_some_and(|r| best.score - r < margin) {
-            return Err((
-                format!(
-                    "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
-                    best.key, best.score, viable[1].key, viable[1].score
-                ),
-                best_seen,
-            ));
+    }
+    Some(ranked)
+}
+
+/// A record's viable clusters in one scope, best first, or why none is
+/// viable; `None` when the scope has no tree to search.
+#[allow(clippy::too_many_arguments)]
+fn rank_record(
+    env: &Env<'_>,
+    pattern: &Pattern,
+    views: &[LabeledTree],
+    repeated: bool,
+    scope: Item,
+    how: Attempt,
+    labels: &mut Labels,
+    reports: Option<&mut Vec<CandidateReport>>,
+) -> Option<Result<Vec<Ranked>, String>> {
+    let root = scope_root(env.doc, scope)?;
+    let page = LabeledTree::build(env.doc, root, how.label, labels).ok()?;
+    let found = clusters(
+        env.doc,
+        views,
+        &page,
+        how.algorithm,
+        &Rule {
+            threshold: how.threshold,
+            constraints: &pattern.constraints,
+            repeated,
+        },
+        &env.search,
+    );
+    if let Some(reports) = reports {
+        for c in found.iter().take(REPORTED) {
+            reports.push(CandidateReport {
+                nodes: c.members.iter().take(3).map(|&n| env.doc.path(n)).collect(),
+                count: c.members.len(),
+                score: c.score,
+                similarity: c.score,
+                algorithm: how.algorithm,
+                label: how.label,
+                verdict: c
+                    .not_viable
+                    .clone()
+                    .unwrap_or_else(|| format!("a cluster at {}", c.key)),
+            });
         }
-        scores += best.score;
-        runners += runner.unwrap_or(0.0);
-        decided += 1;
-        targets.push(best.members.iter().map(|&n| Item::Node(n)).collect());
     }
-    if decided == 0 {
-        return Err((
-            refusal.unwrap_or_else(|| "no scope to search".to_owned()),
-            best_seen,
-        ));
+    let viable: Vec<Ranked> = found
+        .iter()
+        .filter(|c| c.not_viable.is_none())
+        .map(|c| Ranked {
+            set: c.members.iter().map(|&n| Item::Node(n)).collect(),
+            score: c.score,
+            similarity: c.score,
+            key: c.key.clone(),
+        })
+        .collect();
+    if viable.is_empty() {
+        return Some(Err(match found.first() {
+            Some(c) => format!(
+                "no viable cluster; the best, {} nodes at {} scoring {:.3}, is not: {}",
+                c.members.len(),
+                c.key,
+                c.score,
+                c.not_viable.as_deref().unwrap_or("")
+            ),
+            None => format!("no sub-tree reaches the threshold {}", how.threshold),
+        }));
     }
-    let n = decided as f64;
-    Ok(Assignment {
-        targets,
-        score: scores / n,
-        runner_up: Some(runners / n),
-        similarity: scores / n,
-    })
+    Some(Ok(viable))
 }
 
 /// Generates the XPath for an assignment and proves it by extracting again.
@@ -549,11 +621,10 @@ fn prove(
     env: &Env<'_>,
     wrapper: &Wrapper,
     pattern: &Pattern,
-    path: &[String],
+    path: &PatternPath,
     scopes: &[Item],
     chosen: &Assignment,
 ) -> Result<(String, Wrapper, Extraction), String> {
-    let key = path.join("/");
     let instances: Vec<Instance> = scopes
         .iter()
         .zip(&chosen.targets)
@@ -570,21 +641,28 @@ fn prove(
         .map_err(|e| format!("no XPath could be written for the chosen nodes: {e}"))?;
     let xpath = std::iter::once(generated.xpath.clone())
         .chain(generated.alternatives.iter().cloned())
-        .find(|x| !env.rejections.contains(&key, x) && x != pattern.xpath.source())
+        .find(|x| !env.rejections.contains(path, x) && x != pattern.xpath.source())
         .ok_or_else(|| "every XPath written for the chosen nodes was rejected before".to_owned())?;
     let compiled = XPath::compile(&xpath)
         .map_err(|e| format!("the generated XPath {xpath} does not compile: {e}"))?;
     let mut healed = wrapper.clone();
-    if let Some(p) = find_mut(&mut healed.patterns, path) {
+    if let Some(p) = healed.pattern_mut(path) {
         p.xpath = compiled;
     }
     let extraction = extract(&healed, env.doc, env.page_url);
     let own: Vec<&Violation> = extraction
         .violations
         .iter()
-        .filter(|v| v.pattern == key)
+        .filter(|v| v.pattern == *path)
         .filter(|v| {
-            !pattern.is_record() || matches!(v.constraint, "min" | "max" | "required" | "xpath")
+            !pattern.is_record()
+                || matches!(
+                    v.constraint,
+                    ViolationKind::Min
+                        | ViolationKind::Max
+                        | ViolationKind::Required
+                        | ViolationKind::Xpath
+                )
         })
         .collect();
     if let Some(v) = own.first() {
@@ -604,33 +682,34 @@ fn prove(
 }
 
 /// The constraints of `pattern`, each with whether it holds after the adaptation.
-fn checks(pattern: &Pattern, key: &str, violations: &[Violation]) -> Vec<Check> {
+fn checks(pattern: &Pattern, path: &PatternPath, violations: &[Violation]) -> Vec<Check> {
+    use ViolationKind as K;
     let c = &pattern.constraints;
     let declared = [
-        ("min", c.min.is_some()),
-        ("max", c.max.is_some()),
-        ("required", c.required),
-        ("regex", c.regex.is_some()),
-        ("min_length", c.min_length.is_some()),
-        ("max_length", c.max_length.is_some()),
-        ("enum", c.one_of.is_some()),
-        ("minimum", c.minimum.is_some()),
-        ("maximum", c.maximum.is_some()),
-        ("schema", c.schema.is_some()),
+        (K::Min, c.min.is_some()),
+        (K::Max, c.max.is_some()),
+        (K::Required, c.required),
+        (K::Regex, c.regex.is_some()),
+        (K::MinLength, c.min_length.is_some()),
+        (K::MaxLength, c.max_length.is_some()),
+        (K::Enum, c.one_of.is_some()),
+        (K::Minimum, c.minimum.is_some()),
+        (K::Maximum, c.maximum.is_some()),
+        (K::Schema, c.schema.is_some()),
         (
-            "type",
+            K::Type,
             pattern.value_type != crate::wrapper::ValueType::String,
         ),
     ];
     declared
         .into_iter()
         .filter(|&(_, on)| on)
-        .map(|(name, _)| {
+        .map(|(kind, _)| {
             let failed = violations
                 .iter()
-                .find(|v| v.pattern == key && v.constraint == name);
+                .find(|v| v.pattern == *path && v.constraint == kind);
             Check {
-                constraint: name.to_owned(),
+                constraint: kind.as_str().to_owned(),
                 passed: failed.is_none(),
                 detail: failed
                     .map(|v| format!("expected {}, found {}", v.expected, v.found))
@@ -687,51 +766,6 @@ fn scope_root(doc: &Document, scope: Item) -> Option<NodeId> {
     }
 }
 
-/// The instances of the parent pattern of `path`: the contexts the pattern is evaluated in.
-pub(crate) fn scopes(wrapper: &Wrapper, doc: &Document, path: &[String]) -> Vec<Item> {
-    let mut contexts = vec![Item::Node(NodeId::ROOT)];
-    let mut patterns = &wrapper.patterns;
-    for name in &path[..path.len().saturating_sub(1)] {
-        let Some(p) = patterns.iter().find(|p| &p.name == name) else {
-            return Vec::new();
-        };
-        let mut next = Vec::new();
-        for &c in &contexts {
-            next.extend(
-                p.xpath
-                    .select_item(doc, c)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|i| matches!(i, Item::Node(n) if doc.is_element(*n))),
-            );
-        }
-        contexts = next;
-        patterns = &p.patterns;
-    }
-    contexts
-}
-
-/// The pattern at a path of names.
-pub(crate) fn find<'a>(patterns: &'a [Pattern], path: &[String]) -> Option<&'a Pattern> {
-    let (first, rest) = path.split_first()?;
-    let p = patterns.iter().find(|p| &p.name == first)?;
-    if rest.is_empty() {
-        Some(p)
-    } else {
-        find(&p.patterns, rest)
-    }
-}
-
-fn find_mut<'a>(patterns: &'a mut [Pattern], path: &[String]) -> Option<&'a mut Pattern> {
-    let (first, rest) = path.split_first()?;
-    let p = patterns.iter_mut().find(|p| &p.name == first)?;
-    if rest.is_empty() {
-        Some(p)
-    } else {
-        find_mut(&mut p.patterns, rest)
-    }
-}
-
 /// The first values of the pattern at `path` in a page's record.
 pub(crate) fn values_at(record: &Map<String, Value>, path: &[String]) -> Vec<Value> {
     let mut current: Vec<&Value> = Vec::new();
@@ -768,5 +802,5 @@ pub(crate) fn values_at(record: &Map<String, Value>, path: &[String]) -> Vec<Val
 }
 
 fn name(algorithm: Algorithm) -> &'static str {
-    crate::similarity::algorithm_name(algorithm)
+    algorithm.as_str()
 }

@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use mend::store::{AdaptationId, AdaptationRecord, AdaptationStatus, Store, Verdict};
-use mend::wrapper::{RewriteError, replace_xpath};
+use mend::runtime::{self, write_atomically};
+use mend::wrapper::{PatternPath, RewriteError, replace_xpath};
 
 use super::review::{self, StoreArg};
-use super::snapshot;
 
 /// Approve a proposal: rewrite the wrapper's XPath and record the decision.
 #[derive(clap::Args, Debug)]
@@ -54,8 +54,13 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
             file.display()
         ))
     })?;
-    let names = review::pattern_names(&record.pattern);
-    let Some(pattern) = review::find_pattern(&wrapper, &names) else {
+    let names: Vec<&str> = record.pattern.split('/').collect();
+    let Some(pattern) = record
+        .pattern
+        .parse::<PatternPath>()
+        .ok()
+        .and_then(|path| wrapper.pattern(&path))
+    else {
         return Err(review::bad_input(format!(
             "{} has no pattern {} now",
             file.display(),
@@ -90,8 +95,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
             RewriteError::Verification { .. } => review::failure(&e),
             _ => review::bad_input(format!("{}: {e}", file.display())),
         })?;
-        review::write_atomically(&file, &edited)
-            .map_err(|e| review::failure(format!("cannot write {}: {e}", file.display())))?;
+        write_atomically(&file, &edited).map_err(review::failure)?;
     }
     let decided = review::decide(
         &mut store,
@@ -164,7 +168,7 @@ fn check_approvable(record: &AdaptationRecord) -> Result<&str, ExitCode> {
 /// Puts the wrapper file back as it was, after the approval could not be
 /// recorded; says what to do if even that fails.
 fn restore(file: &Path, text: &str) {
-    match review::write_atomically(file, text) {
+    match write_atomically(file, text) {
         Ok(()) => eprintln!("note: {} was put back as it was", file.display()),
         Err(e) => eprintln!(
             "error: {} was rewritten but the approval was not recorded, and putting the file \
@@ -207,8 +211,13 @@ fn refresh_treegram(
         Ok(Some(page)) => page_url(&page.url_or_path),
         _ => None,
     };
-    let patterns = [record.pattern.clone()];
-    match snapshot::refresh_treegrams(file, &html, url.as_deref(), &patterns) {
+    let Ok(pattern) = record.pattern.parse::<PatternPath>() else {
+        return Err(review::failure(format!(
+            "the store names the pattern {:?}, which is not a pattern path",
+            record.pattern
+        )));
+    };
+    match runtime::refresh_treegrams(file, &html, url.as_deref(), &[pattern]) {
         Ok(files) if files.is_empty() => {
             eprintln!(
                 "note: the new XPath of {} captured no tree-gram on page {}; run {by_hand}",

@@ -11,14 +11,13 @@ use clap::{Parser, Subcommand};
 use mend::wrapper::{self, LoadError, Wrapper};
 
 mod approve;
-mod heal;
 mod log;
 mod reject;
 mod review;
 mod run;
 mod show;
 mod similarity;
-pub(crate) mod snapshot;
+mod snapshot;
 mod validate;
 mod xpath;
 
@@ -101,6 +100,27 @@ fn install_tracing() {
         .with_writer(std::io::stderr)
         .with_target(false)
         .try_init();
+}
+
+/// A clap value parser for one of the library's named enumerations: the
+/// accepted spellings (each with its help) come from the enumeration's own
+/// `as_str`, and the value is read back with its `FromStr`, so the command
+/// line spells every name as wrappers and the store do.
+pub fn names<T>(
+    all: impl IntoIterator<Item = T>,
+    name: fn(T) -> &'static str,
+    help: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T>
+where
+    T: Copy + std::str::FromStr + Send + Sync + 'static,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(
+        all.into_iter()
+            .map(|v| PossibleValue::new(name(v)).help(help(v))),
+    )
+    .try_map(|s: String| s.parse::<T>())
 }
 
 /// Loads a wrapper, printing its diagnostics on failure; the error is the exit

@@ -1,11 +1,10 @@
 //! What the review commands (`log`, `show`, `approve`, `reject`) share:
-//! finding and opening the store, looking up an adaptation, finding the
-//! wrapper file a run used, and writing a wrapper file back safely.
+//! finding and opening the store, looking up an adaptation, and finding the
+//! wrapper file a run used.
 //!
 //! Each helper prints its own error and gives the exit code to end with, so
 //! a command reads as a straight line of `?`s over `Result<_, ExitCode>`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,7 +12,7 @@ use mend::store::{
     AdaptationId, AdaptationRecord, Decision, STORE_DIR, STORE_FILE, Store, StoreError, Timestamp,
     Verdict,
 };
-use mend::wrapper::{self, Pattern, Wrapper};
+use mend::wrapper::{self, Wrapper};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 
@@ -163,21 +162,6 @@ pub fn wrapper_file(recorded: &Path, store: &Path) -> Result<PathBuf, String> {
     })
 }
 
-/// The pattern at a path of names (`["book", "price"]`).
-pub fn find_pattern<'w>(wrapper: &'w Wrapper, names: &[&str]) -> Option<&'w Pattern> {
-    let (first, rest) = names.split_first()?;
-    let mut pattern = wrapper.patterns.iter().find(|p| p.name == *first)?;
-    for name in rest {
-        pattern = pattern.patterns.iter().find(|p| p.name == *name)?;
-    }
-    Some(pattern)
-}
-
-/// A pattern path's names: `book/price` → `["book", "price"]`.
-pub fn pattern_names(pattern: &str) -> Vec<&str> {
-    pattern.split('/').collect()
-}
-
 /// Loads wrapper text, for reading a pattern's current XPath; the error is
 /// the rendered diagnostics.
 pub fn load_wrapper_text(text: &str, file: &Path) -> Result<Wrapper, String> {
@@ -212,37 +196,6 @@ pub fn now() -> Timestamp {
     Timestamp::from(std::time::SystemTime::now())
 }
 
-/// Writes `text` to `path` atomically: to a temporary file in the same
-/// folder, flushed to disk, then renamed over `path`, so that a crash or a
-/// full disk leaves either the old file or the new one, never half of one.
-/// The file keeps its permissions.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".mend-{}.tmp", std::process::id()));
-    let temp = dir.join(temp_name);
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,35 +207,5 @@ mod tests {
         assert_eq!(store_path(None, Some("b.db")), PathBuf::from("b.db"));
         assert_eq!(store_path(None, Some("")), PathBuf::from(".mend/mend.db"));
         assert_eq!(store_path(None, None), PathBuf::from(".mend/mend.db"));
-    }
-
-    #[test]
-    fn patterns_are_found_by_their_path_of_names() {
-        let wrapper = wrapper::load_str(
-            "name: w\npatterns:\n  - name: book\n    xpath: //li\n    patterns:\n      \
-             - name: price\n        xpath: ./p\n  - name: price\n    xpath: //h1\n",
-            "w.yaml",
-        )
-        .unwrap();
-        let price = find_pattern(&wrapper, &["book", "price"]).unwrap();
-        assert_eq!(price.xpath.source(), "./p");
-        let top = find_pattern(&wrapper, &["price"]).unwrap();
-        assert_eq!(top.xpath.source(), "//h1");
-        assert!(find_pattern(&wrapper, &["book", "title"]).is_none());
-        assert!(find_pattern(&wrapper, &[]).is_none());
-    }
-
-    #[test]
-    fn atomic_writes_replace_the_file_and_leave_no_temporary_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.yaml");
-        std::fs::write(&path, "old").unwrap();
-        write_atomically(&path, "new").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["w.yaml"]);
     }
 }

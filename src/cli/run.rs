@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::heal::CliHealer;
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::fetch;
 use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
+use mend::runtime::{Runtime, Session};
 use mend::store::Store;
 use mend::wrapper::HealMode;
 
@@ -41,23 +41,21 @@ pub struct RunArgs {
     /// What to do when a pattern is violated: only report it (off), heal and
     /// store a proposal (propose), or heal and rewrite the wrapper file (auto).
     /// Default: the wrapper's `adapt.mode`.
-    #[arg(long, value_enum)]
-    pub heal: Option<HealArg>,
+    #[arg(long, value_parser = super::names(HealMode::ALL, HealMode::as_str, heal_help))]
+    pub heal: Option<HealMode>,
     /// The store for runs, pages and adaptations (default: `.mend/mend.db`
     /// beside the wrapper).
     #[arg(long)]
     pub store: Option<PathBuf>,
 }
 
-/// The `--heal` values.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HealArg {
-    /// Only report violations.
-    Off,
-    /// Heal, emit healed records marked with the proposal, store the proposal.
-    Propose,
-    /// Heal and rewrite the wrapper file in place.
-    Auto,
+/// What each `--heal` value does, for the help.
+fn heal_help(mode: HealMode) -> &'static str {
+    match mode {
+        HealMode::Off => "Only report violations",
+        HealMode::Propose => "Heal, emit healed records marked with the proposal, store the proposal",
+        HealMode::Auto => "Heal and rewrite the wrapper file in place",
+    }
 }
 
 /// Runs the command.
@@ -103,17 +101,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         flatten: args.flatten.clone(),
     };
     let mut write_error = None;
-    let mode = match args.heal {
-        Some(HealArg::Off) => HealMode::Off,
-        Some(HealArg::Propose) => HealMode::Propose,
-        Some(HealArg::Auto) => HealMode::Auto,
-        None => wrapper.adapt.mode,
-    };
+    let mode = args.heal.unwrap_or(wrapper.adapt.mode);
     let store_path = args
         .store
         .clone()
         .unwrap_or_else(|| Store::default_path(&args.wrapper));
-    let mut healer = CliHealer::new(mode, wrapper, &args.wrapper, store_path, options.clone());
+    let mut healer = Runtime::new(
+        mode,
+        wrapper,
+        &args.wrapper,
+        Session::at(store_path),
+        options.clone(),
+    );
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
             progress.suspend(|| eprintln!("error: {e}"));
@@ -154,11 +153,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             summary.failed_pages
         );
     }
-    if let Some(e) = &healer.failure {
-        eprintln!("error: {e:#}");
+    if let Some(e) = healer.failure() {
+        eprintln!("error: {e}");
     }
     Ok(ExitCode::from(
-        if summary.failed_pages > 0 || healer.failure.is_some() {
+        if summary.failed_pages > 0 || healer.failure().is_some() {
             EXIT_FAILURE
         } else if summary.violations > 0 {
             EXIT_VIOLATED

@@ -22,9 +22,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use serde_json::{Value as Json, json};
 
-use mend::dom::{Document, NodeId};
+use mend::dom::Document;
 use mend::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
-use mend::wrapper::Wrapper;
+use mend::wrapper::{PatternPath, Wrapper};
 use mend::wrapper::replace_xpath;
 use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
 
@@ -139,10 +139,10 @@ impl Review {
                 .ok(),
             _ => None,
         };
-        let names = review::pattern_names(&record.pattern);
         let found = wrapper
             .as_ref()
-            .and_then(|w| review::find_pattern(w, &names));
+            .zip(record.pattern.parse::<PatternPath>().ok())
+            .and_then(|(w, path)| w.pattern(&path));
         if wrapper.is_some() && found.is_none() {
             notes.push(format!(
                 "the wrapper file has no pattern {} now",
@@ -171,7 +171,7 @@ impl Review {
                             record.pattern, record.old_xpath
                         ));
                     }
-                    match replace_xpath(text, &names, new) {
+                    match replace_xpath(text, &record.pattern.split('/').collect::<Vec<_>>(), new) {
                         Ok(edited) => Some(unified_diff(text, &edited, file)),
                         Err(e) => {
                             notes.push(format!("cannot show the change to the wrapper: {e}"));
@@ -418,7 +418,7 @@ fn parent_xpaths(
     wrapper: Option<&Wrapper>,
     notes: &mut Vec<String>,
 ) -> Result<Option<Parents>, ExitCode> {
-    let names = review::pattern_names(&record.pattern);
+    let names: Vec<&str> = record.pattern.split('/').collect();
     let mut parents = Parents {
         before: Vec::new(),
         after: Vec::new(),
@@ -458,7 +458,10 @@ fn parent_xpaths(
             parents.after.push(new);
             continue;
         }
-        let Some(pattern) = wrapper.and_then(|w| review::find_pattern(w, &names[..depth])) else {
+        let Some(pattern) = wrapper
+            .zip(path.parse::<PatternPath>().ok())
+            .and_then(|(w, p)| w.pattern(&p))
+        else {
             return Ok(None);
         };
         parents.before.push(pattern.xpath.source().to_owned());
@@ -499,17 +502,13 @@ pub(super) fn select_nested(
     parents: &[&XPath],
     target: &XPath,
 ) -> Result<Vec<Item>, EvalError> {
-    let mut contexts = vec![Item::Node(NodeId::ROOT)];
-    for xpath in parents.iter().copied().chain([target]) {
-        let mut next = Vec::new();
-        for &context in &contexts {
-            next.extend(xpath.select_item(doc, context)?);
-        }
-        next.sort_unstable();
-        next.dedup();
-        contexts = next;
+    let mut items = Vec::new();
+    for context in mend::xpath::select_nested(doc, parents)? {
+        items.extend(target.select_item(doc, context)?);
     }
-    Ok(contexts)
+    items.sort_unstable();
+    items.dedup();
+    Ok(items)
 }
 
 /// The HTML of an item: an element's or text's own serialisation, an

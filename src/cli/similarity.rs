@@ -25,13 +25,11 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::Args as ClapArgs;
 use serde_json::{Value as Json, json};
 
 use mend::dom::{Document, NodeId};
-use mend::similarity::{
-    Algorithm, LabelMode, LabeledTree, Labels, algorithm_name, compare, mode_name,
-};
+use mend::similarity::{Algorithm, LabelMode, LabeledTree, Labels, compare};
 use mend::xpath::{Item, XPath};
 
 use super::xpath::read_document;
@@ -45,11 +43,12 @@ pub struct Args {
     /// The second page, likewise.
     b: String,
     /// The similarity algorithm.
-    #[arg(long, value_enum)]
-    algo: AlgoArg,
+    #[arg(long, value_parser = super::names(Algorithm::ALL, Algorithm::as_str, algorithm_help))]
+    algo: Algorithm,
     /// How elements are labelled for matching.
-    #[arg(long, value_enum, default_value = "tag")]
-    label: LabelArg,
+    #[arg(long, default_value = "tag",
+          value_parser = super::names(LabelMode::ALL, LabelMode::as_str, label_help))]
+    label: LabelMode,
     /// Compare from the first node this XPath selects in A instead of <html>.
     #[arg(long = "xpath-a", value_name = "X", allow_hyphen_values = true)]
     xpath_a: Option<String>,
@@ -61,28 +60,23 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum AlgoArg {
-    /// Simple tree matching: the number of matched elements.
-    Stm,
-    /// Clustered tree matching: a similarity in [0, 1].
-    Ctm,
-    /// Tree bigram similarity, in [0, 1].
-    Bigram,
-    /// Tree Jaro-Winkler similarity, in [0, 1].
-    Jw,
+/// What each algorithm's score is, for the help.
+fn algorithm_help(algorithm: Algorithm) -> &'static str {
+    match algorithm {
+        Algorithm::Stm => "Simple tree matching: the number of matched elements",
+        Algorithm::Ctm => "Clustered tree matching: a similarity in [0, 1]",
+        Algorithm::Bigram => "Tree bigram similarity, in [0, 1]",
+        Algorithm::Jw => "Tree Jaro-Winkler similarity, in [0, 1]",
+    }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum LabelArg {
-    /// The tag name.
-    Tag,
-    /// The tag name and the id.
-    #[value(name = "tag+id")]
-    TagId,
-    /// The tag name and the sorted class tokens.
-    #[value(name = "tag+class")]
-    TagClass,
+/// What each label mode compares, for the help.
+fn label_help(mode: LabelMode) -> &'static str {
+    match mode {
+        LabelMode::Tag => "The tag name",
+        LabelMode::TagId => "The tag name and the id",
+        LabelMode::TagClass => "The tag name and the sorted class tokens",
+    }
 }
 
 /// One side of the comparison, as read from the command line.
@@ -98,17 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("error: only one page can come from standard input");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    let algorithm = match args.algo {
-        AlgoArg::Stm => Algorithm::Stm,
-        AlgoArg::Ctm => Algorithm::Ctm,
-        AlgoArg::Bigram => Algorithm::Bigram,
-        AlgoArg::Jw => Algorithm::Jw,
-    };
-    let mode = match args.label {
-        LabelArg::Tag => LabelMode::Tag,
-        LabelArg::TagId => LabelMode::TagId,
-        LabelArg::TagClass => LabelMode::TagClass,
-    };
+    let (algorithm, mode) = (args.algo, args.label);
     let a = match side(&args.a, args.xpath_a.as_deref(), "--xpath-a") {
         Ok(s) => s,
         Err(code) => return Ok(code),
@@ -145,8 +129,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         });
         let side_json = |s: &Side, t: &LabeledTree| json!({ "page": s.file, "root": s.doc.path(s.root), "elements": t.len() });
         let object = json!({
-            "algorithm": algorithm_name(algorithm),
-            "label": mode_name(mode),
+            "algorithm": algorithm.as_str(),
+            "label": mode.as_str(),
             "a": side_json(&a, &ta),
             "b": side_json(&b, &tb),
             "score": score,
@@ -158,8 +142,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "{} ({}) over {} and {} elements: {score}",
-            algorithm_name(algorithm),
-            mode_name(mode),
+            algorithm.as_str(),
+            mode.as_str(),
             ta.len(),
             tb.len()
         )?;

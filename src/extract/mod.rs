@@ -18,10 +18,10 @@ use serde_json::{Map, Value};
 use url::Url;
 
 pub use convert::{ConvertError, convert, parse_number};
-pub use violation::Violation;
+pub use violation::{Violation, ViolationKind};
 
 use crate::dom::{Document, NodeId};
-use crate::wrapper::{Extract, Pattern, ValueType, Wrapper};
+use crate::wrapper::{Extract, Pattern, PatternPath, ValueType, Wrapper};
 use crate::xpath::{self, Item};
 
 /// The outcome of evaluating a wrapper on one page.
@@ -83,29 +83,17 @@ pub fn item_text(doc: &Document, item: Item, extract: &Extract) -> Option<String
         }
         (Item::Node(n), Extract::InnerHtml) => Some(doc.inner_html(n)),
         (Item::Node(n), Extract::OuterHtml) => Some(doc.outer_html(n)),
-        (_, Extract::Normalized) => Some(normalize_space(&item.string_value(doc))),
+        (_, Extract::Normalized) => Some(xpath::normalize_space(&item.string_value(doc))),
         (Item::Attr { .. }, Extract::Attribute(_)) => None,
         _ => Some(item.string_value(doc)),
     }
 }
 
-/// Collapses runs of whitespace to one space and trims, as XPath's `normalize-space`.
-pub fn normalize_space(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_ascii_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
-}
-
 /// A value constraint that one field value fails.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
-    /// The constraint, as [`Violation::constraint`] names it.
-    pub constraint: &'static str,
+    /// The constraint.
+    pub constraint: ViolationKind,
     /// What the constraint asks for, in words.
     pub expected: String,
     /// What the value is instead.
@@ -120,7 +108,7 @@ pub struct Problem {
 pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value, Vec<Problem>) {
     let c = &pattern.constraints;
     let mut problems = Vec::new();
-    let mut problem = |constraint: &'static str, expected: String, found: String| {
+    let mut problem = |constraint: ViolationKind, expected: String, found: String| {
         problems.push(Problem {
             constraint,
             expected,
@@ -129,7 +117,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
     };
     if c.required && text.trim().is_empty() {
         problem(
-            "required",
+            ViolationKind::Required,
             "a non-empty value".into(),
             "an empty value".into(),
         );
@@ -139,7 +127,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         && chars < min
     {
         problem(
-            "min_length",
+            ViolationKind::MinLength,
             format!("at least {min} characters"),
             format!("{chars}: {}", quote(text)),
         );
@@ -148,7 +136,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         && chars > max
     {
         problem(
-            "max_length",
+            ViolationKind::MaxLength,
             format!("at most {max} characters"),
             format!("{chars}: {}", quote(text)),
         );
@@ -157,7 +145,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         && !re.is_match(text)
     {
         problem(
-            "regex",
+            ViolationKind::Regex,
             format!("a match for /{}/", re.as_str()),
             quote(text),
         );
@@ -166,7 +154,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         && !options.iter().any(|o| o == text)
     {
         problem(
-            "enum",
+            ViolationKind::Enum,
             format!("one of {}", options.join(", ")),
             quote(text),
         );
@@ -180,7 +168,7 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
         Ok(v) => v,
         Err(e) => {
             problem(
-                "type",
+                ViolationKind::Type,
                 format!("{} ({e})", type_name(pattern.value_type)),
                 quote(text),
             );
@@ -193,15 +181,15 @@ pub fn check_value(pattern: &Pattern, text: &str, base: Option<&Url>) -> (Value,
                 if let Some(min) = c.minimum
                     && n < min
                 {
-                    problem("minimum", format!(">= {min}"), n.to_string());
+                    problem(ViolationKind::Minimum, format!(">= {min}"), n.to_string());
                 }
                 if let Some(max) = c.maximum
                     && n > max
                 {
-                    problem("maximum", format!("<= {max}"), n.to_string());
+                    problem(ViolationKind::Maximum, format!("<= {max}"), n.to_string());
                 }
             }
-            None => problem("minimum", "a number".into(), quote(text)),
+            None => problem(ViolationKind::Minimum, "a number".into(), quote(text)),
         }
     }
     (value, problems)
@@ -248,15 +236,14 @@ impl Context<'_> {
     }
 
     fn pattern(&mut self, pattern: &Pattern, context: Item, path: &mut Vec<String>) -> Value {
-        let name = path.join("/");
         let found = instances(pattern, self.doc, context);
         let (items, scalar) = match found {
             Instances::Nodes(items) => (items, None),
             Instances::Value(v) => (Vec::new(), Some(v)),
             Instances::Error(message) => {
                 self.push(
-                    &name,
-                    "xpath",
+                    path,
+                    ViolationKind::Xpath,
                     "an XPath that evaluates".into(),
                     message,
                     context,
@@ -271,8 +258,8 @@ impl Context<'_> {
             && count < min
         {
             self.push(
-                &name,
-                "min",
+                path,
+                ViolationKind::Min,
                 format!("at least {min}"),
                 plural(count),
                 context,
@@ -283,8 +270,8 @@ impl Context<'_> {
             && count > max
         {
             self.push(
-                &name,
-                "max",
+                path,
+                ViolationKind::Max,
                 format!("at most {max}"),
                 plural(count),
                 context,
@@ -293,8 +280,8 @@ impl Context<'_> {
         }
         if c.required && count == 0 && c.min.is_none_or(|m| m == 0) {
             self.push(
-                &name,
-                "required",
+                path,
+                ViolationKind::Required,
                 "a value".into(),
                 "no match".into(),
                 context,
@@ -316,8 +303,8 @@ impl Context<'_> {
                             format!("{at}: {error}")
                         };
                         self.push(
-                            &name,
-                            "schema",
+                            path,
+                            ViolationKind::Schema,
                             "a record that satisfies the schema".into(),
                             found,
                             context,
@@ -333,11 +320,11 @@ impl Context<'_> {
         let mut values = Vec::with_capacity(count);
         if let Some(v) = scalar {
             let text = v.to_string_value(self.doc);
-            values.push(self.field_value(pattern, &name, Some(text), context, None));
+            values.push(self.field_value(pattern, path, Some(text), context, None));
         } else {
             for &item in &items {
                 let text = item_text(self.doc, item, &pattern.extract);
-                values.push(self.field_value(pattern, &name, text, context, Some(item)));
+                values.push(self.field_value(pattern, path, text, context, Some(item)));
             }
         }
         if pattern.is_single() {
@@ -351,7 +338,7 @@ impl Context<'_> {
     fn field_value(
         &mut self,
         pattern: &Pattern,
-        name: &str,
+        name: &[String],
         text: Option<String>,
         context: Item,
         node: Option<Item>,
@@ -360,7 +347,7 @@ impl Context<'_> {
             if pattern.constraints.required {
                 self.push(
                     name,
-                    "required",
+                    ViolationKind::Required,
                     "a value".into(),
                     format!("no {}", describe_extract(&pattern.extract)),
                     context,
@@ -381,15 +368,15 @@ impl Context<'_> {
     /// much to do for every value of every page when most pages are fine.
     fn push(
         &mut self,
-        pattern: &str,
-        constraint: &'static str,
+        pattern: &[String],
+        constraint: ViolationKind,
         expected: String,
         found: String,
         context: Item,
         node: Option<Item>,
     ) {
         self.violations.push(Violation {
-            pattern: pattern.to_owned(),
+            pattern: PatternPath::from_names(pattern.to_vec()),
             constraint,
             expected,
             found,

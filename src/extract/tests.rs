@@ -120,8 +120,3 @@ fn a_base_element_wins_over_the_page_url() {
     );
 }
 
-#[test]
-fn normalize_space_collapses_runs() {
-    assert_eq!(normalize_space("  a \n\t b  "), "a b");
-    assert_eq!(normalize_space(""), "");
-}

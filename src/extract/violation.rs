@@ -1,15 +1,18 @@
 //! Violations: constraints that failed on a page.
 
+use std::fmt;
+
 use serde::Serialize;
+
+use crate::wrapper::PatternPath;
 
 /// A constraint that failed, with what was expected and what was found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Violation {
     /// The pattern's path of names, such as `book/price`.
-    pub pattern: String,
-    /// The constraint that failed: `min`, `max`, `required`, `type`, `regex`,
-    /// `min_length`, `max_length`, `enum`, `minimum`, `maximum` or `schema`.
-    pub constraint: &'static str,
+    pub pattern: PatternPath,
+    /// The constraint that failed.
+    pub constraint: ViolationKind,
     /// What the constraint asks for, in words.
     pub expected: String,
     /// What the page gave instead.
@@ -25,6 +28,85 @@ impl Violation {
     /// Whether this violation says the pattern matched too few or too many nodes
     /// (as opposed to matching nodes whose values are wrong).
     pub fn is_about_occurrences(&self) -> bool {
-        matches!(self.constraint, "min" | "max")
+        matches!(self.constraint, ViolationKind::Min | ViolationKind::Max)
+    }
+}
+
+/// Which constraint a violation is of, serialized as the wrapper spells the
+/// constraint (`min`, `min_length`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// Fewer matches than `min`.
+    Min,
+    /// More matches than `max`.
+    Max,
+    /// A `required` field with no match or an empty value.
+    Required,
+    /// A value that does not convert to the field's `type`.
+    Type,
+    /// A value that does not match the `regex`.
+    Regex,
+    /// A value shorter than `min_length`.
+    MinLength,
+    /// A value longer than `max_length`.
+    MaxLength,
+    /// A value not in the `enum`.
+    Enum,
+    /// A number under `minimum`, or no number where a range is set.
+    Minimum,
+    /// A number over `maximum`.
+    Maximum,
+    /// A record that fails its JSON `schema`.
+    Schema,
+    /// A pattern that matched when its tree-gram was captured and matches
+    /// nothing now, though its constraints allow that.
+    Treegram,
+    /// An XPath that fails to evaluate on the page.
+    Xpath,
+}
+
+impl ViolationKind {
+    /// The constraint's name, as wrappers and the output spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::Min => "min",
+            ViolationKind::Max => "max",
+            ViolationKind::Required => "required",
+            ViolationKind::Type => "type",
+            ViolationKind::Regex => "regex",
+            ViolationKind::MinLength => "min_length",
+            ViolationKind::MaxLength => "max_length",
+            ViolationKind::Enum => "enum",
+            ViolationKind::Minimum => "minimum",
+            ViolationKind::Maximum => "maximum",
+            ViolationKind::Schema => "schema",
+            ViolationKind::Treegram => "treegram",
+            ViolationKind::Xpath => "xpath",
+        }
+    }
+}
+
+impl fmt::Display for ViolationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ViolationKind::{self, *};
+
+    #[test]
+    fn kinds_serialize_as_the_wrapper_spells_them() {
+        let all: [ViolationKind; 13] = [
+            Min, Max, Required, Type, Regex, MinLength, MaxLength, Enum, Minimum, Maximum, Schema,
+            Treegram, Xpath,
+        ];
+        for kind in all {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+        assert_eq!(MinLength.to_string(), "min_length");
     }
 }

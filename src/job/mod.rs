@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 pub use output::{OutputFormat, OutputWriter};
 
 use crate::dom::Document;
-use crate::extract::{Violation, extract};
+use crate::extract::{Extraction, Violation, extract};
 use crate::fetch::{self, HttpClient, PageSource};
 use crate::wrapper::Wrapper;
 
@@ -70,7 +70,7 @@ impl Summary {
 pub fn process_page(wrapper: &Wrapper, page: &fetch::Page, options: &RunOptions) -> PageOutput {
     let _span = tracing::info_span!("page", page = %page.name).entered();
     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-    page_output(wrapper, &doc, page, options)
+    page_output(page, extract(wrapper, &doc, page.url.as_ref()), options)
 }
 
 /// Loads and processes one page, turning a load failure into an error entry.
@@ -126,8 +126,9 @@ pub trait Healer {
     /// Whether pages with violations go to [`Healer::heal`] at all.
     fn enabled(&self) -> bool;
     /// Heals one page whose extraction with the current wrapper has
-    /// violations, returning the output to emit.
-    fn heal(&mut self, page: &fetch::Page, doc: &Document, output: PageOutput) -> PageOutput;
+    /// violations, returning the output to emit. `extraction` is that
+    /// extraction, handed over so that the page is not extracted again.
+    fn heal(&mut self, page: &fetch::Page, doc: &Document, extraction: Extraction) -> PageOutput;
 }
 
 /// The healer of a run without healing.
@@ -143,8 +144,8 @@ impl Healer for NoHealing {
     fn enabled(&self) -> bool {
         false
     }
-    fn heal(&mut self, _: &fetch::Page, _: &Document, output: PageOutput) -> PageOutput {
-        output
+    fn heal(&mut self, page: &fetch::Page, _: &Document, extraction: Extraction) -> PageOutput {
+        page_output(page, extraction, &RunOptions::default())
     }
 }
 
@@ -164,38 +165,49 @@ pub fn run_pages_healing(
     for chunk in sources.chunks(batch) {
         let wrapper = healer.wrapper().clone();
         let revision = healer.revision();
-        // A page with violations keeps its parsed document for the healer,
-        // so that it is parsed once.
-        let outputs: Vec<(PageOutput, Option<(fetch::Page, Document)>)> = chunk
+        // A page with violations keeps its parsed document and its
+        // extraction for the healer, so that it is parsed and extracted once.
+        let outputs: Vec<Result<PageOutput, Kept>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http) {
                 Ok(page) => {
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-                    let out = page_output(&wrapper, &doc, &page, options);
-                    let kept = (keep && !out.violations.is_empty()).then_some((page, doc));
-                    (out, kept)
-                }
-                Err(e) => (failed(s, &e), None),
-            })
-            .collect();
-        for (out, kept) in outputs {
-            let out = match kept {
-                Some((page, doc)) => {
-                    let _span = tracing::info_span!("heal", page = %page.name).entered();
-                    // An earlier page may have healed the wrapper: extract again first.
-                    let out = if healer.revision() == revision {
-                        out
+                    let extraction = extract(&wrapper, &doc, page.url.as_ref());
+                    if keep && !extraction.violations.is_empty() {
+                        Err(Kept {
+                            page,
+                            doc,
+                            extraction,
+                        })
                     } else {
-                        page_output(healer.wrapper(), &doc, &page, options)
-                    };
-                    if out.violations.is_empty() {
-                        out
-                    } else {
-                        healer.heal(&page, &doc, out)
+                        Ok(page_output(&page, extraction, options))
                     }
                 }
-                None => out,
+                Err(e) => Ok(failed(s, &e)),
+            })
+            .collect();
+        for out in outputs {
+            let out = match out {
+                Ok(out) => out,
+                Err(Kept {
+                    page,
+                    doc,
+                    extraction,
+                }) => {
+                    let _span = tracing::info_span!("heal", page = %page.name).entered();
+                    // An earlier page may have healed the wrapper: extract again first.
+                    let extraction = if healer.revision() == revision {
+                        extraction
+                    } else {
+                        extract(healer.wrapper(), &doc, page.url.as_ref())
+                    };
+                    if extraction.violations.is_empty() {
+                        page_output(&page, extraction, options)
+                    } else {
+                        healer.heal(&page, &doc, extraction)
+                    }
+                }
             };
             summary.add(&out);
             emit(out);
@@ -204,14 +216,15 @@ pub fn run_pages_healing(
     summary
 }
 
-/// The output of extracting a parsed page.
-fn page_output(
-    wrapper: &Wrapper,
-    doc: &Document,
-    page: &fetch::Page,
-    options: &RunOptions,
-) -> PageOutput {
-    let extraction = extract(wrapper, doc, page.url.as_ref());
+/// A page whose extraction has violations, kept for the healer.
+struct Kept {
+    page: fetch::Page,
+    doc: Document,
+    extraction: Extraction,
+}
+
+/// The output of an extracted page.
+fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
     PageOutput {
         page: page.name.clone(),
         records: shape(extraction.record, options),

@@ -19,7 +19,21 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::dom::{Document, NodeId};
-use crate::wrapper::LabelMode;
+use serde::Serialize;
+
+/// How tree nodes are labelled for matching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum LabelMode {
+    /// The tag name.
+    #[serde(rename = "tag")]
+    Tag,
+    /// The tag name and the id.
+    #[serde(rename = "tag+id")]
+    TagId,
+    /// The tag name and the sorted class tokens.
+    #[serde(rename = "tag+class")]
+    TagClass,
+}
 
 /// An interned label, valid within the [`Labels`] table that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -135,15 +149,6 @@ where
 
     fn masks_attr(&self, doc: &Document, node: NodeId, name: &str) -> bool {
         (self.0)(doc, node, Some(name))
-    }
-}
-
-/// The name of a label mode as the command line and wrappers spell it.
-pub fn mode_name(mode: LabelMode) -> &'static str {
-    match mode {
-        LabelMode::Tag => "tag",
-        LabelMode::TagId => "tag+id",
-        LabelMode::TagClass => "tag+class",
     }
 }
 

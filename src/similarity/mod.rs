@@ -36,6 +36,7 @@
 //! labels were interned into different tables is a caller's error that the
 //! module cannot detect: the labels are just integers.
 
+mod algorithm;
 mod clustered_tree_matching;
 mod label;
 mod leaf;
@@ -56,7 +57,8 @@ mod tests;
 pub use clustered_tree_matching::{
     ClusteredMatching, clustered_tree_matching, clustered_tree_matching_score,
 };
-pub use label::{Label, Labels, Mask, MaskFn, NoMask, label_text, mode_name, write_label};
+pub use algorithm::{Algorithm, UnknownName};
+pub use label::{Label, LabelMode, Labels, Mask, MaskFn, NoMask, label_text, write_label};
 pub use leaf::{LeafMetric, jaro_winkler, normalized_levenshtein, token_dice};
 pub use ordered_matching::{LEVEL_LIMIT, STORE_BUDGET};
 pub use simple_tree_matching::{SimpleMatching, simple_tree_matching, simple_tree_matching_score};
@@ -67,8 +69,6 @@ pub use sweep::{
 pub use tree::{LabeledTree, SubTree};
 pub use tree_bigram::tree_bigram;
 pub use tree_jaro_winkler::tree_jaro_winkler;
-
-pub use crate::wrapper::{Algorithm, LabelMode};
 
 use crate::dom::NodeId;
 
@@ -99,16 +99,6 @@ pub enum SimilarityError {
         /// The most cells allowed.
         limit: u64,
     },
-}
-
-/// The name of an algorithm as the command line and wrappers spell it.
-pub fn algorithm_name(algorithm: Algorithm) -> &'static str {
-    match algorithm {
-        Algorithm::Stm => "stm",
-        Algorithm::Ctm => "ctm",
-        Algorithm::Bigram => "bigram",
-        Algorithm::Jw => "jw",
-    }
 }
 
 /// The score of `a` against `b` under `algorithm`: the matched count for

@@ -47,7 +47,7 @@
 use std::collections::HashMap;
 
 use crate::dom::NodeId;
-use crate::wrapper::Algorithm;
+use super::Algorithm;
 
 use super::clustered_tree_matching::Ctm;
 use super::ordered_matching::{Cutoff, Matcher};
@@ -409,7 +409,7 @@ mod tests {
     use super::*;
     use crate::similarity::label::Labels;
     use crate::similarity::testing::{arb_tree, doc, view_with};
-    use crate::wrapper::LabelMode;
+    use crate::similarity::LabelMode;
     use proptest::prelude::*;
 
     proptest! {

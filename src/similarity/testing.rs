@@ -10,7 +10,7 @@
 use proptest::prelude::*;
 
 use crate::dom::{Document, NodeId};
-use crate::wrapper::LabelMode;
+use crate::similarity::LabelMode;
 
 use super::label::Labels;
 use super::tree::LabeledTree;

@@ -17,7 +17,7 @@
 //! as a flat one.
 
 use crate::dom::{Document, NodeId};
-use crate::wrapper::LabelMode;
+use crate::similarity::LabelMode;
 
 use super::SimilarityError;
 use super::label::{Label, Labels, Mask, NoMask, write_label};

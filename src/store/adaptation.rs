@@ -91,7 +91,7 @@ impl From<&Violation> for ConstraintResult {
     /// A failed constraint, as the extractor reported it.
     fn from(v: &Violation) -> Self {
         ConstraintResult {
-            constraint: v.constraint.to_owned(),
+            constraint: v.constraint.as_str().to_owned(),
             passed: false,
             detail: format!("expected {}, found {}", v.expected, v.found),
         }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::{OptionalExtension, Row, params};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::{RunId, Store, StoreError, Timestamp, from_sql_int, to_sql_int};
 use crate::wrapper::HealMode;
@@ -26,7 +26,6 @@ pub struct RunRecord {
     /// How many violations the run found, before healing.
     pub violations: u64,
     /// Whether the run healed, and how.
-    #[serde(serialize_with = "serialize_heal_mode")]
     pub heal_mode: HealMode,
 }
 
@@ -50,7 +49,7 @@ impl Store {
             .execute(params![
                 wrapper,
                 wrapper_path.to_string_lossy(),
-                heal_mode_name(heal_mode),
+                heal_mode.as_str(),
                 started_at.unix_millis()
             ])?;
             Ok(RunId(tx.last_insert_rowid()))
@@ -129,29 +128,8 @@ fn read_run(row: &Row<'_>) -> Result<RunRecord, StoreError> {
             .map(Timestamp::from_unix_millis),
         pages: from_sql_int("a run's page count", row.get(5)?)?,
         violations: from_sql_int("a run's violation count", row.get(6)?)?,
-        heal_mode: parse_heal_mode(&heal_mode)
-            .ok_or_else(|| StoreError::Corrupt(format!("heal mode {heal_mode:?}")))?,
+        heal_mode: heal_mode
+            .parse()
+            .map_err(|_| StoreError::Corrupt(format!("heal mode {heal_mode:?}")))?,
     })
-}
-
-/// The word for a heal mode, as wrappers spell it.
-fn heal_mode_name(mode: HealMode) -> &'static str {
-    match mode {
-        HealMode::Off => "off",
-        HealMode::Propose => "propose",
-        HealMode::Auto => "auto",
-    }
-}
-
-fn parse_heal_mode(name: &str) -> Option<HealMode> {
-    match name {
-        "off" => Some(HealMode::Off),
-        "propose" => Some(HealMode::Propose),
-        "auto" => Some(HealMode::Auto),
-        _ => None,
-    }
-}
-
-fn serialize_heal_mode<S: Serializer>(mode: &HealMode, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(heal_mode_name(*mode))
 }

@@ -5,7 +5,7 @@ use super::Target;
 use super::format::{self, Draft};
 use crate::dom::{Document, NodeId};
 use crate::similarity::Mask;
-use crate::wrapper::{Pattern, Wrapper};
+use crate::wrapper::{Pattern, PatternPath, Wrapper};
 use crate::xpath::{Item, Value};
 
 /// A field's context never grows past this many elements: one more ancestor
@@ -26,8 +26,8 @@ pub struct CaptureOptions<'a> {
     pub instances: usize,
     /// The least size, in elements, of a field's context (`treegram_min_context`).
     pub min_context: usize,
-    /// Only these pattern paths (`book/price`); all patterns when `None`.
-    pub only: Option<&'a [String]>,
+    /// Only these patterns; all patterns when `None`.
+    pub only: Option<&'a [PatternPath]>,
     /// What is known to be unstable on the page, masked in the file.
     pub unstable: &'a dyn Mask,
 }
@@ -36,7 +36,7 @@ pub struct CaptureOptions<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Captured {
     /// The pattern's path of names.
-    pub pattern: String,
+    pub pattern: PatternPath,
     /// Where the file goes, relative to the wrapper's project directory
     /// (see [`treegram_file`]).
     pub file: String,
@@ -50,7 +50,7 @@ pub struct Captured {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
     /// The pattern's path of names.
-    pub pattern: String,
+    pub pattern: PatternPath,
     /// Why, in words.
     pub reason: String,
 }
@@ -58,7 +58,7 @@ pub struct Skipped {
 /// Where the tree-gram of `pattern` (a path of names) of the wrapper named
 /// `wrapper` goes: `treegrams/<wrapper>/<pattern path>.html`, with any
 /// character that is unsafe in a file name replaced by `_`.
-pub fn treegram_file(wrapper: &str, pattern: &str) -> String {
+pub fn treegram_file(wrapper: &str, pattern: &PatternPath) -> String {
     let clean = |s: &str| -> String {
         let c: String = s
             .chars()
@@ -77,7 +77,7 @@ pub fn treegram_file(wrapper: &str, pattern: &str) -> String {
         }
     };
     let mut file = format!("treegrams/{}", clean(wrapper));
-    for name in pattern.split('/') {
+    for name in pattern.names() {
         file.push('/');
         file.push_str(&clean(name));
     }
@@ -96,11 +96,11 @@ pub fn capture(
     let mut captured = Vec::new();
     let mut skipped = Vec::new();
     // Patterns are visited parent first, each with every instance of its parent.
-    let mut work: Vec<(String, &Pattern, Vec<Item>)> = wrapper
+    let mut work: Vec<(PatternPath, &Pattern, Vec<Item>)> = wrapper
         .patterns
         .iter()
         .rev()
-        .map(|p| (p.name.clone(), p, vec![Item::Node(NodeId::ROOT)]))
+        .map(|p| (PatternPath::top(p.name.clone()), p, vec![Item::Node(NodeId::ROOT)]))
         .collect();
     while let Some((path, pattern, contexts)) = work.pop() {
         let mut per_context: Vec<(Item, Vec<Item>)> = Vec::new();
@@ -136,7 +136,7 @@ pub fn capture(
                 (None, false) => {
                     let header = Header {
                         wrapper: wrapper.name.clone(),
-                        pattern: path.clone(),
+                        pattern: path.to_string(),
                         xpath: pattern.xpath.source().to_owned(),
                         url: options.url.map(str::to_owned),
                         sha256: options.sha256.to_owned(),
@@ -180,7 +180,7 @@ pub fn capture(
                 .filter(|i| matches!(i, Item::Node(n) if doc.is_element(*n)))
                 .collect();
             for child in pattern.patterns.iter().rev() {
-                work.push((format!("{path}/{}", child.name), child, instances.clone()));
+                work.push((path.child(child.name.clone()), child, instances.clone()));
             }
         }
     }

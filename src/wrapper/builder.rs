@@ -15,11 +15,12 @@ use chrono::format::{Item, StrftimeItems};
 
 use super::diagnostic::Diagnostic;
 use super::model::{
-    AdaptSettings, Algorithm, Constraints, Extract, HealMode, LabelMode, Location, Pattern,
-    RecordSchema, Triggers, ValueType, Wrapper,
+    AdaptSettings, Constraints, Extract, Location, Pattern, RecordSchema, Triggers, ValueType,
+    Wrapper,
 };
 use super::node::{Kind, Node, push_segment};
 use super::scalar::position_in;
+use crate::similarity::Algorithm;
 use crate::xpath::XPath;
 
 /// Builds the wrapper, adding a diagnostic for every problem found.
@@ -346,12 +347,11 @@ fn adapt(node: &Node) -> AdaptSettings {
             .unwrap_or(default)
     };
     AdaptSettings {
-        mode: match node.get("mode").and_then(Node::as_str) {
-            Some("off") => HealMode::Off,
-            Some("auto") => HealMode::Auto,
-            Some("propose") => HealMode::Propose,
-            _ => defaults.mode,
-        },
+        mode: node
+            .get("mode")
+            .and_then(Node::as_str)
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(defaults.mode),
         threshold: node
             .get("threshold")
             .and_then(as_f64)
@@ -363,21 +363,14 @@ fn adapt(node: &Node) -> AdaptSettings {
         algorithms: node.get("algorithms").map_or(defaults.algorithms, |list| {
             list.items()
                 .iter()
-                .filter_map(|a| match a.as_str()? {
-                    "ctm" => Some(Algorithm::Ctm),
-                    "stm" => Some(Algorithm::Stm),
-                    "bigram" => Some(Algorithm::Bigram),
-                    "jw" => Some(Algorithm::Jw),
-                    _ => None,
-                })
+                .filter_map(|a| a.as_str()?.parse::<Algorithm>().ok())
                 .collect()
         }),
-        label: match node.get("label").and_then(Node::as_str) {
-            Some("tag") => LabelMode::Tag,
-            Some("tag+id") => LabelMode::TagId,
-            Some("tag+class") => LabelMode::TagClass,
-            _ => defaults.label,
-        },
+        label: node
+            .get("label")
+            .and_then(Node::as_str)
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(defaults.label),
         triggers: Triggers {
             top_down: trigger("top_down", defaults.triggers.top_down),
             bottom_up: trigger("bottom_up", defaults.triggers.bottom_up),

@@ -16,6 +16,7 @@ mod diagnostic;
 mod lint;
 mod model;
 mod node;
+mod path;
 mod rewrite;
 mod scalar;
 mod schema;
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
+pub use path::{BadPatternPath, PatternPath};
 pub use rewrite::{RewriteError, replace_xpath, set_treegram};
 pub use schema::SCHEMA;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
+use crate::similarity::{Algorithm, LabelMode, UnknownName};
 use crate::xpath::XPath;
 
 /// A wrapper: start URLs, adaptation settings and a tree of patterns.
@@ -190,7 +191,8 @@ impl Default for AdaptSettings {
 }
 
 /// What mend does when a pattern is violated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum HealMode {
     /// Only report violations.
     Off,
@@ -200,32 +202,35 @@ pub enum HealMode {
     Auto,
 }
 
-/// A tree similarity algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Algorithm {
-    /// Clustered tree matching.
-    Ctm,
-    /// Simple tree matching.
-    Stm,
-    /// Tree bigram similarity.
-    Bigram,
-    /// Tree Jaro-Winkler.
-    Jw,
+impl HealMode {
+    /// Every mode.
+    pub const ALL: [HealMode; 3] = [HealMode::Off, HealMode::Propose, HealMode::Auto];
+
+    /// The name as wrappers, the command line and the store spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HealMode::Off => "off",
+            HealMode::Propose => "propose",
+            HealMode::Auto => "auto",
+        }
+    }
 }
 
-/// How tree nodes are labelled for matching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum LabelMode {
-    /// The tag name.
-    #[serde(rename = "tag")]
-    Tag,
-    /// The tag name and the id.
-    #[serde(rename = "tag+id")]
-    TagId,
-    /// The tag name and the sorted class tokens.
-    #[serde(rename = "tag+class")]
-    TagClass,
+impl std::str::FromStr for HealMode {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        HealMode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| UnknownName::new("heal mode", s, &HealMode::ALL.map(HealMode::as_str)))
+    }
+}
+
+impl std::fmt::Display for HealMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Which adaptation triggers run.

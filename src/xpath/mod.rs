@@ -68,6 +68,7 @@ use crate::dom::{Document, NodeId};
 pub use item::{Item, XML_NAMESPACE};
 pub use number::{number_to_string, round, string_to_number};
 pub use parser::{MAX_DEPTH, MAX_LEN};
+pub use strings::normalize_space;
 pub use value::Value;
 
 use ast::{Expr, Type};
@@ -176,6 +177,30 @@ impl XPath {
             .string(&self.compiled.expr, top(Item::Node(context)))?
             .into_owned())
     }
+}
+
+/// The elements the last XPath of `chain` selects when each XPath is
+/// evaluated in every element the one before it selected, starting from the
+/// document node: the instances of nested record patterns on a whole page.
+/// Items keep the order they are found in, context after context, repeats
+/// included, as extraction visits them; what is not an element (an
+/// attribute, a text node) is no instance and is left out. An empty chain
+/// gives the document node.
+pub fn select_nested(doc: &Document, chain: &[&XPath]) -> Result<Vec<Item>, EvalError> {
+    let mut contexts = vec![Item::Node(NodeId::ROOT)];
+    for xpath in chain {
+        let mut next = Vec::new();
+        for &context in &contexts {
+            next.extend(
+                xpath
+                    .select_item(doc, context)?
+                    .into_iter()
+                    .filter(|i| matches!(i, Item::Node(n) if doc.is_element(*n))),
+            );
+        }
+        contexts = next;
+    }
+    Ok(contexts)
 }
 
 fn top(item: Item) -> Ctx {

@@ -1,0 +1,105 @@
+//! One adaptation as a run decided it: the engine's [`Adaptation`], what the
+//! mode made of it, and its store id. Both the store's record and the entry
+//! of `mend run`'s output are made from this one shape.
+
+use serde_json::{Value, json};
+
+use crate::adapt::{Adaptation, Outcome};
+use crate::store::{
+    AdaptationId, AdaptationStatus, Candidate, ConstraintResult, NewAdaptation, PageId, Timestamp,
+};
+
+/// An adaptation with what the run did with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunAdaptation {
+    /// What the engine found.
+    pub adaptation: Adaptation,
+    /// What the run did with it.
+    pub status: AdaptationStatus,
+    /// Its id in the store, once recorded.
+    pub id: Option<AdaptationId>,
+    /// Why, in words: the engine's reason, or why the wrapper file could not
+    /// take a heal.
+    pub reason: Option<String>,
+}
+
+impl RunAdaptation {
+    /// The status a run in `auto` mode (`applied`) or not (`proposed`) gives
+    /// an adaptation; `refusal` is why the wrapper file could not take it.
+    pub fn decide(adaptation: Adaptation, auto: bool, refusal: Option<String>) -> RunAdaptation {
+        let status = match adaptation.outcome {
+            Outcome::Healed if auto && refusal.is_none() => AdaptationStatus::Applied,
+            Outcome::Healed => AdaptationStatus::Proposed,
+            Outcome::Abstained => AdaptationStatus::Abstained,
+            Outcome::Rejected => AdaptationStatus::Rejected,
+        };
+        let reason = match refusal {
+            Some(why) => Some(format!("the wrapper file could not be rewritten: {why}")),
+            None => adaptation.reason.clone(),
+        };
+        RunAdaptation {
+            adaptation,
+            status,
+            id: None,
+            reason,
+        }
+    }
+
+    /// The store's record of it, for the page `page_id`.
+    pub fn to_record(&self, page_id: PageId, created_at: Timestamp) -> NewAdaptation {
+        let a = &self.adaptation;
+        NewAdaptation {
+            page_id,
+            pattern: a.pattern.to_string(),
+            old_xpath: a.old_xpath.clone(),
+            new_xpath: a.new_xpath.clone(),
+            algorithm: a.algorithm.map(|x| x.as_str().to_owned()),
+            score: a.score,
+            runner_up: a.runner_up,
+            status: self.status,
+            reason: self.reason.clone(),
+            candidates: a
+                .candidates
+                .iter()
+                .map(|c| Candidate {
+                    xpath: c.nodes.join(" | "),
+                    score: c.score,
+                    algorithm: format!("{} {}", c.algorithm, c.label),
+                })
+                .collect(),
+            samples_before: a.before.clone(),
+            samples_after: a.after.clone(),
+            constraint_results: a
+                .checks
+                .iter()
+                .map(|c| ConstraintResult {
+                    constraint: c.constraint.clone(),
+                    passed: c.passed,
+                    detail: c.detail.clone(),
+                })
+                .chain(a.violations.iter().map(ConstraintResult::from))
+                .collect(),
+            created_at,
+        }
+    }
+
+    /// Its entry in a page's `adaptations` (the contract of DESIGN.md, plus
+    /// the store id and the evidence).
+    pub fn to_json(&self) -> Value {
+        let a = &self.adaptation;
+        json!({
+            "id": self.id,
+            "pattern": a.pattern,
+            "old_xpath": a.old_xpath,
+            "new_xpath": a.new_xpath,
+            "score": a.score,
+            "runner_up": a.runner_up,
+            "algorithm": a.algorithm,
+            "status": self.status.as_str(),
+            "label": a.label,
+            "similarity": a.similarity,
+            "trigger": a.trigger,
+            "reason": self.reason,
+        })
+    }
+}

@@ -1,0 +1,57 @@
+//! What can go wrong around a run: the files and the store.
+
+use std::path::PathBuf;
+
+use crate::store::StoreError;
+use crate::wrapper::{PatternPath, RewriteError};
+
+/// A failure of the files or the store around a run. The run goes on
+/// without what failed where it can; the caller reports the error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RuntimeError {
+    /// The store could not be opened, read or written.
+    #[error("{what}: {error}")]
+    Store {
+        /// What was being done, in words (`cannot open the store X`).
+        what: String,
+        /// What the store said.
+        error: StoreError,
+    },
+    /// A file could not be read or written.
+    #[error("cannot {action} {}: {error}", path.display())]
+    Io {
+        /// `read`, `write` or `create`.
+        action: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
+    /// The wrapper file could not be edited to name a tree-gram.
+    #[error("cannot name the tree-gram of {pattern} in the wrapper: {error}")]
+    Rewrite {
+        /// The pattern whose `treegram:` key was being set.
+        pattern: PatternPath,
+        /// Why the edit was refused.
+        error: RewriteError,
+    },
+    /// The wrapper file does not load.
+    #[error("cannot load {}: {message}", path.display())]
+    Load {
+        /// The wrapper file.
+        path: PathBuf,
+        /// The loader's diagnostics, rendered.
+        message: String,
+    },
+}
+
+impl RuntimeError {
+    /// A store error, with what was being done.
+    pub(crate) fn store(what: impl Into<String>, error: StoreError) -> RuntimeError {
+        RuntimeError::Store {
+            what: what.into(),
+            error,
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The project directory: where a wrapper's tree-grams live, and how files
+//! in it are written.
+//!
+//! Tree-gram files go under the wrapper's *project directory*: the folder of
+//! the wrapper file, or its parent when that folder is named `wrappers` (the
+//! layout `wrappers/`, `treegrams/` side by side). A pattern's `treegram:`
+//! key holds the file's path relative to that directory; a pattern without
+//! the key still finds its tree-gram at the default place,
+//! `treegrams/<wrapper>/<pattern path>.html`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::RuntimeError;
+use crate::treegram::treegram_file;
+use crate::wrapper::{Pattern, PatternPath, Wrapper};
+
+/// A wrapper file and the directory its tree-gram paths are relative to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Project {
+    /// The wrapper file, as given.
+    pub wrapper_path: PathBuf,
+    /// The project directory.
+    pub dir: PathBuf,
+}
+
+impl Project {
+    /// The project of the wrapper file at `wrapper_path`.
+    pub fn of(wrapper_path: &Path) -> Project {
+        let dir = wrapper_path.parent().unwrap_or(Path::new(""));
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let dir = match dir.file_name() {
+            Some(name) if name == "wrappers" => dir.parent().unwrap_or(dir).to_path_buf(),
+            _ => dir.to_path_buf(),
+        };
+        Project {
+            wrapper_path: wrapper_path.to_owned(),
+            dir,
+        }
+    }
+
+    /// Where the tree-gram of `pattern` (at `path` in `wrapper`) is: its
+    /// `treegram:` key, or the default place.
+    pub fn treegram_path(&self, wrapper: &Wrapper, path: &PatternPath, pattern: &Pattern) -> PathBuf {
+        let file = pattern
+            .treegram
+            .clone()
+            .unwrap_or_else(|| treegram_file(&wrapper.name, path));
+        self.dir.join(file)
+    }
+
+    /// Reads the wrapper file's text.
+    pub fn read_wrapper(&self) -> Result<String, RuntimeError> {
+        std::fs::read_to_string(&self.wrapper_path).map_err(|error| RuntimeError::Io {
+            action: "read",
+            path: self.wrapper_path.clone(),
+            error,
+        })
+    }
+}
+
+/// Writes `text` to `path` atomically, creating its folder first: to a
+/// temporary file in the same folder, flushed to disk, then renamed over
+/// `path`, so that a crash or a full disk leaves either the old file or the
+/// new one, never half of one. The file keeps its permissions.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
+    let io = |action, path: &Path| {
+        let path = path.to_owned();
+        move |error| RuntimeError::Io {
+            action,
+            path,
+            error,
+        }
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+    let name = path.file_name().ok_or_else(|| {
+        io("write", path)(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a file name",
+        ))
+    })?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".mend-{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(io("write", path))
+}

@@ -1,0 +1,203 @@
+//! The healing runtime as a library call: a project in a temporary folder,
+//! the store in memory.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::fetch::{self, PageSource};
+use crate::job::{Healer, RunOptions, run_pages_healing};
+use crate::store::{AdaptationFilter, AdaptationStatus, Store};
+use crate::wrapper::{self, HealMode};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// A copy of the bookshop project (wrapper and pages) in a temporary folder,
+/// with its tree-grams captured on the good page.
+struct Shop {
+    dir: tempfile::TempDir,
+}
+
+impl Shop {
+    fn new() -> Shop {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("wrappers")).unwrap();
+        std::fs::copy(
+            Path::new(ROOT).join("wrappers/bookshop.yaml"),
+            dir.path().join("wrappers/bookshop.yaml"),
+        )
+        .unwrap();
+        let shop = Shop { dir };
+        let wrapper = shop.wrapper();
+        let page = shop.page("examples/pages/bookshop.html");
+        let doc = crate::dom::Document::parse(&page.bytes);
+        let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, None, None);
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let written =
+            save_treegrams(&shop.project(), captured, &mut crate::adapt::TreeGrams::new()).unwrap();
+        assert!(written.wrapper_changed);
+        shop
+    }
+
+    fn wrapper_path(&self) -> PathBuf {
+        self.dir.path().join("wrappers/bookshop.yaml")
+    }
+
+    fn project(&self) -> Project {
+        Project::of(&self.wrapper_path())
+    }
+
+    fn wrapper(&self) -> wrapper::Wrapper {
+        wrapper::load_file(&self.wrapper_path()).unwrap()
+    }
+
+    fn page(&self, rel: &str) -> fetch::Page {
+        let source = PageSource::from_arg(&Path::new(ROOT).join(rel).display().to_string()).unwrap();
+        fetch::load(&source, &fetch::HttpClient::new()).unwrap()
+    }
+
+    fn runtime(&self, mode: HealMode) -> Runtime {
+        let store = Store::open_in_memory().unwrap();
+        Runtime::new(
+            mode,
+            self.wrapper(),
+            &self.wrapper_path(),
+            Session::with_store(store),
+            RunOptions::default(),
+        )
+    }
+}
+
+/// Runs the pages through `runtime` as `mend run` does, and gives their outputs.
+fn run(runtime: &mut Runtime, pages: &[&str]) -> Vec<crate::job::PageOutput> {
+    let sources: Vec<PageSource> = pages
+        .iter()
+        .map(|p| PageSource::from_arg(&Path::new(ROOT).join(p).display().to_string()).unwrap())
+        .collect();
+    let mut outputs = Vec::new();
+    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| outputs.push(o));
+    runtime.finish();
+    outputs
+}
+
+const REDESIGN: &str = "tests/fixtures/pages/bookshop-redesign.html";
+
+#[test]
+fn a_project_is_the_wrapper_folder_or_the_parent_of_wrappers() {
+    let check = |wrapper: &str, expected: &str| {
+        assert_eq!(Project::of(Path::new(wrapper)).dir, PathBuf::from(expected), "{wrapper}");
+    };
+    check("w.yaml", ".");
+    check("shop/w.yaml", "shop");
+    check("shop/wrappers/w.yaml", "shop");
+    check("wrappers/w.yaml", "");
+}
+
+#[test]
+fn propose_heals_in_memory_and_records_each_page_in_the_store() {
+    let shop = Shop::new();
+    let before = std::fs::read_to_string(shop.wrapper_path()).unwrap();
+    let mut runtime = shop.runtime(HealMode::Propose);
+    let outputs = run(&mut runtime, &[REDESIGN]);
+    assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+    let adaptations = &outputs[0].adaptations;
+    assert!(!adaptations.is_empty());
+    assert!(
+        adaptations.iter().all(|a| a["status"] != "applied"),
+        "{adaptations:?}"
+    );
+    let proposed: Vec<i64> = adaptations
+        .iter()
+        .filter(|a| a["status"] == "proposed")
+        .map(|a| a["id"].as_i64().unwrap())
+        .collect();
+    assert!(!proposed.is_empty());
+    // Healed records carry the proposals, and the file is untouched.
+    assert_eq!(outputs[0].records[0]["_proposals"], serde_json::json!(proposed));
+    assert_eq!(std::fs::read_to_string(shop.wrapper_path()).unwrap(), before);
+
+    // The store holds exactly what the output says, with the same ids.
+    let store = runtime.session().store().unwrap();
+    let stored = store.adaptations(&AdaptationFilter::default()).unwrap();
+    assert_eq!(stored.len(), adaptations.len());
+    for a in adaptations {
+        let id = a["id"].as_i64().unwrap();
+        let record = stored.iter().find(|r| r.id.0 == id).unwrap();
+        assert_eq!(a["pattern"], record.pattern.as_str());
+        assert_eq!(a["status"], record.status.as_str());
+        assert_eq!(a["new_xpath"].as_str(), record.new_xpath.as_deref());
+    }
+}
+
+#[test]
+fn auto_rewrites_the_wrapper_and_heals_the_next_pages_with_it() {
+    let shop = Shop::new();
+    let mut runtime = shop.runtime(HealMode::Auto);
+    let outputs = run(&mut runtime, &[REDESIGN, REDESIGN]);
+    assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+    assert!(
+        outputs[0]
+            .adaptations
+            .iter()
+            .any(|a| a["status"] == "applied")
+    );
+    // The second page is extracted with the healed wrapper: nothing to heal.
+    assert!(outputs[1].adaptations.is_empty());
+    assert!(outputs[1].violations.is_empty(), "{:?}", outputs[1].violations);
+    assert_eq!(outputs[0].records, outputs[1].records);
+    // The file holds what the runtime heals with.
+    let on_disk = shop.wrapper();
+    for path in on_disk.pattern_paths() {
+        assert_eq!(
+            on_disk.pattern(&path).unwrap().xpath.source(),
+            runtime.wrapper().pattern(&path).unwrap().xpath.source(),
+            "{path}"
+        );
+    }
+    let store = runtime.session().store().unwrap();
+    let applied = store
+        .adaptations(&AdaptationFilter {
+            status: Some(AdaptationStatus::Applied),
+            ..AdaptationFilter::default()
+        })
+        .unwrap();
+    assert_eq!(
+        applied.len(),
+        outputs[0]
+            .adaptations
+            .iter()
+            .filter(|a| a["status"] == "applied")
+            .count()
+    );
+}
+
+#[test]
+fn a_clean_page_opens_no_store() {
+    let shop = Shop::new();
+    let mut runtime = shop.runtime(HealMode::Propose);
+    let outputs = run(&mut runtime, &["examples/pages/bookshop.html"]);
+    assert!(outputs[0].violations.is_empty());
+    assert!(!runtime.session().is_open());
+}
+
+#[test]
+fn atomic_writes_replace_the_file_and_leave_no_temporary_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.yaml");
+    std::fs::write(&path, "old").unwrap();
+    write_atomically(&path, "new").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["w.yaml"]);
+}
+
+#[test]
+fn an_unwritable_folder_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let e = write_atomically(&blocker.join("w.yaml"), "x").unwrap_err();
+    assert!(e.to_string().contains("file"), "{e}");
+}
