@@ -3,7 +3,7 @@
 //! (3,000 levels now and then), huge attributes and invalid UTF-8, all drawn
 //! from one seeded [`Rng`] so that a failing page is reproducible from its seed.
 
-use crate::rng::Rng;
+use super::rng::Rng;
 
 const TAGS: &[&str] = &[
     "div",

@@ -3,12 +3,9 @@
 //! UTF-8. Parsing must never panic, and every parsed tree must keep the arena's
 //! invariants, serialise, and give every node a path.
 
-#[path = "support/random_html.rs"]
-mod random_html;
-#[path = "support/rng.rs"]
-mod rng;
 use mend::dom::{Document, NodeId, NodeKind};
-use random_html::seeded_document;
+
+use crate::support::random_html::seeded_document;
 
 fn check_invariants(doc: &Document, seed: u64) {
     assert_eq!(doc.kind(NodeId::ROOT), NodeKind::Document, "seed {seed}");

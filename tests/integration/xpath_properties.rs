@@ -11,6 +11,8 @@ use mend::dom::{Document, NodeId};
 use mend::xpath::{Item, Value, XPath};
 use proptest::prelude::*;
 
+use crate::support::documents::documents;
+
 #[derive(Clone, Debug)]
 enum Node {
     Element(&'static str, Option<&'static str>, Vec<Node>),
@@ -55,13 +57,7 @@ fn tree() -> impl Strategy<Value = Node> {
 }
 
 fn document() -> impl Strategy<Value = Document> {
-    prop::collection::vec(tree(), 1..4).prop_map(|roots| {
-        let mut html = String::new();
-        for r in &roots {
-            render(r, &mut html);
-        }
-        Document::parse_str(&html)
-    })
+    documents(tree(), render)
 }
 
 fn eval(doc: &Document, ctx: NodeId, expr: &str) -> Value {

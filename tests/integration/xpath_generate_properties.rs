@@ -13,6 +13,8 @@ use mend::xpath::generate::{
 use mend::xpath::{Item, XPath};
 use proptest::prelude::*;
 
+use crate::support::documents::documents;
+
 #[derive(Clone, Debug)]
 enum Node {
     Element {
@@ -96,13 +98,7 @@ fn tree() -> impl Strategy<Value = Node> {
 }
 
 fn document() -> impl Strategy<Value = Document> {
-    prop::collection::vec(tree(), 1..4).prop_map(|roots| {
-        let mut html = String::new();
-        for r in &roots {
-            render(r, &mut html);
-        }
-        Document::parse_str(&html)
-    })
+    documents(tree(), render)
 }
 
 /// Every item a locator may target: tree nodes below the document node and

@@ -3,7 +3,6 @@
 //! and a page written here.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -13,6 +12,8 @@ use mend::store::{
     Timestamp,
 };
 use mend::wrapper::HealMode;
+
+use crate::support::cli::{Mend, Run};
 
 /// A wrapper whose nested `price` pattern broke: the page has no `p.price`.
 /// Its tree-gram was captured (`mend snapshot`) when it worked, and is named
@@ -132,42 +133,9 @@ fn at(millis: i64) -> Timestamp {
     Timestamp::from_unix_millis(millis)
 }
 
-/// What a run of the binary gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// Checks the exit code, showing the output when it is not the one expected.
-    fn check(self, code: i32) -> Run {
-        assert_eq!(
-            self.code, code,
-            "stdout:\n{}\nstderr:\n{}",
-            self.stdout, self.stderr
-        );
-        self
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("{e}: not JSON:\n{}", self.stdout))
-    }
-}
-
+/// Runs `mend ARGS` in `dir`.
 fn mend_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(dir)
-        .env_remove("MEND_STORE")
-        .args(args)
-        .output()
-        .expect("mend runs");
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Mend::new(args).dir(dir).output().into()
 }
 
 /// Checks that `text` holds every one of `lines` as a whole line.
@@ -248,12 +216,10 @@ fn the_store_can_be_named_by_the_environment() {
     let shop = Shop::new();
     let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
     let elsewhere = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(elsewhere.path())
+    let output = Mend::new(&["log", "--json"])
+        .dir(elsewhere.path())
         .env("MEND_STORE", shop.store_path())
-        .args(["log", "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(output.status.code(), Some(0));
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json[0]["id"], id.0);

@@ -5,11 +5,6 @@
 //! panic or overflow the stack, and every healed pattern's XPath must
 //! compile and meet the pattern's constraints on the page it was healed on.
 
-#[path = "support/random_html.rs"]
-mod random_html;
-#[path = "support/rng.rs"]
-mod rng;
-
 use std::time::{Duration, Instant};
 
 use mend::adapt::{Healing, Rejections, TreeGrams, heal};
@@ -18,7 +13,8 @@ use mend::similarity::NoMask;
 use mend::treegram::{CaptureOptions, TreeGram, capture};
 use mend::wrapper::{self, Wrapper};
 use mend::xpath::XPath;
-use random_html::seeded_document;
+
+use crate::support::random_html::seeded_document;
 
 /// A record of list items with a link each, and the page's heading.
 const WRAPPER: &str = r#"

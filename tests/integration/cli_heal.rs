@@ -3,12 +3,12 @@
 //! wrapper so that the checkout is never edited.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mend::store::{AdaptationFilter, AdaptationId, Store, Timestamp, Verdict};
 use serde_json::Value;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use crate::support::cli::{Mend, ROOT};
 
 /// A scratch project: `wrappers/bookshop.yaml` and the test pages under `pages/`.
 struct Project {
@@ -55,11 +55,7 @@ impl Project {
     }
 
     fn mend(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_mend"))
-            .current_dir(self.dir.path())
-            .args(args)
-            .output()
-            .unwrap()
+        Mend::new(args).dir(self.dir.path()).output()
     }
 
     fn snapshot(&self) {

@@ -1,20 +1,17 @@
 //! `mend validate` as a user runs it: exit codes, `ok:` lines and diagnostics.
 
-use std::process::Command;
+use crate::support::cli::{Run, mend};
 
 /// Runs `mend validate` on fixture files; returns (exit code, stdout, stderr).
 fn validate(files: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("validate")
-        .args(files.iter().map(|f| format!("tests/fixtures/wrappers/{f}")))
-        .output()
-        .expect("mend runs");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| format!("tests/fixtures/wrappers/{f}"))
+        .collect();
+    let mut args = vec!["validate"];
+    args.extend(paths.iter().map(String::as_str));
+    let run = Run::from(mend(&args));
+    (run.code, run.stdout, run.stderr)
 }
 
 #[test]
@@ -30,17 +27,13 @@ fn a_valid_wrapper_is_ok() {
 
 #[test]
 fn the_shipped_wrappers_are_ok() {
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "validate",
-            "wrappers/bookshop.yaml",
-            "wrappers/article.yaml",
-            "wrappers/exchange-rates.yaml",
-            "wrappers/booksamillion.yaml",
-        ])
-        .output()
-        .unwrap();
+    let output = mend(&[
+        "validate",
+        "wrappers/bookshop.yaml",
+        "wrappers/article.yaml",
+        "wrappers/exchange-rates.yaml",
+        "wrappers/booksamillion.yaml",
+    ]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
@@ -99,9 +92,6 @@ fn an_unreadable_file_is_an_io_failure() {
 
 #[test]
 fn no_files_is_a_usage_error() {
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .arg("validate")
-        .output()
-        .unwrap();
+    let output = mend(&["validate"]);
     assert_eq!(output.status.code(), Some(2));
 }

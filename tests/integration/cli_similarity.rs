@@ -1,7 +1,9 @@
 //! `mend similarity` end to end: the binary run on pages written for the project.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use crate::support::cli::{Mend, mend, stderr, stdout};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/similarity");
 
@@ -9,20 +11,9 @@ fn fixture(name: &str) -> String {
     format!("{DIR}/{name}")
 }
 
-fn mend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mend"))
-        .arg("similarity")
-        .args(args)
-        .output()
-        .expect("the mend binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Runs `mend similarity ARGS`.
+fn sim(args: &[&str]) -> Output {
+    mend(&[&["similarity"], args].concat())
 }
 
 /// The score: the last word on standard output.
@@ -36,7 +27,7 @@ fn score(o: &Output) -> f64 {
 
 fn figure(algo: &str) -> Output {
     let page = fixture("figure1.html");
-    mend(&[
+    sim(&[
         &page,
         &page,
         "--algo",
@@ -61,23 +52,23 @@ fn figure_one_scores_as_in_the_paper() {
 #[test]
 fn a_page_against_itself() {
     let page = fixture("shop_v1.html");
-    let count = mend(&[&page, &page, "--algo", "stm"]);
+    let count = sim(&[&page, &page, "--algo", "stm"]);
     // html, head, meta, title, body, header, h1, nav, a, a, ol, 3 × (li,
     // article, h3, a, p), footer, p.
     assert_eq!(score(&count), 28.0);
     for algo in ["ctm", "bigram", "jw"] {
-        assert_eq!(score(&mend(&[&page, &page, "--algo", algo])), 1.0, "{algo}");
+        assert_eq!(score(&sim(&[&page, &page, "--algo", algo])), 1.0, "{algo}");
     }
 }
 
 #[test]
 fn labels_change_what_counts_as_equal() {
     let (a, b) = (fixture("shop_v1.html"), fixture("shop_v2.html"));
-    let tag = score(&mend(&[&a, &b, "--algo", "bigram"]));
-    let class = score(&mend(&[&a, &b, "--algo", "bigram", "--label", "tag+class"]));
+    let tag = score(&sim(&[&a, &b, "--algo", "bigram"]));
+    let class = score(&sim(&[&a, &b, "--algo", "bigram", "--label", "tag+class"]));
     assert!(class < tag, "{class} < {tag}");
     for algo in ["stm", "ctm", "bigram", "jw"] {
-        let s = score(&mend(&[&a, &b, "--algo", algo, "--label", "tag+id"]));
+        let s = score(&sim(&[&a, &b, "--algo", algo, "--label", "tag+id"]));
         assert!(s > 0.0, "{algo}");
     }
 }
@@ -85,7 +76,7 @@ fn labels_change_what_counts_as_equal() {
 #[test]
 fn json_adds_the_alignment_as_canonical_paths() {
     assert_eq!(stdout(&figure("stm")).lines().count(), 1);
-    let o = mend(&[
+    let o = sim(&[
         &fixture("figure1.html"),
         &fixture("figure1.html"),
         "--algo",
@@ -120,7 +111,7 @@ fn json_adds_the_alignment_as_canonical_paths() {
     );
 
     let page = fixture("shop_v1.html");
-    let o = mend(&[&page, &fixture("shop_v2.html"), "--algo", "jw", "--json"]);
+    let o = sim(&[&page, &fixture("shop_v2.html"), "--algo", "jw", "--json"]);
     let out = stdout(&o);
     let object: serde_json::Value =
         serde_json::from_str(out.lines().next().expect("a line")).expect("valid JSON");
@@ -138,20 +129,20 @@ fn bad_xpaths_are_bad_input() {
         ("--xpath-b", "//h1/text()", "not an element"),
         ("--xpath-a", "count(//a)", "--xpath-a"),
     ] {
-        let o = mend(&[&page, &page, "--algo", "ctm", flag, expr]);
+        let o = sim(&[&page, &page, "--algo", "ctm", flag, expr]);
         assert_eq!(o.status.code(), Some(2), "{expr}");
         assert!(stderr(&o).contains(says), "{expr}: {}", stderr(&o));
         assert!(stdout(&o).is_empty());
     }
-    let o = mend(&[&page, &page, "--algo", "tree-edit"]);
+    let o = sim(&[&page, &page, "--algo", "tree-edit"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = mend(&["-", "-", "--algo", "ctm"]);
+    let o = sim(&["-", "-", "--algo", "ctm"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn unreadable_pages_are_io_failures() {
-    let o = mend(&[
+    let o = sim(&[
         &fixture("missing.html"),
         &fixture("shop_v1.html"),
         "--algo",
@@ -170,28 +161,18 @@ fn gzipped_pages_and_standard_input() {
     enc.write_all(&html).expect("compressed");
     std::fs::write(&gz, enc.finish().expect("compressed")).expect("written");
     let gz = gz.to_string_lossy().into_owned();
-    let plain = score(&mend(&[
+    let plain = score(&sim(&[
         &fixture("shop_v1.html"),
         &fixture("shop_v2.html"),
         "--algo",
         "ctm",
     ]));
-    let zipped = score(&mend(&[&fixture("shop_v1.html"), &gz, "--algo", "ctm"]));
+    let zipped = score(&sim(&[&fixture("shop_v1.html"), &gz, "--algo", "ctm"]));
     assert_eq!(plain, zipped);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["similarity", "-", &fixture("shop_v2.html"), "--algo", "ctm"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the mend binary runs");
     let v1 = std::fs::read(fixture("shop_v1.html")).expect("the fixture");
-    child
-        .stdin
-        .take()
-        .expect("a pipe")
-        .write_all(&v1)
-        .expect("written");
-    let o = child.wait_with_output().expect("finished");
+    let o = Mend::new(&["similarity", "-", &fixture("shop_v2.html"), "--algo", "ctm"])
+        .stdin(v1)
+        .output();
     assert_eq!(score(&o), plain);
 }

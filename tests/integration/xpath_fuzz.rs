@@ -6,11 +6,10 @@
 //! happens, nothing may panic, and every compile error must point inside the
 //! expression (a byte offset no greater than its length).
 
-#[path = "support/rng.rs"]
-mod rng;
 use mend::dom::{Document, NodeId};
 use mend::xpath::XPath;
-use rng::Rng;
+
+use crate::support::rng::Rng;
 
 const TOKENS: &[&str] = &[
     "/",

@@ -1,23 +1,13 @@
 //! `mend xpath` end to end: the binary run on a page written for the project.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+
+use crate::support::cli::{Mend, mend, stdout};
 
 const PAGE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/xpath_page.html"
 );
-
-fn mend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(args)
-        .output()
-        .expect("the mend binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 #[test]
 fn json_node_sets_carry_paths_and_values() {
@@ -106,13 +96,8 @@ fn gzipped_pages_and_stdin_are_read() {
     let o = mend(&["xpath", gz.to_str().unwrap(), "string(//title)", "--json"]);
     assert_eq!(stdout(&o).trim(), r#"{"value":"Bookshop"}"#);
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["xpath", "-", "count(//article)"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&html).unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = Mend::new(&["xpath", "-", "count(//article)"])
+        .stdin(html)
+        .output();
     assert_eq!(stdout(&o), "2\n");
 }

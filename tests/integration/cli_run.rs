@@ -2,23 +2,11 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn mend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout_json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
+use crate::support::cli::{Mend, mend, stdout_json};
 
 #[test]
 fn the_example_job_prints_one_object_with_every_book() {
@@ -180,21 +168,9 @@ fn directories_gzip_and_csv() {
 
 #[test]
 fn standard_input_is_a_page() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", "wrappers/article.yaml", "-", "--format", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read("examples/pages/article.html").unwrap())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = Mend::new(&["run", "wrappers/article.yaml", "-", "--format", "json"])
+        .stdin(std::fs::read("examples/pages/article.html").unwrap())
+        .output();
     assert_eq!(out.status.code(), Some(0));
     let v = stdout_json(&out);
     assert_eq!(v["page"], "-");

@@ -1,16 +1,14 @@
 //! Healing on real page changes (google.com versions, mutated copies of real
 //! pages): the floor that a change to the adaptation engine must not break.
-//! The cases are described in `support/heal_cases.rs`; the `heal_eval`
+//! The cases are described in `tests/support/heal_cases.rs`; the `heal_eval`
 //! example prints the full table.
-
-#[path = "support/heal_cases.rs"]
-mod heal_cases;
 
 use std::collections::BTreeMap;
 
-use heal_cases::{Suite, Tally};
 use mend::adapt::Search;
 use mend::wrapper::AdaptSettings;
+
+use crate::support::heal_cases::{self, Suite, Tally};
 
 const DATA: &str = "../shared/data";
 

@@ -1,0 +1,137 @@
+//! Running the `mend` binary, for the modules that test its command line:
+//! [`mend`] for the plain case, [`Mend`] where a run needs a working
+//! directory, an environment variable or standard input.
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// The package root, where `wrappers/`, `examples/` and `tests/fixtures/` are.
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Runs `mend ARGS` in the package root, with `MEND_STORE` unset and
+/// nothing on standard input.
+pub fn mend(args: &[&str]) -> Output {
+    Mend::new(args).output()
+}
+
+/// A run of `mend` with more set up than its arguments. It starts as
+/// [`mend`] runs: in the package root, with `MEND_STORE` unset and nothing
+/// on standard input.
+pub struct Mend {
+    command: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Mend {
+    pub fn new(args: &[&str]) -> Mend {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mend"));
+        command
+            .current_dir(ROOT)
+            .env_remove("MEND_STORE")
+            .args(args);
+        Mend {
+            command,
+            stdin: None,
+        }
+    }
+
+    /// Runs in `dir` instead of the package root.
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Mend {
+        self.command.current_dir(dir);
+        self
+    }
+
+    /// Sets an environment variable for the run.
+    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Mend {
+        self.command.env(key, value);
+        self
+    }
+
+    /// Writes `input` to the binary's standard input.
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Mend {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    /// Runs the binary to the end; its standard output and error are captured.
+    pub fn output(mut self) -> Output {
+        let Some(input) = self.stdin.take() else {
+            return self.command.output().expect("the mend binary runs");
+        };
+        let mut child = self
+            .command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the mend binary runs");
+        let mut pipe = child.stdin.take().expect("a pipe");
+        // From a thread, so that a binary writing before it has read all of
+        // its input cannot block on a full pipe.
+        let writer = std::thread::spawn(move || pipe.write_all(&input));
+        let output = child.wait_with_output().expect("the mend binary ends");
+        writer
+            .join()
+            .expect("the writer ends")
+            .expect("standard input is written");
+        output
+    }
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// What a run of the binary gave: its exit code (-1 when a signal ended it)
+/// and its output as text.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: stdout(&o),
+            stderr: stderr(&o),
+        }
+    }
+}
+
+impl Run {
+    /// Checks the exit code, showing the output when it is not the one expected.
+    pub fn check(self, code: i32) -> Run {
+        assert_eq!(
+            self.code, code,
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Standard output read as one JSON value.
+    pub fn json(&self) -> Value {
+        json(&self.stdout)
+    }
+}
+
+/// Standard output read as one JSON value.
+pub fn stdout_json(o: &Output) -> Value {
+    json(&stdout(o))
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: not JSON:\n{text}"))
+}
