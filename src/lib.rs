@@ -4,6 +4,8 @@
 //! `extract`, `adapt`) does no I/O, no async and reads no clock; `fetch`,
 //! `job`, `store`, `runtime` and the command line sit on top.
 
+#![forbid(unsafe_code)]
+
 pub mod adapt;
 pub mod dom;
 pub mod extract;

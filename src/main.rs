@@ -1,5 +1,7 @@
 //! The `mend` command line.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 use std::process::ExitCode;

@@ -59,7 +59,9 @@ pub fn heal_with(
     search: &Search,
 ) -> Healing {
     let extraction = extract(wrapper, doc, page_url);
-    heal_extracted(wrapper, doc, page_url, extraction, grams, rejections, search)
+    heal_extracted(
+        wrapper, doc, page_url, extraction, grams, rejections, search,
+    )
 }
 
 /// [`heal_with`] for a page the caller has extracted with `wrapper`
@@ -101,7 +103,8 @@ pub fn heal_extracted(
     let triggers = wrapper.adapt.triggers;
     let mut healed: HashSet<PatternPath> = HashSet::new();
     let mut tried: HashSet<PatternPath> = HashSet::new();
-    let violated = |e: &Extraction, path: &PatternPath| e.violations.iter().any(|v| v.pattern == *path);
+    let violated =
+        |e: &Extraction, path: &PatternPath| e.violations.iter().any(|v| v.pattern == *path);
     for path in wrapper.pattern_paths() {
         let parent = path.parent();
         let parent_healed = parent.as_ref().is_some_and(|p| healed.contains(p));

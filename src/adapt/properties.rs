@@ -308,11 +308,11 @@ fn heal_itself(page: &str, k: prop::sample::Index, single: bool) -> Result<(), T
     let w = field_wrapper(&format!("(//body//*)[{}]", k + 1), min_context, single);
     let mut grams = TreeGrams::new();
     for g in grams_of(&w, &doc) {
-        grams.insert(g.header.pattern.clone(), g);
+        grams.insert(g.header.pattern.parse().unwrap(), g);
     }
     let a = relocate(
         &w,
-        "f",
+        &"f".parse().unwrap(),
         &doc,
         None,
         &grams,

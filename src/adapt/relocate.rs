@@ -149,7 +149,11 @@ pub(crate) fn attempt(
                     {
                         best_seen = Some(b);
                     }
-                    last_reason = format!("{} with {label:?} labels: {}", name(algorithm), refusal.reason);
+                    last_reason = format!(
+                        "{} with {label:?} labels: {}",
+                        name(algorithm),
+                        refusal.reason
+                    );
                     continue;
                 }
             };
@@ -395,9 +399,28 @@ fn decide(
                 field,
                 views,
                 sentinel,
-            } => rank_field(env, field, gram, views, *sentinel, scope, how, &mut labels, report.then_some(&mut *reports)),
-            Kind::Record { views, repeated } => rank_record(env, pattern, views, *repeated, scope, how, &mut labels, report.then_some(&mut *reports))
-                .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
+            } => rank_field(
+                env,
+                field,
+                gram,
+                views,
+                *sentinel,
+                scope,
+                how,
+                &mut labels,
+                report.then_some(&mut *reports),
+            ),
+            Kind::Record { views, repeated } => rank_record(
+                env,
+                pattern,
+                views,
+                *repeated,
+                scope,
+                how,
+                &mut labels,
+                report.then_some(&mut *reports),
+            )
+            .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
         };
         let Some(ranked) = ranked else {
             targets.push(Vec::new());
@@ -431,10 +454,7 @@ fn decide(
                     return Err(Refusal::new(
                         format!(
                             "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
-                            best.key,
-                            best.score,
-                            ranked[1].key,
-                            ranked[1].score
+                            best.key, best.score, ranked[1].key, ranked[1].score
                         ),
                         best_seen,
                     ));

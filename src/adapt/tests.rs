@@ -39,7 +39,7 @@ fn heal_page(wrapper: &Wrapper, page: &str) -> Healing {
 fn summary(h: &Healing) -> Vec<(String, Outcome, Option<String>)> {
     h.adaptations
         .iter()
-        .map(|a| (a.pattern.clone(), a.outcome, a.new_xpath.clone()))
+        .map(|a| (a.pattern.to_string(), a.outcome, a.new_xpath.clone()))
         .collect()
 }
 
@@ -147,7 +147,7 @@ fn bottom_up_relocates_the_parent_when_a_child_cannot_heal() {
     let got: Vec<(String, Trigger, Outcome)> = h
         .adaptations
         .iter()
-        .map(|a| (a.pattern.clone(), a.trigger, a.outcome))
+        .map(|a| (a.pattern.to_string(), a.trigger, a.outcome))
         .collect();
     // In the re-located instances the price's own XPath works again.
     assert_eq!(
@@ -196,7 +196,7 @@ fn top_down_heals_children_in_the_new_instances() {
     let got: Vec<(String, Trigger, Outcome)> = h
         .adaptations
         .iter()
-        .map(|a| (a.pattern.clone(), a.trigger, a.outcome))
+        .map(|a| (a.pattern.to_string(), a.trigger, a.outcome))
         .collect();
     assert_eq!(
         got,
@@ -236,7 +236,7 @@ fn a_rejected_xpath_is_never_proposed_again() {
     let first = heal(&w, &doc, None, &grams, &Rejections::new());
     let proposed = first.adaptations[0].new_xpath.clone().expect("healed");
     let mut rejections = Rejections::new();
-    rejections.insert("product/price", proposed.clone());
+    rejections.insert("product/price".parse().unwrap(), proposed.clone());
     let second = heal(&w, &doc, None, &grams, &rejections);
     let a = &second.adaptations[0];
     assert_ne!(a.new_xpath.as_deref(), Some(proposed.as_str()));
@@ -276,10 +276,10 @@ fn silent_breakage_is_caught_by_the_constraints_and_healed() {
     assert_eq!(h.adaptations.len(), 1);
     let a = &h.adaptations[0];
     assert_eq!(
-        (a.pattern.as_str(), a.outcome),
-        ("book/price", Outcome::Healed)
+        (a.pattern.to_string(), a.outcome),
+        ("book/price".to_owned(), Outcome::Healed)
     );
-    assert_eq!(a.violations[0].constraint, "regex");
+    assert_eq!(a.violations[0].constraint.as_str(), "regex");
     let prices: Vec<f64> = h.extraction.record["book"]
         .as_array()
         .unwrap()
@@ -327,7 +327,11 @@ fn the_redesigned_listing_heals_whole_records_without_the_decoy() {
     );
     let prices: Vec<f64> = books.iter().map(|b| b["price"].as_f64().unwrap()).collect();
     assert_eq!(prices, [12.99, 8.5, 15.0, 22.0, 6.75, 10.2]);
-    let healed: Vec<&str> = h.adaptations.iter().map(|a| a.pattern.as_str()).collect();
+    let healed: Vec<String> = h
+        .adaptations
+        .iter()
+        .map(|a| a.pattern.to_string())
+        .collect();
     assert_eq!(healed, ["book", "book/price", "book/in_stock"]);
     assert!(h.adaptations.iter().all(Adaptation::is_healed));
 }
@@ -346,7 +350,10 @@ fn an_optional_field_that_vanishes_is_reported_as_drift() {
     );
     let h = heal_page(&w, &page);
     assert_eq!(h.adaptations.len(), 1);
-    assert_eq!(h.adaptations[0].violations[0].constraint, "treegram");
+    assert_eq!(
+        h.adaptations[0].violations[0].constraint.as_str(),
+        "treegram"
+    );
     assert!(h.adaptations[0].is_healed());
 }
 
@@ -362,10 +369,16 @@ fn no_treegram_means_abstaining_with_a_reason() {
         &Rejections::new(),
     );
     // The price first, then its record bottom-up: neither has a tree-gram.
+    let patterns: Vec<String> = h
+        .adaptations
+        .iter()
+        .map(|a| a.pattern.to_string())
+        .collect();
     let got: Vec<(&str, Outcome)> = h
         .adaptations
         .iter()
-        .map(|a| (a.pattern.as_str(), a.outcome))
+        .zip(&patterns)
+        .map(|(a, p)| (p.as_str(), a.outcome))
         .collect();
     assert_eq!(
         got,
@@ -410,7 +423,7 @@ fn relocates_to_itself_or_abstains(w: &Wrapper, page: &str) {
     let doc = Document::parse_str(page);
     let a = relocate(
         w,
-        "f",
+        &"f".parse().unwrap(),
         &doc,
         None,
         &grams,

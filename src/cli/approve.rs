@@ -11,8 +11,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use mend::store::{AdaptationId, AdaptationRecord, AdaptationStatus, Store, Verdict};
 use mend::runtime::{self, write_atomically};
+use mend::store::{AdaptationId, AdaptationRecord, AdaptationStatus, Store, Verdict};
 use mend::wrapper::{PatternPath, RewriteError, replace_xpath};
 
 use super::review::{self, StoreArg};

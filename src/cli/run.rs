@@ -53,7 +53,9 @@ pub struct RunArgs {
 fn heal_help(mode: HealMode) -> &'static str {
     match mode {
         HealMode::Off => "Only report violations",
-        HealMode::Propose => "Heal, emit healed records marked with the proposal, store the proposal",
+        HealMode::Propose => {
+            "Heal, emit healed records marked with the proposal, store the proposal"
+        }
         HealMode::Auto => "Heal and rewrite the wrapper file in place",
     }
 }

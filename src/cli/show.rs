@@ -24,8 +24,8 @@ use serde_json::{Value as Json, json};
 
 use mend::dom::Document;
 use mend::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
-use mend::wrapper::{PatternPath, Wrapper};
 use mend::wrapper::replace_xpath;
+use mend::wrapper::{PatternPath, Wrapper};
 use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
 
 use super::log::score;

@@ -42,7 +42,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
                 eprintln!("{}\n", render_all(&diagnostics));
                 invalid = true;
             }
-            Err(e @ LoadError::Io { .. }) => {
+            Err(e) => {
                 eprintln!("error: {e}");
                 unreadable = true;
             }

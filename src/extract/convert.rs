@@ -13,6 +13,7 @@ use crate::wrapper::ValueType;
 
 /// Why a text could not be converted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConvertError {
     /// The text holds no number, or more than one.
     #[error("not a number")]

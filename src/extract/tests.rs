@@ -119,4 +119,3 @@ fn a_base_element_wins_over_the_page_url() {
         &[],
     );
 }
-

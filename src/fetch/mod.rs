@@ -19,6 +19,7 @@ pub const MAX_PAGE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Why a page could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FetchError {
     /// A file or directory could not be read.
     #[error("{path}: {source}")]

@@ -167,7 +167,7 @@ pub fn run_pages_healing(
         let revision = healer.revision();
         // A page with violations keeps its parsed document and its
         // extraction for the healer, so that it is parsed and extracted once.
-        let outputs: Vec<Result<PageOutput, Kept>> = chunk
+        let outputs: Vec<Result<PageOutput, Box<Kept>>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http) {
                 Ok(page) => {
@@ -175,11 +175,11 @@ pub fn run_pages_healing(
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
                     let extraction = extract(&wrapper, &doc, page.url.as_ref());
                     if keep && !extraction.violations.is_empty() {
-                        Err(Kept {
+                        Err(Box::new(Kept {
                             page,
                             doc,
                             extraction,
-                        })
+                        }))
                     } else {
                         Ok(page_output(&page, extraction, options))
                     }
@@ -190,11 +190,12 @@ pub fn run_pages_healing(
         for out in outputs {
             let out = match out {
                 Ok(out) => out,
-                Err(Kept {
-                    page,
-                    doc,
-                    extraction,
-                }) => {
+                Err(kept) => {
+                    let Kept {
+                        page,
+                        doc,
+                        extraction,
+                    } = *kept;
                     let _span = tracing::info_span!("heal", page = %page.name).entered();
                     // An earlier page may have healed the wrapper: extract again first.
                     let extraction = if healer.revision() == revision {

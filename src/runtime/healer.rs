@@ -142,7 +142,8 @@ impl Runtime {
         paths: &[PatternPath],
     ) {
         let url = page.url.as_ref().map(|u| u.to_string());
-        let (captured, _) = capture_treegrams(healed, doc, &page.bytes, url.as_deref(), Some(paths));
+        let (captured, _) =
+            capture_treegrams(healed, doc, &page.bytes, url.as_deref(), Some(paths));
         if let Err(e) = save_treegrams(&self.project, captured, &mut self.grams) {
             self.fail(e);
         }

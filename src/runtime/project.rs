@@ -45,7 +45,12 @@ impl Project {
 
     /// Where the tree-gram of `pattern` (at `path` in `wrapper`) is: its
     /// `treegram:` key, or the default place.
-    pub fn treegram_path(&self, wrapper: &Wrapper, path: &PatternPath, pattern: &Pattern) -> PathBuf {
+    pub fn treegram_path(
+        &self,
+        wrapper: &Wrapper,
+        path: &PatternPath,
+        pattern: &Pattern,
+    ) -> PathBuf {
         let file = pattern
             .treegram
             .clone()

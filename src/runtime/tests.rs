@@ -32,8 +32,12 @@ impl Shop {
         let doc = crate::dom::Document::parse(&page.bytes);
         let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, None, None);
         assert!(skipped.is_empty(), "{skipped:?}");
-        let written =
-            save_treegrams(&shop.project(), captured, &mut crate::adapt::TreeGrams::new()).unwrap();
+        let written = save_treegrams(
+            &shop.project(),
+            captured,
+            &mut crate::adapt::TreeGrams::new(),
+        )
+        .unwrap();
         assert!(written.wrapper_changed);
         shop
     }
@@ -47,11 +51,12 @@ impl Shop {
     }
 
     fn wrapper(&self) -> wrapper::Wrapper {
-        wrapper::load_file(&self.wrapper_path()).unwrap()
+        wrapper::load_file(self.wrapper_path()).unwrap()
     }
 
     fn page(&self, rel: &str) -> fetch::Page {
-        let source = PageSource::from_arg(&Path::new(ROOT).join(rel).display().to_string()).unwrap();
+        let source =
+            PageSource::from_arg(&Path::new(ROOT).join(rel).display().to_string()).unwrap();
         fetch::load(&source, &fetch::HttpClient::new()).unwrap()
     }
 
@@ -74,7 +79,9 @@ fn run(runtime: &mut Runtime, pages: &[&str]) -> Vec<crate::job::PageOutput> {
         .map(|p| PageSource::from_arg(&Path::new(ROOT).join(p).display().to_string()).unwrap())
         .collect();
     let mut outputs = Vec::new();
-    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| outputs.push(o));
+    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| {
+        outputs.push(o)
+    });
     runtime.finish();
     outputs
 }
@@ -84,7 +91,11 @@ const REDESIGN: &str = "tests/fixtures/pages/bookshop-redesign.html";
 #[test]
 fn a_project_is_the_wrapper_folder_or_the_parent_of_wrappers() {
     let check = |wrapper: &str, expected: &str| {
-        assert_eq!(Project::of(Path::new(wrapper)).dir, PathBuf::from(expected), "{wrapper}");
+        assert_eq!(
+            Project::of(Path::new(wrapper)).dir,
+            PathBuf::from(expected),
+            "{wrapper}"
+        );
     };
     check("w.yaml", ".");
     check("shop/w.yaml", "shop");
@@ -112,8 +123,14 @@ fn propose_heals_in_memory_and_records_each_page_in_the_store() {
         .collect();
     assert!(!proposed.is_empty());
     // Healed records carry the proposals, and the file is untouched.
-    assert_eq!(outputs[0].records[0]["_proposals"], serde_json::json!(proposed));
-    assert_eq!(std::fs::read_to_string(shop.wrapper_path()).unwrap(), before);
+    assert_eq!(
+        outputs[0].records[0]["_proposals"],
+        serde_json::json!(proposed)
+    );
+    assert_eq!(
+        std::fs::read_to_string(shop.wrapper_path()).unwrap(),
+        before
+    );
 
     // The store holds exactly what the output says, with the same ids.
     let store = runtime.session().store().unwrap();
@@ -142,7 +159,11 @@ fn auto_rewrites_the_wrapper_and_heals_the_next_pages_with_it() {
     );
     // The second page is extracted with the healed wrapper: nothing to heal.
     assert!(outputs[1].adaptations.is_empty());
-    assert!(outputs[1].violations.is_empty(), "{:?}", outputs[1].violations);
+    assert!(
+        outputs[1].violations.is_empty(),
+        "{:?}",
+        outputs[1].violations
+    );
     assert_eq!(outputs[0].records, outputs[1].records);
     // The file holds what the runtime heals with.
     let on_disk = shop.wrapper();

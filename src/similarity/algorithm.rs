@@ -99,7 +99,9 @@ impl FromStr for LabelMode {
         LabelMode::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| UnknownName::new("label mode", s, &LabelMode::ALL.map(LabelMode::as_str)))
+            .ok_or_else(|| {
+                UnknownName::new("label mode", s, &LabelMode::ALL.map(LabelMode::as_str))
+            })
     }
 }
 

@@ -54,10 +54,10 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod tests;
 
+pub use algorithm::{Algorithm, UnknownName};
 pub use clustered_tree_matching::{
     ClusteredMatching, clustered_tree_matching, clustered_tree_matching_score,
 };
-pub use algorithm::{Algorithm, UnknownName};
 pub use label::{Label, LabelMode, Labels, Mask, MaskFn, NoMask, label_text, write_label};
 pub use leaf::{LeafMetric, jaro_winkler, normalized_levenshtein, token_dice};
 pub use ordered_matching::{LEVEL_LIMIT, STORE_BUDGET};
@@ -74,6 +74,7 @@ use crate::dom::NodeId;
 
 /// Why a comparison could not be made.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SimilarityError {
     /// The node id is not in the document.
     #[error("node {} is not in the document", .0.0)]

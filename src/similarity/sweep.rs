@@ -46,8 +46,8 @@
 
 use std::collections::HashMap;
 
-use crate::dom::NodeId;
 use super::Algorithm;
+use crate::dom::NodeId;
 
 use super::clustered_tree_matching::Ctm;
 use super::ordered_matching::{Cutoff, Matcher};
@@ -407,9 +407,9 @@ impl<'a> Scorer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::similarity::LabelMode;
     use crate::similarity::label::Labels;
     use crate::similarity::testing::{arb_tree, doc, view_with};
-    use crate::similarity::LabelMode;
     use proptest::prelude::*;
 
     proptest! {

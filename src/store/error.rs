@@ -10,6 +10,7 @@ use super::{AdaptationId, AdaptationStatus, PageId, RunId, Verdict};
 /// one of these, never a panic: the store is read by commands that a person
 /// runs on whatever file happens to sit at `.mend/mend.db`.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// The folder that should hold the database could not be created.
     #[error("{path}: cannot create the store's folder: {source}")]

@@ -100,7 +100,13 @@ pub fn capture(
         .patterns
         .iter()
         .rev()
-        .map(|p| (PatternPath::top(p.name.clone()), p, vec![Item::Node(NodeId::ROOT)]))
+        .map(|p| {
+            (
+                PatternPath::top(p.name.clone()),
+                p,
+                vec![Item::Node(NodeId::ROOT)],
+            )
+        })
         .collect();
     while let Some((path, pattern, contexts)) = work.pop() {
         let mut per_context: Vec<(Item, Vec<Item>)> = Vec::new();

@@ -115,6 +115,7 @@ pub enum Target {
 
 /// Why a tree-gram file could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TreeGramError {
     /// The file has no `mend:pattern` header: it is not a tree-gram.
     #[error("not a tree-gram: no <meta name=\"mend:pattern\"> header")]

@@ -207,7 +207,7 @@ fn unstable_elements_are_marked_and_skipped() {
         captured: "",
         instances: 1,
         min_context: 1,
-        only: Some(&["item".to_owned()]),
+        only: Some(&["item".parse().unwrap()]),
         unstable: &hide_links,
     };
     let (all, _) = capture(&w, &doc, &options);
@@ -246,10 +246,13 @@ fn not_a_treegram_is_an_error() {
 #[test]
 fn file_names_are_safe() {
     assert_eq!(
-        treegram_file("my shop", "a/b c"),
+        treegram_file("my shop", &"a/b c".parse().unwrap()),
         "treegrams/my_shop/a/b_c.html"
     );
-    assert_eq!(treegram_file("..", "x"), "treegrams/_/x.html");
+    assert_eq!(
+        treegram_file("..", &"x".parse().unwrap()),
+        "treegrams/_/x.html"
+    );
 }
 
 /// Captures the field at `xpath` on a page of `body`, with contexts of at
@@ -321,7 +324,7 @@ fn only_the_instances_that_would_not_read_back_are_left_out() {
         captured: "",
         instances: 3,
         min_context: 1,
-        only: Some(&["card".to_owned()]),
+        only: Some(&["card".parse().unwrap()]),
         unstable: &NoMask,
     };
     let (all, skipped) = capture(&w, &doc, &options);

@@ -38,6 +38,7 @@ pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 
 /// Why a wrapper file could not be loaded.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]

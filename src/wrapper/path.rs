@@ -234,7 +234,10 @@ mod tests {
     #[test]
     fn patterns_are_found_by_their_path() {
         let w = wrapper();
-        assert_eq!(w.pattern(&path("book/price")).unwrap().xpath.source(), "./p");
+        assert_eq!(
+            w.pattern(&path("book/price")).unwrap().xpath.source(),
+            "./p"
+        );
         assert_eq!(w.pattern(&path("price")).unwrap().xpath.source(), "//h1");
         assert!(w.pattern(&path("book/isbn")).is_none());
         assert!(w.pattern(&path("price/book")).is_none());
@@ -254,10 +257,17 @@ mod tests {
     fn a_nested_pattern_is_evaluated_in_every_instance_of_its_parent() {
         let doc = Document::parse(b"<h1>T</h1><ul><li><p>1</p></li><li><p>2</p></li></ul>");
         let w = wrapper();
-        assert_eq!(w.instances(&doc, &path("price")), [Item::Node(crate::dom::NodeId::ROOT)]);
+        assert_eq!(
+            w.instances(&doc, &path("price")),
+            [Item::Node(crate::dom::NodeId::ROOT)]
+        );
         let books = w.instances(&doc, &path("book/price"));
         assert_eq!(books.len(), 2);
-        assert!(books.iter().all(|i| i.path(&doc).ends_with("]") || i.path(&doc).ends_with("li")));
+        assert!(
+            books
+                .iter()
+                .all(|i| i.path(&doc).ends_with("]") || i.path(&doc).ends_with("li"))
+        );
         assert!(w.instances(&doc, &path("nothing/here")).is_empty());
     }
 }

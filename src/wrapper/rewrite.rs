@@ -23,6 +23,7 @@ use super::yaml;
 
 /// Why a rewrite was refused. The original text is never changed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RewriteError {
     /// The wrapper text is not readable YAML.
     #[error("{0}")]

@@ -69,7 +69,7 @@ fn the_design_example_loads_as_written() {
         ))
     );
     assert_eq!(w.start, ["https://shop.example/books?page=1"]);
-    assert_eq!(w.adapt.label, LabelMode::TagClass);
+    assert_eq!(w.adapt.label, crate::similarity::LabelMode::TagClass);
     let book = &w.patterns[1];
     assert!(book.is_record());
     assert_eq!(

@@ -164,6 +164,7 @@ pub struct Generated {
 
 /// Why no expression was generated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The target set was empty: there is nothing to locate.
     #[error("no targets to locate")]

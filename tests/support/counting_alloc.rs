@@ -15,6 +15,9 @@ pub static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call is forwarded to the system allocator unchanged; the
 // counters are only statistics.
+// A global allocator can only be written with `unsafe`; it only counts and
+// forwards to the system allocator.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();

@@ -261,11 +261,12 @@ fn heal_one(
         return (None, format!("no tree-gram: {skipped:?}"));
     };
     let mut grams = TreeGrams::new();
+    let target: mend::wrapper::PatternPath = "target".parse().expect("a pattern path");
     grams.insert(
-        "target",
+        target.clone(),
         TreeGram::parse(c.html.as_bytes()).expect("tree-gram"),
     );
-    let Some(a) = relocate(&w, "target", new, None, &grams, &Rejections::new(), search) else {
+    let Some(a) = relocate(&w, &target, new, None, &grams, &Rejections::new(), search) else {
         return (None, "no pattern".to_owned());
     };
     let Some(new_xpath) = a.new_xpath.as_deref().filter(|_| a.is_healed()) else {

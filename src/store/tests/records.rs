@@ -414,8 +414,8 @@ fn damaged_rows_are_errors() {
 #[test]
 fn violations_become_failed_constraint_results() {
     let violation = Violation {
-        pattern: "book/price".to_owned(),
-        constraint: "regex",
+        pattern: "book/price".parse().unwrap(),
+        constraint: crate::extract::ViolationKind::Regex,
         expected: "text matching ^£\\d+\\.\\d\\d$".to_owned(),
         found: "\"Free\"".to_owned(),
         context: "/".to_owned(),
