@@ -23,8 +23,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mend::adapt::{Rejections, TreeGrams, heal};
 use mend::dom::Document;
-use mend::similarity::NoMask;
-use mend::treegram::{CaptureOptions, TreeGram, capture};
+use mend::treegram::CaptureOptions;
 use mend::wrapper::{self, Wrapper};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -35,23 +34,7 @@ fn read(rel: &str) -> String {
 
 fn grams(wrapper: &Wrapper, page: &str) -> TreeGrams {
     let doc = Document::parse_str(page);
-    let options = CaptureOptions {
-        url: None,
-        sha256: "",
-        captured: "",
-        instances: wrapper.adapt.treegram_instances,
-        min_context: wrapper.adapt.treegram_min_context,
-        only: None,
-        unstable: &NoMask,
-    };
-    let mut grams = TreeGrams::new();
-    for c in capture(wrapper, &doc, &options).0 {
-        grams.insert(
-            c.pattern,
-            TreeGram::parse(c.html.as_bytes()).expect("tree-gram"),
-        );
-    }
-    grams
+    TreeGrams::capture(wrapper, &doc, &CaptureOptions::of(wrapper))
 }
 
 /// Unrelated markup of about `elements` elements: a table of links and a

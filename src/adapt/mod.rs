@@ -70,10 +70,11 @@ use serde_json::Value;
 
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
 
+use crate::dom::Document;
 use crate::extract::Violation;
 use crate::similarity::{Algorithm, LabelMode};
-use crate::treegram::TreeGram;
-use crate::wrapper::PatternPath;
+use crate::treegram::{CaptureOptions, TreeGram, capture};
+use crate::wrapper::{PatternPath, Wrapper};
 
 /// The candidate pre-filters of a search. The defaults are the measured
 /// ones (`examples/heal_eval.rs --filters` compares them with none). On the
@@ -116,6 +117,19 @@ impl TreeGrams {
     /// No tree-grams.
     pub fn new() -> TreeGrams {
         TreeGrams::default()
+    }
+
+    /// The tree-grams of `wrapper`'s patterns captured on `doc`, read back
+    /// as their files would be, without the files.
+    pub fn capture(wrapper: &Wrapper, doc: &Document, options: &CaptureOptions<'_>) -> TreeGrams {
+        let mut grams = TreeGrams::new();
+        for c in capture(wrapper, doc, options).0 {
+            // Capture leaves out what would not read back, so this holds.
+            if let Ok(gram) = TreeGram::parse(c.html.as_bytes()) {
+                grams.insert(c.pattern, gram);
+            }
+        }
+        grams
     }
 
     /// Adds the tree-gram of the pattern at `path`.

@@ -88,16 +88,7 @@ fn body_elements(doc: &Document) -> Vec<NodeId> {
 
 /// The tree-grams of `wrapper` captured on `doc`, as files read back.
 fn grams_of(wrapper: &Wrapper, doc: &Document) -> Vec<TreeGram> {
-    let options = CaptureOptions {
-        url: None,
-        sha256: "",
-        captured: "",
-        instances: wrapper.adapt.treegram_instances,
-        min_context: wrapper.adapt.treegram_min_context,
-        only: None,
-        unstable: &NoMask,
-    };
-    capture(wrapper, doc, &options)
+    capture(wrapper, doc, &CaptureOptions::of(wrapper))
         .0
         .into_iter()
         .map(|c| TreeGram::parse(c.html.as_bytes()).expect("the file reads back"))

@@ -1,7 +1,6 @@
 use super::*;
 use crate::dom::Document;
-use crate::similarity::NoMask;
-use crate::treegram::{CaptureOptions, TreeGram, capture};
+use crate::treegram::CaptureOptions;
 use crate::wrapper::{self, Wrapper};
 
 const BOOKSHOP: &str = include_str!("../../wrappers/bookshop.yaml");
@@ -9,21 +8,7 @@ const PAGE: &str = include_str!("../../examples/pages/bookshop.html");
 
 fn grams_from(wrapper: &Wrapper, page: &str) -> TreeGrams {
     let doc = Document::parse_str(page);
-    let options = CaptureOptions {
-        url: None,
-        sha256: "",
-        captured: "",
-        instances: wrapper.adapt.treegram_instances,
-        min_context: wrapper.adapt.treegram_min_context,
-        only: None,
-        unstable: &NoMask,
-    };
-    let (captured, _) = capture(wrapper, &doc, &options);
-    let mut grams = TreeGrams::new();
-    for c in captured {
-        grams.insert(c.pattern, TreeGram::parse(c.html.as_bytes()).unwrap());
-    }
-    grams
+    TreeGrams::capture(wrapper, &doc, &CaptureOptions::of(wrapper))
 }
 
 fn bookshop() -> Wrapper {

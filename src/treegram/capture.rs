@@ -32,6 +32,22 @@ pub struct CaptureOptions<'a> {
     pub unstable: &'a dyn Mask,
 }
 
+impl CaptureOptions<'static> {
+    /// The options a wrapper's settings give, with no URL, hash, time or
+    /// mask: what a capture in memory (a test, a benchmark) needs.
+    pub fn of(wrapper: &Wrapper) -> CaptureOptions<'static> {
+        CaptureOptions {
+            url: None,
+            sha256: "",
+            captured: "",
+            instances: wrapper.adapt.treegram_instances,
+            min_context: wrapper.adapt.treegram_min_context,
+            only: None,
+            unstable: &crate::similarity::NoMask,
+        }
+    }
+}
+
 /// One tree-gram built from the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Captured {

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use mend::adapt::{Healing, Rejections, TreeGrams, heal};
 use mend::dom::Document;
-use mend::similarity::NoMask;
 use mend::treegram::{CaptureOptions, TreeGram, capture};
 use mend::wrapper::{self, Wrapper};
 use mend::xpath::XPath;
@@ -46,17 +45,8 @@ fn wrapper() -> Wrapper {
 }
 
 fn grams(wrapper: &Wrapper, doc: &Document) -> TreeGrams {
-    let options = CaptureOptions {
-        url: None,
-        sha256: "",
-        captured: "",
-        instances: wrapper.adapt.treegram_instances,
-        min_context: wrapper.adapt.treegram_min_context,
-        only: None,
-        unstable: &NoMask,
-    };
     let mut grams = TreeGrams::new();
-    for c in capture(wrapper, doc, &options).0 {
+    for c in capture(wrapper, doc, &CaptureOptions::of(wrapper)).0 {
         let gram = TreeGram::parse(c.html.as_bytes())
             .unwrap_or_else(|e| panic!("the tree-gram of {} reads back: {e}", c.pattern));
         grams.insert(c.pattern, gram);
