@@ -325,18 +325,26 @@ impl Refusal {
 enum Kind<'a> {
     /// A field: the stored context is aligned with regions of the scope, and
     /// the nodes in them are ranked against the marked target.
-    Field {
-        field: Field<'a>,
-        views: Vec<Option<LabeledTree>>,
-        sentinel: crate::similarity::Label,
-    },
+    Field(FieldSearch<'a>),
     /// A record: every sub-tree of the scope is compared with the stored
     /// instances and alike ones are clustered.
-    Record {
-        views: Vec<LabeledTree>,
-        /// Whether the pattern matched several instances per scope at capture.
-        repeated: bool,
-    },
+    Record(RecordSearch<'a>),
+}
+
+/// What a field's candidates are looked for with.
+struct FieldSearch<'a> {
+    field: Field<'a>,
+    gram: &'a TreeGram,
+    views: Vec<Option<LabeledTree>>,
+    sentinel: crate::similarity::Label,
+}
+
+/// What a record's candidates are looked for with.
+struct RecordSearch<'a> {
+    pattern: &'a Pattern,
+    views: Vec<LabeledTree>,
+    /// Whether the pattern matched several instances per scope at capture.
+    repeated: bool,
 }
 
 /// One candidate node set in one scope.
@@ -371,21 +379,23 @@ fn decide(
         if views.is_empty() {
             return Err(Refusal::new("the tree-gram has no usable instance", None));
         }
-        Kind::Record {
+        Kind::Record(RecordSearch {
+            pattern,
             views,
             repeated: gram.header.matched >= 2 * scopes.len().max(1),
-        }
+        })
     } else {
         let sentinel = labels.intern("\u{1}instance");
-        Kind::Field {
+        Kind::Field(FieldSearch {
             views: gram_views(gram, how.label, &mut labels, sentinel),
             sentinel,
+            gram,
             field: Field {
                 pattern,
                 doc: env.doc,
                 base: env.base.as_ref(),
             },
-        }
+        })
     };
     let mut targets = Vec::with_capacity(scopes.len());
     let (mut decided, mut scores, mut runners, mut sims) = (0usize, 0.0, 0.0, 0.0);
@@ -394,33 +404,12 @@ fn decide(
     let mut refusal = None;
     for (s, &scope) in scopes.iter().enumerate() {
         let report = s < 2;
+        let reports = report.then_some(&mut *reports);
         let ranked = match &kind {
-            Kind::Field {
-                field,
-                views,
-                sentinel,
-            } => rank_field(
-                env,
-                field,
-                gram,
-                views,
-                *sentinel,
-                scope,
-                how,
-                &mut labels,
-                report.then_some(&mut *reports),
-            ),
-            Kind::Record { views, repeated } => rank_record(
-                env,
-                pattern,
-                views,
-                *repeated,
-                scope,
-                how,
-                &mut labels,
-                report.then_some(&mut *reports),
-            )
-            .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
+            Kind::Field(search) => search.rank(env, scope, how, &mut labels, reports),
+            Kind::Record(search) => search
+                .rank(env, scope, how, &mut labels, reports)
+                .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
         };
         let Some(ranked) = ranked else {
             targets.push(Vec::new());
@@ -445,12 +434,12 @@ fn decide(
         }
         if runner.is_some_and(|r| best.score - r < how.margin) {
             match &kind {
-                Kind::Field { .. } => {
+                Kind::Field(_) => {
                     ambiguous += 1;
                     targets.push(Vec::new());
                     continue;
                 }
-                Kind::Record { .. } => {
+                Kind::Record(_) => {
                     return Err(Refusal::new(
                         format!(
                             "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
@@ -480,7 +469,7 @@ fn decide(
     }
     if decided == 0 {
         let reason = match &kind {
-            Kind::Field { .. } => best_seen.map_or(
+            Kind::Field(_) => best_seen.map_or(
                 "no candidate passed the field's value constraints".to_owned(),
                 |b| {
                     format!(
@@ -489,7 +478,7 @@ fn decide(
                     )
                 },
             ),
-            Kind::Record { .. } => refusal.unwrap_or_else(|| "no scope to search".to_owned()),
+            Kind::Record(_) => refusal.unwrap_or_else(|| "no scope to search".to_owned()),
         };
         return Err(Refusal::new(reason, best_seen));
     }
@@ -502,138 +491,149 @@ fn decide(
     })
 }
 
-/// A field's candidate node sets in one scope, best first; `None` when the
-/// scope has no tree to search.
-#[allow(clippy::too_many_arguments)]
-fn rank_field(
-    env: &Env<'_>,
-    field: &Field<'_>,
-    gram: &TreeGram,
-    views: &[Option<LabeledTree>],
-    sentinel: crate::similarity::Label,
-    scope: Item,
-    how: Attempt,
-    labels: &mut Labels,
-    reports: Option<&mut Vec<CandidateReport>>,
-) -> Option<Vec<Ranked>> {
-    let page = scope_view(env.doc, scope, how.label, labels, sentinel)?;
-    // The best score of each candidate node set, with its region's similarity.
-    let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
-    for (gi, view) in gram.instances.iter().zip(views) {
-        let Some(view) = view else { continue };
-        let Some((owner, target)) = gi.targets.first() else {
-            continue;
-        };
-        for region in locate::regions(view, gi, &page, how.algorithm, &env.search) {
-            let choices = locate::rank_targets(field, gram, view, (*owner, target), &page, &region);
-            for choice in choices.iter().filter(|c| c.fits).take(5) {
-                // A list field takes the node's alike siblings only when
-                // it held several alike nodes at capture.
-                let set = if field.pattern.is_single() || gi.targets.len() < 2 {
-                    vec![choice.item]
-                } else {
-                    locate::list_siblings(env.doc, choice, target)
-                };
-                let score = region.similarity * choice.node_score;
-                let e = by_set.entry(set).or_insert((0.0, 0.0));
-                if score > e.0 {
-                    *e = (score, region.similarity);
+impl FieldSearch<'_> {
+    /// A field's candidate node sets in one scope, best first; `None` when the
+    /// scope has no tree to search.
+    fn rank(
+        &self,
+        env: &Env<'_>,
+        scope: Item,
+        how: Attempt,
+        labels: &mut Labels,
+        reports: Option<&mut Vec<CandidateReport>>,
+    ) -> Option<Vec<Ranked>> {
+        let FieldSearch {
+            field,
+            gram,
+            views,
+            sentinel,
+        } = self;
+        let (gram, sentinel) = (*gram, *sentinel);
+        let page = scope_view(env.doc, scope, how.label, labels, sentinel)?;
+        // The best score of each candidate node set, with its region's similarity.
+        let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
+        for (gi, view) in gram.instances.iter().zip(views) {
+            let Some(view) = view else { continue };
+            let Some((owner, target)) = gi.targets.first() else {
+                continue;
+            };
+            for region in locate::regions(view, gi, &page, how.algorithm, &env.search) {
+                let choices =
+                    locate::rank_targets(field, gram, view, (*owner, target), &page, &region);
+                for choice in choices.iter().filter(|c| c.fits).take(5) {
+                    // A list field takes the node's alike siblings only when
+                    // it held several alike nodes at capture.
+                    let set = if field.pattern.is_single() || gi.targets.len() < 2 {
+                        vec![choice.item]
+                    } else {
+                        locate::list_siblings(env.doc, choice, target)
+                    };
+                    let score = region.similarity * choice.node_score;
+                    let e = by_set.entry(set).or_insert((0.0, 0.0));
+                    if score > e.0 {
+                        *e = (score, region.similarity);
+                    }
                 }
             }
         }
-    }
-    let mut ranked: Vec<Ranked> = by_set
-        .into_iter()
-        .map(|(set, (score, similarity))| Ranked {
-            set,
-            score,
-            similarity,
-            key: String::new(),
-        })
-        .collect();
-    ranked.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.set.cmp(&y.set)));
-    if let Some(reports) = reports {
-        for (i, r) in ranked.iter().take(REPORTED).enumerate() {
-            reports.push(CandidateReport {
-                nodes: r.set.iter().take(3).map(|i| i.path(env.doc)).collect(),
-                count: r.set.len(),
-                score: r.score,
-                similarity: r.similarity,
-                algorithm: how.algorithm,
-                label: how.label,
-                verdict: if i == 0 { "best" } else { "runner-up" }.to_owned(),
-            });
+        let mut ranked: Vec<Ranked> = by_set
+            .into_iter()
+            .map(|(set, (score, similarity))| Ranked {
+                set,
+                score,
+                similarity,
+                key: String::new(),
+            })
+            .collect();
+        ranked.sort_by(|x, y| y.score.total_cmp(&x.score).then(x.set.cmp(&y.set)));
+        if let Some(reports) = reports {
+            for (i, r) in ranked.iter().take(REPORTED).enumerate() {
+                reports.push(CandidateReport {
+                    nodes: r.set.iter().take(3).map(|i| i.path(env.doc)).collect(),
+                    count: r.set.len(),
+                    score: r.score,
+                    similarity: r.similarity,
+                    algorithm: how.algorithm,
+                    label: how.label,
+                    verdict: if i == 0 { "best" } else { "runner-up" }.to_owned(),
+                });
+            }
         }
+        Some(ranked)
     }
-    Some(ranked)
 }
 
-/// A record's viable clusters in one scope, best first, or why none is
-/// viable; `None` when the scope has no tree to search.
-#[allow(clippy::too_many_arguments)]
-fn rank_record(
-    env: &Env<'_>,
-    pattern: &Pattern,
-    views: &[LabeledTree],
-    repeated: bool,
-    scope: Item,
-    how: Attempt,
-    labels: &mut Labels,
-    reports: Option<&mut Vec<CandidateReport>>,
-) -> Option<Result<Vec<Ranked>, String>> {
-    let root = scope_root(env.doc, scope)?;
-    let page = LabeledTree::build(env.doc, root, how.label, labels).ok()?;
-    let found = clusters(
-        env.doc,
-        views,
-        &page,
-        how.algorithm,
-        &Rule {
-            threshold: how.threshold,
-            constraints: &pattern.constraints,
+impl RecordSearch<'_> {
+    /// A record's viable clusters in one scope, best first, or why none is
+    /// viable; `None` when the scope has no tree to search.
+    fn rank(
+        &self,
+        env: &Env<'_>,
+        scope: Item,
+        how: Attempt,
+        labels: &mut Labels,
+        reports: Option<&mut Vec<CandidateReport>>,
+    ) -> Option<Result<Vec<Ranked>, String>> {
+        let RecordSearch {
+            pattern,
+            views,
             repeated,
-        },
-        &env.search,
-    );
-    if let Some(reports) = reports {
-        for c in found.iter().take(REPORTED) {
-            reports.push(CandidateReport {
-                nodes: c.members.iter().take(3).map(|&n| env.doc.path(n)).collect(),
-                count: c.members.len(),
+        } = self;
+        let (pattern, repeated) = (*pattern, *repeated);
+        let root = scope_root(env.doc, scope)?;
+        let page = LabeledTree::build(env.doc, root, how.label, labels).ok()?;
+        let found = clusters(
+            env.doc,
+            views,
+            &page,
+            how.algorithm,
+            &Rule {
+                threshold: how.threshold,
+                constraints: &pattern.constraints,
+                repeated,
+            },
+            &env.search,
+        );
+        if let Some(reports) = reports {
+            for c in found.iter().take(REPORTED) {
+                reports.push(CandidateReport {
+                    nodes: c.members.iter().take(3).map(|&n| env.doc.path(n)).collect(),
+                    count: c.members.len(),
+                    score: c.score,
+                    similarity: c.score,
+                    algorithm: how.algorithm,
+                    label: how.label,
+                    verdict: c
+                        .not_viable
+                        .clone()
+                        .unwrap_or_else(|| format!("a cluster at {}", c.key)),
+                });
+            }
+        }
+        let viable: Vec<Ranked> = found
+            .iter()
+            .filter(|c| c.not_viable.is_none())
+            .map(|c| Ranked {
+                set: c.members.iter().map(|&n| Item::Node(n)).collect(),
                 score: c.score,
                 similarity: c.score,
-                algorithm: how.algorithm,
-                label: how.label,
-                verdict: c
-                    .not_viable
-                    .clone()
-                    .unwrap_or_else(|| format!("a cluster at {}", c.key)),
-            });
+                key: c.key.clone(),
+            })
+            .collect();
+        if viable.is_empty() {
+            return Some(Err(match found.first() {
+                Some(c) => format!(
+                    "no viable cluster; the best, {} nodes at {} scoring {:.3}, is not: {}",
+                    c.members.len(),
+                    c.key,
+                    c.score,
+                    c.not_viable.as_deref().unwrap_or("")
+                ),
+                None => format!("no sub-tree reaches the threshold {}", how.threshold),
+            }));
         }
+        Some(Ok(viable))
     }
-    let viable: Vec<Ranked> = found
-        .iter()
-        .filter(|c| c.not_viable.is_none())
-        .map(|c| Ranked {
-            set: c.members.iter().map(|&n| Item::Node(n)).collect(),
-            score: c.score,
-            similarity: c.score,
-            key: c.key.clone(),
-        })
-        .collect();
-    if viable.is_empty() {
-        return Some(Err(match found.first() {
-            Some(c) => format!(
-                "no viable cluster; the best, {} nodes at {} scoring {:.3}, is not: {}",
-                c.members.len(),
-                c.key,
-                c.score,
-                c.not_viable.as_deref().unwrap_or("")
-            ),
-            None => format!("no sub-tree reaches the threshold {}", how.threshold),
-        }));
-    }
-    Some(Ok(viable))
 }
 
 /// Generates the XPath for an assignment and proves it by extracting again.
