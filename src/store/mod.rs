@@ -19,12 +19,13 @@
 //!   database, or a newer mend's schema): each is a [`StoreError`], and the
 //!   file is left untouched;
 //! - to be shared between threads: a [`Store`] is one SQLite connection,
-//!   `Send` but not `Sync`. The job runner owns it on its single writer
-//!   thread; other threads send it what to record. Another process may open
-//!   the same file at the same time, as SQLite allows.
+//!   `Send` but not `Sync`. A run's session (`runtime::Session`) owns it on
+//!   the job's output thread, where pages are healed one at a time. Another
+//!   process may open the same file at the same time, as SQLite allows.
 //!
-//! Every write is one transaction. Many writes, such as a page and its
-//! adaptations, go in one [`Batch`], which is what makes long runs fast.
+//! Every write is one transaction. Many writes go in one [`Batch`]: a run
+//! records each page with its snapshot and its adaptations in one batch, so
+//! the history never holds half of a page's adaptations.
 
 mod adaptation;
 mod batch;
