@@ -106,7 +106,7 @@ pub fn run_pages(
     options: &RunOptions,
     emit: impl FnMut(PageOutput),
 ) -> Summary {
-    let mut healer = NoHealing(wrapper.clone());
+    let mut healer = NoHealing(wrapper.clone(), options.clone());
     run_pages_healing(&mut healer, sources, options, emit)
 }
 
@@ -132,7 +132,7 @@ pub trait Healer {
 }
 
 /// The healer of a run without healing.
-struct NoHealing(Wrapper);
+struct NoHealing(Wrapper, RunOptions);
 
 impl Healer for NoHealing {
     fn wrapper(&self) -> &Wrapper {
@@ -145,7 +145,7 @@ impl Healer for NoHealing {
         false
     }
     fn heal(&mut self, page: &fetch::Page, _: &Document, extraction: Extraction) -> PageOutput {
-        page_output(page, extraction, &RunOptions::default())
+        page_output(page, extraction, &self.1)
     }
 }
 
