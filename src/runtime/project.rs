@@ -69,8 +69,8 @@ impl Project {
 }
 
 /// Writes `text` to `path` atomically, creating its folder first: to a
-/// temporary file in the same folder, flushed to disk, then renamed over
-/// `path`, so that a crash or a full disk leaves either the old file or the
+/// new temporary file in the same folder (created exclusively, under a
+/// random name), flushed to disk, then renamed over `path`, so that a crash or a full disk leaves either the old file or the
 /// new one, never half of one. The file keeps its permissions.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
     let io = |action, path: &Path| {
@@ -92,21 +92,28 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
             "not a file name",
         ))
     })?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".mend-{}.tmp", std::process::id()));
-    let temp = dir.join(temp_name);
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(text.as_bytes())?;
-        if let Ok(meta) = std::fs::metadata(path) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(io("write", path))
+    // The temporary file is created with O_EXCL under a random name, so a
+    // file or symlink planted in the folder is never written through.
+    let mut prefix = std::ffi::OsString::from(".");
+    prefix.push(name);
+    prefix.push(".mend-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    // A new file gets the mode `File::create` would give it (0666 less the
+    // umask), not a temporary file's private 0600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temp = builder
+        .tempfile_in(dir)
+        .map_err(io("create a temporary file in", dir))?;
+    temp.write_all(text.as_bytes())
+        .and_then(|()| match std::fs::metadata(path) {
+            Ok(meta) => temp.as_file().set_permissions(meta.permissions()),
+            Err(_) => Ok(()),
+        })
+        .and_then(|()| temp.as_file().sync_all())
+        .map_err(io("write", path))?;
+    // On failure the temporary file is removed when `temp` is dropped.
+    temp.persist(path).map_err(|e| io("write", path)(e.error))?;
+    Ok(())
 }

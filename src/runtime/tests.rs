@@ -222,3 +222,44 @@ fn an_unwritable_folder_is_an_error_naming_the_file() {
     let e = write_atomically(&blocker.join("w.yaml"), "x").unwrap_err();
     assert!(e.to_string().contains("file"), "{e}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_planted_where_a_temporary_file_may_go_is_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep").unwrap();
+    let path = dir.path().join("w.yaml");
+    std::fs::write(&path, "old").unwrap();
+    // The names the old scheme would have used, for this and the next PIDs.
+    for pid in std::process::id()..std::process::id() + 50 {
+        let plant = dir.path().join(format!(".w.yaml.mend-{pid}.tmp"));
+        std::os::unix::fs::symlink(&victim, plant).unwrap();
+    }
+    write_atomically(&path, "new").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_new_file_gets_the_usual_mode_and_an_old_one_keeps_its_own() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.html");
+    write_atomically(&new, "x").unwrap();
+    let mode = std::fs::metadata(&new).unwrap().permissions().mode() & 0o777;
+    assert_ne!(
+        mode & 0o044,
+        0,
+        "readable by others as File::create makes it: {mode:o}"
+    );
+    let old = dir.path().join("old.yaml");
+    std::fs::write(&old, "x").unwrap();
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o640)).unwrap();
+    write_atomically(&old, "y").unwrap();
+    assert_eq!(
+        std::fs::metadata(&old).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+}
