@@ -48,7 +48,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     let text = std::fs::read_to_string(&file)
         .map_err(|e| review::failure(format!("cannot read {}: {e}", file.display())))?;
     let wrapper = review::load_wrapper_text(&text, &file).map_err(|diagnostics| {
-        eprint!("{diagnostics}");
+        say_raw!("{diagnostics}");
         review::bad_input(format!(
             "{} does not load; fix it before approving",
             file.display()
@@ -169,8 +169,8 @@ fn check_approvable(record: &AdaptationRecord) -> Result<&str, ExitCode> {
 /// recorded; says what to do if even that fails.
 fn restore(file: &Path, text: &str) {
     match write_atomically(file, text) {
-        Ok(()) => eprintln!("note: {} was put back as it was", file.display()),
-        Err(e) => eprintln!(
+        Ok(()) => say!("note: {} was put back as it was", file.display()),
+        Err(e) => say!(
             "error: {} was rewritten but the approval was not recorded, and putting the file \
              back failed too ({e}); revert it by hand",
             file.display()
@@ -195,15 +195,16 @@ fn refresh_treegram(
     let html = match store.page_html(record.page_id) {
         Ok(Some(html)) => html,
         Ok(None) => {
-            eprintln!(
+            say!(
                 "note: no snapshot of page {} was kept, so the tree-gram of {} is not refreshed; \
                  run {by_hand}",
-                record.page_id, record.pattern
+                record.page_id,
+                record.pattern
             );
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) => {
-            eprintln!("note: the approval is recorded");
+            say!("note: the approval is recorded");
             return Err(review::store_failure(&e));
         }
     };
@@ -219,9 +220,10 @@ fn refresh_treegram(
     };
     match runtime::refresh_treegrams(file, &html, url.as_deref(), &[pattern]) {
         Ok(files) if files.is_empty() => {
-            eprintln!(
+            say!(
                 "note: the new XPath of {} captured no tree-gram on page {}; run {by_hand}",
-                record.pattern, record.page_id
+                record.pattern,
+                record.page_id
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -89,7 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &records).context("writing the records")?;
         writeln!(out)?;
     } else if records.is_empty() {
-        eprintln!("no adaptations in {} match", path.display());
+        say!("no adaptations in {} match", path.display());
     } else {
         out.write_all(table(&records).as_bytes())?;
     }

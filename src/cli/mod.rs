@@ -10,6 +10,24 @@ use clap::{Parser, Subcommand};
 
 use mend::wrapper::{self, LoadError, Wrapper};
 
+/// `eprintln!` that never panics: when standard error is closed or full
+/// there is nowhere left to report that, so the message is dropped and the
+/// command goes on to its exit code.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics, as [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod approve;
 mod log;
 mod reject;
@@ -82,7 +100,7 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            say!("error: {e:#}");
             ExitCode::from(EXIT_FAILURE)
         }
     }
@@ -129,11 +147,11 @@ pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
     match wrapper::load_file(path) {
         Ok(w) => Ok(w),
         Err(LoadError::Invalid(diagnostics)) => {
-            eprint!("{}", wrapper::render_all(&diagnostics));
+            say_raw!("{}", wrapper::render_all(&diagnostics));
             Err(ExitCode::from(EXIT_BAD_INPUT))
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             Err(ExitCode::from(EXIT_FAILURE))
         }
     }

@@ -38,13 +38,13 @@ pub const STORE_RULE: &str = "The store is --store PATH if given, else the file 
 
 /// Prints `error: MESSAGE` and gives exit code 2 (bad input).
 pub fn bad_input(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
+    say!("error: {message}");
     ExitCode::from(EXIT_BAD_INPUT)
 }
 
 /// Prints `error: MESSAGE` and gives exit code 3 (I/O or internal failure).
 pub fn failure(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
+    say!("error: {message}");
     ExitCode::from(EXIT_FAILURE)
 }
 

@@ -71,7 +71,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Some(name) => match wrapper.patterns.iter().find(|p| &p.name == name) {
             Some(p) if p.is_record() => p.patterns.iter().map(|c| c.name.clone()).collect(),
             _ => {
-                eprintln!(
+                say!(
                     "error: --flatten {name}: the wrapper has no top-level record pattern of that name"
                 );
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
@@ -80,16 +80,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let sources = match fetch::expand(&args.pages) {
         Ok(s) if s.is_empty() => {
-            eprintln!("error: no pages found in {}", args.pages.join(" "));
+            say!("error: no pages found in {}", args.pages.join(" "));
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
 
+    if let Some(out) = &args.out
+        && let Some(input) = clobbered_input(out, &args.wrapper, &sources)
+    {
+        say!(
+            "error: --out {} is {input}: writing the output there would destroy it",
+            out.display()
+        );
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
     let sink: Box<dyn Write + Send> = match &args.out {
         Some(path) => Box::new(
             std::fs::File::create(path)
@@ -117,7 +126,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     );
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
-            progress.suspend(|| eprintln!("error: {e}"));
+            progress.suspend(|| say!("error: {e}"));
         }
         progress.inc(1);
         if write_error.is_none()
@@ -142,7 +151,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     writer.finish().context("cannot write output")?;
 
     if !args.quiet {
-        eprintln!(
+        say!(
             "mend: {} page{}, {} record{}, {} violation{} on {} page{}, {} failed",
             summary.pages,
             s(summary.pages),
@@ -156,7 +165,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if let Some(e) = healer.failure() {
-        eprintln!("error: {e}");
+        say!("error: {e}");
     }
     Ok(ExitCode::from(
         if summary.failed_pages > 0 || healer.failure().is_some() {
@@ -167,6 +176,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             0
         },
     ))
+}
+
+/// What `out` would overwrite among the run's inputs (the wrapper file or
+/// a page file), in words; the same file under another name counts too.
+fn clobbered_input(
+    out: &std::path::Path,
+    wrapper: &std::path::Path,
+    sources: &[fetch::PageSource],
+) -> Option<String> {
+    let out = std::fs::canonicalize(out).ok()?;
+    let same = |p: &std::path::Path| std::fs::canonicalize(p).is_ok_and(|c| c == out);
+    if same(wrapper) {
+        return Some("the wrapper file".to_owned());
+    }
+    sources.iter().find_map(|source| match source {
+        fetch::PageSource::File(page) if same(page) => Some(format!("the page {}", page.display())),
+        _ => None,
+    })
 }
 
 fn s(n: usize) -> &'static str {

@@ -89,7 +89,7 @@ struct Side {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.a == "-" && args.b == "-" {
-        eprintln!("error: only one page can come from standard input");
+        say!("error: only one page can come from standard input");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
     let (algorithm, mode) = (args.algo, args.label);
@@ -109,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let comparison = match compare(algorithm, &ta, &tb) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
@@ -156,12 +156,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// failure, reports it and gives the exit code.
 fn side(file: &str, xpath: Option<&str>, flag: &str) -> Result<Side, ExitCode> {
     let doc = read_document(file).map_err(|e| {
-        eprintln!("error: {e}");
+        say!("error: {e}");
         ExitCode::from(EXIT_FAILURE)
     })?;
     let root = match xpath {
         None => doc.root_element().ok_or_else(|| {
-            eprintln!("error: {file} has no root element");
+            say!("error: {file} has no root element");
             ExitCode::from(EXIT_BAD_INPUT)
         })?,
         Some(expr) => select_root(&doc, expr, flag, file)?,
@@ -176,27 +176,27 @@ fn side(file: &str, xpath: Option<&str>, flag: &str) -> Result<Side, ExitCode> {
 fn select_root(doc: &Document, expr: &str, flag: &str, file: &str) -> Result<NodeId, ExitCode> {
     let bad = || ExitCode::from(EXIT_BAD_INPUT);
     let xpath = XPath::compile(expr).map_err(|e| {
-        eprintln!("error: {flag}: {}", e.message);
-        eprintln!("  {expr}");
+        say!("error: {flag}: {}", e.message);
+        say!("  {expr}");
         let column = expr
             .char_indices()
             .take_while(|&(i, _)| i < e.position)
             .count();
-        eprintln!("  {}^", " ".repeat(column));
+        say!("  {}^", " ".repeat(column));
         bad()
     })?;
     let items = xpath.select(doc, NodeId::ROOT).map_err(|e| {
-        eprintln!("error: {flag}: {e}");
+        say!("error: {flag}: {e}");
         bad()
     })?;
     match items.first() {
         None => {
-            eprintln!("error: {flag} '{expr}' selects nothing in {file}");
+            say!("error: {flag} '{expr}' selects nothing in {file}");
             Err(bad())
         }
         Some(&Item::Node(n)) if doc.is_element(n) => Ok(n),
         Some(_) => {
-            eprintln!("error: {flag} '{expr}' selects a node that is not an element in {file}");
+            say!("error: {flag} '{expr}' selects a node that is not an element in {file}");
             Err(bad())
         }
     }

@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = match PageSource::from_arg(&args.page) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
@@ -55,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
     let extraction = extract(&wrapper, &doc, base.as_ref());
     if !extraction.violations.is_empty() && !args.force {
-        eprintln!(
+        say!(
             "error: the wrapper's constraints fail on {} ({} violation{}, the first: {} {} expected {}, found {}); \
              a tree-gram must capture a page where the wrapper works (--force to capture anyway)",
             page.name,
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for p in &args.patterns {
         if wrapper.pattern(p).is_none() {
-            eprintln!("error: --pattern {p}: the wrapper has no pattern with that path");
+            say!("error: --pattern {p}: the wrapper has no pattern with that path");
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     }
@@ -91,10 +91,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     for s in &skipped {
-        eprintln!("{}: no tree-gram: {}", s.pattern, s.reason);
+        say!("{}: no tree-gram: {}", s.pattern, s.reason);
     }
     if written.wrapper_changed {
-        eprintln!("mend: {} now names its tree-grams", args.wrapper.display());
+        say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -27,7 +27,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
         match wrapper::check_file(path) {
             Ok(report) => {
                 if !report.diagnostics.is_empty() {
-                    eprintln!("{}\n", render_all(&report.diagnostics));
+                    say!("{}\n", render_all(&report.diagnostics));
                 }
                 match report.wrapper {
                     Some(w) => {
@@ -39,11 +39,11 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
                 }
             }
             Err(LoadError::Invalid(diagnostics)) => {
-                eprintln!("{}\n", render_all(&diagnostics));
+                say!("{}\n", render_all(&diagnostics));
                 invalid = true;
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 unreadable = true;
             }
         }

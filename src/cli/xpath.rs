@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let doc = match read_document(&args.page) {
         Ok(doc) => doc,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let text = match std::fs::read_to_string(file) {
                 Ok(t) => t,
                 Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", file.display());
+                    say!("error: cannot read {}: {e}", file.display());
                     return Ok(ExitCode::from(EXIT_FAILURE));
                 }
             };
@@ -94,9 +94,9 @@ fn single(
     let xpath = match XPath::compile(expr) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("error: {}", e.message);
-            eprintln!("  {expr}");
-            eprintln!("  {}^", " ".repeat(column(expr, e.position)));
+            say!("error: {}", e.message);
+            say!("  {expr}");
+            say!("  {}^", " ".repeat(column(expr, e.position)));
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
@@ -110,7 +110,7 @@ fn single(
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             Ok(ExitCode::from(EXIT_BAD_INPUT))
         }
     }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::cli::{Mend, mend, stdout_json};
+use crate::support::cli::{Mend, ROOT, mend, stdout_json};
 
 #[test]
 fn the_example_job_prints_one_object_with_every_book() {
@@ -276,4 +276,53 @@ fn urls_are_fetched_and_each_failure_is_reported_for_its_page() {
         lines[1]
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("HTTP 404"));
+}
+
+#[test]
+fn out_naming_an_input_page_or_the_wrapper_is_refused_and_destroys_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let wrapper = dir.path().join("bookshop.yaml");
+    std::fs::copy(format!("{ROOT}/examples/pages/bookshop.html"), &page).unwrap();
+    std::fs::copy(format!("{ROOT}/wrappers/bookshop.yaml"), &wrapper).unwrap();
+    let page_before = std::fs::read(&page).unwrap();
+    let wrapper_before = std::fs::read(&wrapper).unwrap();
+    let (w, p) = (wrapper.to_str().unwrap(), page.to_str().unwrap());
+    for out in [p, w] {
+        let run = mend(&["run", w, p, "--heal", "off", "--out", out]);
+        assert_eq!(run.status.code(), Some(2), "--out {out}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("would destroy it"), "{stderr}");
+    }
+    // The same page under another name is the same file.
+    let other_name = dir.path().join(".").join("page.html");
+    let run = mend(&["run", w, p, "--out", other_name.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(std::fs::read(&page).unwrap(), page_before);
+    assert_eq!(std::fs::read(&wrapper).unwrap(), wrapper_before);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_standard_error_neither_panics_nor_loses_the_output() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+        .current_dir(ROOT)
+        .args([
+            "run",
+            "wrappers/bookshop.yaml",
+            "tests/fixtures/pages/bookshop-no-prices.html",
+            "--heal",
+            "off",
+        ])
+        .stderr(full)
+        .output()
+        .unwrap();
+    // The page violates its wrapper: exit 1, with the record on stdout.
+    assert_eq!(run.status.code(), Some(1));
+    let out: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert!(!out["violations"].as_array().unwrap().is_empty());
 }
