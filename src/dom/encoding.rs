@@ -36,8 +36,11 @@ pub fn sniff(bytes: &[u8], transport: Option<&str>) -> (&'static Encoding, Encod
     if let Some((enc, _)) = Encoding::for_bom(bytes) {
         return (enc, EncodingSource::ByteOrderMark);
     }
+    // A transport label is taken as it is (UTF-16 included), as the
+    // encoding sniffing algorithm does; only a `<meta>` declaration, which
+    // is itself ASCII, cannot mean UTF-16.
     if let Some(enc) = transport.and_then(|l| Encoding::for_label(l.trim().as_bytes())) {
-        return (html_compatible(enc), EncodingSource::Transport);
+        return (enc, EncodingSource::Transport);
     }
     if let Some(enc) = prescan_meta(&bytes[..bytes.len().min(PRESCAN_LIMIT)]) {
         return (html_compatible(enc), EncodingSource::Meta);
@@ -238,6 +241,22 @@ mod tests {
             b"<meta charset=latin1>",
             Some("utf-8"),
             "UTF-8",
+            EncodingSource::Transport,
+        );
+    }
+
+    #[test]
+    fn a_utf16_transport_label_is_honoured() {
+        check(
+            b"<\0p\0>\0",
+            Some("utf-16le"),
+            "UTF-16LE",
+            EncodingSource::Transport,
+        );
+        check(
+            b"<p>",
+            Some("UTF-16BE"),
+            "UTF-16BE",
             EncodingSource::Transport,
         );
     }

@@ -32,9 +32,15 @@ pub enum FetchError {
     /// A page argument names nothing that exists.
     #[error("{0}: no such file, directory or URL")]
     NotFound(String),
-    /// A page is larger than [`MAX_PAGE_BYTES`].
-    #[error("{0}: larger than {MAX_PAGE_BYTES} bytes")]
-    TooLarge(String),
+    /// A page is larger than the limit ([`MAX_PAGE_BYTES`] unless set
+    /// otherwise), counted after any decompression.
+    #[error("{name}: larger than {limit} bytes")]
+    TooLarge {
+        /// The page.
+        name: String,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// The server answered with an error status.
     #[error("{url}: HTTP {status}")]
     Status {
@@ -212,7 +218,10 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
 /// Gunzips bytes that start with the gzip magic number; refuses oversized pages.
 fn decompress(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, FetchError> {
     if bytes.len() as u64 > MAX_PAGE_BYTES {
-        return Err(FetchError::TooLarge(name.to_owned()));
+        return Err(FetchError::TooLarge {
+            name: name.to_owned(),
+            limit: MAX_PAGE_BYTES,
+        });
     }
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes);
@@ -226,7 +235,10 @@ fn decompress(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, FetchError> {
             source,
         })?;
     if out.len() as u64 > MAX_PAGE_BYTES {
-        return Err(FetchError::TooLarge(name.to_owned()));
+        return Err(FetchError::TooLarge {
+            name: name.to_owned(),
+            limit: MAX_PAGE_BYTES,
+        });
     }
     Ok(out)
 }
