@@ -117,13 +117,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .store
         .clone()
         .unwrap_or_else(|| Store::default_path(&args.wrapper));
-    let mut healer = Runtime::new(
+    let mut healer = match Runtime::new(
         mode,
         wrapper,
         &args.wrapper,
         Session::at(store_path),
         options.clone(),
-    );
+    ) {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(if e.is_bad_input() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_FAILURE
+            }));
+        }
+    };
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
             progress.suspend(|| say!("error: {e}"));

@@ -36,6 +36,17 @@ pub enum RuntimeError {
         /// Why the edit was refused.
         error: RewriteError,
     },
+    /// A pattern's tree-gram file is not one mend will read: outside the
+    /// project directory, not a regular file, or too large.
+    #[error("the tree-gram of {pattern} at {}: {why}", path.display())]
+    BadTreegram {
+        /// The pattern.
+        pattern: PatternPath,
+        /// The file, as the wrapper names it.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The wrapper file does not load.
     #[error("cannot load {}: {message}", path.display())]
     Load {
@@ -47,6 +58,15 @@ pub enum RuntimeError {
 }
 
 impl RuntimeError {
+    /// Whether the error is in what the user gave (exit 2) rather than a
+    /// failure of the files or the store (exit 3).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            RuntimeError::BadTreegram { .. } | RuntimeError::Load { .. }
+        )
+    }
+
     /// A store error, with what was being done.
     pub(crate) fn store(what: impl Into<String>, error: StoreError) -> RuntimeError {
         RuntimeError::Store {

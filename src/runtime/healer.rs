@@ -33,20 +33,21 @@ pub struct Runtime {
 impl Runtime {
     /// A runtime for `wrapper`, loaded from `wrapper_path`; its tree-grams
     /// are read now (unless the mode is `off`), the store when first needed.
+    /// A tree-gram file that mend will not read is an error.
     pub fn new(
         mode: HealMode,
         wrapper: Wrapper,
         wrapper_path: &Path,
         session: Session,
         options: RunOptions,
-    ) -> Runtime {
+    ) -> Result<Runtime, RuntimeError> {
         let project = Project::of(wrapper_path);
         let grams = if mode == HealMode::Off {
             TreeGrams::new()
         } else {
-            load_treegrams(&project, &wrapper)
+            load_treegrams(&project, &wrapper)?
         };
-        Runtime {
+        Ok(Runtime {
             mode,
             wrapper,
             project,
@@ -58,7 +59,7 @@ impl Runtime {
             violations: 0,
             revision: 0,
             failure: None,
-        }
+        })
     }
 
     /// The first failure of the store or of a file write. The run went on

@@ -36,5 +36,6 @@ pub use healer::Runtime;
 pub use project::{Project, write_atomically};
 pub use session::Session;
 pub use treegrams::{
-    Written, capture_treegrams, load_treegrams, refresh_treegrams, save_treegrams,
+    MAX_TREEGRAM_BYTES, Written, capture_treegrams, load_treegrams, refresh_treegrams,
+    save_treegrams,
 };

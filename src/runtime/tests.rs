@@ -69,6 +69,7 @@ impl Shop {
             Session::with_store(store),
             RunOptions::default(),
         )
+        .unwrap()
     }
 }
 
@@ -262,4 +263,72 @@ fn a_new_file_gets_the_usual_mode_and_an_old_one_keeps_its_own() {
         std::fs::metadata(&old).unwrap().permissions().mode() & 0o777,
         0o640
     );
+}
+
+/// `load_treegrams` with the `treegram:` key of `book` set to `named`.
+fn load_with_book_treegram(
+    shop: &Shop,
+    named: &str,
+) -> Result<crate::adapt::TreeGrams, RuntimeError> {
+    let mut wrapper = shop.wrapper();
+    let book = "book".parse().unwrap();
+    wrapper.pattern_mut(&book).unwrap().treegram = Some(named.to_owned());
+    load_treegrams(&shop.project(), &wrapper)
+}
+
+#[test]
+fn a_treegram_outside_the_project_is_bad_input() {
+    let shop = Shop::new();
+    assert_eq!(
+        load_treegrams(&shop.project(), &shop.wrapper())
+            .unwrap()
+            .len(),
+        6
+    );
+    for named in [
+        "/dev/zero",
+        "/etc/passwd",
+        "../outside.html",
+        "treegrams/../../x.html",
+    ] {
+        let e = load_with_book_treegram(&shop, named).unwrap_err();
+        assert!(e.is_bad_input(), "{named}: {e}");
+        assert!(e.to_string().contains("inside"), "{named}: {e}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_a_folder_or_a_link_out_of_the_project_is_no_treegram() {
+    let shop = Shop::new();
+    let dir = shop.dir.path();
+    let fifo = dir.join("treegrams/fifo.html");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let e = load_with_book_treegram(&shop, "treegrams/fifo.html").unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
+    let e = load_with_book_treegram(&shop, "treegrams").unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("g.html"), "<p>").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("g.html"),
+        dir.join("treegrams/link.html"),
+    )
+    .unwrap();
+    let e = load_with_book_treegram(&shop, "treegrams/link.html").unwrap_err();
+    assert!(e.to_string().contains("outside the project"), "{e}");
+}
+
+#[test]
+fn an_oversized_treegram_is_refused_unread() {
+    let shop = Shop::new();
+    let big = shop.dir.path().join("treegrams/big.html");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(MAX_TREEGRAM_BYTES + 1)
+        .unwrap();
+    let e = load_with_book_treegram(&shop, "treegrams/big.html").unwrap_err();
+    assert!(e.to_string().contains("over the limit"), "{e}");
 }

@@ -14,28 +14,91 @@ use crate::store::Timestamp;
 use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture};
 use crate::wrapper::{self, PatternPath, Wrapper};
 
+/// The largest tree-gram file mend reads. A tree-gram holds a few instances
+/// of a pattern with their context, kilobytes as a rule; anything near this
+/// size is not one.
+pub const MAX_TREEGRAM_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Loads every tree-gram the wrapper's patterns have, by their `treegram:`
-/// key or at the default place; files that cannot be read or parsed are
-/// reported as warnings and skipped.
-pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> TreeGrams {
+/// key or at the default place. A file that cannot be parsed is reported as
+/// a warning and skipped; one that mend will not read (outside the project
+/// directory, not a regular file such as a FIFO or a device, over
+/// [`MAX_TREEGRAM_BYTES`]) is an error, as the wrapper is wrong.
+pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams, RuntimeError> {
     let mut grams = TreeGrams::new();
     for path in wrapper.pattern_paths() {
         let Some(p) = wrapper.pattern(&path) else {
             continue;
         };
         let full = project.treegram_path(wrapper, &path, p);
-        match std::fs::read(&full) {
-            Ok(bytes) => match TreeGram::parse(&bytes) {
-                Ok(g) => grams.insert(path, g),
-                Err(e) => tracing::warn!(file = %full.display(), error = %e, "tree-gram skipped"),
-            },
-            Err(e) if p.treegram.is_some() => {
-                tracing::warn!(file = %full.display(), error = %e, "tree-gram not readable")
+        let bad = |why: String| RuntimeError::BadTreegram {
+            pattern: path.clone(),
+            path: full.clone(),
+            why,
+        };
+        if let Some(named) = &p.treegram {
+            let named = std::path::Path::new(named);
+            if named.is_absolute()
+                || named.components().any(|c| {
+                    !matches!(
+                        c,
+                        std::path::Component::Normal(_) | std::path::Component::CurDir
+                    )
+                })
+            {
+                return Err(bad(
+                    "a tree-gram path is relative to the project directory and stays inside it                      (no absolute path, no `..`)"
+                        .to_owned(),
+                ));
             }
-            Err(_) => {}
+        }
+        let meta = match std::fs::metadata(&full) {
+            Ok(meta) => meta,
+            Err(e) if p.treegram.is_some() => {
+                tracing::warn!(file = %full.display(), error = %e, "tree-gram not readable");
+                continue;
+            }
+            Err(_) => continue,
+        };
+        if !meta.is_file() {
+            return Err(bad("not a regular file".to_owned()));
+        }
+        if meta.len() > MAX_TREEGRAM_BYTES {
+            return Err(bad(format!(
+                "{} bytes, over the limit of {MAX_TREEGRAM_BYTES}",
+                meta.len()
+            )));
+        }
+        // A symbolic link inside the project may still point outside it.
+        if let (Ok(file), Ok(dir)) = (full.canonicalize(), project.dir.canonicalize())
+            && !file.starts_with(&dir)
+        {
+            return Err(bad(format!(
+                "it resolves to {}, outside the project directory {}",
+                file.display(),
+                dir.display()
+            )));
+        }
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(&full).and_then(|f| {
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(f, MAX_TREEGRAM_BYTES + 1),
+                &mut bytes,
+            )
+        });
+        if let Err(e) = read {
+            tracing::warn!(file = %full.display(), error = %e, "tree-gram not readable");
+            continue;
+        }
+        if bytes.len() as u64 > MAX_TREEGRAM_BYTES {
+            return Err(bad(format!("over the limit of {MAX_TREEGRAM_BYTES} bytes")));
+        }
+        match TreeGram::parse(&bytes) {
+            Ok(g) => grams.insert(path, g),
+            Err(e) => tracing::warn!(file = %full.display(), error = %e, "tree-gram skipped"),
         }
     }
-    grams
+    Ok(grams)
 }
 
 /// Captures the tree-grams of `wrapper`'s patterns (of `only`, when given)

@@ -326,3 +326,30 @@ fn a_full_standard_error_neither_panics_nor_loses_the_output() {
     let out: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert!(!out["violations"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_treegram_key_naming_a_device_or_a_path_out_of_the_project_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<h1>T</h1>").unwrap();
+    for named in ["/dev/zero", "../../etc/passwd"] {
+        let wrapper = dir.path().join("w.yaml");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "name: t\npatterns:\n  - name: title\n    xpath: //h2\n    treegram: {named}\n"
+            ),
+        )
+        .unwrap();
+        let run = mend(&[
+            "run",
+            wrapper.to_str().unwrap(),
+            page.to_str().unwrap(),
+            "--heal",
+            "propose",
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{named}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("the tree-gram of title"), "{stderr}");
+    }
+}
