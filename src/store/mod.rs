@@ -166,9 +166,28 @@ impl Store {
         // of mend; only a power cut can lose the last commits, which is a fair
         // price for not syncing the disk on every page. In-memory databases
         // answer `memory` and keep it, which is fine.
-        let _mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        // The switch to WAL needs the file to itself for a moment; many
+        // processes opening a new store at once wait for it in turn.
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))
             .map_err(setting)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            let mut tries = 0;
+            loop {
+                match conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| {
+                    row.get::<_, String>(0)
+                }) {
+                    Ok(_) => break,
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == rusqlite::ErrorCode::DatabaseBusy && tries < 100 =>
+                    {
+                        tries += 1;
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    Err(e) => return Err(setting(e)),
+                }
+            }
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(setting)?;
         Ok(Store { conn })

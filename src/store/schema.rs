@@ -116,7 +116,14 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreErr
 /// later mend whose schema has grown.
 fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Result<(), StoreError> {
     let supported = migrations.len() as i64;
-    let found = version(conn, path)?;
+    // The version is read in one read transaction: its three reads see one
+    // state of the file, not a half of another process's first migration.
+    let found = {
+        let tx = conn.transaction().map_err(|e| file_error(path, e))?;
+        let found = version(&tx, path)?;
+        tx.finish().map_err(|e| file_error(path, e))?;
+        found
+    };
     if found > supported {
         return Err(too_new(path, found, supported));
     }

@@ -384,3 +384,43 @@ fn auto_refreshes_treegrams_when_asked() {
     );
     assert!(Path::new(&p.path("treegrams/bookshop/book.html")).exists());
 }
+
+#[test]
+fn eight_runs_opening_a_new_store_at_once_all_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let store = dir.path().join(format!("round-{round}.db"));
+        let runs: Vec<std::process::Child> = (0..8)
+            .map(|_| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+                    .current_dir(ROOT)
+                    .args([
+                        "run",
+                        "wrappers/bookshop.yaml",
+                        "tests/fixtures/pages/bookshop-no-prices.html",
+                        "--heal",
+                        "propose",
+                        "--store",
+                    ])
+                    .arg(&store)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for run in runs {
+            let out = run.wait_with_output().unwrap();
+            // The page violates its wrapper and nothing heals it (no
+            // tree-grams): exit 1, with the store written, never 3.
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let store = Store::open(&store).unwrap();
+        assert_eq!(store.runs(None).unwrap().len(), 8, "round {round}");
+    }
+}
