@@ -1,21 +1,28 @@
 //! `mend approve ID`: accept a proposal and write its XPath to the wrapper.
 //!
 //! Only a proposal that waits for a person can be approved. The wrapper file
-//! the run used is rewritten in place (`wrapper::replace_xpath`: comments,
-//! layout and quoting stay; the old XPath goes to the pattern's history),
-//! atomically, and only if the pattern still has the XPath the adaptation
-//! replaced, unless `--force`. Then the approval is recorded, and the
-//! pattern's tree-gram is refreshed from the stored page, so that the next
-//! heal starts from what the pattern matches now.
+//! the run used (its canonical path, as the store recorded it, and only if
+//! it is still the wrapper of that name, unless `--wrapper PATH`) is
+//! rewritten in place (`wrapper::replace_xpath`: comments, layout and
+//! quoting stay; the old XPath goes to the pattern's history), and only if
+//! the pattern still has the XPath the adaptation replaced, unless
+//! `--force`. The pattern's tree-gram is refreshed from the stored page in
+//! the same change. The rewrite and the approval are one change of the
+//! wrapper-change protocol (`mend::runtime`): locked, journaled in the store,
+//! so that two approvals of one id cannot both win, and the file and the
+//! store never disagree.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use mend::runtime::{self, write_atomically};
-use mend::store::{AdaptationId, AdaptationRecord, AdaptationStatus, Store, Verdict};
+use mend::dom::Document;
+use mend::runtime::{self, Carried, Planned, Project, RuntimeError, WrapperLock};
+use mend::store::{
+    AdaptationId, AdaptationRecord, AdaptationStatus, ChangeKind, FileChange, Store, StoreError,
+};
 use mend::wrapper::{PatternPath, RewriteError, replace_xpath};
 
-use super::review::{self, StoreArg};
+use super::review::{self, StoreArg, WrapperArg};
 
 /// Approve a proposal: rewrite the wrapper's XPath and record the decision.
 #[derive(clap::Args, Debug)]
@@ -32,6 +39,8 @@ pub struct Args {
     force: bool,
     #[command(flatten)]
     store: StoreArg,
+    #[command(flatten)]
+    wrapper: WrapperArg,
 }
 
 /// Runs the command.
@@ -42,9 +51,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     let (mut store, path) = review::open_store(&args.store)?;
     let record = review::adaptation(&store, &path, args.id)?;
-    let new = check_approvable(&record)?;
-    let recorded = review::recorded_wrapper_path(&store, &record)?;
-    let file = review::wrapper_file(&recorded, &path).map_err(review::failure)?;
+    check_approvable(&record)?;
+    let file = review::wrapper_of(&store, &record, &path, args.wrapper.wrapper.as_deref())?;
+    // The wrapper-change protocol: the lock is held from the moment the
+    // file is read until the change is done, and an earlier change left
+    // unfinished is settled first.
+    let lock = WrapperLock::acquire(&file).map_err(review::failure)?;
+    if let Err(e) = runtime::reconcile(&mut store, &lock) {
+        return Err(review::failure(e));
+    }
+    // Read again under the lock: another `mend approve` may have decided it
+    // while this one waited.
+    let record = review::adaptation(&store, &path, args.id)?;
+    let new = check_approvable(&record)?.to_owned();
     let text = std::fs::read_to_string(&file)
         .map_err(|e| review::failure(format!("cannot read {}: {e}", file.display())))?;
     let wrapper = review::load_wrapper_text(&text, &file).map_err(|diagnostics| {
@@ -54,6 +73,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
             file.display()
         ))
     })?;
+    review::check_wrapper_name(&wrapper, &record, &file, args.wrapper.wrapper.is_some())?;
     let names: Vec<&str> = record.pattern.split('/').collect();
     let Some(pattern) = record
         .pattern
@@ -70,7 +90,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     let current = pattern.xpath.source();
 
     let rewrite = if current == new {
-        println!(
+        out!(
             "note: {} already has the new XPath for {}; recording the approval only",
             file.display(),
             record.pattern
@@ -90,28 +110,48 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     } else {
         true
     };
+    let mut edited = text.clone();
     if rewrite {
-        let edited = replace_xpath(&text, &names, new).map_err(|e| match e {
+        edited = replace_xpath(&text, &names, &new).map_err(|e| match e {
             RewriteError::Verification { .. } => review::failure(&e),
             _ => review::bad_input(format!("{}: {e}", file.display())),
         })?;
-        write_atomically(&file, &edited).map_err(review::failure)?;
     }
-    let decided = review::decide(
+    // The pattern's tree-gram is refreshed from the stored page in the same
+    // change, so that the next heal starts from what the pattern matches now.
+    let refreshed = refresh_treegram(&store, &record, &file, &mut edited)?;
+    let mut files = refreshed.files.clone();
+    files.push(FileChange {
+        path: lock.wrapper().to_owned(),
+        before: Some(text.clone().into_bytes()),
+        after: edited.into_bytes(),
+    });
+    let id = record.id;
+    let reason = args.reason.as_deref();
+    let made = runtime::make_change(
         &mut store,
-        &path,
-        record.id,
-        Verdict::Approved,
-        args.reason.as_deref(),
+        &lock,
+        ChangeKind::Approve,
+        &files,
+        |batch, change| batch.approve_in_change(id, reason, review::now(), change),
     );
-    if let Err(code) = decided {
-        if rewrite {
-            restore(&file, &text);
+    match made {
+        Ok((_, Carried::Done)) => {}
+        Ok((_, Carried::Unmarked(e))) => say!("warning: {e}"),
+        Err(RuntimeError::Store {
+            error: e @ (StoreError::AlreadyDecided { .. } | StoreError::NotProposed { .. }),
+            ..
+        }) => return Err(review::bad_input(e)),
+        Err(e) => {
+            return Err(review::failure(format!(
+                "{e}; the approval is not recorded and {} is as it was",
+                file.display()
+            )));
         }
-        return Err(code);
     }
+    drop(lock);
     if rewrite {
-        println!(
+        out!(
             "approved adaptation {} of {} in {}: {} now has\n  xpath: {new}\n(the old XPath is \
              kept in the pattern's history)",
             record.id,
@@ -120,12 +160,20 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
             file.display()
         );
     } else {
-        println!(
+        out!(
             "approved adaptation {} of {} in {}",
-            record.id, record.pattern, record.wrapper
+            record.id,
+            record.pattern,
+            record.wrapper
         );
     }
-    refresh_treegram(&store, &record, &file)
+    for (written, _) in &refreshed.captured {
+        out!("refreshed the tree-gram {}", written.display());
+    }
+    if let Some(note) = refreshed_note(&record, &file, &refreshed) {
+        say!("{note}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The new XPath of a proposal that waits for a person; any other
@@ -165,48 +213,20 @@ fn check_approvable(record: &AdaptationRecord) -> Result<&str, ExitCode> {
         .ok_or_else(|| review::failure(format!("proposal {id} has no new XPath")))
 }
 
-/// Puts the wrapper file back as it was, after the approval could not be
-/// recorded; says what to do if even that fails.
-fn restore(file: &Path, text: &str) {
-    match write_atomically(file, text) {
-        Ok(()) => say!("note: {} was put back as it was", file.display()),
-        Err(e) => say!(
-            "error: {} was rewritten but the approval was not recorded, and putting the file \
-             back failed too ({e}); revert it by hand",
-            file.display()
-        ),
-    }
-}
-
-/// Refreshes the pattern's tree-gram from the stored page, now that the
-/// wrapper file has the approved XPath. The approval stands either way; a
-/// tree-gram that cannot be refreshed is reported (exit 3 when writing
-/// failed) with the command that captures it by hand.
+/// The tree-gram of the record's pattern, captured from the stored page
+/// with the wrapper as `text` has it (the `treegram:` key set in `text`);
+/// nothing when no snapshot of the page was kept or the new XPath captures
+/// nothing there ([`refreshed_note`] says so).
 fn refresh_treegram(
     store: &Store,
     record: &AdaptationRecord,
     file: &Path,
-) -> Result<ExitCode, ExitCode> {
-    let by_hand = format!(
-        "`mend snapshot {} PAGE --pattern {}` on a page where it works",
-        file.display(),
-        record.pattern
-    );
+    text: &mut String,
+) -> Result<Planned, ExitCode> {
     let html = match store.page_html(record.page_id) {
         Ok(Some(html)) => html,
-        Ok(None) => {
-            say!(
-                "note: no snapshot of page {} was kept, so the tree-gram of {} is not refreshed; \
-                 run {by_hand}",
-                record.page_id,
-                record.pattern
-            );
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => {
-            say!("note: the approval is recorded");
-            return Err(review::store_failure(&e));
-        }
+        Ok(None) => return Ok(Planned::default()),
+        Err(e) => return Err(review::store_failure(&e)),
     };
     let url = match store.page(record.page_id) {
         Ok(Some(page)) => page_url(&page.url_or_path),
@@ -218,27 +238,34 @@ fn refresh_treegram(
             record.pattern
         )));
     };
-    match runtime::refresh_treegrams(file, &html, url.as_deref(), &[pattern]) {
-        Ok(files) if files.is_empty() => {
-            say!(
-                "note: the new XPath of {} captured no tree-gram on page {}; run {by_hand}",
-                record.pattern,
-                record.page_id
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Ok(files) => {
-            for written in files {
-                println!("refreshed the tree-gram {}", written.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => Err(review::failure(format!(
-            "the approval is recorded, but the tree-gram of {} could not be refreshed: {e:#}; \
-             run {by_hand}",
-            record.pattern
-        ))),
+    let wrapper = review::load_wrapper_text(text, file).map_err(|d| {
+        say_raw!("{d}");
+        review::failure("the rewritten wrapper does not load")
+    })?;
+    let doc = Document::parse(&html);
+    let (captured, skipped) =
+        runtime::capture_treegrams(&wrapper, &doc, &html, url.as_deref(), Some(&[pattern]));
+    for s in &skipped {
+        tracing::warn!(pattern = %s.pattern, reason = %s.reason, "no tree-gram refreshed");
     }
+    runtime::plan_treegrams(&Project::of(file), text, captured).map_err(review::failure)
+}
+
+/// What to tell a person whose approval refreshed no tree-gram: the command
+/// that captures it by hand.
+fn refreshed_note(record: &AdaptationRecord, file: &Path, refreshed: &Planned) -> Option<String> {
+    if !refreshed.captured.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: the tree-gram of {} is not refreshed (no snapshot of page {} was kept, or the \
+         new XPath captures nothing there); run `mend snapshot {} PAGE --pattern {}` on a page \
+         where it works",
+        record.pattern,
+        record.page_id,
+        file.display(),
+        record.pattern
+    ))
 }
 
 /// The page's URL, when the run read it from the web; a file path is not one.

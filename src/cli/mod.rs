@@ -28,6 +28,22 @@ macro_rules! say_raw {
     }};
 }
 
+/// `println!` that never panics: when standard output is closed or full, the
+/// failure is remembered, and the command ends with exit code 3 and a word
+/// on standard error instead of a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            crate::cli::STDOUT_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }};
+}
+
+/// Whether a write to standard output by [`out!`] failed.
+pub(crate) static STDOUT_FAILED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 mod approve;
 mod log;
 mod reject;
@@ -97,13 +113,18 @@ pub fn main() -> ExitCode {
         Command::Approve(args) => approve::run(args),
         Command::Reject(args) => reject::run(args),
     };
-    match outcome {
+    let code = match outcome {
         Ok(code) => code,
         Err(e) => {
             say!("error: {e:#}");
             ExitCode::from(EXIT_FAILURE)
         }
+    };
+    if STDOUT_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
+        say!("error: standard output could not be written; what it should hold is lost");
+        return ExitCode::from(EXIT_FAILURE);
     }
+    code
 }
 
 /// Operators' logging on standard error, filtered by `MEND_LOG` (for example
@@ -139,6 +160,19 @@ where
             .map(|v| PossibleValue::new(name(v)).help(help(v))),
     )
     .try_map(|s: String| s.parse::<T>())
+}
+
+/// The store of a command that runs or changes the wrapper at `wrapper`:
+/// `--store`, else `$MEND_STORE`, else `.mend/mend.db` beside the wrapper.
+pub fn store_for(arg: Option<&Path>, wrapper: &Path) -> std::path::PathBuf {
+    match (
+        arg,
+        std::env::var_os(review::STORE_ENV).filter(|v| !v.is_empty()),
+    ) {
+        (Some(path), _) => path.to_owned(),
+        (None, Some(env)) => env.into(),
+        (None, None) => mend::store::Store::default_path(wrapper),
+    }
 }
 
 /// Loads a wrapper, printing its diagnostics on failure; the error is the exit

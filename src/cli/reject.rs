@@ -68,13 +68,15 @@ fn reject(args: &Args) -> Result<ExitCode, ExitCode> {
         args.reason.as_deref(),
     )?;
     let new = record.new_xpath.as_deref().unwrap_or("(none)");
-    println!(
+    out!(
         "rejected adaptation {} of {} in {}: {new} will not be proposed again",
-        record.id, record.pattern, record.wrapper
+        record.id,
+        record.pattern,
+        record.wrapper
     );
     if record.status == AdaptationStatus::Applied {
         let file = review::recorded_wrapper_path(&store, &record)?;
-        println!(
+        out!(
             "note: the run applied it, so the wrapper file {} still holds it; to revert, set \
              the xpath of pattern {} back to:\n  {}",
             file.display(),

@@ -8,9 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use mend::runtime;
 use mend::store::{
-    AdaptationId, AdaptationRecord, Decision, STORE_DIR, STORE_FILE, Store, StoreError, Timestamp,
-    Verdict,
+    AdaptationId, AdaptationRecord, ChangeState, Decision, STORE_DIR, STORE_FILE, Store,
+    StoreError, Timestamp, Verdict,
 };
 use mend::wrapper::{self, Wrapper};
 
@@ -27,6 +28,16 @@ pub struct StoreArg {
     /// keeps a wrapper's store at .mend/mend.db beside the wrapper file.
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
+}
+
+/// The wrapper file a review command changes, when not the one the run used.
+#[derive(clap::Args, Debug)]
+pub struct WrapperArg {
+    /// The wrapper file to change, instead of the one the run used (the
+    /// store keeps its canonical path and name); needed when that file has
+    /// moved, or to apply the change to another copy of the wrapper.
+    #[arg(long = "wrapper", value_name = "PATH")]
+    pub wrapper: Option<PathBuf>,
 }
 
 /// The rule for finding the store, shown in each command's long help.
@@ -94,10 +105,34 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
         };
         return Err(bad_input(format!("no store at {}: {how}", path.display())));
     }
-    match Store::open(&path) {
-        Ok(store) => Ok((store, path)),
-        Err(e) => Err(store_failure(&e)),
+    let mut store = Store::open(&path).map_err(|e| store_failure(&e))?;
+    // A change to a wrapper that a killed process left unfinished is settled
+    // before anything is read, so the history never says applied of an XPath
+    // that the wrapper file does not hold.
+    match runtime::reconcile_all(&mut store) {
+        Ok(settled) => {
+            for r in settled {
+                say!(
+                    "note: an unfinished change to {} was {}{}",
+                    r.wrapper.display(),
+                    match r.state {
+                        ChangeState::Done => "completed",
+                        _ => "rolled back",
+                    },
+                    match r.undone.len() {
+                        0 => String::new(),
+                        n => format!(" ({n} adaptation{} no longer applied)", plural(n)),
+                    }
+                );
+            }
+        }
+        Err(e) => say!("warning: an unfinished change to a wrapper could not be settled: {e}"),
     }
+    Ok((store, path))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// The adaptation `id`, or exit 2 when the store has none with that id.
@@ -116,13 +151,14 @@ pub fn adaptation(
     }
 }
 
-/// The wrapper file of the run that made `record`, as the run named it.
+/// The wrapper file of the run that made `record`: its canonical path, or
+/// for runs of an older mend, the path as the run was given it.
 pub fn recorded_wrapper_path(
     store: &Store,
     record: &AdaptationRecord,
 ) -> Result<PathBuf, ExitCode> {
     match store.run(record.run_id) {
-        Ok(Some(run)) => Ok(run.wrapper_path),
+        Ok(Some(run)) => Ok(run.wrapper_file.unwrap_or(run.wrapper_path)),
         Ok(None) => Err(failure(format!(
             "the store holds no run {} for adaptation {}",
             record.run_id, record.id
@@ -160,6 +196,61 @@ pub fn wrapper_file(recorded: &Path, store: &Path) -> Result<PathBuf, String> {
             recorded.display()
         )
     })
+}
+
+/// The wrapper file a review command changes for `record`: `given` (from
+/// `--wrapper`), else the file the run used, found from its canonical path.
+pub fn wrapper_of(
+    store: &Store,
+    record: &AdaptationRecord,
+    store_path: &Path,
+    given: Option<&Path>,
+) -> Result<PathBuf, ExitCode> {
+    if let Some(given) = given {
+        return if given.is_file() {
+            Ok(given.to_owned())
+        } else {
+            Err(bad_input(format!(
+                "--wrapper {}: no such file",
+                given.display()
+            )))
+        };
+    }
+    let recorded = recorded_wrapper_path(store, record)?;
+    wrapper_file(&recorded, store_path)
+        .map_err(|why| bad_input(format!("{why}; pass --wrapper PATH to name it")))
+}
+
+/// Refuses a wrapper file whose `name` is not the wrapper the adaptation
+/// belongs to (another project's file at the same place, say), unless the
+/// person named the file with `--wrapper`.
+pub fn check_wrapper_name(
+    wrapper: &Wrapper,
+    record: &AdaptationRecord,
+    file: &Path,
+    given: bool,
+) -> Result<(), ExitCode> {
+    if wrapper.name == record.wrapper {
+        return Ok(());
+    }
+    if given {
+        say!(
+            "note: {} is the wrapper {:?}; adaptation {} was made for {:?}, applied as asked",
+            file.display(),
+            wrapper.name,
+            record.id,
+            record.wrapper
+        );
+        return Ok(());
+    }
+    Err(bad_input(format!(
+        "{} is the wrapper {:?}, but adaptation {} belongs to the wrapper {:?}; pass \
+         --wrapper PATH to change that file anyway",
+        file.display(),
+        wrapper.name,
+        record.id,
+        record.wrapper
+    )))
 }
 
 /// Loads wrapper text, for reading a pattern's current XPath; the error is

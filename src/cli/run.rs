@@ -11,7 +11,6 @@ use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::fetch;
 use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
 use mend::runtime::{Runtime, Session};
-use mend::store::Store;
 use mend::wrapper::HealMode;
 
 /// Runs a wrapper over pages and prints one JSON object per page.
@@ -43,8 +42,8 @@ pub struct RunArgs {
     /// Default: the wrapper's `adapt.mode`.
     #[arg(long, value_parser = super::names(HealMode::ALL, HealMode::as_str, heal_help))]
     pub heal: Option<HealMode>,
-    /// The store for runs, pages and adaptations (default: `.mend/mend.db`
-    /// beside the wrapper).
+    /// The store for runs, pages and adaptations (default: $MEND_STORE, else
+    /// `.mend/mend.db` beside the wrapper).
     #[arg(long)]
     pub store: Option<PathBuf>,
 }
@@ -113,10 +112,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut write_error = None;
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
-    let store_path = args
-        .store
-        .clone()
-        .unwrap_or_else(|| Store::default_path(&args.wrapper));
+    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut healer = match Runtime::new(
         mode,
         wrapper,

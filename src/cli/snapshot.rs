@@ -1,18 +1,20 @@
 //! `mend snapshot WRAPPER PAGE`: capture tree-grams on a page where the
 //! wrapper works, and point the wrapper at them (`mend::runtime` says where
-//! the files go).
+//! the files go). The files and the wrapper are written as one change of the
+//! wrapper-change protocol, journaled in the wrapper's store.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use super::{EXIT_BAD_INPUT, EXIT_VIOLATED, load_wrapper};
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::adapt::TreeGrams;
 use mend::dom::Document;
 use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
-use mend::runtime::{Project, capture_treegrams, save_treegrams};
+use mend::runtime::{capture_treegrams, save_treegrams};
+use mend::store::Store;
 use mend::wrapper::PatternPath;
 
 /// Captures tree-grams for every pattern of a wrapper that matches a page.
@@ -31,6 +33,10 @@ pub struct Args {
     /// Capture even though the wrapper's constraints fail on the page.
     #[arg(long)]
     pub force: bool,
+    /// The store that journals the change to the wrapper (default:
+    /// $MEND_STORE, else `.mend/mend.db` beside the wrapper).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 /// Runs the command.
@@ -80,9 +86,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
     let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, url.as_deref(), only);
-    let written = save_treegrams(&Project::of(&args.wrapper), captured, &mut TreeGrams::new())?;
+    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
+    let mut store = match Store::open(&store_path) {
+        Ok(store) => store,
+        Err(e) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    };
+    let written = match save_treegrams(&mut store, &args.wrapper, captured, &mut TreeGrams::new()) {
+        Ok(written) => written,
+        Err(e) => {
+            say!("error: {e}; the wrapper and its tree-grams are as they were");
+            return Ok(ExitCode::from(if e.is_bad_input() {
+                EXIT_BAD_INPUT
+            } else {
+                EXIT_FAILURE
+            }));
+        }
+    };
     for (path, c) in &written.files {
-        println!(
+        out!(
             "{}: {} ({} instance{})",
             c.pattern,
             path.display(),

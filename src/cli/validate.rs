@@ -33,7 +33,7 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
                     Some(w) => {
                         let n = count(&w.patterns);
                         let plural = if n == 1 { "" } else { "s" };
-                        println!("ok: {} ({n} pattern{plural})", path.display());
+                        out!("ok: {} ({n} pattern{plural})", path.display());
                     }
                     None => invalid = true,
                 }

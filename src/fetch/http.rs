@@ -1,6 +1,6 @@
 //! HTTP fetching with reqwest: one blocking client per run, built on first use.
 
-use std::io::Read as _;
+use std::io::Read;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -72,7 +72,7 @@ impl HttpClient {
             .as_ref()
             .map_err(|e| request_error(e.clone()))?;
         let _span = tracing::debug_span!("fetch", %url).entered();
-        let response = client
+        let mut response = client
             .get(url.clone())
             .send()
             .map_err(|e| request_error(describe(&e)))?;
@@ -104,19 +104,41 @@ impl HttpClient {
         // The body is decoded (gzip, deflate, brotli) as it is read, and the
         // read stops one byte past the limit, so memory stays bounded by the
         // limit whatever the encoding, with a length or without.
-        let mut bytes = Vec::new();
-        response
-            .take(self.limit + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| request_error(format!("reading the body failed: {e}")))?;
-        if bytes.len() as u64 > self.limit {
-            return Err(too_large());
-        }
+        let bytes = read_capped(&mut response, self.limit)
+            .map_err(|e| request_error(format!("reading the body failed: {e}")))?
+            .ok_or_else(too_large)?;
         Ok(Fetched {
             final_url,
             bytes,
             charset,
         })
+    }
+}
+
+/// Reads `reader` to its end, or gives `None` as soon as it yields more
+/// than `limit` bytes. The buffer doubles as it fills, but never past the
+/// limit: `read_to_end` on a reader cut one byte past the limit would double
+/// a full buffer of `limit` bytes to twice the limit for that one byte.
+fn read_capped(reader: &mut impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    const PIECE: usize = 64 * 1024;
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut piece = vec![0; PIECE];
+    loop {
+        let n = match reader.read(&mut piece) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if bytes.len() + n > limit {
+            return Ok(None);
+        }
+        if bytes.capacity() - bytes.len() < n {
+            let wanted = (bytes.capacity() * 2).max(bytes.len() + n).min(limit);
+            bytes.reserve_exact(wanted - bytes.len());
+        }
+        bytes.extend_from_slice(&piece[..n]);
     }
 }
 

@@ -165,8 +165,11 @@ pub fn run_pages_healing(
     for chunk in sources.chunks(batch) {
         let wrapper = healer.wrapper().clone();
         let revision = healer.revision();
-        // A page with violations keeps its parsed document and its
-        // extraction for the healer, so that it is parsed and extracted once.
+        // When healing, a page keeps its parsed document and its extraction
+        // until its turn comes, so that it is parsed and extracted once: a
+        // page with violations goes to the healer with them, and any page
+        // after a heal that changed the wrapper is extracted again with the
+        // wrapper as that heal left it (it may break under it).
         let outputs: Vec<Result<PageOutput, Box<Kept>>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http) {
@@ -174,7 +177,7 @@ pub fn run_pages_healing(
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
                     let extraction = extract(&wrapper, &doc, page.url.as_ref());
-                    if keep && !extraction.violations.is_empty() {
+                    if keep {
                         Err(Box::new(Kept {
                             page,
                             doc,

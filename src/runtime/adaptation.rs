@@ -25,23 +25,35 @@ pub struct RunAdaptation {
 
 impl RunAdaptation {
     /// The status a run in `auto` mode (`applied`) or not (`proposed`) gives
-    /// an adaptation; `refusal` is why the wrapper file could not take it.
-    pub fn decide(adaptation: Adaptation, auto: bool, refusal: Option<String>) -> RunAdaptation {
+    /// an adaptation.
+    pub fn decide(adaptation: Adaptation, auto: bool) -> RunAdaptation {
         let status = match adaptation.outcome {
-            Outcome::Healed if auto && refusal.is_none() => AdaptationStatus::Applied,
+            Outcome::Healed if auto => AdaptationStatus::Applied,
             Outcome::Healed => AdaptationStatus::Proposed,
             Outcome::Abstained => AdaptationStatus::Abstained,
             Outcome::Rejected => AdaptationStatus::Rejected,
         };
-        let reason = match refusal {
-            Some(why) => Some(format!("the wrapper file could not be rewritten: {why}")),
-            None => adaptation.reason.clone(),
-        };
+        let reason = adaptation.reason.clone();
         RunAdaptation {
             adaptation,
             status,
             id: None,
             reason,
+        }
+    }
+
+    /// Whether the run applied it to the wrapper file.
+    pub fn is_applied(&self) -> bool {
+        self.status == AdaptationStatus::Applied
+    }
+
+    /// Turns an adaptation the run meant to apply into the proposal it is
+    /// when the wrapper file could not take it, saying why; a person may
+    /// still approve it.
+    pub fn not_applied(&mut self, why: &str) {
+        if self.is_applied() {
+            self.status = AdaptationStatus::Proposed;
+            self.reason = Some(format!("not applied: {why}"));
         }
     }
 

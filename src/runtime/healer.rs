@@ -4,13 +4,14 @@
 
 use std::path::Path;
 
-use super::{Project, RunAdaptation, RuntimeError, Session, load_treegrams, write_atomically};
-use super::{capture_treegrams, save_treegrams};
+use super::{Carried, Project, RunAdaptation, RuntimeError, Session, WrapperLock};
+use super::{Planned, capture_treegrams, carry_out, load_treegrams, plan_treegrams, reconcile};
 use crate::adapt::{self, Rejections, Search, TreeGrams};
 use crate::dom::Document;
 use crate::extract::Extraction;
 use crate::fetch;
 use crate::job::{Healer, PageOutput, RunOptions, shape};
+use crate::store::FileChange;
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 
 /// A run of one wrapper with healing: the wrapper as the run's heals have
@@ -27,6 +28,9 @@ pub struct Runtime {
     pages: u64,
     violations: u64,
     revision: u64,
+    /// The wrapper file's text as this run's last change left it; a file
+    /// that holds anything else was changed by another process since.
+    known_text: Option<String>,
     failure: Option<RuntimeError>,
 }
 
@@ -58,6 +62,7 @@ impl Runtime {
             pages: 0,
             violations: 0,
             revision: 0,
+            known_text: None,
             failure: None,
         })
     }
@@ -81,7 +86,7 @@ impl Runtime {
     }
 
     fn fail(&mut self, e: RuntimeError) {
-        tracing::warn!(error = %e, "healing without the store");
+        tracing::warn!(error = %e, "the run goes on without what failed");
         if self.failure.is_none() {
             self.failure = Some(e);
         }
@@ -97,57 +102,181 @@ impl Runtime {
             .begin(&self.wrapper, &self.project.wrapper_path, self.mode)
         {
             Ok(rejections) => self.rejections = rejections,
-            Err(e) => self.fail(e),
+            Err(e) => return self.fail(e),
         }
-    }
-
-    /// Applies healed XPaths to the wrapper file, in order; returns the
-    /// patterns whose rewrite was refused, with why.
-    fn rewrite_file(&mut self, healed: &[(&PatternPath, &str)]) -> Vec<(PatternPath, String)> {
-        let mut text = match self.project.read_wrapper() {
-            Ok(t) => t,
-            Err(e) => {
-                self.fail(e);
-                return healed
-                    .iter()
-                    .map(|(p, _)| {
-                        (
-                            (*p).clone(),
-                            "the wrapper file could not be read".to_owned(),
-                        )
-                    })
-                    .collect();
-            }
+        // A change that an earlier process left unfinished is settled before
+        // this run adds to the history. The lock is taken only when there is
+        // one, so that a run that changes nothing writes nothing beside the
+        // wrapper (which may sit in a read-only folder).
+        let Ok(canonical) = self.project.wrapper_path.canonicalize() else {
+            return;
         };
-        let mut refused = Vec::new();
-        for (path, new) in healed {
-            let names: Vec<&str> = path.names().iter().map(String::as_str).collect();
-            match wrapper::replace_xpath(&text, &names, new) {
-                Ok(t) => text = t,
-                Err(e) => refused.push(((*path).clone(), e.to_string())),
+        let store = self.session.store_mut().expect("the run has begun");
+        let unfinished = store
+            .pending_changes(Some(&canonical))
+            .map(|p| !p.is_empty())
+            .unwrap_or(true);
+        if unfinished {
+            let reconciled =
+                WrapperLock::acquire(&canonical).and_then(|lock| reconcile(store, &lock));
+            if let Err(e) = reconciled {
+                self.fail(e);
             }
         }
-        if let Err(e) = write_atomically(&self.project.wrapper_path, &text) {
-            self.fail(e);
-        }
-        refused
     }
 
-    /// Refreshes the tree-grams of `paths` from the page, after an
-    /// automatic rewrite, in the files and in memory.
-    fn refresh_treegrams(
+    /// Applies the page's applied adaptations to the wrapper file through
+    /// the wrapper-change protocol (`change.rs`), recording the page with
+    /// them; gives the wrapper the run goes on with when it changed. An
+    /// adaptation the file could not take becomes a proposal, with why.
+    fn apply(
         &mut self,
-        healed: &Wrapper,
-        doc: &Document,
         page: &fetch::Page,
-        paths: &[PatternPath],
-    ) {
-        let url = page.url.as_ref().map(|u| u.to_string());
-        let (captured, _) =
-            capture_treegrams(healed, doc, &page.bytes, url.as_deref(), Some(paths));
-        if let Err(e) = save_treegrams(&self.project, captured, &mut self.grams) {
-            self.fail(e);
+        doc: &Document,
+        healed: Wrapper,
+        decided: &mut [RunAdaptation],
+    ) -> Option<Wrapper> {
+        match self.try_apply(page, doc, healed, decided) {
+            Ok(next) => next,
+            Err((e, recorded)) => {
+                for a in decided.iter_mut() {
+                    a.not_applied(&e.to_string());
+                }
+                if !recorded && let Err(s) = self.session.record(&page.name, &page.bytes, decided) {
+                    self.fail(s);
+                }
+                self.fail(e);
+                None
+            }
         }
+    }
+
+    /// [`Runtime::apply`]; the error says whether the page was recorded.
+    fn try_apply(
+        &mut self,
+        page: &fetch::Page,
+        doc: &Document,
+        healed: Wrapper,
+        decided: &mut [RunAdaptation],
+    ) -> Result<Option<Wrapper>, (RuntimeError, bool)> {
+        let unrecorded = |e| (e, false);
+        if !self.session.is_open() {
+            return Err(unrecorded(RuntimeError::Io {
+                action: "record a change to",
+                path: self.project.wrapper_path.clone(),
+                error: std::io::Error::other("the store is not open"),
+            }));
+        }
+        let lock = WrapperLock::acquire(&self.project.wrapper_path).map_err(unrecorded)?;
+        let store = self.session.store_mut().expect("the store is open");
+        reconcile(store, &lock).map_err(unrecorded)?;
+        let wrapper_path = lock.wrapper().to_owned();
+        let name = self.project.wrapper_path.display().to_string();
+        let before = self.project.read_wrapper().map_err(unrecorded)?;
+        // Under the lock, the file is what every other process left it. If
+        // it is not what this run last wrote, another process changed it:
+        // heals are merged into what it holds now, pattern by pattern.
+        let moved = self.known_text.as_deref() != Some(before.as_str());
+        let current = if moved {
+            wrapper::load_str(&before, &name).map_err(|d| {
+                unrecorded(RuntimeError::Load {
+                    path: self.project.wrapper_path.clone(),
+                    message: wrapper::render_all(&d),
+                })
+            })?
+        } else {
+            self.wrapper.clone()
+        };
+        let mut text = before.clone();
+        let mut edited = false;
+        for a in decided.iter_mut().filter(|a| a.is_applied()) {
+            let pattern = a.adaptation.pattern.clone();
+            let new = a.adaptation.new_xpath.clone().unwrap_or_default();
+            let now = current
+                .pattern(&pattern)
+                .map(|p| p.xpath.source().to_owned());
+            match now {
+                // Another process wrote the same XPath already.
+                Some(x) if x == new => {}
+                Some(x) if x == a.adaptation.old_xpath => {
+                    let names: Vec<&str> = pattern.names().iter().map(String::as_str).collect();
+                    match wrapper::replace_xpath(&text, &names, &new) {
+                        Ok(t) => {
+                            text = t;
+                            edited = true;
+                        }
+                        Err(e) => {
+                            a.not_applied(&format!("the wrapper file could not be rewritten: {e}"))
+                        }
+                    }
+                }
+                Some(x) => a.not_applied(&format!(
+                    "the wrapper file changed during the run: {pattern} now has the XPath {x}"
+                )),
+                None => a.not_applied("the wrapper file no longer has this pattern"),
+            }
+        }
+        let applied: Vec<PatternPath> = decided
+            .iter()
+            .filter(|a| a.is_applied())
+            .map(|a| a.adaptation.pattern.clone())
+            .collect();
+        let refused = decided.iter().any(|a| {
+            a.reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not applied"))
+        });
+        // The run goes on with what the file will hold: the healed wrapper,
+        // unless the file moved or refused a heal, when it is read back.
+        let next = if moved || refused {
+            wrapper::load_str(&text, &name).map_err(|d| {
+                unrecorded(RuntimeError::Load {
+                    path: self.project.wrapper_path.clone(),
+                    message: wrapper::render_all(&d),
+                })
+            })?
+        } else {
+            healed
+        };
+        let mut planned = Planned::default();
+        if next.adapt.update_treegrams && !applied.is_empty() {
+            let url = page.url.as_ref().map(|u| u.to_string());
+            let (captured, _) =
+                capture_treegrams(&next, doc, &page.bytes, url.as_deref(), Some(&applied));
+            planned = plan_treegrams(&self.project, &mut text, captured).map_err(unrecorded)?;
+        }
+        let Planned {
+            mut files, grams, ..
+        } = planned;
+        if !edited && files.is_empty() {
+            // Nothing to write: the file holds every applied XPath already.
+            self.session
+                .record(&page.name, &page.bytes, decided)
+                .map_err(unrecorded)?;
+            self.known_text = Some(before);
+            return Ok(Some(next));
+        }
+        files.push(FileChange {
+            path: wrapper_path.clone(),
+            before: Some(before.into_bytes()),
+            after: text.clone().into_bytes(),
+        });
+        let change = self
+            .session
+            .record_change(&page.name, &page.bytes, decided, &wrapper_path, &files)
+            .map_err(unrecorded)?;
+        let store = self.session.store_mut().expect("the store is open");
+        match carry_out(store, &lock, change, &files) {
+            Ok(Carried::Done) => {}
+            Ok(Carried::Unmarked(e)) => self.fail(e),
+            Err(e) => return Err((e, true)),
+        }
+        drop(lock);
+        self.known_text = Some(text);
+        for (pattern, g) in grams {
+            self.grams.insert(pattern, g);
+        }
+        Ok(Some(next))
     }
 }
 
@@ -188,43 +317,18 @@ impl Healer for Runtime {
             };
         }
         let auto = self.mode == HealMode::Auto;
-        let healed: Vec<(&PatternPath, &str)> = healing
-            .adaptations
-            .iter()
-            .filter(|a| a.is_healed())
-            .filter_map(|a| Some((&a.pattern, a.new_xpath.as_deref()?)))
-            .collect();
-        let refused = if auto && !healed.is_empty() {
-            self.rewrite_file(&healed)
-        } else {
-            Vec::new()
-        };
         let mut decided: Vec<RunAdaptation> = healing
             .adaptations
             .into_iter()
-            .map(|a| {
-                let refusal = refused
-                    .iter()
-                    .find(|(p, _)| *p == a.pattern)
-                    .map(|(_, why)| why.clone());
-                RunAdaptation::decide(a, auto, refusal)
-            })
+            .map(|a| RunAdaptation::decide(a, auto))
             .collect();
-        if let Err(e) = self.session.record(&page.name, &page.bytes, &mut decided) {
-            self.fail(e);
-        }
-
-        let applied: Vec<PatternPath> = decided
-            .iter()
-            .filter(|a| a.status == crate::store::AdaptationStatus::Applied)
-            .map(|a| a.adaptation.pattern.clone())
-            .collect();
-        if auto && !applied.is_empty() {
-            if self.wrapper.adapt.update_treegrams {
-                self.refresh_treegrams(&healing.wrapper, doc, page, &applied);
+        if decided.iter().any(RunAdaptation::is_applied) {
+            if let Some(next) = self.apply(page, doc, healing.wrapper, &mut decided) {
+                self.wrapper = next;
+                self.revision += 1;
             }
-            self.wrapper = healing.wrapper;
-            self.revision += 1;
+        } else if let Err(e) = self.session.record(&page.name, &page.bytes, &mut decided) {
+            self.fail(e);
         }
 
         let mut records = shape(healing.extraction.record, &self.options);

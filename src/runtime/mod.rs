@@ -6,11 +6,15 @@
 //!
 //! - the project directory, where tree-grams live beside the wrappers, and
 //!   atomic writes of the files in it (`project.rs`);
-//! - tree-grams in memory: loaded once per run, captured and saved after a
-//!   snapshot or an approval (`treegrams.rs`);
+//! - tree-grams in memory: loaded once per run, captured and planned for
+//!   saving after a heal, a snapshot or an approval (`treegrams.rs`);
 //! - the store session of a run: opened on the first page that needs it,
 //!   each page and its adaptations recorded in one transaction
 //!   (`session.rs`);
+//! - the wrapper-change protocol: the lock on a wrapper file, the journal of
+//!   each change in the store, the files written and synced, and unfinished
+//!   changes reconciled (`lock.rs`, `change.rs`); every change to a wrapper
+//!   or a tree-gram goes through it;
 //! - the per-page decision: which pages heal, what the mode makes of each
 //!   adaptation, the wrapper file rewritten in `auto` mode, and the one
 //!   shape of an adaptation that both the store and the output are made from
@@ -21,21 +25,29 @@
 //! the caller to explain.
 
 mod adaptation;
+mod change;
 mod error;
 mod healer;
+mod lock;
 mod project;
 mod session;
 mod treegrams;
 
 #[cfg(test)]
+mod change_tests;
+#[cfg(test)]
 mod tests;
 
 pub use adaptation::RunAdaptation;
+pub use change::{
+    Carried, Reconciled, carry_out, make_change, read_current, reconcile, reconcile_all,
+};
 pub use error::RuntimeError;
 pub use healer::Runtime;
-pub use project::{Project, write_atomically};
+pub use lock::{WrapperLock, remove_stale_temp_files};
+pub use project::{Project, write_atomically, write_bytes_atomically};
 pub use session::Session;
 pub use treegrams::{
-    MAX_TREEGRAM_BYTES, Written, capture_treegrams, load_treegrams, refresh_treegrams,
+    MAX_TREEGRAM_BYTES, Planned, Written, capture_treegrams, load_treegrams, plan_treegrams,
     save_treegrams,
 };

@@ -70,9 +70,17 @@ impl Project {
 
 /// Writes `text` to `path` atomically, creating its folder first: to a
 /// new temporary file in the same folder (created exclusively, under a
-/// random name), flushed to disk, then renamed over `path`, so that a crash or a full disk leaves either the old file or the
-/// new one, never half of one. The file keeps its permissions.
+/// random name), flushed to disk, then renamed over `path`, so that a crash
+/// or a full disk leaves either the old file or the new one, never half of
+/// one. The file keeps its permissions. Syncing the folder, so that the
+/// rename itself is on disk, is left to the caller, which may rename several
+/// files into it (`change::carry_out`).
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
+    write_bytes_atomically(path, text.as_bytes())
+}
+
+/// [`write_atomically`] for any bytes.
+pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), RuntimeError> {
     let io = |action, path: &Path| {
         let path = path.to_owned();
         move |error| RuntimeError::Io {
@@ -106,7 +114,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
     let mut temp = builder
         .tempfile_in(dir)
         .map_err(io("create a temporary file in", dir))?;
-    temp.write_all(text.as_bytes())
+    temp.write_all(bytes)
         .and_then(|()| match std::fs::metadata(path) {
             Ok(meta) => temp.as_file().set_permissions(meta.permissions()),
             Err(_) => Ok(()),

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use super::{RunAdaptation, RuntimeError};
 use crate::adapt::Rejections;
-use crate::store::{RunId, Store, Timestamp};
+use crate::store::{AdaptationStatus, ChangeId, ChangeKind, FileChange, RunId, Store, Timestamp};
 use crate::wrapper::{HealMode, Wrapper};
 
 /// A run's connection to the store, opened lazily so that a clean run
@@ -130,6 +130,57 @@ impl Session {
             a.id = Some(id);
         }
         Ok(())
+    }
+
+    /// Records a page with its adaptations, as [`Session::record`] does, and
+    /// in the same transaction the change to the wrapper file at
+    /// `wrapper` (canonical) that applies the adaptations whose status is
+    /// applied, as pending; gives the change's id. Nothing is recorded when
+    /// it fails, and the caller must then not write the files.
+    pub fn record_change(
+        &mut self,
+        page_name: &str,
+        bytes: &[u8],
+        adaptations: &mut [RunAdaptation],
+        wrapper: &Path,
+        files: &[FileChange],
+    ) -> Result<ChangeId, RuntimeError> {
+        let Some((store, run)) = &mut self.open else {
+            return Err(RuntimeError::Io {
+                action: "record a change to",
+                path: wrapper.to_owned(),
+                error: std::io::Error::other("the store is not open"),
+            });
+        };
+        let at = now();
+        let failed = |e| RuntimeError::store("cannot record the change to the wrapper", e);
+        let mut batch = store.batch().map_err(failed)?;
+        let page_id = batch
+            .record_page(*run, page_name, bytes, true)
+            .map_err(failed)?;
+        let change = batch
+            .begin_change(wrapper, ChangeKind::Heal, files, at)
+            .map_err(failed)?;
+        let mut ids = Vec::with_capacity(adaptations.len());
+        for a in adaptations.iter() {
+            let id = batch
+                .record_adaptation(&a.to_record(page_id, at))
+                .map_err(failed)?;
+            if a.status == AdaptationStatus::Applied {
+                batch.apply_in_change(id, change).map_err(failed)?;
+            }
+            ids.push(id);
+        }
+        batch.commit().map_err(failed)?;
+        for (a, id) in adaptations.iter_mut().zip(ids) {
+            a.id = Some(id);
+        }
+        Ok(change)
+    }
+
+    /// The store, once the run has begun in it, for a change to go through.
+    pub fn store_mut(&mut self) -> Option<&mut Store> {
+        self.open.as_mut().map(|(s, _)| s)
     }
 
     /// Records the end of the run, if it began.

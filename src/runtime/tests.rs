@@ -32,8 +32,10 @@ impl Shop {
         let doc = crate::dom::Document::parse(&page.bytes);
         let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, None, None);
         assert!(skipped.is_empty(), "{skipped:?}");
+        let mut store = crate::store::Store::open_in_memory().unwrap();
         let written = save_treegrams(
-            &shop.project(),
+            &mut store,
+            &shop.wrapper_path(),
             captured,
             &mut crate::adapt::TreeGrams::new(),
         )

@@ -1,16 +1,16 @@
 //! Tree-grams of a run: loaded from the project once, captured from a page
 //! and saved, and kept in memory so that a refresh needs no second read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::{Project, RuntimeError, write_atomically};
+use super::{Carried, Project, RuntimeError, WrapperLock, make_change, read_current, reconcile};
 use crate::adapt::TreeGrams;
 use crate::dom::Document;
 use crate::similarity::NoMask;
-use crate::store::Timestamp;
+use crate::store::{ChangeKind, FileChange, Store, Timestamp};
 use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture};
 use crate::wrapper::{self, PatternPath, Wrapper};
 
@@ -127,6 +127,58 @@ pub fn capture_treegrams(
     capture(wrapper, doc, &options)
 }
 
+/// What saving captured tree-grams changes: the files, with their content
+/// before and after, and the tree-grams as the run holds them in memory.
+#[derive(Debug, Default)]
+pub struct Planned {
+    /// Each tree-gram file, its content before and after.
+    pub files: Vec<FileChange>,
+    /// Each file with what it holds.
+    pub captured: Vec<(PathBuf, Captured)>,
+    /// The parsed tree-grams, by pattern.
+    pub grams: Vec<(PatternPath, TreeGram)>,
+}
+
+/// Plans the saving of captured tree-grams under the project directory:
+/// the files to write, and each pattern's `treegram:` key set in the
+/// wrapper's `text` (its formatting kept). Nothing is written: the files go
+/// through the wrapper-change protocol with the wrapper file.
+pub fn plan_treegrams(
+    project: &Project,
+    text: &mut String,
+    captured: Vec<Captured>,
+) -> Result<Planned, RuntimeError> {
+    let mut planned = Planned::default();
+    for c in captured {
+        let path = project.dir.join(&c.file);
+        let names: Vec<&str> = c.pattern.names().iter().map(String::as_str).collect();
+        *text = wrapper::set_treegram(text, &names, &c.file).map_err(|error| {
+            RuntimeError::Rewrite {
+                pattern: c.pattern.clone(),
+                error,
+            }
+        })?;
+        match TreeGram::parse(c.html.as_bytes()) {
+            Ok(g) => planned.grams.push((c.pattern.clone(), g)),
+            Err(e) => tracing::warn!(file = %path.display(), error = %e, "tree-gram skipped"),
+        }
+        // The journal keeps an absolute path, which names the file from
+        // wherever the change is reconciled.
+        let absolute = std::path::absolute(&path).map_err(|error| RuntimeError::Io {
+            action: "find",
+            path: path.clone(),
+            error,
+        })?;
+        planned.files.push(FileChange {
+            before: read_current(&absolute)?,
+            path: absolute,
+            after: c.html.clone().into_bytes(),
+        });
+        planned.captured.push((path, c));
+    }
+    Ok(planned)
+}
+
 /// What saving captured tree-grams wrote.
 #[derive(Debug)]
 pub struct Written {
@@ -136,61 +188,38 @@ pub struct Written {
     pub wrapper_changed: bool,
 }
 
-/// Writes captured tree-grams under the project directory, sets each
-/// pattern's `treegram:` key in the wrapper file (its formatting kept), and
-/// puts each into `grams`, so that the run heals with them from now on.
+/// Saves captured tree-grams of the wrapper at `wrapper_path` through the
+/// wrapper-change protocol (a `snapshot` change in `store`): writes the
+/// files under the project directory, sets each pattern's `treegram:` key in
+/// the wrapper file, and puts each into `grams`.
 pub fn save_treegrams(
-    project: &Project,
+    store: &mut Store,
+    wrapper_path: &Path,
     captured: Vec<Captured>,
     grams: &mut TreeGrams,
 ) -> Result<Written, RuntimeError> {
-    let mut text = project.read_wrapper()?;
-    let original = text.clone();
-    let mut files = Vec::new();
-    for c in captured {
-        let path = project.dir.join(&c.file);
-        write_atomically(&path, &c.html)?;
-        let names: Vec<&str> = c.pattern.names().iter().map(String::as_str).collect();
-        text = wrapper::set_treegram(&text, &names, &c.file).map_err(|error| {
-            RuntimeError::Rewrite {
-                pattern: c.pattern.clone(),
-                error,
-            }
-        })?;
-        match TreeGram::parse(c.html.as_bytes()) {
-            Ok(g) => grams.insert(c.pattern.clone(), g),
-            Err(e) => tracing::warn!(file = %path.display(), error = %e, "tree-gram skipped"),
-        }
-        files.push((path, c));
+    let lock = WrapperLock::acquire(wrapper_path)?;
+    reconcile(store, &lock)?;
+    let project = Project::of(wrapper_path);
+    let before = project.read_wrapper()?;
+    let mut text = before.clone();
+    let planned = plan_treegrams(&project, &mut text, captured)?;
+    let wrapper_changed = text != before;
+    let mut files = planned.files;
+    files.push(FileChange {
+        path: lock.wrapper().to_owned(),
+        before: Some(before.into_bytes()),
+        after: text.into_bytes(),
+    });
+    let ((), carried) = make_change(store, &lock, ChangeKind::Snapshot, &files, |_, _| Ok(()))?;
+    if let Carried::Unmarked(e) = carried {
+        tracing::warn!(error = %e, "snapshot written; the store could not mark it done");
     }
-    let wrapper_changed = text != original;
-    if wrapper_changed {
-        write_atomically(&project.wrapper_path, &text)?;
+    for (pattern, g) in planned.grams {
+        grams.insert(pattern, g);
     }
     Ok(Written {
-        files,
+        files: planned.captured,
         wrapper_changed,
     })
-}
-
-/// Refreshes the tree-grams of `patterns` of the wrapper at `wrapper_path`
-/// from a stored page (after an approval), and gives the files written.
-pub fn refresh_treegrams(
-    wrapper_path: &std::path::Path,
-    page_html: &[u8],
-    url: Option<&str>,
-    patterns: &[PatternPath],
-) -> Result<Vec<PathBuf>, RuntimeError> {
-    let wrapper = wrapper::load_file(wrapper_path).map_err(|e| RuntimeError::Load {
-        path: wrapper_path.to_owned(),
-        message: e.to_string(),
-    })?;
-    let doc = Document::parse(page_html);
-    let (captured, skipped) = capture_treegrams(&wrapper, &doc, page_html, url, Some(patterns));
-    for s in &skipped {
-        tracing::warn!(pattern = %s.pattern, reason = %s.reason, "no tree-gram refreshed");
-    }
-    let project = Project::of(wrapper_path);
-    let written = save_treegrams(&project, captured, &mut TreeGrams::new())?;
-    Ok(written.files.into_iter().map(|(p, _)| p).collect())
 }

@@ -1,9 +1,12 @@
 //! Adaptations: each attempt to find a broken pattern's data again, with
 //! everything that went into it.
 //!
-//! An adaptation's status is what the run did, and it never changes: a
+//! An adaptation's status is what the run did, and it does not change: a
 //! person's later verdict on a proposal is a [`Decision`] beside it. So the
 //! history says both what mend did on its own and what people made of it.
+//! The one exception is an adaptation a run applied whose change to the
+//! wrapper file never reached the disk (the journal, `change.rs`, rolled it
+//! back): it becomes the proposal it then is, with the reason.
 
 use std::fmt;
 use std::str::FromStr;

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use super::{AdaptationId, AdaptationStatus, Store, StoreError, Timestamp};
@@ -81,45 +81,7 @@ impl Store {
         reason: Option<&str>,
         decided_at: Timestamp,
     ) -> Result<Decision, StoreError> {
-        self.write(|tx| {
-            let found: Option<(String, Option<String>)> = tx
-                .prepare_cached(
-                    "SELECT a.status, d.verdict FROM adaptations a
-                     LEFT JOIN decisions d ON d.adaptation_id = a.id
-                     WHERE a.id = ?1",
-                )?
-                .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
-            let Some((status, earlier)) = found else {
-                return Err(StoreError::UnknownAdaptation(id));
-            };
-            if let Some(earlier) = earlier {
-                let verdict = parse_verdict(id, &earlier)?;
-                return Err(StoreError::AlreadyDecided { id, verdict });
-            }
-            let status: AdaptationStatus = status.parse().map_err(|_| {
-                StoreError::Corrupt(format!("adaptation {id} has status {status:?}"))
-            })?;
-            if !can_decide(status, verdict) {
-                return Err(StoreError::NotProposed { id, status });
-            }
-            tx.prepare_cached(
-                "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                id.0,
-                verdict.as_str(),
-                reason,
-                decided_at.unix_millis()
-            ])?;
-            Ok(Decision {
-                adaptation_id: id,
-                verdict,
-                reason: reason.map(str::to_owned),
-                decided_at,
-            })
-        })
+        self.write(|tx| decide_in(tx, id, verdict, reason, decided_at))
     }
 
     /// The decision on adaptation `id`, or `None` if it has none.
@@ -168,6 +130,53 @@ impl Store {
             .optional()?;
         Ok(hit.is_some())
     }
+}
+
+/// [`Store::decide`] inside a transaction that is already open.
+pub(super) fn decide_in(
+    tx: &Connection,
+    id: AdaptationId,
+    verdict: Verdict,
+    reason: Option<&str>,
+    decided_at: Timestamp,
+) -> Result<Decision, StoreError> {
+    let found: Option<(String, Option<String>)> = tx
+        .prepare_cached(
+            "SELECT a.status, d.verdict FROM adaptations a
+             LEFT JOIN decisions d ON d.adaptation_id = a.id
+             WHERE a.id = ?1",
+        )?
+        .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    let Some((status, earlier)) = found else {
+        return Err(StoreError::UnknownAdaptation(id));
+    };
+    if let Some(earlier) = earlier {
+        let verdict = parse_verdict(id, &earlier)?;
+        return Err(StoreError::AlreadyDecided { id, verdict });
+    }
+    let status: AdaptationStatus = status
+        .parse()
+        .map_err(|_| StoreError::Corrupt(format!("adaptation {id} has status {status:?}")))?;
+    if !can_decide(status, verdict) {
+        return Err(StoreError::NotProposed { id, status });
+    }
+    tx.prepare_cached(
+        "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        id.0,
+        verdict.as_str(),
+        reason,
+        decided_at.unix_millis()
+    ])?;
+    Ok(Decision {
+        adaptation_id: id,
+        verdict,
+        reason: reason.map(str::to_owned),
+        decided_at,
+    })
 }
 
 /// Whether an adaptation with `status` can receive `verdict`.

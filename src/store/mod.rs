@@ -29,6 +29,7 @@
 
 mod adaptation;
 mod batch;
+mod change;
 mod decision;
 mod error;
 mod page;
@@ -50,6 +51,7 @@ pub use adaptation::{
     NewAdaptation,
 };
 pub use batch::Batch;
+pub use change::{ChangeEffect, ChangeKind, ChangeRecord, ChangeState, FileChange};
 pub use decision::{Decision, Verdict};
 pub use error::StoreError;
 pub use page::PageRecord;
@@ -108,6 +110,10 @@ id_type!(
 id_type!(
     /// The id of an adaptation in the store, as `mend show ID` takes it.
     AdaptationId
+);
+id_type!(
+    /// The id of a change to a wrapper file in the store's journal.
+    ChangeId
 );
 
 /// An open store: one connection to one SQLite database.

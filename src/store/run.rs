@@ -15,8 +15,12 @@ pub struct RunRecord {
     pub id: RunId,
     /// The wrapper's name.
     pub wrapper: String,
-    /// The wrapper file, as the run was given it; `mend approve` rewrites this file.
+    /// The wrapper file, as the run was given it.
     pub wrapper_path: PathBuf,
+    /// The wrapper file's canonical absolute path, when it had one (stores
+    /// from before mend recorded it have none); `mend approve` rewrites
+    /// this file.
+    pub wrapper_file: Option<PathBuf>,
     /// When the run began.
     pub started_at: Timestamp,
     /// When the run ended, or `None` while it goes on (or if it died).
@@ -33,7 +37,9 @@ impl Store {
     /// Records the start of a run and gives its id.
     ///
     /// A path that is not valid UTF-8 is kept with its invalid bytes
-    /// replaced, as SQLite text must be UTF-8.
+    /// replaced, as SQLite text must be UTF-8; the file's canonical path is
+    /// kept too, byte for byte, so that review commands find this very file
+    /// from any directory.
     pub fn begin_run(
         &mut self,
         wrapper: &str,
@@ -41,16 +47,20 @@ impl Store {
         heal_mode: HealMode,
         started_at: Timestamp,
     ) -> Result<RunId, StoreError> {
+        let canonical = std::fs::canonicalize(wrapper_path)
+            .ok()
+            .map(|p| super::change::path_bytes(&p));
         self.write(|tx| {
             tx.prepare_cached(
-                "INSERT INTO runs (wrapper, wrapper_path, heal_mode, started_at)
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO runs (wrapper, wrapper_path, heal_mode, started_at, wrapper_canonical)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
             .execute(params![
                 wrapper,
                 wrapper_path.to_string_lossy(),
                 heal_mode.as_str(),
-                started_at.unix_millis()
+                started_at.unix_millis(),
+                canonical
             ])?;
             Ok(RunId(tx.last_insert_rowid()))
         })
@@ -111,7 +121,7 @@ impl Store {
 }
 
 const SELECT_RUN: &str = "SELECT id, wrapper, wrapper_path, started_at, finished_at, pages, \
-                          violations, heal_mode FROM runs";
+                          violations, heal_mode, wrapper_canonical FROM runs";
 
 /// Reads a row of [`SELECT_RUN`]. SQLite's own errors surface through the
 /// outer `Result` of the row callback; values mend would never have written
@@ -122,6 +132,9 @@ fn read_run(row: &Row<'_>) -> Result<RunRecord, StoreError> {
         id: RunId(row.get(0)?),
         wrapper: row.get(1)?,
         wrapper_path: PathBuf::from(row.get::<_, String>(2)?),
+        wrapper_file: row
+            .get::<_, Option<Vec<u8>>>(8)?
+            .map(super::change::bytes_path),
         started_at: Timestamp::from_unix_millis(row.get(3)?),
         finished_at: row
             .get::<_, Option<i64>>(4)?

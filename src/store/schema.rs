@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -101,6 +101,41 @@ CREATE TABLE decisions (
     decided_at    INTEGER NOT NULL
 );
 CREATE INDEX decisions_by_verdict ON decisions (verdict);
+";
+
+/// The journal of changes to wrapper files (the wrapper-change protocol,
+/// `runtime::change`): each change is recorded as `pending` with every file's
+/// content before and after, in the same transaction as what it decides (the
+/// run's applied adaptations, or a person's approval, point at it through
+/// `change_id`), and marked `done` once the files are on disk, or
+/// `rolled_back`. Runs also record the wrapper file's canonical path, so that
+/// a review command finds that very file from anywhere.
+const V2: &str = "
+CREATE TABLE wrapper_changes (
+    id           INTEGER PRIMARY KEY,
+    wrapper_path BLOB    NOT NULL,
+    kind         TEXT    NOT NULL
+                 CHECK (kind IN ('heal', 'approve', 'snapshot', 'revert', 'harden')),
+    state        TEXT    NOT NULL CHECK (state IN ('pending', 'done', 'rolled_back')),
+    started_at   INTEGER NOT NULL,
+    ended_at     INTEGER,
+    note         TEXT
+);
+CREATE INDEX wrapper_changes_pending ON wrapper_changes (wrapper_path) WHERE state = 'pending';
+
+CREATE TABLE wrapper_change_files (
+    change_id INTEGER NOT NULL REFERENCES wrapper_changes (id),
+    position  INTEGER NOT NULL,
+    path      BLOB    NOT NULL,
+    before    BLOB,
+    after     BLOB    NOT NULL,
+    PRIMARY KEY (change_id, position)
+) WITHOUT ROWID;
+
+ALTER TABLE adaptations ADD COLUMN change_id INTEGER REFERENCES wrapper_changes (id);
+ALTER TABLE decisions ADD COLUMN change_id INTEGER REFERENCES wrapper_changes (id);
+ALTER TABLE runs ADD COLUMN wrapper_canonical BLOB;
+CREATE INDEX adaptations_by_change ON adaptations (change_id) WHERE change_id IS NOT NULL;
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its
@@ -211,7 +246,8 @@ pub(super) fn file_error(path: &Path, e: rusqlite::Error) -> StoreError {
 mod tests {
     use super::*;
 
-    const V2: &str = "ALTER TABLE runs ADD COLUMN note TEXT;";
+    const V2: &str = super::V2;
+    const V3: &str = "ALTER TABLE runs ADD COLUMN note TEXT;";
 
     fn version_of(conn: &Connection) -> i64 {
         conn.pragma_query_value(None, "user_version", |r| r.get(0))
@@ -222,7 +258,7 @@ mod tests {
     fn migrations_run_forward_once_and_keep_data() {
         let path = Path::new(":memory:");
         let mut conn = Connection::open_in_memory().unwrap();
-        migrate_with(&mut conn, path, &[V1]).unwrap();
+        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
         conn.execute(
             "INSERT INTO runs (wrapper, wrapper_path, heal_mode, started_at)
              VALUES ('w', 'w.yaml', 'off', 0)",
@@ -230,8 +266,8 @@ mod tests {
         )
         .unwrap();
         // A later mend adds a column; the run recorded before is still there.
-        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
-        assert_eq!(version_of(&conn), 2);
+        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
+        assert_eq!(version_of(&conn), 3);
         let note: Option<String> = conn
             .query_row("SELECT note FROM runs WHERE wrapper = 'w'", [], |r| {
                 r.get(0)
@@ -239,12 +275,12 @@ mod tests {
             .unwrap();
         assert_eq!(note, None);
         // Opening again runs nothing twice (ALTER TABLE would fail if it did).
-        migrate_with(&mut conn, path, &[V1, V2]).unwrap();
+        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
         // And the earlier mend refuses the later store.
-        match migrate_with(&mut conn, path, &[V1]) {
+        match migrate_with(&mut conn, path, &[V1, V2]) {
             Err(StoreError::TooNew {
                 found, supported, ..
-            }) => assert_eq!((found, supported), (2, 1)),
+            }) => assert_eq!((found, supported), (3, 2)),
             other => panic!("expected TooNew, got {other:?}"),
         }
     }
@@ -253,11 +289,11 @@ mod tests {
     fn a_failed_migration_changes_nothing() {
         let path = Path::new(":memory:");
         let mut conn = Connection::open_in_memory().unwrap();
-        migrate_with(&mut conn, path, &[V1]).unwrap();
-        let broken = "ALTER TABLE runs ADD COLUMN note TEXT; THIS IS NOT SQL;";
-        assert!(migrate_with(&mut conn, path, &[V1, broken]).is_err());
-        assert_eq!(version_of(&conn), 1);
         migrate_with(&mut conn, path, &[V1, V2]).unwrap();
+        let broken = "ALTER TABLE runs ADD COLUMN note TEXT; THIS IS NOT SQL;";
+        assert!(migrate_with(&mut conn, path, &[V1, V2, broken]).is_err());
         assert_eq!(version_of(&conn), 2);
+        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
+        assert_eq!(version_of(&conn), 3);
     }
 }

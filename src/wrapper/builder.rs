@@ -337,7 +337,11 @@ impl Builder<'_> {
     }
 }
 
-fn adapt(node: &Node) -> AdaptSettings {
+/// The adaptation settings of an `adapt` mapping, defaults for what it leaves out.
+///
+/// The rewriter reads the history limit through this too, so that a
+/// rewrite and a load agree on it.
+pub(super) fn adapt(node: &Node) -> AdaptSettings {
     let defaults = AdaptSettings::default();
     let triggers = node.get("triggers");
     let trigger = |key: &str, default: bool| {
@@ -387,6 +391,10 @@ fn adapt(node: &Node) -> AdaptSettings {
             .get("treegram_min_context")
             .and_then(as_usize)
             .unwrap_or(defaults.treegram_min_context),
+        history_limit: node
+            .get("history_limit")
+            .and_then(as_usize)
+            .unwrap_or(defaults.history_limit),
     }
 }
 

@@ -164,6 +164,9 @@ pub struct AdaptSettings {
     pub treegram_instances: usize,
     /// The least size, in elements, of a field's tree-gram context.
     pub treegram_min_context: usize,
+    /// The most earlier XPaths a pattern's `history` keeps; the oldest are
+    /// dropped first when a rewrite would exceed it.
+    pub history_limit: usize,
 }
 
 impl Default for AdaptSettings {
@@ -186,6 +189,7 @@ impl Default for AdaptSettings {
             update_treegrams: false,
             treegram_instances: 3,
             treegram_min_context: 8,
+            history_limit: 10,
         }
     }
 }

@@ -5,19 +5,27 @@
 //! in the author's own file, and taking a snapshot records the pattern's
 //! tree-gram there. Re-serialising the YAML would lose comments, key order,
 //! quoting and layout, so this module edits the text in place: it replaces the
-//! bytes of the one scalar (appending the old XPath to the pattern's
-//! `history`), or inserts the one new entry, leaving every other byte as it
-//! was. The result is read back and compared with what the edit should mean
-//! before it is returned.
+//! bytes of the one scalar (and updates the pattern's `history`), or inserts
+//! the one new entry, leaving every other byte as it was. The result is read
+//! back and compared with what the edit should mean before it is returned.
+//!
+//! A history holds each earlier XPath once, oldest first, and at most
+//! `adapt.history_limit` of them. Pages that flip between two layouts would
+//! otherwise grow it by one XPath per page without end: an XPath that becomes
+//! current again leaves the history instead, and the XPath it replaces takes
+//! the last place (moving there if it was already listed), so a flip back
+//! and forth leaves a history of one entry that changes, not a longer one.
 //!
 //! It refuses to edit an XPath, history or tree-gram that comes from an alias
 //! or merge key (changing the anchor would change other patterns too), a
 //! pattern that is itself an alias, a `history` that is not a list of
-//! scalars, and any pattern path that names no pattern.
+//! scalars or holds an alias, and any pattern path that names no pattern.
 
 use serde_json::{Map, Value};
 
+use super::builder;
 use super::diagnostic::Diagnostic;
+use super::model::AdaptSettings;
 use super::node::{Entry, Node, push_segment};
 use super::yaml;
 
@@ -57,8 +65,13 @@ pub enum RewriteError {
 }
 
 /// Replaces the XPath of the pattern at `pattern_path` (names from the top,
-/// such as `["book", "price"]`) with `new_xpath`, and appends the old XPath
-/// to that pattern's `history`, creating the list if needed.
+/// such as `["book", "price"]`) with `new_xpath`, and records the old XPath
+/// in that pattern's `history`, creating the list if needed.
+///
+/// The history keeps each XPath once and at most `adapt.history_limit` of
+/// them (10 unless the text sets it), as the module documentation explains:
+/// `new_xpath` leaves it, the old XPath goes last, and the oldest are dropped
+/// beyond the limit.
 pub fn replace_xpath(
     text: &str,
     pattern_path: &[&str],
@@ -85,21 +98,33 @@ pub fn replace_xpath(
         .ok_or_else(|| not_editable("its xpath is not text"))?;
     let span = scalar_span(text, xpath, "xpath").map_err(|reason| not_editable(&reason))?;
     let flow = is_flow(text, pattern);
+    // The limit is read as the loader reads it; a value the schema would
+    // refuse (below 1) still keeps the XPath just replaced.
+    let limit = root
+        .get("adapt")
+        .map_or_else(AdaptSettings::default, builder::adapt)
+        .history_limit
+        .max(1);
+    let change = Change {
+        old: old_xpath,
+        new: new_xpath,
+        limit,
+        style: span.style,
+        flow,
+    };
 
-    let edits = vec![
-        (span.start, span.end, render(new_xpath, span.style, flow)),
-        history_edit(text, pattern, span.end, old_xpath, span.style, flow)
-            .map_err(|reason| not_editable(&reason))?,
-    ];
+    let (history_edits, history) =
+        history_edits(text, pattern, span.end, &change).map_err(|reason| not_editable(&reason))?;
+    let mut edits = vec![(span.start, span.end, render(new_xpath, span.style, flow))];
+    edits.extend(history_edits);
     let out = apply(text, edits).map_err(not_editable)?;
     verify(&root, &out, &pointer, |pattern| {
         pattern.insert("xpath".to_owned(), Value::from(new_xpath));
-        match pattern
-            .entry("history")
-            .or_insert_with(|| Value::Array(Vec::new()))
-        {
-            Value::Array(items) => items.push(Value::from(old_xpath)),
-            _ => return Err("history is not a list".to_owned()),
+        if let Some(history) = history {
+            pattern.insert(
+                "history".to_owned(),
+                Value::Array(history.into_iter().map(Value::from).collect()),
+            );
         }
         Ok(())
     })
@@ -265,34 +290,102 @@ fn find<'a>(root: &'a Node, names: &[&str]) -> Option<(&'a Node, String)> {
     Some((node, pointer))
 }
 
-/// The edit that appends `old` to the pattern's history.
+/// One XPath rewrite, as the history sees it.
+struct Change<'a> {
+    /// The XPath being replaced.
+    old: &'a str,
+    /// The XPath that becomes current.
+    new: &'a str,
+    /// The most entries the history may keep (at least 1).
+    limit: usize,
+    /// How the XPath was written, which a new history entry follows.
+    style: Style,
+    /// Whether the pattern is a flow mapping.
+    flow: bool,
+}
+
+/// Which entries of a history stay, and whether the old XPath is added.
+#[derive(Debug, PartialEq, Eq)]
+struct HistoryPlan {
+    /// For each existing entry, whether it stays where it is.
+    keep: Vec<bool>,
+    /// Whether the old XPath is added at the end.
+    append: bool,
+}
+
+/// What the history `items` (oldest first) becomes when `change.old` is
+/// replaced by `change.new`: the distinct XPaths of `items` followed by the
+/// old one, each at its latest place, without the new one, and only the
+/// newest `change.limit` of them.
+///
+/// An entry already last that equals the old XPath stays rather than being
+/// removed and added again, so that its bytes are left alone.
+fn plan_history(items: &[&str], change: &Change) -> HistoryPlan {
+    let mut seen = std::collections::HashSet::new();
+    if change.old != change.new {
+        // The old XPath is the newest entry whatever else the list holds.
+        seen.insert(change.old);
+    }
+    let mut keep = vec![false; items.len()];
+    // Walking from the newest entry keeps each XPath at its latest place.
+    for (i, item) in items.iter().enumerate().rev() {
+        keep[i] = *item != change.new && seen.insert(item);
+    }
+    let mut append = change.old != change.new;
+    if append && let Some(last) = items.iter().rposition(|item| *item == change.old) {
+        // Nothing newer than this entry stays (the walk skipped them as
+        // duplicates or as the new XPath), so it is already in the last place.
+        if !keep[last + 1..].contains(&true) {
+            keep[last] = true;
+            append = false;
+        }
+    }
+    let mut over = (keep.iter().filter(|&&k| k).count() + usize::from(append))
+        .saturating_sub(change.limit.max(1));
+    for k in keep.iter_mut().filter(|k| **k) {
+        if over == 0 {
+            break;
+        }
+        *k = false;
+        over -= 1;
+    }
+    HistoryPlan { keep, append }
+}
+
+/// The edits that make the pattern's history what [`plan_history`] says,
+/// and that history (`None` when the pattern has none and still needs none).
 ///
 /// `after` is where the XPath's scalar ends; a new `history` goes after it.
-fn history_edit(
+/// Removed entries take their own lines (block lists) or their commas (flow
+/// lists) with them; comments on lines of their own stay.
+fn history_edits(
     text: &str,
     pattern: &Node,
     after: usize,
-    old: &str,
-    style: Style,
-    flow: bool,
-) -> Result<(usize, usize, String), String> {
+    change: &Change,
+) -> Result<(Vec<Edit>, Option<Vec<String>>), String> {
     let Some(history) = pattern.entry("history") else {
-        if flow {
-            let item = render(old, style, true);
-            return Ok((after, after, format!(", history: [{item}]")));
+        if change.old == change.new {
+            return Ok((Vec::new(), None));
         }
-        let indent = " ".repeat(
-            pattern
-                .entry("xpath")
-                .map_or(0, |e| e.key_at.column.saturating_sub(1)),
-        );
-        let item = render(old, style, false);
-        let (at, lead) = after_line(text, after);
-        return Ok((
-            at,
-            at,
-            format!("{lead}{indent}history:\n{indent}  - {item}\n"),
-        ));
+        let edit = if change.flow {
+            let item = render(change.old, change.style, true);
+            (after, after, format!(", history: [{item}]"))
+        } else {
+            let indent = " ".repeat(
+                pattern
+                    .entry("xpath")
+                    .map_or(0, |e| e.key_at.column.saturating_sub(1)),
+            );
+            let item = render(change.old, change.style, false);
+            let (at, lead) = after_line(text, after);
+            (
+                at,
+                at,
+                format!("{lead}{indent}history:\n{indent}  - {item}\n"),
+            )
+        };
+        return Ok((vec![edit], Some(vec![change.old.to_owned()])));
     };
     let list = &history.value;
     if list.at != list.used {
@@ -303,24 +396,189 @@ fn history_edit(
         .offset
         .ok_or("the position of its history is unknown")?;
     let flow_list = text.as_bytes().get(start) == Some(&b'[');
-    let item = render(old, style, flow || flow_list);
-    let last = match list.items().last() {
-        Some(last) if last.as_str().is_some() => Some(last),
-        Some(_) => return Err("its history holds something other than XPaths".to_owned()),
-        None if flow_list => None,
-        None => return Err("its history is not a list".to_owned()),
-    };
-    let last_end = last.and_then(|l| Some(l.at.offset? + l.at.len?));
-    match (flow_list, last_end) {
-        (true, Some(end)) => Ok((end, end, format!(", {item}"))),
-        (true, None) => Ok((start + 1, start + 1, item)),
-        (false, Some(end)) => {
-            let indent = " ".repeat(list.at.column.saturating_sub(1));
-            let (at, lead) = after_line(text, end);
-            Ok((at, at, format!("{lead}{indent}- {item}\n")))
-        }
-        (false, None) => Err("the position of its history is unknown".to_owned()),
+    if !flow_list && list.items().is_empty() {
+        return Err("its history is not a list".to_owned());
     }
+    let mut items = Vec::with_capacity(list.items().len());
+    for item in list.items() {
+        let Some(xpath) = item.as_str() else {
+            return Err("its history holds something other than XPaths".to_owned());
+        };
+        if item.at != item.used {
+            return Err("its history holds an alias".to_owned());
+        }
+        let (Some(offset), Some(len)) = (item.at.offset, item.at.len) else {
+            return Err("the position of its history is unknown".to_owned());
+        };
+        items.push(Item {
+            xpath,
+            start: offset,
+            end: offset + len,
+            column: item.at.column,
+        });
+    }
+    let xpaths: Vec<&str> = items.iter().map(|i| i.xpath).collect();
+    let plan = plan_history(&xpaths, change);
+    let mut result: Vec<String> = (xpaths.iter().zip(&plan.keep))
+        .filter(|&(_, &keep)| keep)
+        .map(|(xpath, _)| (*xpath).to_owned())
+        .collect();
+    if plan.append {
+        result.push(change.old.to_owned());
+    }
+    let item = render(change.old, change.style, change.flow || flow_list);
+    let edits = if flow_list {
+        flow_list_edits(start, &items, &plan, &item)
+    } else {
+        let indent = " ".repeat(list.at.column.saturating_sub(1));
+        block_list_edits(text, history, &items, &plan, &format!("{indent}- {item}\n"))?
+    };
+    Ok((edits, Some(result)))
+}
+
+/// A `(start, end, replacement)` edit of the text.
+type Edit = (usize, usize, String);
+
+/// One entry of a history, where it is written.
+struct Item<'a> {
+    /// The XPath.
+    xpath: &'a str,
+    /// Where its scalar starts (a block scalar: its first content line).
+    start: usize,
+    /// Where its scalar ends, as the reader reports it.
+    end: usize,
+    /// The column of its first character.
+    column: usize,
+}
+
+/// The edits of a flow list `[...]` that opens at `open`: each run of removed
+/// entries goes with the comma that follows it, or, at the end of the list,
+/// the comma that precedes it; `item` (rendered) is added last if planned.
+fn flow_list_edits(open: usize, items: &[Item], plan: &HistoryPlan, item: &str) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    let mut i = 0;
+    while i < items.len() {
+        if plan.keep[i] {
+            i += 1;
+            continue;
+        }
+        let first = i;
+        while i < items.len() && !plan.keep[i] {
+            i += 1;
+        }
+        let last = i - 1;
+        let range = if i < items.len() {
+            // Up to the next kept entry: the run, its commas and the spaces.
+            items[first].start..items[i].start
+        } else if first > 0 {
+            // From the end of the kept entry before it: its comma and the run.
+            items[first - 1].end..items[last].end
+        } else {
+            items[first].start..items[last].end
+        };
+        edits.push((range.start, range.end, String::new()));
+    }
+    if plan.append {
+        edits.push(match items.last() {
+            None => (open + 1, open + 1, item.to_owned()),
+            Some(last) if plan.keep.contains(&true) => (last.end, last.end, format!(", {item}")),
+            Some(last) => (last.end, last.end, item.to_owned()),
+        });
+    }
+    edits
+}
+
+/// The edits of a block list (`- ...` lines) of the entry `history`: each
+/// removed entry goes with its lines, from its dash to the end of the line it
+/// ends on (its comment too); `line` is added after the last entry if
+/// planned. A list left empty is written `[]`, as a block list cannot be.
+fn block_list_edits(
+    text: &str,
+    history: &Entry,
+    items: &[Item],
+    plan: &HistoryPlan,
+    line: &str,
+) -> Result<Vec<Edit>, String> {
+    let Some(last) = items.last() else {
+        return Err("its history is not a list".to_owned());
+    };
+    let last_end = item_end(text, last)?;
+    if !plan.append && !plan.keep.contains(&true) {
+        // Everything from the key's colon to the end of the last entry's
+        // line, comments between the entries included, becomes `[]`.
+        let key = history.key_at.offset.unwrap_or(0);
+        let colon = text
+            .get(key..items[0].start)
+            .and_then(|between| between.find(':'))
+            .ok_or("the position of its history is unknown")?;
+        let (line_end, _) = after_line(text, last_end);
+        let line_end = if text[..line_end].ends_with('\n') {
+            line_end - 1
+        } else {
+            line_end
+        };
+        return Ok(vec![(key + colon + 1, line_end, " []".to_owned())]);
+    }
+    let mut edits = Vec::new();
+    for (item, _) in items.iter().zip(&plan.keep).filter(|&(_, &keep)| !keep) {
+        let (at, _) = after_line(text, item_end(text, item)?);
+        edits.push((line_start(text, dash_of(text, item)?), at, String::new()));
+    }
+    if plan.append {
+        let (at, lead) = after_line(text, last_end);
+        // A removed last entry took its line break with it only if it had
+        // one; the line before it ends with one either way.
+        let lead = if plan.keep.last() == Some(&false) {
+            ""
+        } else {
+            lead
+        };
+        edits.push((at, at, format!("{lead}{line}")));
+    }
+    Ok(edits)
+}
+
+/// The `-` that introduces a block list entry: the first dash, after the
+/// text before the entry, that starts its line (after indentation). A block
+/// scalar's indicator and chomping may sit between it and the content;
+/// anything else there (a comment, a tag) is refused.
+fn dash_of(text: &str, item: &Item) -> Result<usize, String> {
+    let before = text.get(..item.start).unwrap_or_default();
+    let from = before
+        .trim_end_matches([' ', '\t', '\r', '\n', '|', '>', '+', '-'])
+        .len();
+    before[from..]
+        .match_indices('-')
+        .map(|(i, _)| from + i)
+        .find(|&dash| {
+            text[line_start(text, dash)..dash]
+                .trim_matches(' ')
+                .is_empty()
+        })
+        .ok_or_else(|| {
+            "an entry of its history is written in a way that cannot be edited".to_owned()
+        })
+}
+
+/// Where an entry of a block list ends; a block scalar's span, as the reader
+/// reports it, runs on into the next line, so it is measured instead.
+fn item_end(text: &str, item: &Item) -> Result<usize, String> {
+    let dash = dash_of(text, item)?;
+    let is_block = text[dash + 1..item.start]
+        .trim_start_matches(' ')
+        .starts_with(['|', '>']);
+    Ok(if is_block {
+        block_end(text, item.start, item.column)
+    } else {
+        item.end
+    })
+}
+
+/// The start of the line holding byte `offset`.
+fn line_start(text: &str, offset: usize) -> usize {
+    text.get(..offset)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1)
 }
 
 /// Where the line holding byte `offset` ends (after its line break), and the

@@ -573,3 +573,375 @@ fn the_shipped_bookshop_wrapper_takes_a_treegram_for_every_pattern() {
         assert_eq!(pattern(&wrapper, path).treegram.as_deref(), Some(&*file));
     }
 }
+
+// The history: each XPath once, the newest `adapt.history_limit` of them.
+
+/// Rewrites to each XPath of `xpaths` in turn, checking every result loads
+/// with that XPath, and returns the last text and wrapper.
+fn rewrite_all(text: &str, path: &[&str], xpaths: &[&str]) -> (String, Wrapper) {
+    let mut out = (text.to_owned(), load_str(text, "w.yaml").unwrap());
+    for xpath in xpaths {
+        out = rewrite(&out.0, path, xpath);
+    }
+    out
+}
+
+#[test]
+fn flipping_between_two_layouts_keeps_the_history_small() {
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //div[@id='a']   # the layout",
+        "    history:",
+        "      - //old   # before the redesign",
+        "    extract: text",
+    ]);
+    let (a, b) = ("//div[@id='a']", "//div[@class='b']");
+    let mut out = text.clone();
+    let mut after_two = String::new();
+    for flip in 1..=1_000 {
+        let new = if flip % 2 == 1 { b } else { a };
+        out = replace_xpath(&out, &["x"], new).unwrap();
+        if flip == 2 {
+            after_two.clone_from(&out);
+        }
+        assert!(out.len() < text.len() + 40, "flip {flip}:\n{out}");
+    }
+    // Every second flip gives back the same text: nothing accumulates.
+    assert_eq!(out, after_two);
+    let wrapper = load_str(&out, "w.yaml").unwrap();
+    assert_eq!(pattern(&wrapper, &["x"]).xpath.source(), a);
+    assert_eq!(history(&wrapper, &["x"]), ["//old", b]);
+    insta::assert_snapshot!(changed_lines(&text, &out));
+}
+
+#[test]
+fn a_flip_back_takes_its_entry_out_of_the_history() {
+    // Back to the XPath before last: it leaves the history, the replaced
+    // one takes the last place.
+    let (out, w) = rewrite_all(SHOP, &["book"], &["//ol/li"]);
+    assert_eq!(history(&w, &["book"]), ["//ol[@class='books']/li"]);
+    assert_eq!(
+        changed_lines(SHOP, &out),
+        "@@ line 11 @@\n\
+         -    xpath: '//ol[@class=''books'']/li'\n\
+         +    xpath: '//ol/li'\n\
+         @@ line 13 @@\n\
+         -      - //ol/li   # first version\n\
+         +      - '//ol[@class=''books'']/li'"
+    );
+    // A history written by earlier versions, with repeats: each XPath stays
+    // once, at its latest place.
+    let legacy = patterns(&[
+        "  - name: x",
+        "    xpath: //b",
+        "    history: [//a, //b, //c, //a, //b, //c, //a]",
+    ]);
+    let (_, w) = rewrite_all(&legacy, &["x"], &["//c"]);
+    assert_eq!(history(&w, &["x"]), ["//a", "//b"]);
+    let (_, w) = rewrite_all(&legacy, &["x"], &["//d"]);
+    assert_eq!(history(&w, &["x"]), ["//c", "//a", "//b"]);
+}
+
+#[test]
+fn a_limit_of_three_drops_the_oldest() {
+    let block = [
+        "  - name: x",
+        "    xpath: //d",
+        "    history:",
+        "      - //a",
+        "      - //b",
+        "      - //c",
+    ];
+    let limited = |lines: &[&str]| {
+        patterns(lines).replace("name: a\n", "name: a\nadapt:\n  history_limit: 3\n")
+    };
+    let text = limited(&block);
+    assert_eq!(load_str(&text, "w.yaml").unwrap().adapt.history_limit, 3);
+    let (out, w) = rewrite_all(&text, &["x"], &["//e"]);
+    assert_eq!(history(&w, &["x"]), ["//b", "//c", "//d"]);
+    insta::assert_snapshot!(changed_lines(&text, &out));
+    let (out, w) = rewrite_all(&text, &["x"], &["//e", "//f", "//g"]);
+    assert_eq!(history(&w, &["x"]), ["//d", "//e", "//f"]);
+    assert_eq!(
+        out,
+        limited(&[
+            "  - name: x",
+            "    xpath: //g",
+            "    history:",
+            "      - //d",
+            "      - //e",
+            "      - //f",
+        ])
+    );
+    // The same in flow style, and a history already longer than the limit.
+    let text = limited(&["  - {name: x, xpath: //f, history: [//a, //b, //c, //d, //e]}"]);
+    let (out, w) = rewrite_all(&text, &["x"], &["//g"]);
+    assert_eq!(history(&w, &["x"]), ["//d", "//e", "//f"]);
+    assert_eq!(
+        out,
+        limited(&["  - {name: x, xpath: //g, history: [//d, //e, //f]}"])
+    );
+    // Without the setting, ten are kept.
+    let eleven: Vec<String> = (0..11).map(|i| format!("//p{i}")).collect();
+    let text = patterns(&["  - name: x", "    xpath: //start"]);
+    let (_, w) = rewrite_all(
+        &text,
+        &["x"],
+        &eleven.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(w.adapt.history_limit, 10);
+    // Eleven rewrites replace eleven XPaths: //start, the oldest, is dropped,
+    // and the last, //p10, is current.
+    assert_eq!(history(&w, &["x"]), &eleven[..10]);
+}
+
+#[test]
+fn a_flow_style_history() {
+    // In a flow mapping, flipping back and forth.
+    let (out, w) = rewrite_all(SHOP, &["book", "url"], &["./a/@href"]);
+    assert_eq!(history(&w, &["book", "url"]), ["./h3/a/@href"]);
+    insta::assert_snapshot!(changed_lines(SHOP, &out));
+    let (again, _) = rewrite_all(&out, &["book", "url"], &["./h3/a/@href", "./a/@href"]);
+    assert_eq!(again, out);
+    // A flow list in a block mapping, over several lines, losing entries
+    // at the start, in the middle and at the end.
+    let check = |history_lines: &[&str], new: &str, expected: &[&str], want: &[&str]| {
+        let text = patterns(
+            &[
+                &["  - name: x", "    xpath: //x"],
+                history_lines,
+                &["    extract: text"],
+            ]
+            .concat(),
+        );
+        let (out, w) = rewrite_all(&text, &["x"], &[new]);
+        assert_eq!(history(&w, &["x"]), want, "{out}");
+        let expected = patterns(
+            &[
+                &["  - name: x", &format!("    xpath: {new}")],
+                expected,
+                &["    extract: text"],
+            ]
+            .concat(),
+        );
+        assert_eq!(out, expected, "\n{}", changed_lines(&expected, &out));
+    };
+    check(
+        &["    history: [//a, //b]"],
+        "//a",
+        &["    history: [//b, //x]"],
+        &["//b", "//x"],
+    );
+    check(
+        &["    history: [//a, //b]"],
+        "//b",
+        &["    history: [//a, //x]"],
+        &["//a", "//x"],
+    );
+    check(
+        &["    history: [ //b ]"],
+        "//b",
+        &["    history: [ //x ]"],
+        &["//x"],
+    );
+    check(
+        &["    history: [//a, //b, //x]"],
+        "//b",
+        &["    history: [//a, //x]"],
+        &["//a", "//x"],
+    );
+    check(
+        &[
+            "    history: [",
+            "      //a,  # oldest",
+            "      //b,",
+            "      //c",
+            "    ]",
+        ],
+        "//c",
+        &[
+            "    history: [",
+            "      //a,  # oldest",
+            "      //b, //x",
+            "    ]",
+        ],
+        &["//a", "//b", "//x"],
+    );
+    check(
+        &["    history: [//a, //b, //a, //b]"],
+        "//a",
+        &["    history: [//b, //x]"],
+        &["//b", "//x"],
+    );
+}
+
+#[test]
+fn a_history_list_with_comments_in_it() {
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //d   # current",
+        "    history:   # oldest first",
+        "      # the first layout",
+        "      - //a   # 2019",
+        "      - //b   # 2020",
+        "",
+        "      # the layout of 2021",
+        "      - //c",
+        "    # the fields",
+        "    extract: text",
+    ]);
+    let (out, w) = rewrite_all(&text, &["x"], &["//b"]);
+    assert_eq!(history(&w, &["x"]), ["//a", "//c", "//d"]);
+    insta::assert_snapshot!(changed_lines(&text, &out));
+    // Back again, and then to the last entry: it leaves, the one replaced
+    // comes after the comments.
+    let (out, w) = rewrite_all(&out, &["x"], &["//d", "//c"]);
+    assert_eq!(history(&w, &["x"]), ["//a", "//b", "//d"]);
+    insta::assert_snapshot!(
+        "a_history_list_with_comments_in_it_2",
+        changed_lines(&text, &out)
+    );
+}
+
+#[test]
+fn history_entries_written_as_block_scalars_or_below_their_dash() {
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //c",
+        "    history:",
+        "      - >-",
+        "        //a",
+        "      -",
+        "        //b",
+        "    extract: text",
+    ]);
+    let (out, w) = rewrite_all(&text, &["x"], &["//a"]);
+    assert_eq!(history(&w, &["x"]), ["//b", "//c"]);
+    assert_eq!(
+        out,
+        patterns(&[
+            "  - name: x",
+            "    xpath: //a",
+            "    history:",
+            "      -",
+            "        //b",
+            "      - //c",
+            "    extract: text",
+        ])
+    );
+    let (out, w) = rewrite_all(&text, &["x"], &["//b"]);
+    assert_eq!(history(&w, &["x"]), ["//a", "//c"]);
+    assert_eq!(
+        out,
+        patterns(&[
+            "  - name: x",
+            "    xpath: //b",
+            "    history:",
+            "      - >-",
+            "        //a",
+            "      - //c",
+            "    extract: text",
+        ])
+    );
+}
+
+#[test]
+fn rewriting_to_the_same_xpath_adds_nothing() {
+    let text = patterns(&["  - name: x", "    xpath: //a"]);
+    assert_eq!(replace_xpath(&text, &["x"], "//a").unwrap(), text);
+    // An entry equal to the current XPath leaves; a block list left empty
+    // is written as an empty flow list, at the end of the file too.
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //a",
+        "    history:",
+        "      - //a",
+        "    extract: text",
+    ]);
+    let (out, w) = rewrite(&text, &["x"], "//a");
+    assert!(history(&w, &["x"]).is_empty());
+    assert_eq!(
+        out,
+        patterns(&[
+            "  - name: x",
+            "    xpath: //a",
+            "    history: []",
+            "    extract: text"
+        ])
+    );
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //a",
+        "    history:",
+        "      - //a",
+    ]);
+    let (out, _) = rewrite(text.trim_end(), &["x"], "//a");
+    assert_eq!(
+        out,
+        patterns(&["  - name: x", "    xpath: //a", "    history: []"]).trim_end()
+    );
+    let text = patterns(&["  - {name: x, xpath: //a, history: [//a, //a]}"]);
+    let (out, _) = rewrite(&text, &["x"], "//a");
+    assert_eq!(out, patterns(&["  - {name: x, xpath: //a, history: []}"]));
+}
+
+#[test]
+fn the_last_entry_removed_at_the_end_of_the_file() {
+    let text = patterns(&[
+        "  - name: x",
+        "    xpath: //b",
+        "    history:",
+        "      - //c",
+        "      - //a",
+    ]);
+    let (out, w) = rewrite(text.trim_end(), &["x"], "//a");
+    assert_eq!(history(&w, &["x"]), ["//c", "//b"]);
+    assert_eq!(
+        out,
+        patterns(&[
+            "  - name: x",
+            "    xpath: //a",
+            "    history:",
+            "      - //c",
+            "      - //b"
+        ])
+    );
+}
+
+#[test]
+fn history_limit_is_a_setting_of_at_least_one() {
+    let text = |limit: &str| {
+        format!(
+            "name: a\nadapt: {{history_limit: {limit}}}\npatterns:\n  - {{name: x, xpath: //a}}\n"
+        )
+    };
+    assert_eq!(
+        load_str(&text("1"), "w.yaml").unwrap().adapt.history_limit,
+        1
+    );
+    for bad in ["0", "-1", "2.5", "ten"] {
+        assert!(load_str(&text(bad), "w.yaml").is_err(), "{bad}");
+    }
+    let (_, w) = rewrite_all(&text("1"), &["x"], &["//b", "//c", "//a"]);
+    assert_eq!(history(&w, &["x"]), ["//c"]);
+}
+
+#[test]
+fn aliases_in_a_history_are_refused() {
+    let text = patterns(&[
+        "  - {name: x, xpath: //a, history: [&old //z]}",
+        "  - {name: y, xpath: //b, history: [*old]}",
+    ]);
+    assert!(matches!(
+        replace_xpath(&text, &["y"], "//c"),
+        Err(RewriteError::NotEditable { .. })
+    ));
+    let text = patterns(&[
+        "  - {name: x, xpath: //a, history: &h [//z]}",
+        "  - {name: y, xpath: //b, history: *h}",
+    ]);
+    assert!(matches!(
+        replace_xpath(&text, &["y"], "//c"),
+        Err(RewriteError::NotEditable { .. })
+    ));
+}

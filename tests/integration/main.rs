@@ -23,6 +23,7 @@ mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
 mod swde_booksamillion;
+mod wrapper_changes;
 mod xpath_conformance;
 mod xpath_fuzz;
 mod xpath_generate_properties;

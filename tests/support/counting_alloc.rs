@@ -31,6 +31,24 @@ unsafe impl GlobalAlloc for Counting {
         // SAFETY: `ptr` came from `System.alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
+
+    // A growing buffer is resized by the system allocator, as it is in the
+    // binary: large blocks are remapped, not copied, so counting a resize as
+    // a new block beside the old one would report twice what is used.
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `realloc`'s contract, which we pass on.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            if new_size >= layout.size() {
+                let grown = new_size - layout.size();
+                let live = LIVE.fetch_add(grown, Ordering::Relaxed) + grown;
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        new
+    }
 }
 
 /// Peak live heap bytes, above what was live before, while `work` runs.

@@ -34,6 +34,7 @@ fn runs_round_trip_and_list_newest_first() {
             id: first,
             wrapper: "bookshop".to_owned(),
             wrapper_path: PathBuf::from("w/bookshop.yaml"),
+            wrapper_file: None,
             started_at: at(100),
             finished_at: Some(at(150)),
             pages: 10_000,
