@@ -177,13 +177,17 @@ impl Runtime {
         // it is not what this run last wrote, another process changed it:
         // heals are merged into what it holds now, pattern by pattern.
         let moved = self.known_text.as_deref() != Some(before.as_str());
-        let current = if moved {
-            wrapper::load_str(&before, &name).map_err(|d| {
+        let path = self.project.wrapper_path.clone();
+        let load = |text: &str| {
+            wrapper::load_str(text, &name).map_err(|d| {
                 unrecorded(RuntimeError::Load {
-                    path: self.project.wrapper_path.clone(),
+                    path: path.clone(),
                     message: wrapper::render_all(&d),
                 })
-            })?
+            })
+        };
+        let current = if moved {
+            load(&before)?
         } else {
             self.wrapper.clone()
         };
@@ -229,12 +233,7 @@ impl Runtime {
         // The run goes on with what the file will hold: the healed wrapper,
         // unless the file moved or refused a heal, when it is read back.
         let next = if moved || refused {
-            wrapper::load_str(&text, &name).map_err(|d| {
-                unrecorded(RuntimeError::Load {
-                    path: self.project.wrapper_path.clone(),
-                    message: wrapper::render_all(&d),
-                })
-            })?
+            load(&text)?
         } else {
             healed
         };

@@ -67,6 +67,22 @@ impl Shop {
         c
     }
 
+    /// `mend run --heal auto` on the page whose price moved, its output as
+    /// one JSON object, with the store at `store`.
+    fn heal_price_with_store(&self, store: &str) -> Ran {
+        self.mend(&[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/price.html",
+            "--heal",
+            "auto",
+            "--format",
+            "json",
+            "--store",
+            store,
+        ])
+    }
+
     fn store(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.path("wrappers/.mend/mend.db")).unwrap()
     }
@@ -250,19 +266,7 @@ fn a_wrapper_that_cannot_be_locked_is_left_alone_and_nothing_is_applied() {
     std::fs::remove_dir_all(shop.path("wrappers/.mend")).unwrap();
     std::fs::write(shop.path("wrappers/.mend"), "").unwrap();
     let before = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-    let out = shop
-        .mend(&[
-            "run",
-            "wrappers/bookshop.yaml",
-            "pages/price.html",
-            "--heal",
-            "auto",
-            "--format",
-            "json",
-            "--store",
-            "store.db",
-        ])
-        .check(3);
+    let out = shop.heal_price_with_store("store.db").check(3);
     let after = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
     assert_eq!(before, after);
     let a = &out.json()["adaptations"][0];
@@ -287,19 +291,7 @@ fn an_unwritable_store_leaves_the_wrapper_alone() {
     let shop = Shop::new();
     std::fs::create_dir_all(shop.path("a-folder.db")).unwrap();
     let before = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-    let out = shop
-        .mend(&[
-            "run",
-            "wrappers/bookshop.yaml",
-            "pages/price.html",
-            "--heal",
-            "auto",
-            "--format",
-            "json",
-            "--store",
-            "a-folder.db",
-        ])
-        .check(3);
+    let out = shop.heal_price_with_store("a-folder.db").check(3);
     assert_eq!(
         before,
         std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap()
