@@ -193,6 +193,7 @@ impl Runtime {
         };
         let mut text = before.clone();
         let mut edited = false;
+        let meant = decided.iter().filter(|a| a.is_applied()).count();
         for a in decided.iter_mut().filter(|a| a.is_applied()) {
             let pattern = a.adaptation.pattern.clone();
             let new = a.adaptation.new_xpath.clone().unwrap_or_default();
@@ -225,11 +226,7 @@ impl Runtime {
             .filter(|a| a.is_applied())
             .map(|a| a.adaptation.pattern.clone())
             .collect();
-        let refused = decided.iter().any(|a| {
-            a.reason
-                .as_deref()
-                .is_some_and(|r| r.starts_with("not applied"))
-        });
+        let refused = applied.len() < meant;
         // The run goes on with what the file will hold: the healed wrapper,
         // unless the file moved or refused a heal, when it is read back.
         let next = if moved || refused {
