@@ -8,10 +8,20 @@
 //! and merges the results into document order. Descendant steps without
 //! positional predicates skip context nodes inside an earlier context's
 //! sub-tree, whose matches are already included, and need no sort.
+//!
+//! Steps pay the evaluation's work budget for every node they visit,
+//! matching or not, in bulk (a whole id range or sibling list at a time):
+//! one unit per id of a scanned range, [`LINK`] units per node reached by
+//! following a parent or sibling link, which costs more (testing a visited
+//! node against the step's predicates is paid with it, and the predicates
+//! pay for their own steps); and one unit per item a positional predicate
+//! filters. A step that gathers results from several contexts counts them
+//! against the node budget as it goes.
 
 use crate::dom::{Document, NodeId, NodeKind, Sym};
 
 use super::ast::{Axis, Expr, NodeTest, Start, Step};
+use super::budget::LINK;
 use super::eval::{Ctx, Evaluator, R, normalize};
 use super::functions::Func;
 use super::item::Item;
@@ -74,6 +84,11 @@ impl<'a> Evaluator<'a> {
         if t == Test::Nothing {
             return Ok(out);
         }
+        // The input is held while the step runs; the results are counted as
+        // they are gathered.
+        let outer = self.meter.held;
+        self.hold(outer, input.len())?;
+        let base = self.meter.held;
         match step.axis {
             Axis::Descendant | Axis::DescendantOrSelf if !step.positional => {
                 self.descendants(input, step, t, &mut out)?;
@@ -85,35 +100,54 @@ impl<'a> Evaluator<'a> {
                 // Without positions, only the contexts whose axis contains
                 // every other context's axis need walking; this keeps
                 // `//li/following-sibling::li` linear instead of quadratic.
+                self.charge(input.len() as u64)?;
                 let reps = representatives(self.doc, input, step.axis);
                 let mut buf = self.take_buf();
                 for c in reps {
                     buf.clear();
-                    self.axis_items(c, step.axis, t, &mut buf);
+                    let visited = self.axis_items(c, step.axis, t, &mut buf);
+                    self.charge(visited)?;
+                    self.hold(base, out.len() + buf.len())?;
                     for &item in &buf {
                         if step.preds.is_empty() || self.passes(item, &step.preds)? {
                             out.push(item);
                         }
                     }
+                    self.gathered(base, &mut out)?;
                 }
                 self.give_buf(buf);
                 normalize(&mut out);
             }
             _ if input.len() == 1 && step.preds.is_empty() => {
-                self.axis_items(input[0], step.axis, t, &mut out);
+                let visited = self.axis_items(input[0], step.axis, t, &mut out);
+                self.charge(visited)?;
                 if step.axis.is_reverse() {
                     out.reverse();
                 }
             }
             _ => {
+                // `[k]` first: each context's walk can stop at its k-th match.
+                let prefix = match step.preds.first() {
+                    Some(Expr::Number(k)) => Some(if *k >= 1.0 && k.fract() == 0.0 {
+                        *k as usize
+                    } else {
+                        0
+                    }),
+                    _ => None,
+                };
                 let mut buf = self.take_buf();
                 for &c in input {
                     buf.clear();
-                    self.axis_items(c, step.axis, t, &mut buf);
+                    let visited = match prefix {
+                        Some(k) => self.axis_prefix(c, step.axis, t, k, &mut buf),
+                        None => self.axis_items(c, step.axis, t, &mut buf),
+                    };
+                    self.charge(visited)?;
                     for p in &step.preds {
                         if buf.is_empty() {
                             break;
                         }
+                        self.hold(base, out.len())?;
                         self.filter(&mut buf, p)?;
                     }
                     if step.axis.is_reverse() {
@@ -121,15 +155,33 @@ impl<'a> Evaluator<'a> {
                     } else {
                         out.extend_from_slice(&buf);
                     }
+                    self.gathered(base, &mut out)?;
                 }
                 self.give_buf(buf);
                 normalize(&mut out);
             }
         }
+        self.hold(base, out.len())?;
+        self.meter.held = outer;
         Ok(out)
     }
 
+    /// Checks the results a step has gathered so far against the node
+    /// budget. Gathering from several contexts can collect the same node many
+    /// times (`//*/ancestor::*`), so past the budget the results are first
+    /// put in order without duplicates, paying one unit per item, and only a
+    /// step with that many distinct results fails.
+    #[inline]
+    fn gathered(&mut self, base: usize, out: &mut Vec<Item>) -> R<()> {
+        if self.over_nodes(base, out.len()) {
+            self.charge(out.len() as u64)?;
+            normalize(out);
+        }
+        self.hold(base, out.len())
+    }
+
     /// Whether `item` passes predicates that do not depend on positions.
+    /// Its callers have paid for the item when they visited it.
     fn passes(&mut self, item: Item, preds: &'a [Expr]) -> R<bool> {
         let ctx = Ctx {
             item,
@@ -172,19 +224,45 @@ impl<'a> Evaluator<'a> {
             let end = doc.subtree_end(n).0;
             covered = end;
             let from = if with_self { n.0 } else { n.0 + 1 };
+            self.charge(u64::from(end - from))?;
             if step.preds.is_empty() {
                 scan(doc, t, from, end, out);
             } else {
-                for x in from..end {
-                    let x = NodeId(x);
-                    if node_matches(doc, t, x) && self.passes(Item::Node(x), &step.preds)? {
-                        out.push(Item::Node(x));
-                    }
+                // The node test is matched outside the loop, so that each
+                // loop is compiled for its test rather than dispatching on
+                // it at every node.
+                let preds = &step.preds;
+                match t {
+                    Test::Sym(sym) => self.scan_passing(from, end, preds, out, |x| {
+                        doc.is_element(x) && doc.name_sym(x) == sym
+                    })?,
+                    Test::Any => self.scan_passing(from, end, preds, out, |x| doc.is_element(x))?,
+                    _ => self.scan_passing(from, end, preds, out, |x| node_matches(doc, t, x))?,
                 }
             }
         }
         if !only_nodes {
             normalize(out);
+        }
+        Ok(())
+    }
+
+    /// Pushes the nodes with ids in `from..end` that `matches` accepts and
+    /// that pass the predicates.
+    #[inline(always)]
+    fn scan_passing(
+        &mut self,
+        from: u32,
+        end: u32,
+        preds: &'a [Expr],
+        out: &mut Vec<Item>,
+        matches: impl Fn(NodeId) -> bool,
+    ) -> R<()> {
+        for x in from..end {
+            let x = NodeId(x);
+            if matches(x) && self.passes(Item::Node(x), preds)? {
+                out.push(Item::Node(x));
+            }
         }
         Ok(())
     }
@@ -209,6 +287,7 @@ impl<'a> Evaluator<'a> {
             }
             let end = doc.subtree_end(n).0;
             covered = end;
+            self.charge(u64::from(end - n.0))?;
             for x in n.0 + 1..end {
                 let x = NodeId(x);
                 if node_matches(doc, t, x) {
@@ -265,6 +344,10 @@ impl<'a> Evaluator<'a> {
         }
         let numeric = p.ty() == super::ast::Type::Number;
         let size = v.len();
+        self.charge(size as u64)?;
+        // The items are held while the predicate is evaluated on each.
+        let base = self.meter.held;
+        self.hold(base, size)?;
         let mut w = 0;
         for i in 0..size {
             let item = v[i];
@@ -284,13 +367,15 @@ impl<'a> Evaluator<'a> {
             }
         }
         v.truncate(w);
+        self.meter.held = base;
         Ok(())
     }
 
     /// The first node, in document order, of a path simple enough to find
     /// without building the node-set: one predicate-free step from the
     /// context (or a descendant step from the root). `None` when the path is
-    /// not of that form.
+    /// not of that form. The nodes looked at are spent, not charged, to keep
+    /// this hot path free of `Result`: callers check the work afterwards.
     pub(crate) fn first_simple(&mut self, e: &'a Expr, ctx: Ctx) -> Option<Option<Item>> {
         let Expr::Path { start, steps } = e else {
             return None;
@@ -310,81 +395,182 @@ impl<'a> Evaluator<'a> {
             return Some(None);
         }
         let doc = self.doc;
-        match (step.axis, from) {
-            (Axis::Child, Item::Node(n)) => {
-                let mut c = doc.first_child(n);
-                while let Some(x) = c {
-                    if node_matches(doc, t, x) {
-                        return Some(Some(Item::Node(x)));
-                    }
-                    c = doc.next_sibling(x);
+        // The first match in the id range `start..end`.
+        let first_in = |start: u32, end: u32| {
+            let found = (start..end).map(NodeId).find(|&x| node_matches(doc, t, x));
+            let stop = found.map_or(end, |x| x.0 + 1);
+            (found.map(Item::Node), u64::from(stop.saturating_sub(start)))
+        };
+        // The first match along sibling links from `first`.
+        let first_linked = |first: Option<NodeId>| {
+            let mut units = 0u64;
+            let mut c = first;
+            while let Some(x) = c {
+                units += LINK;
+                if node_matches(doc, t, x) {
+                    return (Some(Item::Node(x)), units);
                 }
-                Some(None)
+                c = doc.next_sibling(x);
             }
+            (None, units)
+        };
+        let (found, units) = match (step.axis, from) {
+            (Axis::Child, Item::Node(n)) => first_linked(doc.first_child(n)),
             (Axis::Descendant | Axis::DescendantOrSelf, Item::Node(n)) => {
                 let start = if step.axis == Axis::DescendantOrSelf {
                     n.0
                 } else {
                     n.0 + 1
                 };
-                let found = (start..doc.subtree_end(n).0)
-                    .map(NodeId)
-                    .find(|&x| node_matches(doc, t, x));
-                Some(found.map(Item::Node))
+                first_in(start, doc.subtree_end(n).0)
             }
-            (Axis::Attribute, Item::Node(n)) => Some(
-                doc.attr_range(n)
+            (Axis::Attribute, Item::Node(n)) => {
+                let range = doc.attr_range(n);
+                let units = range.len() as u64;
+                let found = range
+                    .into_iter()
                     .find(|&i| attr_matches(doc, t, i))
                     .map(|i| Item::Attr {
                         element: n,
                         index: i as u32,
-                    }),
-            ),
+                    });
+                (found, units)
+            }
             (Axis::Following, _) => {
                 let start = match from {
                     Item::Node(n) => doc.subtree_end(n).0,
                     other => other.owner().0 + 1,
                 };
-                let found = (start..doc.len() as u32)
-                    .map(NodeId)
-                    .find(|&x| node_matches(doc, t, x));
-                Some(found.map(Item::Node))
+                first_in(start, doc.len() as u32)
             }
-            (Axis::FollowingSibling, Item::Node(n)) => {
-                let mut s = doc.next_sibling(n);
-                while let Some(x) = s {
-                    if node_matches(doc, t, x) {
-                        return Some(Some(Item::Node(x)));
-                    }
-                    s = doc.next_sibling(x);
-                }
-                Some(None)
-            }
+            (Axis::FollowingSibling, Item::Node(n)) => first_linked(doc.next_sibling(n)),
             (Axis::Parent, _) => {
                 let parent = match from {
                     Item::Node(n) => doc.parent(n),
                     other => Some(other.owner()),
                 };
-                Some(parent.filter(|&p| node_matches(doc, t, p)).map(Item::Node))
+                let found = parent.filter(|&p| node_matches(doc, t, p)).map(Item::Node);
+                (found, 1)
             }
             (Axis::SelfNode, Item::Node(n)) => {
-                Some(node_matches(doc, t, n).then_some(Item::Node(n)))
+                (node_matches(doc, t, n).then_some(Item::Node(n)), 1)
             }
             (Axis::Child | Axis::Descendant | Axis::Attribute | Axis::FollowingSibling, _) => {
-                Some(None)
+                (None, 0)
             }
-            _ => None,
+            _ => return None,
+        };
+        self.spend(units);
+        Some(found)
+    }
+
+    /// Pushes the first `limit` nodes of `axis` from `c` that pass `t`, in
+    /// axis order, and returns the work units of the nodes it looked at, as
+    /// [`Evaluator::axis_items`] counts them. Under a `[k]`
+    /// predicate only the first k matches matter, and stopping there keeps
+    /// idioms such as `//h2/following::p[1]` linear in the page instead of
+    /// walking to its end from every context.
+    fn axis_prefix(&self, c: Item, axis: Axis, t: Test, limit: usize, out: &mut Vec<Item>) -> u64 {
+        let doc = self.doc;
+        let n = match c {
+            Item::Node(n)
+                if matches!(
+                    axis,
+                    Axis::Following
+                        | Axis::Preceding
+                        | Axis::FollowingSibling
+                        | Axis::PrecedingSibling
+                        | Axis::Child
+                        | Axis::Descendant
+                        | Axis::DescendantOrSelf
+                ) =>
+            {
+                n
+            }
+            // The other axes are short (ancestors, attributes) or single.
+            _ => return self.axis_items(c, axis, t, out),
+        };
+        let start = out.len();
+        let mut visited = 0u64;
+        // Takes `x` if it matches; false once `limit` nodes are taken.
+        let mut take = |x: NodeId| {
+            visited += 1;
+            if node_matches(doc, t, x) {
+                out.push(Item::Node(x));
+            }
+            out.len() - start < limit
+        };
+        if limit > 0 {
+            match axis {
+                Axis::Following => {
+                    let from = doc.subtree_end(n).0;
+                    for x in from..doc.len() as u32 {
+                        if !take(NodeId(x)) {
+                            break;
+                        }
+                    }
+                }
+                Axis::Descendant | Axis::DescendantOrSelf => {
+                    let from = if axis == Axis::DescendantOrSelf {
+                        n.0
+                    } else {
+                        n.0 + 1
+                    };
+                    for x in from..doc.subtree_end(n).0 {
+                        if !take(NodeId(x)) {
+                            break;
+                        }
+                    }
+                }
+                Axis::Preceding => {
+                    let mut next_ancestor = doc.parent(n);
+                    for x in (0..n.0).rev() {
+                        let x = NodeId(x);
+                        if Some(x) == next_ancestor {
+                            next_ancestor = doc.parent(x);
+                            continue;
+                        }
+                        if !take(x) {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    let (mut s, next): (_, fn(&Document, NodeId) -> Option<NodeId>) = match axis {
+                        Axis::Child => (doc.first_child(n), Document::next_sibling),
+                        Axis::FollowingSibling => (doc.next_sibling(n), Document::next_sibling),
+                        _ => (doc.prev_sibling(n), Document::prev_sibling),
+                    };
+                    while let Some(x) = s {
+                        if !take(x) {
+                            break;
+                        }
+                        s = next(doc, x);
+                    }
+                }
+            }
+        }
+        if matches!(
+            axis,
+            Axis::Child | Axis::FollowingSibling | Axis::PrecedingSibling
+        ) {
+            visited * LINK
+        } else {
+            visited
         }
     }
 
-    /// Pushes the nodes of `axis` from `c` that pass `t`, in axis order.
-    pub(crate) fn axis_items(&self, c: Item, axis: Axis, t: Test, out: &mut Vec<Item>) {
+    /// Pushes the nodes of `axis` from `c` that pass `t`, in axis order, and
+    /// returns the work units of the nodes it looked at: one per id of a
+    /// range, [`LINK`] per node reached through a link.
+    pub(crate) fn axis_items(&self, c: Item, axis: Axis, t: Test, out: &mut Vec<Item>) -> u64 {
         let doc = self.doc;
         let push_if = |out: &mut Vec<Item>, n: NodeId| {
             if node_matches(doc, t, n) {
                 out.push(Item::Node(n));
             }
         };
+        let mut visited = 1u64;
         let n = match c {
             Item::Node(n) => n,
             Item::Attr { element, .. } | Item::Namespace(element) => {
@@ -400,32 +586,43 @@ impl<'a> Evaluator<'a> {
                         }
                         push_if(out, element);
                         for a in doc.ancestors(element) {
+                            visited += LINK;
                             push_if(out, a);
                         }
                     }
                     Axis::Following => {
-                        for x in element.0 + 1..doc.len() as u32 {
+                        let start = element.0 + 1;
+                        let end = doc.len() as u32;
+                        visited += u64::from(end.saturating_sub(start));
+                        for x in start..end {
                             push_if(out, NodeId(x));
                         }
                     }
-                    Axis::Preceding => preceding(doc, element, t, out),
+                    Axis::Preceding => visited += preceding(doc, element, t, out),
                     _ => {}
                 }
-                return;
+                return visited;
             }
         };
         match axis {
             Axis::Child => {
                 let mut ch = doc.first_child(n);
                 while let Some(x) = ch {
+                    visited += LINK;
                     push_if(out, x);
                     ch = doc.next_sibling(x);
                 }
             }
             Axis::Descendant | Axis::DescendantChildren => {
-                scan(doc, t, n.0 + 1, doc.subtree_end(n).0, out)
+                let end = doc.subtree_end(n).0;
+                visited += u64::from(end - n.0);
+                scan(doc, t, n.0 + 1, end, out)
             }
-            Axis::DescendantOrSelf => scan(doc, t, n.0, doc.subtree_end(n).0, out),
+            Axis::DescendantOrSelf => {
+                let end = doc.subtree_end(n).0;
+                visited += u64::from(end - n.0);
+                scan(doc, t, n.0, end, out)
+            }
             Axis::Parent => {
                 if let Some(p) = doc.parent(n) {
                     push_if(out, p);
@@ -436,12 +633,14 @@ impl<'a> Evaluator<'a> {
                     push_if(out, n);
                 }
                 for a in doc.ancestors(n) {
+                    visited += LINK;
                     push_if(out, a);
                 }
             }
             Axis::FollowingSibling => {
                 let mut s = doc.next_sibling(n);
                 while let Some(x) = s {
+                    visited += LINK;
                     push_if(out, x);
                     s = doc.next_sibling(x);
                 }
@@ -449,15 +648,22 @@ impl<'a> Evaluator<'a> {
             Axis::PrecedingSibling => {
                 let mut s = doc.prev_sibling(n);
                 while let Some(x) = s {
+                    visited += LINK;
                     push_if(out, x);
                     s = doc.prev_sibling(x);
                 }
             }
-            Axis::Following => scan(doc, t, doc.subtree_end(n).0, doc.len() as u32, out),
-            Axis::Preceding => preceding(doc, n, t, out),
+            Axis::Following => {
+                let (start, end) = (doc.subtree_end(n).0, doc.len() as u32);
+                visited += u64::from(end.saturating_sub(start));
+                scan(doc, t, start, end, out)
+            }
+            Axis::Preceding => visited += preceding(doc, n, t, out),
             Axis::SelfNode => push_if(out, n),
             Axis::Attribute => {
-                for i in doc.attr_range(n) {
+                let range = doc.attr_range(n);
+                visited += range.len() as u64;
+                for i in range {
                     if attr_matches(doc, t, i) {
                         out.push(Item::Attr {
                             element: n,
@@ -472,6 +678,7 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
+        visited
     }
 }
 
@@ -534,17 +741,22 @@ fn attr_matches(doc: &Document, t: Test, index: usize) -> bool {
 /// Pushes the nodes with ids in `from..end` that pass `t`.
 #[inline]
 fn scan(doc: &Document, t: Test, from: u32, end: u32, out: &mut Vec<Item>) {
-    for x in from..end {
-        let x = NodeId(x);
-        if node_matches(doc, t, x) {
-            out.push(Item::Node(x));
-        }
+    // One loop per kind of test, rather than a dispatch at every node.
+    let ids = (from..end).map(NodeId);
+    match t {
+        Test::Sym(sym) => out.extend(
+            ids.filter(|&x| doc.is_element(x) && doc.name_sym(x) == sym)
+                .map(Item::Node),
+        ),
+        Test::Any => out.extend(ids.filter(|&x| doc.is_element(x)).map(Item::Node)),
+        _ => out.extend(ids.filter(|&x| node_matches(doc, t, x)).map(Item::Node)),
     }
 }
 
 /// The preceding axis of `n`, nearest first: every earlier node except the
 /// ancestors of `n`, which are skipped by following the parent chain down.
-fn preceding(doc: &Document, n: NodeId, t: Test, out: &mut Vec<Item>) {
+/// Returns how many ids it looked at.
+fn preceding(doc: &Document, n: NodeId, t: Test, out: &mut Vec<Item>) -> u64 {
     let mut next_ancestor = doc.parent(n);
     for x in (0..n.0).rev() {
         let x = NodeId(x);
@@ -556,4 +768,5 @@ fn preceding(doc: &Document, n: NodeId, t: Test, out: &mut Vec<Item>) {
             out.push(Item::Node(x));
         }
     }
+    u64::from(n.0)
 }

@@ -5,6 +5,12 @@
 //! strings borrowed from the document without copying them. Arity and argument
 //! types were checked at compile time, so a missing argument here can only
 //! mean the optional one.
+//!
+//! Functions that build strings pay the work budget one unit per byte they
+//! write and check the string budget before each piece they append, so that
+//! `concat()`, `replace()` or `string-join()` nested to multiply a string's
+//! length fail before they allocate it; functions that take the
+//! string-values of a node-set pay for each.
 
 use std::borrow::Cow;
 
@@ -14,6 +20,7 @@ use crate::dom::{Namespace, NodeId};
 
 use super::EvalError;
 use super::ast::{Expr, Type};
+use super::budget::{EXPANSION, MATCH, REGEX};
 use super::eval::{Ctx, Evaluator, R};
 use super::functions::Func;
 use super::item::Item;
@@ -44,7 +51,7 @@ impl<'a> Evaluator<'a> {
     fn arg_or_context(&mut self, args: &'a [Expr], i: usize, ctx: Ctx) -> R<Cow<'a, str>> {
         match args.get(i) {
             Some(e) => self.string(e, ctx),
-            None => Ok(ctx.item.str_value(self.doc)),
+            None => self.str_value(ctx.item),
         }
     }
 
@@ -72,9 +79,10 @@ impl<'a> Evaluator<'a> {
             Some(e) => self.string(e, ctx)?.into_owned(),
             None => String::new(),
         };
+        self.charge(REGEX + p.len() as u64)?;
         build_regex(&p, &f)
             .map(Cow::Owned)
-            .map_err(|message| EvalError { message })
+            .map_err(EvalError::invalid)
     }
 
     pub(crate) fn call_bool(
@@ -144,16 +152,16 @@ impl<'a> Evaluator<'a> {
             Func::StringLength => self.arg_or_context(args, 0, ctx)?.chars().count() as f64,
             Func::Number => match args.first() {
                 Some(e) => self.number(e, ctx)?,
-                None => string_to_number(&ctx.item.str_value(self.doc)),
+                None => string_to_number(&self.str_value(ctx.item)?),
             },
             Func::Sum => {
                 let v = self.nodes(&args[0], ctx)?;
-                let s = v
-                    .iter()
-                    .map(|i| string_to_number(&i.str_value(self.doc)))
-                    .sum();
+                let mut sum = 0.0;
+                for &i in &v {
+                    sum += string_to_number(&self.value_of(i)?);
+                }
                 self.give_buf(v);
-                s
+                sum
             }
             Func::Floor => self.number(&args[0], ctx)?.floor(),
             Func::Ceiling => self.number(&args[0], ctx)?.ceil(),
@@ -185,7 +193,9 @@ impl<'a> Evaluator<'a> {
             Func::Concat => {
                 let mut out = String::new();
                 for a in args {
-                    out.push_str(&self.string(a, ctx)?);
+                    let piece = self.string(a, ctx)?;
+                    self.grow_string(out.len() + piece.len(), piece.len())?;
+                    out.push_str(&piece);
                 }
                 Cow::Owned(out)
             }
@@ -215,6 +225,7 @@ impl<'a> Evaluator<'a> {
                 if strings::is_normalized(&s) {
                     s
                 } else {
+                    self.charge(s.len() as u64)?;
                     Cow::Owned(strings::normalize_space(&s))
                 }
             }
@@ -222,26 +233,42 @@ impl<'a> Evaluator<'a> {
                 let s = self.string(&args[0], ctx)?;
                 let from = self.string(&args[1], ctx)?;
                 let to = self.string(&args[2], ctx)?;
-                Cow::Owned(strings::translate(&s, &from, &to))
+                // Each character is looked up among those of `from`.
+                let lookups = 1 + from.chars().count() as u64 / 8;
+                self.charge((s.len() as u64).saturating_mul(lookups))?;
+                let out = strings::translate(&s, &from, &to);
+                self.charge_string(out.len())?;
+                Cow::Owned(out)
             }
-            Func::LowerCase => Cow::Owned(self.string(&args[0], ctx)?.to_lowercase()),
-            Func::UpperCase => Cow::Owned(self.string(&args[0], ctx)?.to_uppercase()),
+            Func::LowerCase | Func::UpperCase => {
+                let s = self.string(&args[0], ctx)?;
+                let out = if func == Func::LowerCase {
+                    s.to_lowercase()
+                } else {
+                    s.to_uppercase()
+                };
+                self.charge_string(out.len())?;
+                Cow::Owned(out)
+            }
             Func::Replace => {
                 let s = self.string(&args[0], ctx)?;
                 let re = self.regex_arg(regex, args, 3, ctx)?;
                 let rep = self.string(&args[2], ctx)?;
-                Cow::Owned(re.replace_all(&s, rep.as_ref()).into_owned())
+                Cow::Owned(self.replace_all(&re, &s, &rep)?)
             }
             Func::StringJoin => {
                 let sep = self.string(&args[1], ctx)?;
                 if args[0].ty() == Type::NodeSet {
                     let v = self.nodes(&args[0], ctx)?;
                     let mut out = String::new();
-                    for (i, item) in v.iter().enumerate() {
+                    for (i, &item) in v.iter().enumerate() {
+                        let value = self.value_of(item)?;
+                        let sep_len = if i > 0 { sep.len() } else { 0 };
+                        self.grow_string(out.len() + sep_len + value.len(), sep_len)?;
                         if i > 0 {
                             out.push_str(&sep);
                         }
-                        out.push_str(&item.str_value(doc));
+                        out.push_str(&value);
                     }
                     self.give_buf(v);
                     Cow::Owned(out)
@@ -257,16 +284,19 @@ impl<'a> Evaluator<'a> {
     /// whitespace-separated tokens, the first in document order for each token.
     pub(crate) fn call_nodes(&mut self, func: Func, args: &'a [Expr], ctx: Ctx) -> R<Vec<Item>> {
         if func != Func::Id {
-            return Err(EvalError {
-                message: format!("{}() does not yield a node-set", func.name()),
-            });
+            return Err(EvalError::invalid(format!(
+                "{}() does not yield a node-set",
+                func.name()
+            )));
         }
         let doc = self.doc;
         let mut text = String::new();
         if args[0].ty() == Type::NodeSet {
             let v = self.nodes(&args[0], ctx)?;
-            for item in &v {
-                text.push_str(&item.str_value(doc));
+            for &item in &v {
+                let value = self.value_of(item)?;
+                self.check_string(text.len() + value.len() + 1)?;
+                text.push_str(&value);
                 text.push(' ');
             }
             self.give_buf(v);
@@ -285,6 +315,8 @@ impl<'a> Evaluator<'a> {
             return Ok(out);
         }
         let mut left = wanted.len();
+        // The document is scanned once per call; this pays for it in full.
+        self.charge(doc.len() as u64)?;
         for n in 1..doc.len() as u32 {
             let n = NodeId(n);
             if !doc.is_element(n) {
@@ -302,6 +334,51 @@ impl<'a> Evaluator<'a> {
                 }
             }
         }
+        Ok(out)
+    }
+}
+
+impl Evaluator<'_> {
+    /// `replace()`: `re.replace_all(s, rep)`, with `$1` and `${name}` in
+    /// `rep` expanded as the `regex` crate does, but paying for each match
+    /// and checking the length before each piece is appended, so that a
+    /// replacement that multiplies the string fails before it is built.
+    fn replace_all(&mut self, re: &Regex, s: &str, rep: &str) -> R<String> {
+        let mut out = String::new();
+        let mut last = 0;
+        let refs = rep.bytes().filter(|&b| b == b'$').count();
+        if refs == 0 {
+            for m in re.find_iter(s) {
+                let added = m.start() - last + rep.len();
+                self.charge(MATCH)?;
+                self.grow_string(out.len() + added, added)?;
+                out.push_str(&s[last..m.start()]);
+                out.push_str(rep);
+                last = m.end();
+            }
+        } else {
+            let cap = self.meter.budget.string_bytes;
+            for caps in re.captures_iter(s) {
+                let Some(m) = caps.get(0) else { continue };
+                self.charge(MATCH + EXPANSION)?;
+                // Each `$` reference expands to a group, which is no longer
+                // than the match: a replacement whose expansion could
+                // exceed the budget by itself is refused before it is made,
+                // and the string is checked once the expansion is appended.
+                let most = rep.len().saturating_add(refs.saturating_mul(m.len()));
+                if most > cap {
+                    return Err(self.string_too_long());
+                }
+                let before = out.len();
+                out.push_str(&s[last..m.start()]);
+                caps.expand(rep, &mut out);
+                self.grow_string(out.len(), out.len() - before)?;
+                last = m.end();
+            }
+        }
+        let tail = s.len() - last;
+        self.grow_string(out.len() + tail, tail)?;
+        out.push_str(&s[last..]);
         Ok(out)
     }
 }

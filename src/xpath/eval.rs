@@ -7,7 +7,10 @@
 //! or the expression where possible, or a node-set — so that predicates such
 //! as `[@class='x']` or `[text()='y']` run without building strings. The
 //! evaluator recurses on the expression tree (whose depth the parser bounds),
-//! never on the depth of the document.
+//! never on the depth of the document. It also keeps the evaluation's
+//! account against its [`Budget`](super::Budget): the charges for
+//! comparisons and string-values are made here, those for axis steps in
+//! `axes.rs` and those for the function library in `call.rs`.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -16,6 +19,7 @@ use crate::dom::{Document, NodeId, Sym};
 
 use super::EvalError;
 use super::ast::{ArithOp, CmpOp, Expr, NameId, Start, Type};
+use super::budget::{Budget, Meter, VALUE};
 use super::item::Item;
 use super::lexer::is_xml_space;
 use super::number::{number_to_string, string_to_number};
@@ -40,15 +44,30 @@ pub(crate) struct Evaluator<'a> {
     pub syms: Vec<Option<Sym>>,
     /// Spare node buffers, so that steps do not allocate per context node.
     pub pool: Vec<Vec<Item>>,
+    /// The work and memory spent so far against the budget.
+    pub meter: Meter,
+    /// The expression as written, for the budget's error messages.
+    pub source: &'a str,
 }
 
+/// The largest buffer, in items, kept for reuse: bigger ones are freed, so
+/// that spare buffers do not hold memory the node budget no longer sees.
+const POOL_MAX_ITEMS: usize = 1 << 17;
+
 impl<'a> Evaluator<'a> {
-    pub(crate) fn new(doc: &'a Document, names: &'a [Box<str>]) -> Self {
+    pub(crate) fn new(
+        doc: &'a Document,
+        names: &'a [Box<str>],
+        budget: Budget,
+        source: &'a str,
+    ) -> Self {
         Evaluator {
             doc,
             names,
             syms: names.iter().map(|n| doc.sym(n)).collect(),
             pool: Vec::new(),
+            meter: Meter::new(budget),
+            source,
         }
     }
 
@@ -62,7 +81,7 @@ impl<'a> Evaluator<'a> {
     }
 
     pub(crate) fn give_buf(&mut self, mut buf: Vec<Item>) {
-        if self.pool.len() < 16 {
+        if self.pool.len() < 16 && buf.capacity() <= POOL_MAX_ITEMS {
             buf.clear();
             self.pool.push(buf);
         }
@@ -113,11 +132,15 @@ impl<'a> Evaluator<'a> {
                 Ok(cur)
             }
             Expr::Union(parts) => {
+                let base = self.meter.held;
                 let mut acc: Vec<Item> = Vec::new();
                 for p in parts {
+                    // The union so far is held while the next part is evaluated.
+                    self.hold(base, acc.len())?;
                     let v = self.nodes(p, ctx)?;
                     acc = if acc.is_empty() { v } else { merge(&acc, &v) };
                 }
+                self.meter.held = base;
                 Ok(acc)
             }
             Expr::Filter { expr, preds } => {
@@ -128,15 +151,16 @@ impl<'a> Evaluator<'a> {
                 Ok(v)
             }
             Expr::Call { func, args, .. } => self.call_nodes(*func, args, ctx),
-            _ => Err(EvalError {
-                message: "the expression does not yield a node-set".to_owned(),
-            }),
+            _ => Err(EvalError::invalid(
+                "the expression does not yield a node-set".to_owned(),
+            )),
         }
     }
 
     /// The first node of a node-set expression in document order.
     pub(crate) fn first_node(&mut self, e: &'a Expr, ctx: Ctx) -> R<Option<Item>> {
         if let Some(found) = self.first_simple(e, ctx) {
+            self.check_work()?;
             return Ok(found);
         }
         let v = self.nodes(e, ctx)?;
@@ -171,7 +195,7 @@ impl<'a> Evaluator<'a> {
                 let mut left = self.eval(first, ctx)?;
                 for (op, rhs) in rest {
                     let right = self.eval(rhs, ctx)?;
-                    left = Value::Boolean(self.compare_values(&left, *op, &right));
+                    left = Value::Boolean(self.compare_values(&left, *op, &right)?);
                 }
                 Ok(left.to_boolean())
             }
@@ -205,8 +229,10 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Whether a node-set expression selects anything.
+    #[inline]
     fn exists(&mut self, e: &'a Expr, ctx: Ctx) -> R<bool> {
         if let Some(found) = self.first_simple(e, ctx) {
+            self.check_work()?;
             return Ok(found.is_some());
         }
         let v = self.nodes(e, ctx)?;
@@ -253,7 +279,7 @@ impl<'a> Evaluator<'a> {
     pub(crate) fn string(&mut self, e: &'a Expr, ctx: Ctx) -> R<Cow<'a, str>> {
         match e.ty() {
             Type::NodeSet => Ok(match self.first_node(e, ctx)? {
-                Some(item) => item.str_value(self.doc),
+                Some(item) => self.str_value(item)?,
                 None => Cow::Borrowed(""),
             }),
             Type::Number => Ok(Cow::Owned(number_to_string(self.number(e, ctx)?))),
@@ -288,9 +314,13 @@ impl<'a> Evaluator<'a> {
                 let s = self.string(other, ctx)?;
                 let v = self.nodes(ns, ctx)?;
                 let want_eq = op == CmpOp::Eq;
-                let found = v
-                    .iter()
-                    .any(|i| (i.str_value(self.doc).as_ref() == s.as_ref()) == want_eq);
+                let mut found = false;
+                for &i in &v {
+                    if (self.value_of(i)?.as_ref() == s.as_ref()) == want_eq {
+                        found = true;
+                        break;
+                    }
+                }
                 self.give_buf(v);
                 return Ok(found);
             }
@@ -311,27 +341,61 @@ impl<'a> Evaluator<'a> {
             });
         }
         let l = self.eval(lhs, ctx)?;
+        // The left node-set is held while the right one is evaluated.
+        let base = self.meter.held;
+        self.hold(base, l.as_nodes().map_or(0, <[_]>::len))?;
         let r = self.eval(rhs, ctx)?;
-        Ok(self.compare_values(&l, op, &r))
+        self.meter.held = base;
+        self.compare_values(&l, op, &r)
     }
 
-    /// Compares two values by the rules of section 3.4.
-    pub(crate) fn compare_values(&self, l: &Value, op: CmpOp, r: &Value) -> bool {
+    /// The string-value of a node-set's item taken to compare, sum, join or
+    /// look up, paid for: [`VALUE`] more than [`Evaluator::str_value`].
+    #[inline]
+    pub(crate) fn value_of(&mut self, item: Item) -> R<Cow<'a, str>> {
+        let s = item.str_value(self.doc);
+        self.charge(VALUE + self.value_units(item, &s))?;
+        Ok(s)
+    }
+
+    /// The string-value of an item taken to work on, paid for by its length
+    /// and the nodes it is gathered from.
+    pub(crate) fn str_value(&mut self, item: Item) -> R<Cow<'a, str>> {
+        let s = item.str_value(self.doc);
+        self.charge(self.value_units(item, &s))?;
+        Ok(s)
+    }
+
+    /// Compares two values by the rules of section 3.4, paying for each
+    /// string-value taken from a node-set.
+    pub(crate) fn compare_values(&mut self, l: &Value, op: CmpOp, r: &Value) -> R<bool> {
         let doc = self.doc;
-        match (l, r) {
+        Ok(match (l, r) {
             (Value::Nodes(a), Value::Nodes(b)) => match op {
                 CmpOp::Eq | CmpOp::Ne => {
-                    let bs: HashSet<Cow<'_, str>> = b.iter().map(|i| i.str_value(doc)).collect();
+                    let mut bs: HashSet<Cow<'a, str>> = HashSet::with_capacity(b.len());
+                    for &i in b {
+                        bs.insert(self.value_of(i)?);
+                    }
                     if op == CmpOp::Eq {
-                        a.iter().any(|i| bs.contains(&i.str_value(doc)))
+                        let mut found = false;
+                        for &i in a {
+                            if bs.contains(&self.value_of(i)?) {
+                                found = true;
+                                break;
+                            }
+                        }
+                        found
                     } else {
                         // Some pair differs unless both sides hold one and the
                         // same string (or either side is empty).
                         if a.is_empty() || bs.is_empty() {
-                            return false;
+                            return Ok(false);
                         }
-                        let as_: HashSet<Cow<'_, str>> =
-                            a.iter().map(|i| i.str_value(doc)).collect();
+                        let mut as_: HashSet<Cow<'a, str>> = HashSet::with_capacity(a.len());
+                        for &i in a {
+                            as_.insert(self.value_of(i)?);
+                        }
                         !(as_.len() == 1 && bs.len() == 1 && as_ == bs)
                     }
                 }
@@ -339,9 +403,9 @@ impl<'a> Evaluator<'a> {
                     // Some pair satisfies `x < y` exactly when the least x is
                     // below the greatest y (NaN satisfies nothing), and so on.
                     let (Some((amin, amax)), Some((bmin, bmax))) =
-                        (min_max(doc, a), min_max(doc, b))
+                        (self.min_max(a)?, self.min_max(b)?)
                     else {
-                        return false;
+                        return Ok(false);
                     };
                     match op {
                         CmpOp::Lt | CmpOp::Le => num_cmp(amin, op, bmax),
@@ -349,8 +413,8 @@ impl<'a> Evaluator<'a> {
                     }
                 }
             },
-            (Value::Nodes(a), other) => node_set_vs(doc, a, op, other),
-            (other, Value::Nodes(b)) => node_set_vs(doc, b, op.swapped(), other),
+            (Value::Nodes(a), other) => self.node_set_vs(a, op, other)?,
+            (other, Value::Nodes(b)) => self.node_set_vs(b, op.swapped(), other)?,
             _ => match op {
                 CmpOp::Eq | CmpOp::Ne => {
                     let eq = match (l, r) {
@@ -366,47 +430,54 @@ impl<'a> Evaluator<'a> {
                 }
                 _ => num_cmp(l.to_number(doc), op, r.to_number(doc)),
             },
-        }
-    }
-}
-
-/// A node-set `a` compared with a non-node-set value.
-fn node_set_vs(doc: &Document, a: &[Item], op: CmpOp, other: &Value) -> bool {
-    match other {
-        Value::Boolean(b) => {
-            let l = !a.is_empty();
-            match op {
-                CmpOp::Eq => l == *b,
-                CmpOp::Ne => l != *b,
-                _ => num_cmp(l as u8 as f64, op, *b as u8 as f64),
-            }
-        }
-        Value::Number(n) => a
-            .iter()
-            .any(|i| num_cmp(string_to_number(&i.str_value(doc)), op, *n)),
-        Value::String(s) => match op {
-            CmpOp::Eq => a.iter().any(|i| i.str_value(doc) == s.as_str()),
-            CmpOp::Ne => a.iter().any(|i| i.str_value(doc) != s.as_str()),
-            _ => {
-                let n = string_to_number(s);
-                a.iter()
-                    .any(|i| num_cmp(string_to_number(&i.str_value(doc)), op, n))
-            }
-        },
-        Value::Nodes(_) => false,
-    }
-}
-
-/// The least and greatest number among the nodes' values, NaN left out.
-fn min_max(doc: &Document, items: &[Item]) -> Option<(f64, f64)> {
-    items
-        .iter()
-        .map(|i| string_to_number(&i.str_value(doc)))
-        .filter(|n| !n.is_nan())
-        .fold(None, |acc, n| match acc {
-            None => Some((n, n)),
-            Some((lo, hi)) => Some((lo.min(n), hi.max(n))),
         })
+    }
+
+    /// A node-set `a` compared with a non-node-set value.
+    fn node_set_vs(&mut self, a: &[Item], op: CmpOp, other: &Value) -> R<bool> {
+        let n = match other {
+            Value::Boolean(b) => {
+                let l = !a.is_empty();
+                return Ok(match op {
+                    CmpOp::Eq => l == *b,
+                    CmpOp::Ne => l != *b,
+                    _ => num_cmp(l as u8 as f64, op, *b as u8 as f64),
+                });
+            }
+            Value::Nodes(_) => return Ok(false),
+            Value::Number(n) => Some(*n),
+            Value::String(s) if !matches!(op, CmpOp::Eq | CmpOp::Ne) => Some(string_to_number(s)),
+            Value::String(_) => None,
+        };
+        for &i in a {
+            let v = self.value_of(i)?;
+            let holds = match (n, other) {
+                (Some(n), _) => num_cmp(string_to_number(&v), op, n),
+                (None, Value::String(s)) => (v == s.as_str()) == (op == CmpOp::Eq),
+                _ => false,
+            };
+            if holds {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The least and greatest number among the nodes' values, NaN left out.
+    fn min_max(&mut self, items: &[Item]) -> R<Option<(f64, f64)>> {
+        let mut acc: Option<(f64, f64)> = None;
+        for &i in items {
+            let n = string_to_number(&self.value_of(i)?);
+            if n.is_nan() {
+                continue;
+            }
+            acc = Some(match acc {
+                None => (n, n),
+                Some((lo, hi)) => (lo.min(n), hi.max(n)),
+            });
+        }
+        Ok(acc)
+    }
 }
 
 #[inline]

@@ -43,9 +43,18 @@
 //! longer than 64 KiB or nested more than 128 levels deep are refused, so no
 //! input can exhaust the stack; evaluation never recurses on the depth of the
 //! document. The module does no I/O and reads no clock.
+//!
+//! Every evaluation runs under a [`Budget`] of work units, string bytes and
+//! node-set items, so that an expression that is quadratic on a large page,
+//! or that multiplies a string at each level of nesting, fails with an
+//! [`EvalError`] of a budget kind within a fraction of a second instead of
+//! running for minutes or exhausting memory (see the `budget` module). The
+//! default budget is far above what ordinary scraping expressions need;
+//! [`XPath::with_budget`] sets another one.
 
 mod ast;
 mod axes;
+mod budget;
 mod call;
 mod eval;
 mod functions;
@@ -65,6 +74,7 @@ use std::sync::Arc;
 
 use crate::dom::{Document, NodeId};
 
+pub use budget::Budget;
 pub use item::{Item, XML_NAMESPACE};
 pub use number::{number_to_string, round, string_to_number};
 pub use parser::{MAX_DEPTH, MAX_LEN};
@@ -79,6 +89,8 @@ use eval::{Ctx, Evaluator};
 pub struct XPath {
     source: Arc<str>,
     compiled: Arc<Compiled>,
+    /// The limits each evaluation runs under.
+    budget: Budget,
 }
 
 #[derive(Debug)]
@@ -99,13 +111,50 @@ pub struct XPathError {
 }
 
 /// An error that only shows at evaluation time: a regular expression computed
-/// from the document that does not compile, or a non-node-set result where
-/// nodes were asked for.
+/// from the document that does not compile, a non-node-set result where
+/// nodes were asked for, or an evaluation that ran out of its [`Budget`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct EvalError {
-    /// What went wrong.
+    /// Which kind of failure it is.
+    pub kind: EvalErrorKind,
+    /// What went wrong, and for a budget, what to do about it.
     pub message: String,
+}
+
+/// The kinds of [`EvalError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EvalErrorKind {
+    /// The expression cannot be evaluated as asked: a regular expression
+    /// computed from the document does not compile, nodes were asked of an
+    /// expression that yields none, or the context is not in the document.
+    Invalid,
+    /// The evaluation did more work than [`Budget::work`] allows.
+    WorkBudget,
+    /// A string would have grown past [`Budget::string_bytes`].
+    StringBudget,
+    /// The evaluation would have held more node-set items than [`Budget::nodes`].
+    NodeBudget,
+}
+
+impl EvalError {
+    pub(crate) fn invalid(message: String) -> EvalError {
+        EvalError {
+            kind: EvalErrorKind::Invalid,
+            message,
+        }
+    }
+
+    /// Whether the evaluation stopped because it ran out of its [`Budget`]
+    /// (the expression is too costly on this page) rather than because it
+    /// is invalid.
+    pub fn is_budget(&self) -> bool {
+        matches!(
+            self.kind,
+            EvalErrorKind::WorkBudget | EvalErrorKind::StringBudget | EvalErrorKind::NodeBudget
+        )
+    }
 }
 
 impl XPath {
@@ -120,7 +169,24 @@ impl XPath {
                 expr,
                 names: parsed.names,
             }),
+            budget: Budget::DEFAULT,
         })
+    }
+
+    /// The same expression, evaluated under `budget` instead of
+    /// [`Budget::DEFAULT`] by every evaluation method.
+    pub fn with_budget(mut self, budget: Budget) -> XPath {
+        self.budget = budget;
+        self
+    }
+
+    /// The budget each evaluation runs under.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    fn evaluator<'a>(&'a self, doc: &'a Document) -> Evaluator<'a> {
+        Evaluator::new(doc, &self.compiled.names, self.budget, &self.source)
     }
 
     /// The expression as written.
@@ -141,7 +207,7 @@ impl XPath {
     /// Evaluates the expression with any item (an attribute, say) as context node.
     pub fn evaluate_item(&self, doc: &Document, context: Item) -> Result<Value, EvalError> {
         check_item(doc, context)?;
-        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        let mut ev = self.evaluator(doc);
         ev.eval(&self.compiled.expr, top(context))
     }
 
@@ -153,26 +219,27 @@ impl XPath {
     /// [`XPath::select`] from any item.
     pub fn select_item(&self, doc: &Document, context: Item) -> Result<Vec<Item>, EvalError> {
         if !self.returns_nodes() {
-            return Err(EvalError {
-                message: format!("'{}' does not yield a node-set", self.source),
-            });
+            return Err(EvalError::invalid(format!(
+                "'{}' does not yield a node-set",
+                self.source
+            )));
         }
         check_item(doc, context)?;
-        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        let mut ev = self.evaluator(doc);
         ev.nodes(&self.compiled.expr, top(context))
     }
 
     /// Evaluates the expression as XPath `boolean()` would convert it.
     pub fn evaluate_boolean(&self, doc: &Document, context: NodeId) -> Result<bool, EvalError> {
         check_item(doc, Item::Node(context))?;
-        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        let mut ev = self.evaluator(doc);
         ev.boolean(&self.compiled.expr, top(Item::Node(context)))
     }
 
     /// Evaluates the expression as XPath `string()` would convert it.
     pub fn evaluate_string(&self, doc: &Document, context: NodeId) -> Result<String, EvalError> {
         check_item(doc, Item::Node(context))?;
-        let mut ev = Evaluator::new(doc, &self.compiled.names);
+        let mut ev = self.evaluator(doc);
         Ok(ev
             .string(&self.compiled.expr, top(Item::Node(context)))?
             .into_owned())
@@ -224,8 +291,8 @@ fn check_item(doc: &Document, item: Item) -> Result<(), EvalError> {
     if ok {
         Ok(())
     } else {
-        Err(EvalError {
-            message: format!("the context item {item:?} is not in the document"),
-        })
+        Err(EvalError::invalid(format!(
+            "the context item {item:?} is not in the document"
+        )))
     }
 }

@@ -1,9 +1,10 @@
 //! Unit tests of the XPath engine through small `check(html, expr, expected)`
-//! helpers: one file per area (axes, functions, operators, errors).
+//! helpers: one file per area (axes, functions, operators, errors, budget).
 
 use super::*;
 
 mod axes;
+mod budget;
 mod errors;
 mod functions;
 mod operators;
