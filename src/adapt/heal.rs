@@ -5,10 +5,11 @@ use std::collections::HashSet;
 
 use url::Url;
 
+use super::drift::drift;
 use super::relocate::{Env, attempt};
 use super::{Adaptation, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::Document;
-use crate::extract::{Extraction, Violation, ViolationKind, extract, page_base};
+use crate::extract::{Extraction, extract, page_base};
 use crate::wrapper::{PatternPath, Wrapper};
 
 /// The outcome of healing one page.
@@ -219,62 +220,4 @@ pub fn relocate(
         attempted.adaptation.new_xpath = Some(attempted.adaptation.old_xpath.clone());
     }
     Some(attempted.adaptation)
-}
-
-/// The silent breakage that constraints cannot see: a pattern that matched
-/// nodes when its tree-gram was captured and now matches nothing in any
-/// instance of its parent, though its constraints allow that (an optional
-/// field). Each is reported as a violation of the `treegram` constraint.
-fn drift(
-    wrapper: &Wrapper,
-    doc: &Document,
-    grams: &TreeGrams,
-    extraction: &Extraction,
-) -> Vec<Violation> {
-    let mut out = Vec::new();
-    for path in wrapper.pattern_paths() {
-        let Some(gram) = grams.get(&path) else {
-            continue;
-        };
-        if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == path) {
-            continue;
-        }
-        let Some(pattern) = wrapper.pattern(&path) else {
-            continue;
-        };
-        let scopes = wrapper.instances(doc, &path);
-        let matches_somewhere = scopes.iter().any(|&s| {
-            !matches!(pattern.xpath.evaluate_item(doc, s), Ok(crate::xpath::Value::Nodes(n)) if n.is_empty())
-        });
-        if !scopes.is_empty() && !matches_somewhere {
-            out.push(Violation {
-                pattern: path,
-                constraint: ViolationKind::Treegram,
-                expected: format!(
-                    "matches, as its {} when the tree-gram was captured",
-                    plural(gram.header.matched)
-                ),
-                found: format!("no match in any of {}", plural_instances(scopes.len())),
-                context: "/".to_owned(),
-                node: None,
-            });
-        }
-    }
-    out
-}
-
-fn plural(n: usize) -> String {
-    if n == 1 {
-        "1 match did".to_owned()
-    } else {
-        format!("{n} matches did")
-    }
-}
-
-fn plural_instances(n: usize) -> String {
-    if n == 1 {
-        "1 parent instance".to_owned()
-    } else {
-        format!("{n} parent instances")
-    }
 }

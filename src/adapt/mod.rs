@@ -52,6 +52,7 @@
 //! node set that such an XPath selects.
 
 mod cluster;
+mod drift;
 mod heal;
 mod likeness;
 mod locate;
@@ -68,6 +69,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
 
 use crate::dom::Document;
@@ -150,6 +152,16 @@ impl TreeGrams {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.by_pattern.is_empty()
+    }
+
+    /// The same tree-grams without their locator ensembles, as tree-grams
+    /// captured before mend kept ensembles read.
+    #[cfg(test)]
+    pub(crate) fn without_locators(mut self) -> TreeGrams {
+        for gram in self.by_pattern.values_mut() {
+            gram.header.locators.clear();
+        }
+        self
     }
 }
 

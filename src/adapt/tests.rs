@@ -1,5 +1,6 @@
 use super::*;
 use crate::dom::Document;
+use crate::extract::ViolationKind;
 use crate::treegram::CaptureOptions;
 use crate::wrapper::{self, Wrapper};
 
@@ -105,7 +106,10 @@ fn old_shop() -> String {
 }
 
 fn heal_shop(w: &Wrapper, page: &str) -> Healing {
-    let grams = grams_from(w, &old_shop());
+    heal_shop_with(w, page, grams_from(w, &old_shop()))
+}
+
+fn heal_shop_with(w: &Wrapper, page: &str, grams: TreeGrams) -> Healing {
     heal(
         w,
         &Document::parse_str(page),
@@ -126,9 +130,43 @@ fn reused_class_page() -> String {
     shop(&tiles, promos)
 }
 
+/// With its locators the record heals as well: the class locator agrees
+/// with the XPath on the promotion box (the site reused the class), and a
+/// locator that now also selects the promotion is no evidence either way,
+/// so no drift is claimed and the bottom-up trigger does the work.
+#[test]
+fn a_reused_class_heals_with_locators_too() {
+    let w = shop_wrapper(str::to_owned);
+    let grams = grams_from(&w, &old_shop());
+    let doc = Document::parse_str(&reused_class_page());
+    let extraction = crate::extract::extract(&w, &doc, None);
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert!(
+        drifted.iter().all(|v| v.constraint != ViolationKind::Drift),
+        "{drifted:?}"
+    );
+    let h = heal_shop(&w, &reused_class_page());
+    let got: Vec<(String, Outcome)> = h
+        .adaptations
+        .iter()
+        .map(|a| (a.pattern.to_string(), a.outcome))
+        .collect();
+    assert_eq!(got, [("product".to_owned(), Outcome::Healed)]);
+    assert!(
+        h.extraction.violations.is_empty(),
+        "{:?}",
+        h.extraction.violations
+    );
+}
+
+/// The bottom-up trigger, seen without locators (a tree-gram captured
+/// before mend kept them): only the price breaks, and the record is
+/// re-located for it.
 #[test]
 fn bottom_up_relocates_the_parent_when_a_child_cannot_heal() {
-    let h = heal_shop(&shop_wrapper(str::to_owned), &reused_class_page());
+    let w = shop_wrapper(str::to_owned);
+    let grams = grams_from(&w, &old_shop()).without_locators();
+    let h = heal_shop_with(&w, &reused_class_page(), grams);
     let got: Vec<(String, Trigger, Outcome)> = h
         .adaptations
         .iter()
@@ -156,7 +194,8 @@ fn bottom_up_relocates_the_parent_when_a_child_cannot_heal() {
 #[test]
 fn without_bottom_up_the_child_abstains() {
     let w = shop_wrapper(|s| s.replace("bottom_up: true", "bottom_up: false"));
-    let h = heal_shop(&w, &reused_class_page());
+    let grams = grams_from(&w, &old_shop()).without_locators();
+    let h = heal_shop_with(&w, &reused_class_page(), grams);
     assert_eq!(h.adaptations.len(), 1);
     assert_eq!(h.adaptations[0].pattern, "product/price");
     assert_eq!(h.adaptations[0].outcome, Outcome::Abstained);

@@ -6,7 +6,11 @@
 //! without it, one line per node (canonical path, a tab, the string-value with
 //! line breaks escaped) or the value itself. `--exprs FILE` evaluates one
 //! expression per line of FILE, printing one result per line; an expression
-//! that fails prints `{"error":…}` and the batch goes on.
+//! that fails prints `{"error":…}` and the batch goes on. `--robust` prints,
+//! instead of the nodes EXPR selects, the XPath that mend's generator writes
+//! for exactly those nodes (the locator a heal would write), then its
+//! verified alternatives, one per line; with `--json`,
+//! `{"xpath":…,"alternatives":[…],"fallback":…,"count":…}`.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -36,6 +40,10 @@ pub struct Args {
     /// Evaluate every line of FILE as an expression (batch mode).
     #[arg(long, value_name = "FILE")]
     exprs: Option<PathBuf>,
+    /// Print a robust XPath that selects exactly the nodes EXPR selects,
+    /// made by mend's generator, instead of the nodes.
+    #[arg(long, conflicts_with = "exprs")]
+    robust: bool,
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
@@ -56,6 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let code = match (&args.expr, &args.exprs) {
+        (Some(expr), _) if args.robust => robust(&doc, expr, args.json, &mut out)?,
         (Some(expr), _) => single(&doc, expr, args.json, &mut out)?,
         (None, Some(file)) => {
             let text = match std::fs::read_to_string(file) {
@@ -114,6 +123,60 @@ fn single(
             Ok(ExitCode::from(EXIT_BAD_INPUT))
         }
     }
+}
+
+/// Prints the generated locator of the nodes `expr` selects.
+fn robust(
+    doc: &Document,
+    expr: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitCode> {
+    let items = match XPath::compile(expr).map_err(|e| e.message).and_then(|x| {
+        x.select_item(doc, mend::xpath::Item::Node(NodeId::ROOT))
+            .map_err(|e| e.message)
+    }) {
+        Ok(items) => items,
+        Err(m) => {
+            say!("error: {m}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    if items.is_empty() {
+        say!("error: the expression selects no nodes, so there is nothing to locate");
+        return Ok(ExitCode::from(EXIT_FAILURE));
+    }
+    let options = mend::xpath::generate::GenerateOptions {
+        max_alternatives: 8,
+        ..Default::default()
+    };
+    let generated = match mend::xpath::generate::generate(
+        doc,
+        mend::xpath::Item::Node(NodeId::ROOT),
+        &items,
+        &options,
+    ) {
+        Ok(g) => g,
+        Err(e) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    };
+    if json {
+        let j = json!({
+            "xpath": generated.xpath,
+            "alternatives": generated.alternatives,
+            "fallback": generated.fallback,
+            "count": items.len(),
+        });
+        writeln!(out, "{j}")?;
+    } else {
+        writeln!(out, "{}", generated.xpath)?;
+        for alternative in &generated.alternatives {
+            writeln!(out, "{alternative}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn batch(doc: &Document, text: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {

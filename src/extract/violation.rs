@@ -63,6 +63,9 @@ pub enum ViolationKind {
     /// A pattern that matched when its tree-gram was captured and matches
     /// nothing now, though its constraints allow that.
     Treegram,
+    /// A pattern whose XPath selects other nodes than most of its tree-gram's
+    /// locators agree on, nodes that look more like the stored target.
+    Drift,
     /// An XPath that fails to evaluate on the page.
     Xpath,
 }
@@ -83,6 +86,7 @@ impl ViolationKind {
             ViolationKind::Maximum => "maximum",
             ViolationKind::Schema => "schema",
             ViolationKind::Treegram => "treegram",
+            ViolationKind::Drift => "drift",
             ViolationKind::Xpath => "xpath",
         }
     }
@@ -100,9 +104,9 @@ mod tests {
 
     #[test]
     fn kinds_serialize_as_the_wrapper_spells_them() {
-        let all: [ViolationKind; 13] = [
+        let all: [ViolationKind; 14] = [
             Min, Max, Required, Type, Regex, MinLength, MaxLength, Enum, Minimum, Maximum, Schema,
-            Treegram, Xpath,
+            Treegram, Drift, Xpath,
         ];
         for kind in all {
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 pub use output::{OutputFormat, OutputWriter};
 
+use crate::adapt::{self, TreeGrams};
 use crate::dom::Document;
 use crate::extract::{Extraction, Violation, extract};
 use crate::fetch::{self, HttpClient, PageSource};
@@ -106,7 +107,7 @@ pub fn run_pages(
     options: &RunOptions,
     emit: impl FnMut(PageOutput),
 ) -> Summary {
-    let mut healer = NoHealing(wrapper.clone(), options.clone());
+    let mut healer = NoHealing(wrapper.clone(), options.clone(), TreeGrams::new());
     run_pages_healing(&mut healer, sources, options, emit)
 }
 
@@ -125,6 +126,9 @@ pub trait Healer {
     fn revision(&self) -> u64;
     /// Whether pages with violations go to [`Healer::heal`] at all.
     fn enabled(&self) -> bool;
+    /// The tree-grams every page's selections are checked against for
+    /// drift, in every mode (none for a run without them).
+    fn grams(&self) -> &TreeGrams;
     /// Heals one page whose extraction with the current wrapper has
     /// violations, returning the output to emit. `extraction` is that
     /// extraction, handed over so that the page is not extracted again.
@@ -132,7 +136,7 @@ pub trait Healer {
 }
 
 /// The healer of a run without healing.
-struct NoHealing(Wrapper, RunOptions);
+struct NoHealing(Wrapper, RunOptions, TreeGrams);
 
 impl Healer for NoHealing {
     fn wrapper(&self) -> &Wrapper {
@@ -143,6 +147,9 @@ impl Healer for NoHealing {
     }
     fn enabled(&self) -> bool {
         false
+    }
+    fn grams(&self) -> &TreeGrams {
+        &self.2
     }
     fn heal(&mut self, page: &fetch::Page, _: &Document, extraction: Extraction) -> PageOutput {
         page_output(page, extraction, &self.1)
@@ -165,6 +172,7 @@ pub fn run_pages_healing(
     for chunk in sources.chunks(batch) {
         let wrapper = healer.wrapper().clone();
         let revision = healer.revision();
+        let grams = healer.grams();
         // When healing, a page keeps its parsed document and its extraction
         // until its turn comes, so that it is parsed and extracted once: a
         // page with violations goes to the healer with them, and any page
@@ -176,7 +184,7 @@ pub fn run_pages_healing(
                 Ok(page) => {
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-                    let extraction = extract(&wrapper, &doc, page.url.as_ref());
+                    let extraction = checked(&wrapper, &doc, page.url.as_ref(), grams);
                     if keep {
                         Err(Box::new(Kept {
                             page,
@@ -204,7 +212,7 @@ pub fn run_pages_healing(
                     let extraction = if healer.revision() == revision {
                         extraction
                     } else {
-                        extract(healer.wrapper(), &doc, page.url.as_ref())
+                        checked(healer.wrapper(), &doc, page.url.as_ref(), healer.grams())
                     };
                     if extraction.violations.is_empty() {
                         page_output(&page, extraction, options)
@@ -218,6 +226,20 @@ pub fn run_pages_healing(
         }
     }
     summary
+}
+
+/// Extracts `doc` with `wrapper` and checks every pattern with a tree-gram
+/// for drift: the extraction's violations include the drift violations.
+fn checked(
+    wrapper: &Wrapper,
+    doc: &Document,
+    url: Option<&url::Url>,
+    grams: &TreeGrams,
+) -> Extraction {
+    let mut extraction = extract(wrapper, doc, url);
+    let drifted = adapt::drift(wrapper, doc, grams, &extraction);
+    extraction.violations.extend(drifted);
+    extraction
 }
 
 /// A page whose extraction has violations, kept for the healer.

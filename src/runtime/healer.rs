@@ -36,7 +36,7 @@ pub struct Runtime {
 
 impl Runtime {
     /// A runtime for `wrapper`, loaded from `wrapper_path`; its tree-grams
-    /// are read now (unless the mode is `off`), the store when first needed.
+    /// are read now (in every mode: drift is checked in every mode), the store when first needed.
     /// A tree-gram file that mend will not read is an error.
     pub fn new(
         mode: HealMode,
@@ -46,11 +46,8 @@ impl Runtime {
         options: RunOptions,
     ) -> Result<Runtime, RuntimeError> {
         let project = Project::of(wrapper_path);
-        let grams = if mode == HealMode::Off {
-            TreeGrams::new()
-        } else {
-            load_treegrams(&project, &wrapper)?
-        };
+        // Every mode checks drift against the tree-grams, `off` included.
+        let grams = load_treegrams(&project, &wrapper)?;
         Ok(Runtime {
             mode,
             wrapper,
@@ -287,6 +284,10 @@ impl Healer for Runtime {
 
     fn enabled(&self) -> bool {
         self.mode != HealMode::Off
+    }
+
+    fn grams(&self) -> &TreeGrams {
+        &self.grams
     }
 
     fn heal(&mut self, page: &fetch::Page, doc: &Document, extraction: Extraction) -> PageOutput {

@@ -164,6 +164,7 @@ pub fn capture(
                         sha256: options.sha256.to_owned(),
                         captured: options.captured.to_owned(),
                         matched,
+                        locators: super::ensemble(doc, pattern.xpath.source(), &per_context),
                     };
                     // An instance that would not read back as written is
                     // left out: it would lose its target or its shape.

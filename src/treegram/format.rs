@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::{
-    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, MASKED_ATTR, TARGET_ATTR, Target, TreeGram,
-    TreeGramError, UNSTABLE_ATTR,
+    CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, Locator, LocatorKind, MASKED_ATTR,
+    TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR,
 };
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
@@ -74,6 +74,14 @@ pub(super) fn write(
     meta("sha256", &header.sha256);
     meta("captured", &header.captured);
     meta("matched", &header.matched.to_string());
+    for locator in &header.locators {
+        let _ = writeln!(
+            out,
+            "<meta name=\"mend:locator\" data-kind=\"{}\" content=\"{}\">",
+            locator.kind,
+            escape_attr(&locator.xpath)
+        );
+    }
     let mut written = Vec::with_capacity(drafts.len());
     for (i, draft) in drafts.iter().enumerate() {
         let _ = writeln!(
@@ -284,6 +292,12 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                     "sha256" => header.sha256 = value,
                     "captured" => header.captured = value,
                     "matched" => header.matched = value.trim().parse().unwrap_or(0),
+                    "locator" => {
+                        let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);
+                        if let Some(kind) = kind.filter(|_| !value.trim().is_empty()) {
+                            header.locators.push(Locator { kind, xpath: value });
+                        }
+                    }
                     _ => {}
                 }
             }

@@ -11,8 +11,9 @@
 //! tokens, `.` for the element, `@name` for one of its attributes, `text:N`
 //! for its N-th text child. A header of
 //! `<meta name="mend:*">` elements records the wrapper, the pattern path, its
-//! XPath, the page's URL and SHA-256, the capture time and how many nodes the
-//! pattern matched.
+//! XPath, the page's URL and SHA-256, the capture time, how many nodes the
+//! pattern matched, and the pattern's *locator ensemble*: other XPaths that
+//! selected exactly the same nodes, one per kind of evidence (`locators.rs`).
 //!
 //! The file is written one element per line with two-space indentation, so
 //! that a tree-gram diffs well in git, and every instance sits inside a
@@ -38,10 +39,12 @@
 
 mod capture;
 mod format;
+mod locators;
 mod mask;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_file};
 pub(crate) use format::RAW;
+pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::GramMask;
 
 use crate::dom::{Document, NodeId};
@@ -88,6 +91,9 @@ pub struct Header {
     pub captured: String,
     /// How many nodes the pattern matched on the page, over all parent instances.
     pub matched: usize,
+    /// Other XPaths that selected exactly the same nodes on the page, one
+    /// per kind of evidence (`<meta name="mend:locator" data-kind=...>`).
+    pub locators: Vec<Locator>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

@@ -71,8 +71,18 @@ fn every_pattern_gets_a_file_named_after_its_path() {
 #[test]
 fn header_round_trips() {
     let g = gram("item/price", 3, 4);
+    let locators: Vec<(LocatorKind, &str)> = g
+        .header
+        .locators
+        .iter()
+        .map(|l| (l.kind, l.xpath.as_str()))
+        .collect();
+    insta::assert_debug_snapshot!(locators);
     assert_eq!(
-        g.header,
+        Header {
+            locators: Vec::new(),
+            ..g.header
+        },
         Header {
             wrapper: "shop".into(),
             pattern: "item/price".into(),
@@ -81,6 +91,7 @@ fn header_round_trips() {
             sha256: "ab12".into(),
             captured: "2026-11-22T01:00:00Z".into(),
             matched: 4,
+            locators: Vec::new(),
         }
     );
 }

@@ -1,0 +1,305 @@
+//! Drift: a pattern whose XPath still matches, or matches nothing where its
+//! constraints allow it, but no longer selects what it selected when its
+//! tree-gram was captured. Constraints cannot see this (an absolute path that
+//! now lands on a decoy inserted before the target still gives one value of
+//! the right type), so every page is checked against the tree-gram, in every
+//! heal mode, `off` included.
+//!
+//! Two violations come out of it:
+//!
+//! - `treegram`: the pattern matched at capture and matches nothing now in
+//!   any instance of its parent.
+//! - `drift`: the pattern's locator ensemble (other XPaths that selected
+//!   exactly the same nodes at capture, see `treegram::Locator`) outvotes the
+//!   XPath: more locators agree on another node set than on the XPath's, and
+//!   that set looks at least as much like the stored target as the XPath's
+//!   selection does (its tag, text or its shape, attributes). When the votes
+//!   are tied, the other set must look clearly more like the target.
+//!
+//! Locators vote only while the pattern has the XPath they were captured
+//! beside: a heal replaces the XPath after weighing the page as a whole, and
+//! a locator it overruled would otherwise flag the healed pattern on every
+//! page after it. A locator that selects nothing does not vote: labels and classes of the
+//! capture page may be missing on another page of the same site, and that
+//! alone says nothing about the XPath. The check evaluates at most
+//! [`MAX_LOCATORS`](crate::treegram::MAX_LOCATORS) expressions per parent
+//! instance and never searches the page, so it costs a few XPath evaluations
+//! per pattern; a search happens only when a heal follows.
+
+use crate::dom::{Document, NodeId};
+use crate::extract::{Extraction, Violation, ViolationKind};
+use crate::similarity::NoMask;
+use crate::treegram::{GramMask, TreeGram};
+use crate::wrapper::{Pattern, PatternPath, Wrapper};
+use crate::xpath::{Item, XPath};
+
+use super::TreeGrams;
+use super::likeness::{Profile, likeness};
+
+/// How much more like the stored target a set the locators tie on must look
+/// than the XPath's selection.
+const TIE_EVIDENCE_MARGIN: f64 = 0.15;
+/// How many parent instances the evidence of a selection is read from.
+const EVIDENCE_SCOPES: usize = 3;
+
+/// The drift violations of `extraction`, the extraction of `doc` with
+/// `wrapper`: patterns with a tree-gram and no violation yet whose
+/// selection drifted (see the module documentation).
+pub fn drift(
+    wrapper: &Wrapper,
+    doc: &Document,
+    grams: &TreeGrams,
+    extraction: &Extraction,
+) -> Vec<Violation> {
+    if grams.is_empty() {
+        return Vec::new();
+    }
+    let _span = tracing::debug_span!("drift", wrapper = %wrapper.name).entered();
+    let mut out = Vec::new();
+    for path in wrapper.pattern_paths() {
+        let Some(gram) = grams.get(&path) else {
+            continue;
+        };
+        if gram.header.matched == 0 || extraction.violations.iter().any(|v| v.pattern == path) {
+            continue;
+        }
+        let Some(pattern) = wrapper.pattern(&path) else {
+            continue;
+        };
+        let scopes = wrapper.instances(doc, &path);
+        if scopes.is_empty() {
+            continue;
+        }
+        let current = selections(&pattern.xpath, doc, &scopes);
+        if current.iter().all(Vec::is_empty) {
+            out.push(Violation {
+                pattern: path,
+                constraint: ViolationKind::Treegram,
+                expected: format!(
+                    "matches, as its {} when the tree-gram was captured",
+                    plural(gram.header.matched)
+                ),
+                found: format!("no match in any of {}", plural_instances(scopes.len())),
+                context: "/".to_owned(),
+                node: None,
+            });
+            continue;
+        }
+        // The locators vote on the XPath they were captured beside; once a
+        // heal has replaced it, the heal was proven against them already.
+        if pattern.xpath.source() != gram.header.xpath {
+            continue;
+        }
+        let votes = votes(doc, gram, &scopes, &current);
+        if let Some(other) = votes.outvoting(doc, gram, &current) {
+            out.push(drift_violation(doc, pattern, path, &votes, other, &current));
+        }
+    }
+    out
+}
+
+/// What a pattern's locators say of its selection on a page.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Votes {
+    /// How many locators selected something.
+    pub voting: usize,
+    /// How many of them selected exactly what the XPath selects.
+    pub agree: usize,
+    /// The other selections, each with its locators, most votes first.
+    pub others: Vec<Ballot>,
+}
+
+/// One node set that locators other than the XPath agree on.
+#[derive(Clone, Debug)]
+pub(crate) struct Ballot {
+    /// Per parent instance, the nodes.
+    pub targets: Vec<Vec<Item>>,
+    /// The locators that selected it.
+    pub xpaths: Vec<String>,
+}
+
+impl Votes {
+    /// The selection that outvotes the XPath's, if one does. A set that
+    /// only adds nodes to the XPath's selection is no evidence against it:
+    /// that locator has grown looser on this page. Otherwise the nodes the
+    /// two selections do not share are weighed against the stored target.
+    pub(crate) fn outvoting(
+        &self,
+        doc: &Document,
+        gram: &TreeGram,
+        current: &[Vec<Item>],
+    ) -> Option<&Ballot> {
+        let mut others = self
+            .others
+            .iter()
+            .filter(|b| !is_superset(&b.targets, current));
+        let best = others.next()?;
+        let count = best.xpaths.len();
+        if count < self.agree {
+            return None;
+        }
+        // Two sets with as many votes: the locators cannot tell them apart.
+        if others.next().is_some_and(|b| b.xpaths.len() == count) {
+            return None;
+        }
+        let only_theirs = difference(&best.targets, current);
+        let theirs = if only_theirs.iter().all(Vec::is_empty) {
+            evidence(doc, gram, &best.targets)
+        } else {
+            evidence(doc, gram, &only_theirs)
+        }?;
+        let ours = evidence(doc, gram, &difference(current, &best.targets)).unwrap_or(0.0);
+        let needed = if count > self.agree {
+            ours
+        } else {
+            ours + TIE_EVIDENCE_MARGIN
+        };
+        (theirs >= needed).then_some(best)
+    }
+}
+
+/// Whether `a` holds every node of `b`, scope by scope, and more.
+fn is_superset(a: &[Vec<Item>], b: &[Vec<Item>]) -> bool {
+    a != b && a.iter().zip(b).all(|(a, b)| b.iter().all(|i| a.contains(i)))
+}
+
+/// The nodes of `a` that `b` does not hold, scope by scope.
+fn difference(a: &[Vec<Item>], b: &[Vec<Item>]) -> Vec<Vec<Item>> {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| a.iter().filter(|i| !b.contains(i)).copied().collect())
+        .collect()
+}
+
+/// Evaluates the tree-gram's locators from every scope and counts their
+/// votes against `current`, the XPath's selection.
+pub(crate) fn votes(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> Votes {
+    let mut votes = Votes::default();
+    for locator in &gram.header.locators {
+        let Ok(compiled) = XPath::compile(&locator.xpath) else {
+            continue;
+        };
+        let selected = selections(&compiled, doc, scopes);
+        if selected.iter().all(Vec::is_empty) {
+            continue;
+        }
+        votes.voting += 1;
+        if selected == current {
+            votes.agree += 1;
+        } else if let Some(b) = votes.others.iter_mut().find(|b| b.targets == selected) {
+            b.xpaths.push(locator.xpath.clone());
+        } else {
+            votes.others.push(Ballot {
+                targets: selected,
+                xpaths: vec![locator.xpath.clone()],
+            });
+        }
+    }
+    votes
+        .others
+        .sort_by(|a, b| b.xpaths.len().cmp(&a.xpaths.len()));
+    votes
+}
+
+/// How much a selection looks like the stored target, in [0, 1]: the mean,
+/// over its first parent instances that select something, of the first
+/// node's likeness to the first stored target (tag 0.2, text 0.4,
+/// attributes 0.4). `None` when it selects nothing.
+pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> Option<f64> {
+    let instance = gram.instances.first()?;
+    let &(owner, ref target) = instance.targets.first()?;
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    let mut total = 0.0;
+    let mut n = 0usize;
+    for items in selection
+        .iter()
+        .filter(|s| !s.is_empty())
+        .take(EVIDENCE_SCOPES)
+    {
+        let item = items[0];
+        let Some(owner) = owner_of(doc, item) else {
+            continue;
+        };
+        let like = likeness(&wanted, &Profile::of(doc, owner, item, &NoMask));
+        total += 0.2 * like.tag + 0.4 * like.text + 0.4 * like.attrs;
+        n += 1;
+    }
+    (n > 0).then(|| total / n as f64)
+}
+
+/// The element that owns `item`: itself, its attribute's element, or a text
+/// node's parent.
+fn owner_of(doc: &Document, item: Item) -> Option<NodeId> {
+    match item {
+        Item::Node(n) if doc.is_element(n) => Some(n),
+        Item::Node(n) => doc.parent(n).filter(|&p| doc.is_element(p)),
+        Item::Attr { element, .. } => Some(element),
+        _ => None,
+    }
+}
+
+/// What `xpath` selects from each scope (nothing where it fails).
+pub(crate) fn selections(xpath: &XPath, doc: &Document, scopes: &[Item]) -> Vec<Vec<Item>> {
+    scopes
+        .iter()
+        .map(|&s| xpath.select_item(doc, s).unwrap_or_default())
+        .collect()
+}
+
+fn drift_violation(
+    doc: &Document,
+    pattern: &Pattern,
+    path: PatternPath,
+    votes: &Votes,
+    other: &Ballot,
+    current: &[Vec<Item>],
+) -> Violation {
+    let first = |sel: &[Vec<Item>]| {
+        sel.iter()
+            .find_map(|s| s.first())
+            .map(|i| i.path(doc))
+            .unwrap_or_default()
+    };
+    Violation {
+        pattern: path,
+        constraint: ViolationKind::Drift,
+        expected: format!(
+            "the nodes its locators agree on ({} of {} locators: {})",
+            other.xpaths.len(),
+            votes.voting,
+            other.xpaths.join(", ")
+        ),
+        found: format!(
+            "{} selects other nodes ({} locators agree with it)",
+            pattern.xpath.source(),
+            votes.agree
+        ),
+        context: "/".to_owned(),
+        node: Some(first(current)).filter(|p| !p.is_empty()).or_else(|| {
+            let p = first(&other.targets);
+            (!p.is_empty()).then_some(p)
+        }),
+    }
+}
+
+fn plural(n: usize) -> String {
+    if n == 1 {
+        "1 match did".to_owned()
+    } else {
+        format!("{n} matches did")
+    }
+}
+
+fn plural_instances(n: usize) -> String {
+    if n == 1 {
+        "1 parent instance".to_owned()
+    } else {
+        format!("{n} parent instances")
+    }
+}

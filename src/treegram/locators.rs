@@ -1,0 +1,344 @@
+//! Locator ensembles: besides the pattern's own XPath, a tree-gram keeps a few
+//! other XPaths that selected exactly the captured nodes on the capture page,
+//! each leaning on a different kind of evidence (an id or descriptive
+//! attribute, a class token, a label, a position under a landmark). On a
+//! later page they vote: when they agree with the pattern's XPath the
+//! selection is confirmed cheaply; when most of them agree on other nodes,
+//! the XPath has drifted onto the wrong element; when the XPath matches
+//! nothing, their common answer is the first candidate of a heal.
+//!
+//! The locators come from mend's own generator (`xpath::generate`), which
+//! verifies every expression it returns; one of each kind is kept, the most
+//! robust first, and never the pattern's XPath itself. The module is pure and
+//! bounded: one generation per pattern, within the generator's budget.
+
+use std::fmt;
+
+use crate::dom::{Document, NodeId, NodeKind};
+use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances, looks_generated};
+use crate::xpath::{Item, XPath};
+
+/// How many locators a tree-gram keeps per pattern, at most.
+pub const MAX_LOCATORS: usize = 4;
+
+/// One alternative locator of a pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Locator {
+    /// What evidence it leans on.
+    pub kind: LocatorKind,
+    /// The expression, relative to the parent pattern's instance like the
+    /// pattern's own XPath.
+    pub xpath: String,
+}
+
+/// The kind of evidence a locator leans on, in the order of preference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LocatorKind {
+    /// An id, or an attribute made for locating or describing (`name`,
+    /// `itemprop`, `data-testid`, `aria-label`, ...).
+    Attribute,
+    /// A class token.
+    Class,
+    /// A label's text: `li[b='ISBN-13:']`, `dt[.='Price']/following-sibling::dd[1]`.
+    Label,
+    /// Tags and positions, possibly under an anchored ancestor.
+    Position,
+}
+
+impl LocatorKind {
+    /// The kind's name, as a tree-gram file writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocatorKind::Attribute => "attribute",
+            LocatorKind::Class => "class",
+            LocatorKind::Label => "label",
+            LocatorKind::Position => "position",
+        }
+    }
+
+    /// Reads a kind's name.
+    pub fn parse(s: &str) -> Option<LocatorKind> {
+        Some(match s.trim() {
+            "attribute" => LocatorKind::Attribute,
+            "class" => LocatorKind::Class,
+            "label" => LocatorKind::Label,
+            "position" => LocatorKind::Position,
+            _ => return None,
+        })
+    }
+
+    /// The kind of evidence `xpath` leans on most: a label's text before an
+    /// attribute, an attribute before a class token.
+    pub fn of(xpath: &str) -> LocatorKind {
+        if xpath.contains("normalize-space(.)=")
+            || xpath.contains("starts-with(normalize-space(.)")
+            || xpath.contains("following-sibling::")
+        {
+            LocatorKind::Label
+        } else if has_attribute_test(xpath) {
+            LocatorKind::Attribute
+        } else if xpath.contains("@class") {
+            LocatorKind::Class
+        } else {
+            LocatorKind::Position
+        }
+    }
+}
+
+impl fmt::Display for LocatorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The locators of a pattern whose XPath is `own` and which selected
+/// `per_context` (each parent instance with its matches) on `doc`: up to
+/// [`MAX_LOCATORS`], one per kind, each verified exact from every instance,
+/// none equal to `own`.
+///
+/// The generator's choice and its alternatives come first; then, for the
+/// kinds still missing, simple expressions on the first target's own
+/// element (a stable attribute, a stable class token, its path of tags and
+/// positions from the parent instance), each kept only if it is exact.
+pub fn ensemble(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) -> Vec<Locator> {
+    if per_context.iter().all(|(_, t)| t.is_empty()) {
+        return Vec::new();
+    }
+    let mut out = generated(doc, own, per_context);
+    for xpath in simple_candidates(doc, per_context) {
+        if out.len() == MAX_LOCATORS {
+            break;
+        }
+        let kind = LocatorKind::of(&xpath);
+        if xpath == own || out.iter().any(|l| l.kind == kind || l.xpath == xpath) {
+            continue;
+        }
+        if exact(doc, &xpath, per_context) {
+            out.push(Locator { kind, xpath });
+        }
+    }
+    out.sort_by_key(|l| l.kind);
+    out
+}
+
+/// The generator's locators, one per kind.
+fn generated(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) -> Vec<Locator> {
+    let instances: Vec<Instance> = per_context
+        .iter()
+        .map(|(context, targets)| Instance {
+            context: *context,
+            targets: targets.clone(),
+        })
+        .collect();
+    let options = GenerateOptions {
+        max_alternatives: 16,
+        ..GenerateOptions::default()
+    };
+    let Ok(generated) = generate_for_instances(doc, &instances, &options) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Locator> = Vec::new();
+    let candidates = std::iter::once(generated.xpath.as_str())
+        .filter(|_| !generated.fallback)
+        .chain(generated.alternatives.iter().map(String::as_str));
+    for xpath in candidates {
+        if xpath == own || xpath.contains(" | ") {
+            continue;
+        }
+        let kind = LocatorKind::of(xpath);
+        if out.iter().any(|l| l.kind == kind) {
+            continue;
+        }
+        out.push(Locator {
+            kind,
+            xpath: xpath.to_owned(),
+        });
+        if out.len() == MAX_LOCATORS {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether `xpath` selects exactly the nodes of `per_context`, from each context.
+fn exact(doc: &Document, xpath: &str, per_context: &[(Item, Vec<Item>)]) -> bool {
+    let Ok(compiled) = XPath::compile(xpath) else {
+        return false;
+    };
+    per_context.iter().all(|(context, targets)| {
+        let mut want = targets.clone();
+        want.sort_unstable();
+        want.dedup();
+        compiled
+            .select_item(doc, *context)
+            .is_ok_and(|got| got == want)
+    })
+}
+
+/// Attributes that say what an element is for, in the order they are tried.
+const DESCRIPTIVE: [&str; 10] = [
+    "id",
+    "data-testid",
+    "name",
+    "itemprop",
+    "aria-label",
+    "role",
+    "title",
+    "type",
+    "rel",
+    "for",
+];
+
+/// Simple expressions for the first target's element: by a descriptive
+/// attribute, by each stable class token, and by its path of tags and
+/// positions from its context, each with the step that leads to the target
+/// (`/@href`, `/text()[k]`).
+fn simple_candidates(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Vec<String> {
+    let Some((context, first)) = per_context
+        .iter()
+        .find_map(|(c, t)| t.first().map(|f| (*c, *f)))
+    else {
+        return Vec::new();
+    };
+    let (owner, suffix) = match first {
+        Item::Node(n) if doc.is_element(n) => (n, String::new()),
+        Item::Node(n) if doc.kind(n) == NodeKind::Text => {
+            let Some(parent) = doc.parent(n).filter(|&p| doc.is_element(p)) else {
+                return Vec::new();
+            };
+            let k = doc
+                .children(parent)
+                .filter(|&c| doc.kind(c) == NodeKind::Text)
+                .position(|c| c == n)
+                .map_or(1, |i| i + 1);
+            (parent, format!("/text()[{k}]"))
+        }
+        Item::Attr { element, index } => (
+            element,
+            format!("/@{}", doc.attr_name(doc.attr_at(index as usize))),
+        ),
+        _ => return Vec::new(),
+    };
+    let start = if context == Item::Node(NodeId::ROOT) {
+        "//"
+    } else {
+        ".//"
+    };
+    let tag = doc.name(owner);
+    let mut out = Vec::new();
+    for name in DESCRIPTIVE {
+        if let Some(value) = doc.attr(owner, name)
+            && let Some(quoted) = quote(value)
+            && !value.trim().is_empty()
+            && value.len() <= 80
+            && !looks_generated(value)
+        {
+            out.push(format!("{start}{tag}[@{name}={quoted}]{suffix}"));
+        }
+    }
+    for token in doc.attr(owner, "class").unwrap_or_default().split_ascii_whitespace() {
+        if looks_generated(token) || token.contains(['\'', '"']) {
+            continue;
+        }
+        out.push(format!(
+            "{start}{tag}[contains(concat(' ', normalize-space(@class), ' '), ' {token} ')]{suffix}"
+        ));
+    }
+    let path = doc.path(owner);
+    match context {
+        Item::Node(NodeId::ROOT) => out.push(format!("{path}{suffix}")),
+        Item::Node(c) if doc.is_element(c) => {
+            let base = doc.path(c);
+            if let Some(rest) = path.strip_prefix(&base).filter(|r| r.starts_with('/')) {
+                out.push(format!(".{rest}{suffix}"));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `value` as an XPath string literal, when it can be written as one.
+fn quote(value: &str) -> Option<String> {
+    if !value.contains('\'') {
+        Some(format!("'{value}'"))
+    } else if !value.contains('"') {
+        Some(format!("\"{value}\""))
+    } else {
+        None
+    }
+}
+
+/// Whether `xpath` tests an attribute other than `class`.
+fn has_attribute_test(xpath: &str) -> bool {
+    xpath.match_indices('@').any(|(i, _)| {
+        let rest = &xpath[i + 1..];
+        !rest.starts_with("class") && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+    }) && !ends_in_attribute_step(xpath)
+}
+
+/// Whether the only attribute the expression names is its final `/@name`
+/// step (what it selects, not what it tests).
+fn ends_in_attribute_step(xpath: &str) -> bool {
+    let tests = xpath.matches('@').count();
+    tests == 1 && xpath.rfind("/@").is_some_and(|i| !xpath[i..].contains(']'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::NodeId;
+    use crate::xpath::XPath;
+
+    fn check_kind(xpath: &str, expected: LocatorKind) {
+        assert_eq!(LocatorKind::of(xpath), expected, "{xpath}");
+    }
+
+    #[test]
+    fn kinds_follow_the_evidence() {
+        check_kind("//h1[@itemprop='name']", LocatorKind::Attribute);
+        check_kind("//div[@id='main']//span", LocatorKind::Attribute);
+        check_kind(
+            "//p[contains(concat(' ', normalize-space(@class), ' '), ' price ')]",
+            LocatorKind::Class,
+        );
+        check_kind("//li[b[normalize-space(.)='ISBN-13:']]", LocatorKind::Label);
+        check_kind("//aside/p", LocatorKind::Position);
+        check_kind("//aside/a/@href", LocatorKind::Position);
+        check_kind("//a[@rel='next']/@href", LocatorKind::Attribute);
+    }
+
+    #[test]
+    fn every_locator_selects_exactly_the_captured_nodes() {
+        let doc = Document::parse_str(
+            "<main id='m'><ul class='details'><li><b>Author:</b> <span class='author'>Ann</span></li>\
+             <li><b>ISBN-13:</b> <span class='isbn'>978</span></li></ul>\
+             <aside><p class='promo'>x</p></aside></main>",
+        );
+        let own = "/html/body/main/ul/li[2]/span";
+        let targets = XPath::compile(own)
+            .unwrap()
+            .select_item(&doc, Item::Node(NodeId::ROOT))
+            .unwrap();
+        let locators = ensemble(&doc, own, &[(Item::Node(NodeId::ROOT), targets.clone())]);
+        assert!(locators.len() >= 2, "{locators:?}");
+        let kinds: Vec<LocatorKind> = locators.iter().map(|l| l.kind).collect();
+        let mut distinct = kinds.clone();
+        distinct.dedup();
+        assert_eq!(kinds, distinct, "one locator per kind");
+        for l in &locators {
+            assert_ne!(l.xpath, own);
+            let got = XPath::compile(&l.xpath)
+                .unwrap()
+                .select_item(&doc, Item::Node(NodeId::ROOT))
+                .unwrap();
+            assert_eq!(got, targets, "{}", l.xpath);
+        }
+    }
+
+    #[test]
+    fn nothing_matched_gives_no_locators() {
+        let doc = Document::parse_str("<p>x</p>");
+        assert!(ensemble(&doc, "//q", &[(Item::Node(NodeId::ROOT), Vec::new())]).is_empty());
+    }
+}
