@@ -160,7 +160,10 @@ impl Votes {
 
 /// Whether `a` holds every node of `b`, scope by scope, and more.
 fn is_superset(a: &[Vec<Item>], b: &[Vec<Item>]) -> bool {
-    a != b && a.iter().zip(b).all(|(a, b)| b.iter().all(|i| a.contains(i)))
+    a != b
+        && a.iter()
+            .zip(b)
+            .all(|(a, b)| b.iter().all(|i| a.contains(i)))
 }
 
 /// The nodes of `a` that `b` does not hold, scope by scope.
@@ -202,7 +205,7 @@ pub(crate) fn votes(
     }
     votes
         .others
-        .sort_by(|a, b| b.xpaths.len().cmp(&a.xpaths.len()));
+        .sort_by_key(|b| std::cmp::Reverse(b.xpaths.len()));
     votes
 }
 

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::cluster::{Rule, clusters};
+use super::drift;
 use super::locate::{self, Field};
 use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::{Document, NodeId};
@@ -123,6 +124,34 @@ pub(crate) fn attempt(
         })
         .collect();
 
+    // The locator ensemble's answer is the first candidate of a field: it
+    // must still look like the stored target and pass the constraints.
+    if !pattern.is_record()
+        && let Some((chosen, ballot)) = locator_choice(env, gram, &scopes, &current)
+        && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
+        && let Ok((xpath, healed_wrapper, extraction)) =
+            prove(env, wrapper, pattern, path, &scopes, &chosen)
+    {
+        let mut done = adaptation;
+        done.outcome = Outcome::Healed;
+        done.new_xpath = Some(xpath);
+        done.score = Some(chosen.score);
+        done.runner_up = chosen.runner_up;
+        done.reason = Some(format!(
+            "its locators agree on these nodes ({} of {}: {})",
+            ballot.xpaths.len(),
+            ballot.voting,
+            ballot.xpaths.join(", ")
+        ));
+        done.after = values_at(&extraction.record, path.names());
+        done.checks = checks(pattern, path, &extraction.violations);
+        return Attempted {
+            adaptation: done,
+            healed: Some((healed_wrapper, extraction)),
+            unchanged: false,
+            children: Vec::new(),
+        };
+    }
     let settings = &wrapper.adapt;
     let mut labels_tried = vec![settings.label];
     if settings.label != LabelMode::Tag {
@@ -248,6 +277,58 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// What the locators chose, with the ballot that chose it.
+struct LocatorBallot {
+    xpaths: Vec<String>,
+    voting: usize,
+}
+
+/// The least evidence (see `drift::evidence`) a node set chosen by the
+/// locators needs: its nodes must look almost wholly like the stored target
+/// (tag, text or its shape, attributes). On the mutation track, locator
+/// answers under 0.9 were wrong on 10 of 14 cases, above it on 12 of 165
+/// (`bench/heal_harness.py --tracks mutation`).
+const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
+
+/// The node sets the locators agree on instead of the XPath's selection:
+/// when the XPath selects nothing, the set with the most votes (and no tie);
+/// otherwise the set that outvotes it as the drift check decides. Its score
+/// is its evidence.
+fn locator_choice(
+    env: &Env<'_>,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> Option<(Assignment, LocatorBallot)> {
+    let votes = drift::votes(env.doc, gram, scopes, current);
+    let ballot = if current.iter().all(Vec::is_empty) {
+        let best = votes.others.first()?;
+        let tied = votes
+            .others
+            .get(1)
+            .is_some_and(|b| b.xpaths.len() == best.xpaths.len());
+        (!tied).then_some(best)?
+    } else {
+        votes.outvoting(env.doc, gram, current)?
+    };
+    let score = drift::evidence(env.doc, gram, &ballot.targets)?;
+    if score < MIN_LOCATOR_EVIDENCE {
+        return None;
+    }
+    Some((
+        Assignment {
+            targets: ballot.targets.clone(),
+            score,
+            runner_up: None,
+            similarity: score,
+        },
+        LocatorBallot {
+            xpaths: ballot.xpaths.clone(),
+            voting: votes.voting,
+        },
+    ))
 }
 
 /// Heals the fields under the record at `path` top-down, with the record's

@@ -520,3 +520,65 @@ fn a_node_holding_a_text_area_is_not_relocated_to_a_lookalike_inside_it() {
         <div><p></p><p></p></div><ul><li></li><li></li></ul></section></body></html>";
     relocates_to_itself_or_abstains(&w, page);
 }
+
+/// A details list whose rows a wrapper reads by position.
+fn details(rows: &[(&str, &str)]) -> String {
+    let items: String = rows
+        .iter()
+        .map(|(label, value)| {
+            format!("<li><b>{label}</b> <span class=\"value\">{value}</span></li>")
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><body><h1>A book</h1><ul class=\"details\">{items}</ul></body></html>"
+    )
+}
+
+const DETAILS: &str = r#"
+name: details
+patterns:
+  - name: isbn
+    xpath: /html/body/ul/li[2]/span
+    constraints: {min: 1, max: 1}
+"#;
+
+/// Regression: a row inserted before the ISBN moved the positional XPath
+/// onto the publisher's value, which still satisfies `{min: 1, max: 1}`, so
+/// nothing healed and the wrong value went out. The label locator kept at
+/// capture outvotes the XPath, and the heal follows it.
+#[test]
+fn a_label_row_that_moves_is_drift_and_heals_to_the_label() {
+    let w = wrapper::load_str(DETAILS, "details.yaml").unwrap();
+    let old = details(&[("Author:", "Ann"), ("ISBN-13:", "9780000000001")]);
+    let grams = grams_from(&w, &old);
+    let new = details(&[
+        ("Author:", "Ann"),
+        ("Publisher:", "Acme"),
+        ("ISBN-13:", "9780000000002"),
+    ]);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert_eq!(drifted[0].constraint, ViolationKind::Drift);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert_eq!(h.adaptations.len(), 1, "{:?}", h.adaptations);
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(h.extraction.record["isbn"], "9780000000002");
+    assert!(h.extraction.violations.is_empty());
+}
+
+/// The same page with the same rows: the locators agree and nothing drifts.
+#[test]
+fn an_unchanged_page_does_not_drift() {
+    let w = wrapper::load_str(DETAILS, "details.yaml").unwrap();
+    let old = details(&[("Author:", "Ann"), ("ISBN-13:", "9780000000001")]);
+    let grams = grams_from(&w, &old);
+    let other = details(&[("Author:", "Bo"), ("ISBN-13:", "9780000000777")]);
+    for page in [&old, &other] {
+        let doc = Document::parse_str(page);
+        let extraction = crate::extract::extract(&w, &doc, None);
+        assert!(super::drift(&w, &doc, &grams, &extraction).is_empty());
+    }
+}

@@ -236,7 +236,11 @@ fn simple_candidates(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Vec<S
             out.push(format!("{start}{tag}[@{name}={quoted}]{suffix}"));
         }
     }
-    for token in doc.attr(owner, "class").unwrap_or_default().split_ascii_whitespace() {
+    for token in doc
+        .attr(owner, "class")
+        .unwrap_or_default()
+        .split_ascii_whitespace()
+    {
         if looks_generated(token) || token.contains(['\'', '"']) {
             continue;
         }

@@ -11,6 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_drift;
 mod cli_heal;
 mod cli_review;
 mod cli_run;
