@@ -14,7 +14,11 @@
 //!   XPath: more locators agree on another node set than on the XPath's, and
 //!   that set looks at least as much like the stored target as the XPath's
 //!   selection does (its tag, text or its shape, attributes). When the votes
-//!   are tied, the other set must look clearly more like the target.
+//!   are tied, or one locator alone disagrees, the other set must look
+//!   clearly more like the target. A set
+//!   that only adds to the XPath's selection is no evidence (that locator
+//!   grew looser); a set inside it needs two locators and a majority over
+//!   those that agree with the XPath (a list field may simply have grown).
 //!
 //! Locators vote only while the pattern has the XPath they were captured
 //! beside: a heal replaces the XPath after weighing the page as a whole, and
@@ -36,8 +40,8 @@ use crate::xpath::{Item, XPath};
 use super::TreeGrams;
 use super::likeness::{Profile, likeness};
 
-/// How much more like the stored target a set the locators tie on must look
-/// than the XPath's selection.
+/// How much more like the stored target a set that only one locator chose,
+/// or that the locators tie on, must look than the XPath's selection.
 const TIE_EVIDENCE_MARGIN: f64 = 0.15;
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
@@ -135,7 +139,25 @@ impl Votes {
             .filter(|b| !is_superset(&b.targets, current));
         let best = others.next()?;
         let count = best.xpaths.len();
-        if count < self.agree {
+        // A looser locator that holds the XPath's nodes but none of the
+        // other set's still sides with the XPath.
+        let agree = self.agree
+            + self
+                .others
+                .iter()
+                .filter(|b| {
+                    is_superset(&b.targets, current)
+                        && difference(&best.targets, &b.targets) == best.targets
+                })
+                .map(|b| b.xpaths.len())
+                .sum::<usize>();
+        if count < agree {
+            return None;
+        }
+        // A set inside the XPath's selection says the XPath now selects
+        // more: a list field that grew does that too, so it takes two
+        // locators, and more than agree with the XPath.
+        if is_superset(current, &best.targets) && (count < 2 || count == agree) {
             return None;
         }
         // Two sets with as many votes: the locators cannot tell them apart.
@@ -149,7 +171,10 @@ impl Votes {
             evidence(doc, gram, &only_theirs)
         }?;
         let ours = evidence(doc, gram, &difference(current, &best.targets)).unwrap_or(0.0);
-        let needed = if count > self.agree {
+        // Two or more locators outvoting the XPath suffice with evidence at
+        // least as good; a lone locator, or a tie, must also look clearly
+        // more like the target.
+        let needed = if count >= 2 && count > agree {
             ours
         } else {
             ours + TIE_EVIDENCE_MARGIN
@@ -184,6 +209,13 @@ pub(crate) fn votes(
 ) -> Votes {
     let mut votes = Votes::default();
     for locator in &gram.header.locators {
+        // Two locators that confirm the selection, with no other set as
+        // well supported, settle it: this is the common case, and the check
+        // runs on every page.
+        let best_other = votes.others.iter().map(|b| b.xpaths.len()).max();
+        if votes.agree >= 2 && best_other.is_none_or(|b| b < votes.agree) {
+            break;
+        }
         let Ok(compiled) = XPath::compile(&locator.xpath) else {
             continue;
         };

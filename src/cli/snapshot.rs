@@ -117,8 +117,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for s in &skipped {
         say!("{}: no tree-gram: {}", s.pattern, s.reason);
     }
+    warn_brittle(&wrapper, &written.files);
     if written.wrapper_changed {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warns about every captured pattern whose XPath is brittle, naming the
+/// most robust locator of its ensemble (verified on this page to select the
+/// same nodes) as the replacement.
+fn warn_brittle(wrapper: &mend::wrapper::Wrapper, files: &[(PathBuf, mend::treegram::Captured)]) {
+    for (_, c) in files {
+        let Some(pattern) = wrapper.pattern(&c.pattern) else {
+            continue;
+        };
+        let Some(why) = mend::xpath::generate::brittleness(pattern.xpath.source()) else {
+            continue;
+        };
+        let better = mend::treegram::TreeGram::parse(c.html.as_bytes())
+            .ok()
+            .and_then(|g| {
+                g.header
+                    .locators
+                    .iter()
+                    .find(|l| mend::xpath::generate::brittleness(&l.xpath).is_none())
+                    .map(|l| l.xpath.clone())
+            });
+        match better {
+            Some(x) => say!(
+                "warning: {}: {} is brittle ({why}); {x} selects the same nodes on this page",
+                c.pattern,
+                pattern.xpath.source()
+            ),
+            None => say!(
+                "warning: {}: {} is brittle ({why})",
+                c.pattern,
+                pattern.xpath.source()
+            ),
+        }
+    }
 }

@@ -89,6 +89,7 @@
 //! result works the same in lxml, parsel and browsers. The module is pure: no
 //! I/O, no clock, and no input makes it panic.
 
+mod brittle;
 mod fallback;
 mod heuristics;
 mod levels;
@@ -105,6 +106,7 @@ use std::collections::BTreeMap;
 use super::{Item, MAX_LEN, XPath};
 use crate::dom::{Document, NodeId, NodeKind};
 
+pub use brittle::brittleness;
 pub use heuristics::looks_generated;
 use targets::{
     Group, Targets, attribute_suffix, check_instances, child_suffix, group_of, label_owners, owner,
