@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""Healing, mend against Scrapling, on the same cases in one run.
+"""Healing, mend against Scrapling and a robust XPath, on the same cases in one run.
 
 A *case* is one element to find again after a page changed: the old page, the
 new page, the element's canonical path on the old page in mend's tree
 (`target`) and the true element's path on the new page (`expected`, or null
 when the element is gone).  Cases are JSON lines:
 
-    {"id": ..., "track": "google|mutants|swde|mutation", "kind": ..., "severity": 0,
+    {"id": ..., "track": "google|mutants|swde|mutation|records", "kind": ..., "severity": 0,
      "old": "old.html", "new": "new.html", "target": "/html/body/...",
      "expected": "/html/body/..." | null, "extract": "text", "source": ..., "elements": 1234}
 
+A records case (bench/record_cases.py) is a list instead of one element: it
+adds `items` and `expected_items`, the canonical paths of the list's items on
+the old and the new page, and its `target` is the items' common path.
+
 The google, mutants and swde tracks are generated here from ../shared/data
-(manifests are written to the work dir); `--cases FILE` reads more (the
-mutation track of bench/mutate.py).  Relative page paths in a manifest are
-resolved against the manifest's folder, then the current folder.
+(manifests are written to the work dir), and so is the records track (by
+bench/record_cases.py into WORK/records, its --quick slice with --quick)
+unless a `--cases` manifest holds records cases; `--cases FILE` reads more
+(the mutation track of bench/mutate.py).  Relative page paths in a manifest
+are resolved against the manifest's folder, then the current folder.
 
 mend, for each case: a wrapper with one pattern `target` (the target's path,
 `extract: normalized`, `constraints: {min: 1, max: 1}`, `adapt: {mode: auto}`)
@@ -29,6 +35,26 @@ abstain = nothing although the element is there.  An XPath that still selects
 several nodes while the run reports the pattern violated counts as abstain:
 mend flagged it instead of handing back a value.
 
+Failures are wrong, never dropped: when a mend command of a case fails (the
+snapshot, the run exiting with anything but 0 or 1, a panic, a time-out
+(--timeout), output that is not JSON, a wrapper that does not read back, or
+the final `mend xpath` failing), the case is judged wrong for that column,
+with a `failure` object in its JSON record ({step, command, exit, what,
+stderr}: the end of stderr).  Such cases stay in every table and in the
+floor check, and the report lists them (count per track, first examples).
+
+The robust-XPath baseline (a column beside Scrapling; --no-robust leaves it
+out): `mend xpath OLD TARGET --robust --json` gives the XPath mend's
+generator writes on the old page for exactly the nodes TARGET selects there;
+it is evaluated on the new page with `mend xpath NEW XPATH --json` and never
+healed.  It is judged as mend's wrapper would be with --heal off, under the
+same constraints and the same rule: one node is correct or wrong; nothing,
+or several nodes (a violated {min: 1, max: 1}), is an abstention, and both
+are correct when the element is gone.  On swde the robust XPath is made on
+page 0000 once per site and field and its first node's value is judged on
+every page, as mend's (no heal, so a right value is correct).  A failure of
+either command is wrong, as for mend.
+
 Scrapling (parser only), for each case: the target's absolute XPath in lxml's
 tree of the old page is saved with `Selector(old, adaptive=True,
 storage_args={storage_file: DIR/scrapling.db})`.xpath(path,
@@ -36,6 +62,8 @@ identifier="target", auto_save=True); on the new page the same XPath is tried
 plainly and, when it returns nothing, with adaptive=True (Scrapling's own
 flow: relocate() scores every element against the saved fingerprint and
 returns the best-scoring ones).  The first element returned is judged.
+Scrapling is not run on the records track: auto_save keeps the fingerprint of
+the first element only, so it has no item set to relocate.
 
 Judging Scrapling needs the expected node in lxml's tree, which is not mend's
 (libxml2 does not build HTML5 trees: no inserted <tbody>, other repairs).
@@ -62,10 +90,41 @@ so "ISBN-13: 978..." is right for ": 978...".  Values are compared with all
 whitespace removed and case folded, on both sides.  Scrapling saves the
 selector on 0000 and uses it plainly, then adaptively, on each page.
 
+The records track (lists of repeated items, bench/record_cases.py): the
+wrapper has one record pattern `items` with `constraints: {min: 2}` and one
+field `text` (`xpath: .`, `extract: normalized`, no constraints).  Its XPath
+is the robust XPath of the item set, `mend xpath OLD 'ITEM1 | ITEM2 | ...'
+--robust --json`, unless that is a fallback, a union of positional paths or
+does not select exactly the items: then the items' common path (`target`).
+Snapshot, run and evaluation are as above; the items are compared as mend's
+canonical paths on the new page (the same tree: `expected_items` come from
+marks on the items).  correct = exactly the expected item set; abstain =
+nothing selected, or the pattern left violated; wrong = any other set (a
+subset, a superset, other nodes, a stale XPath selecting two or more).  A
+record XPath that the run rewrote into a union of positional paths
+(`//ul/li[1] | //ul/li[2]`) is counted as union-of-positions (it should be 0).
+The robust baseline is the robust XPath of the item set, fallback or not,
+judged by the same rule with {min: 2} (fewer than two nodes is violated).
+
+Risk and coverage (per track, over the cases where mend attempted a heal):
+for t = 0.50..0.95, coverage = share of attempts answered with an applied
+heal whose score (or similarity) is >= t, risk = share of those answers that
+are wrong.  Reliability: the applied heals by score bin (0.1 wide), the mean
+score against the share of right answers, one line per track and the
+diagonal, drawn with matplotlib (Agg) into --plot (default: beside --report,
+NAME-reliability.png; else beside --json; else WORK/reliability.png).
+Without matplotlib the harness says so and writes everything else.
+
+--floor FILE: {"track": {"min_correct": PCT, "max_wrong": PCT,
+"max_union_of_positions": N, "robust": {...the same keys...}}}; percentages
+are of every case of the track (a case not judged counts as wrong); exit 1
+when a floor is missed.
+
 Usage:
-    python3 bench/heal_harness.py [--tracks google,mutants,swde,mutation] [--cases FILE]...
-        [--quick] [--jobs N] [--no-scrapling] [--mutant-cap N] [--mend PATH]
-        [--data DIR] [--work DIR] [--report FILE] [--json FILE]
+    python3 bench/heal_harness.py [--tracks google,mutants,swde,mutation,records] [--cases FILE]...
+        [--quick] [--jobs N] [--no-scrapling] [--no-robust] [--mutant-cap N] [--mend PATH]
+        [--data DIR] [--work DIR] [--report FILE] [--json FILE] [--plot FILE] [--floor FILE]
+        [--timeout S] [--records-seed N]
 """
 
 import argparse
@@ -91,7 +150,8 @@ MARK = "data-mendcase"
 TAG_RE = re.compile(rb"<([A-Za-z][A-Za-z0-9:_-]*)")
 SIGNATURE_RE = re.compile(r'\s+signature="[^"]*"')
 CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.I)
-TRACKS = ("google", "mutants", "swde", "mutation")
+TRACKS = ("google", "mutants", "swde", "mutation", "records")
+RUN_TIMEOUT = 600                      # seconds for one mend process
 BUCKETS = ((3_000, "<3k"), (15_000, "3k-15k"), (60_000, "15k-60k"), (float("inf"), ">60k"))
 
 WRAPPER = """name: case
@@ -113,6 +173,19 @@ patterns:
     xpath: {xpath}
     extract: normalized
     constraints: {{min: 1}}
+"""
+
+# A record list: the items' XPath, at least two of them; one optional field per item.
+WRAPPER_RECORDS = """name: case
+adapt: {{mode: auto}}
+patterns:
+  - name: items
+    xpath: {xpath}
+    constraints: {{min: 2}}
+    patterns:
+      - name: text
+        xpath: .
+        extract: normalized
 """
 
 GOOGLE_VERSIONS = ("2018-01-01", "2021-01-01", "2023-01-01")
@@ -187,11 +260,20 @@ def bucket(elements):
 
 
 class Mend:
-    def __init__(self, binary):
+    def __init__(self, binary, timeout=RUN_TIMEOUT):
         self.bin = str(binary)
+        self.timeout = timeout
 
     def run(self, *args):
-        return subprocess.run([self.bin, *map(str, args)], capture_output=True, text=True)
+        """The finished process; a process killed at the time limit has returncode None."""
+        argv = [self.bin, *map(str, args)]
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired as e:
+            def text(v):
+                return v.decode(errors="replace") if isinstance(v, bytes) else (v or "")
+            return subprocess.CompletedProcess(argv, None, text(e.stdout),
+                                               text(e.stderr) + f"\n(killed after {self.timeout} s)")
 
     def xpath_batch(self, page, exprs, scratch):
         """One JSON answer per expression, one process for all of them."""
@@ -208,10 +290,28 @@ class Mend:
         return lines
 
     def xpath(self, page, expr):
-        p = self.run("xpath", page, expr, "--json")
+        answer, _ = self.select(page, expr)
+        return answer
+
+    def select(self, page, expr, *flags):
+        """(`mend xpath PAGE EXPR [flags] --json`'s answer, None), or (None, the failure)."""
+        p = self.run("xpath", page, expr, *flags, "--json")
         if p.returncode != 0:
-            return None
-        return json.loads(p.stdout)
+            return None, failure("xpath" + "".join(f" {f}" for f in flags), p)
+        try:
+            return json.loads(p.stdout), None
+        except ValueError:
+            return None, failure("xpath" + "".join(f" {f}" for f in flags), p, "standard output is not JSON")
+
+
+def failure(step, p, what=None):
+    """A failed mend command, as recorded in a case: which step, its exit code, the end of stderr."""
+    def short(a):
+        a = str(a)
+        return Path(a).name if "/" in a and Path(a).exists() else (a if len(a) <= 200 else a[:200] + "…")
+    return {"step": step, "command": "mend " + " ".join(short(a) for a in p.args[1:]),
+            "exit": p.returncode, "what": what or ("timed out" if p.returncode is None else "exit code"),
+            "stderr": (p.stderr or "").strip()[-400:]}
 
 
 # ---------------------------------------------------------------- pages
@@ -385,16 +485,19 @@ def swde_cases(mend, pages, data, work, fields, page_count):
     return cases, units
 
 
-def prepare_swde_unit(mend, unit, scrapling):
-    """Snapshot the unit's wrapper on page 0000; save Scrapling's fingerprint there."""
+def prepare_swde_unit(mend, unit, scrapling, robust):
+    """Snapshot the unit's wrapper on page 0000, make the robust XPath there, save Scrapling's
+    fingerprint there.  A failed snapshot is kept in the unit (every page of it is then judged
+    wrong for mend), as is a failed robust XPath (wrong for the robust column)."""
     d = Path(unit["dir"])
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     w = d / "wrapper.yaml"
     w.write_text(WRAPPER_SWDE.format(xpath=json.dumps(unit["mend_path"])))
     p = mend.run("snapshot", w, unit["page0"])
-    if p.returncode != 0:
-        raise SystemExit(f"mend snapshot {w} {unit['page0']}: {p.stderr.strip()}")
+    unit["snapshot_failure"] = failure("snapshot", p) if p.returncode != 0 else None
+    if robust:
+        unit["robust"] = make_robust(mend, unit["page0"], unit["mend_path"])
     if scrapling:
         from scrapling.core.storage import SQLiteStorageSystem
         from scrapling.parser import Selector
@@ -407,6 +510,26 @@ def prepare_swde_unit(mend, unit, scrapling):
         # Close the storage here: workers forked later must open their own connection.
         del sel
         SQLiteStorageSystem.cache_clear()
+
+
+def record_cases(args, work):
+    """The records track's cases: bench/record_cases.py run into WORK/records (its --quick slice
+    with --quick), unless a --cases manifest already holds records cases."""
+    import contextlib
+
+    sys.path.insert(0, str(BENCH))
+    import record_cases as rc
+
+    out = work / "records"
+    argv = ["--data", str(args.data), "--out", str(out), "--seed", str(args.records_seed), "--mend", args.mend]
+    if args.quick:
+        argv.append("--quick")
+    print(f"records: generating cases into {out} (bench/record_cases.py {' '.join(argv[4:])})", file=sys.stderr)
+    with contextlib.redirect_stdout(sys.stderr):
+        status = rc.main(argv)
+    if status:
+        raise SystemExit("bench/record_cases.py: the generated record cases do not check out with mend")
+    return load_manifest(out / "cases.jsonl")
 
 
 def load_manifest(path):
@@ -457,34 +580,146 @@ def lxml_path(el):
     return el.getroottree().getpath(el)
 
 
-def mend_side(mend, case, d):
+def union_of_positions(xpath):
+    """True when an XPath is a union whose branches pin nodes by position (`... [3] | ... [4]`)."""
+    if not xpath:
+        return False
+    branches, depth, quote, cur = [], 0, None, ""
+    for ch in xpath:
+        if quote:  # string literals are left out: a "[1]" in a literal is no position
+            quote = None if ch == quote else quote
+            continue
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            branches.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    branches.append(cur)
+    return len(branches) > 1 and any(re.search(r"\[\s*\d+\s*\]", b) for b in branches)
+
+
+def make_robust(mend, page, expr):
+    """`mend xpath PAGE EXPR --robust --json`: the XPath mend's generator writes on the old page
+    for exactly the nodes EXPR selects there ({"xpath", "fallback", ...}), or {"failure": ...}."""
+    answer, fail = mend.select(page, expr, "--robust")
+    if fail:
+        return {"failure": fail}
+    return {"xpath": answer.get("xpath"), "fallback": bool(answer.get("fallback")),
+            "alternatives": len(answer.get("alternatives") or []), "count": answer.get("count")}
+
+
+def judge_node(selected, expected, violated):
+    """One pattern, {min: 1, max: 1}: the verdict for the nodes a final XPath selects."""
+    if expected is None:
+        return "correct" if not selected or violated else "wrong"
+    if selected == [expected]:
+        return "correct"
+    if not selected or (len(selected) > 1 and violated):
+        return "abstain"
+    return "wrong"
+
+
+def judge_set(selected, expected_items, violated):
+    """A record pattern, {min: 2}: exactly the item set is correct; nothing, or the pattern
+    left violated, is an abstention; any other set (a subset, a superset, other nodes) is wrong."""
+    if set(selected) == set(expected_items) and len(selected) == len(expected_items):
+        return "correct"
+    if not selected or violated:
+        return "abstain"
+    return "wrong"
+
+
+def judge_selected(res, case, selected, violated):
+    res["selected"] = selected[:5]
+    res["n_selected"] = len(selected)
+    if case["track"] == "records":
+        res["verdict"] = judge_set(selected, case["expected_items"], violated)
+        res["relation"] = set_relation(selected, case["expected_items"])
+    else:
+        res["verdict"] = judge_node(selected, case["expected"], violated)
+    res["answer_ok"] = res["verdict"] == "correct" if selected else None
+
+
+def failed(res, fail):
+    """A mend command failed: the case is judged wrong, with the failure kept."""
+    res.update(verdict="wrong", failure=fail, answer_ok=False)
+    return res
+
+
+def robust_side(mend, case, robust):
+    """The robust-XPath baseline: the XPath mend's generator made on the old page, evaluated on
+    the new page with no healing, judged as mend's wrapper would be with --heal off."""
+    res = {"verdict": None, "healed": False}
+    if robust.get("failure"):
+        return failed(res, robust["failure"])
+    res.update(xpath=robust["xpath"], fallback=robust["fallback"],
+               union_of_positions=union_of_positions(robust["xpath"]))
+    answer, fail = mend.select(case["new"], robust["xpath"])
+    if fail:
+        return failed(res, fail)
+    nodes = answer.get("nodes") or []
+    if case["track"] == "swde":
+        value = " ".join(nodes[0]["value"].split()) if nodes else None
+        res["value"] = value
+        judge_value(res, value, case["expected_values"], False)
+        return res
+    selected = [n["path"] for n in nodes]
+    # The wrapper's constraints decide what counts as flagged: {min: 1, max: 1} for a node,
+    # {min: 2} for a record list.
+    violated = len(selected) < 2 if case["track"] == "records" else len(selected) != 1
+    judge_selected(res, case, selected, violated)
+    return res
+
+
+def mend_side(mend, case, d, robust):
     res = {"verdict": None}
     w = d / "wrapper.yaml"
     t0 = time.perf_counter()
+    pattern = "items" if case["track"] == "records" else "target"
     if case["track"] == "swde":
+        if case.get("snapshot_failure"):
+            return failed(res, case["snapshot_failure"])
         # A fresh copy of the snapshotted wrapper beside it (its tree-gram path is relative).
         pid = case["id"].rsplit("/", 1)[1]
         w = Path(case["unit"]) / f"page-{pid}.yaml"
         w.write_text(Path(case["unit"], "wrapper.yaml").read_text())
         store = Path(case["unit"]) / f"store-{pid}.db"
     else:
-        w.write_text(WRAPPER.format(xpath=json.dumps(case["target"])))
+        if case["track"] == "records":
+            # The robust XPath of the item set, unless the generator fell back to a union of
+            # positions or failed: then the items' common path.
+            usable = robust and not robust.get("failure") and not robust.get("fallback") \
+                and robust.get("count") == len(case["items"]) and not union_of_positions(robust.get("xpath"))
+            start = robust["xpath"] if usable else case["target"]
+            res["start_xpath"] = start
+            res["start_from"] = "robust" if usable else "common path"
+            w.write_text(WRAPPER_RECORDS.format(xpath=json.dumps(start)))
+        else:
+            w.write_text(WRAPPER.format(xpath=json.dumps(case["target"])))
         p = mend.run("snapshot", w, case["old"])
         if p.returncode != 0:
-            res.update(verdict="error", note=f"snapshot: {p.stderr.strip()[:300]}")
-            return res
+            return failed(res, failure("snapshot", p))
         store = d / "store.db"
     t1 = time.perf_counter()
     p = mend.run("run", w, case["new"], "--heal", "auto", "--format", "json", "--store", store, "--quiet")
     t2 = time.perf_counter()
     res["run_ms"] = (t2 - t1) * 1e3
     res["pair_ms"] = (t2 - t0) * 1e3
+    res["run_exit"] = p.returncode
     if p.returncode not in (0, 1):
-        res.update(verdict="error", note=f"run exit {p.returncode}: {p.stderr.strip()[:300]}")
-        return res
-    out = json.loads(p.stdout)
-    adaptations = [a for a in out.get("adaptations", []) if a.get("pattern") == "target"]
-    violated = any(v.get("pattern") == "target" for v in out.get("violations", []))
+        return failed(res, failure("run", p))
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        return failed(res, failure("run", p, "standard output is not JSON"))
+    adaptations = [a for a in out.get("adaptations", []) if a.get("pattern") == pattern]
+    violated = any(v.get("pattern") == pattern for v in out.get("violations", []))
     a = adaptations[-1] if adaptations else {}
     res.update(
         healed=bool(adaptations), status=a.get("status"), score=a.get("score"), runner_up=a.get("runner_up"),
@@ -498,22 +733,18 @@ def mend_side(mend, case, d):
         res["value"] = value
         judge_value(res, value, case["expected_values"], bool(adaptations))
         return res
-    final = yaml.safe_load(w.read_text())["patterns"][0]["xpath"]
+    try:
+        final = yaml.safe_load(w.read_text())["patterns"][0]["xpath"]
+    except Exception as e:  # the wrapper mend left behind does not read back
+        return failed(res, {"step": "wrapper", "command": f"read {w.name}", "exit": p.returncode,
+                            "what": "the wrapper does not read back", "stderr": repr(e)[-400:]})
     res["final_xpath"] = final
-    sel = mend.xpath(case["new"], final)
-    selected = [n["path"] for n in (sel or {}).get("nodes", [])]
-    res["selected"] = selected[:5]
-    expected = case["expected"]
-    if expected is None:
-        ok = not selected or violated
-        res["verdict"] = "correct" if ok else "wrong"
-    elif selected == [expected]:
-        res["verdict"] = "correct"
-    elif not selected or (len(selected) > 1 and violated):
-        res["verdict"] = "abstain"
-    else:
-        res["verdict"] = "wrong"
-    res["answer_ok"] = res["verdict"] == "correct" if selected else None
+    if case["track"] == "records":  # a record XPath the run rewrote into a union of positional paths
+        res["union_of_positions"] = final != res["start_xpath"] and union_of_positions(final)
+    answer, fail = mend.select(case["new"], final)
+    if fail:
+        return failed(res, fail)
+    judge_selected(res, case, [n["path"] for n in answer.get("nodes") or []], violated)
     return res
 
 
@@ -596,20 +827,44 @@ def scrapling_side(case, d, judge):
     return res
 
 
+def harness_failure(e):
+    return {"step": "harness", "command": "-", "exit": None, "what": "the harness failed on mend's output",
+            "stderr": repr(e)[-400:]}
+
+
 def run_case(task):
     case, opts, judge = task
-    mend = Mend(opts["mend"])
+    mend = Mend(opts["mend"], opts.get("timeout", RUN_TIMEOUT))
     d = Path(opts["work"]) / "runs" / case["track"] / digest(case["id"])
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     out = {k: case.get(k) for k in ("id", "track", "kind", "severity", "source", "elements", "target", "expected")}
     if case["track"] == "swde":
         out["expected_values"] = case.get("expected_values")
+    if case["track"] == "records":
+        out["items"] = len(case["items"])
+        out["expected_items"] = case["expected_items"]
+    # The robust XPath, made on the old page (for swde, on page 0000 when the unit was prepared).
+    robust = None
     try:
-        out["mend"] = mend_side(mend, case, d)
-    except Exception as e:  # a harness failure is reported, never counted as a verdict
-        out["mend"] = {"verdict": "error", "note": repr(e)}
-    if opts["scrapling"]:
+        if case["track"] == "swde":
+            robust = case.get("robust")
+        elif case["track"] == "records":
+            robust = make_robust(mend, case["old"], " | ".join(case["items"]))
+        elif opts["robust"]:
+            robust = make_robust(mend, case["old"], case["target"])
+    except Exception as e:
+        robust = {"failure": harness_failure(e)}
+    try:
+        out["mend"] = mend_side(mend, case, d, robust)
+    except Exception as e:  # never dropped: a case the harness cannot follow is wrong, and listed
+        out["mend"] = failed({"verdict": None}, harness_failure(e))
+    if opts["robust"]:
+        try:
+            out["robust"] = robust_side(mend, case, robust or {"failure": harness_failure("no robust XPath")})
+        except Exception as e:
+            out["robust"] = failed({"verdict": None}, harness_failure(e))
+    if opts["scrapling"] and case["track"] != "records":
         try:
             out["scrapling"] = scrapling_side(case, d, judge)
         except Exception as e:
@@ -625,20 +880,39 @@ def run_case(task):
 
 # ---------------------------------------------------------------- report
 
+TOOL_NAMES = {"mend": "mend", "scrapling": "Scrapling", "robust": "robust XPath"}
+VERDICTS = ("correct", "wrong", "abstain")
+RISK_THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+RELIABILITY_BINS = [(round(0.1 * i, 1), round(0.1 * (i + 1), 1)) for i in range(10)]
+
+
+def tools_of(args):
+    tools = {"mend": TOOL_NAMES["mend"]}
+    if args.scrapling:
+        tools["scrapling"] = TOOL_NAMES["scrapling"]
+    if args.robust:
+        tools["robust"] = TOOL_NAMES["robust"]
+    return tools
+
 
 def tally(outcomes, tool):
-    t = {"correct": 0, "wrong": 0, "abstain": 0, "error": 0}
+    """Verdict counts of one tool; `error` = Scrapling could not be judged, `not run` = no result."""
+    t = {"correct": 0, "wrong": 0, "abstain": 0, "error": 0, "not run": 0, "failures": 0}
     for o in outcomes:
         r = o.get(tool)
-        if r is not None:
-            t[r["verdict"] or "error"] += 1
+        if r is None:
+            t["not run"] += 1
+            continue
+        t[r["verdict"] if r.get("verdict") in VERDICTS else "error"] += 1
+        t["failures"] += bool(r.get("failure"))
     return t
 
 
 def fmt_tally(t):
     n = t["correct"] + t["wrong"] + t["abstain"]
-    cells = [f"{t[k]} ({pct(t[k], n):.1f}%)" for k in ("correct", "wrong", "abstain")]
-    return n, cells
+    if not n:
+        return n, ["-", "-", "-"]
+    return n, [f"{t[k]} ({pct(t[k], n):.1f}%)" for k in VERDICTS]
 
 
 def table_by(outcomes, key, tools, title):
@@ -649,26 +923,105 @@ def table_by(outcomes, key, tools, title):
     for o in outcomes:
         groups.setdefault(key(o), []).append(o)
     for g in sorted(groups, key=lambda x: (str(type(x)), x)):
-        cells, n0 = [], None
+        cells = []
         for tool in tools:
-            n, c = fmt_tally(tally(groups[g], tool))
-            n0 = n if n0 is None else n0
-            cells += c
+            cells += fmt_tally(tally(groups[g], tool))[1]
         lines.append(f"| {g} | {len(groups[g])} | " + " | ".join(cells) + " |")
     return lines
 
 
-def report(outcomes, args, timings):
-    tools = {"mend": "mend"}
-    if args.scrapling:
-        tools["scrapling"] = "Scrapling"
-    L = ["# Healing: mend and Scrapling on the same cases", ""]
+def risk_coverage(os_):
+    """Over the cases where mend attempted a heal: for each t, the applied heals with a score (or
+    a similarity) at or above t, their share of the attempts (coverage) and the share of them whose
+    answer is wrong (risk)."""
+    heals = [o["mend"] for o in os_ if o["mend"].get("healed")]
+    rows = []
+    for t in RISK_THRESHOLDS:
+        row = {"t": t}
+        for key in ("score", "similarity"):
+            ans = [h for h in heals if h.get("status") == "applied" and (h.get(key) or 0) >= t - 1e-12]
+            wrong = sum(1 for h in ans if h.get("answer_ok") is False)
+            row[key] = {"answered": len(ans), "wrong": wrong, "coverage": pct(len(ans), len(heals)),
+                        "risk": pct(wrong, len(ans)) if ans else None}
+        rows.append(row)
+    return {"attempted": len(heals), "applied": sum(h.get("status") == "applied" for h in heals), "rows": rows}
+
+
+def reliability(os_):
+    """Applied heals by score bin: how many, their mean score, the share whose answer is right."""
+    scored = [o["mend"] for o in os_ if o["mend"].get("status") == "applied" and o["mend"].get("score") is not None]
+    out = []
+    for lo, hi in RELIABILITY_BINS:
+        inb = [h for h in scored if lo <= h["score"] < hi or (hi == 1.0 and h["score"] >= 1.0)]
+        if inb:
+            out.append({"lo": lo, "hi": hi, "n": len(inb), "mean_score": sum(h["score"] for h in inb) / len(inb),
+                        "right": sum(1 for h in inb if h.get("answer_ok") is True),
+                        "share_right": sum(1 for h in inb if h.get("answer_ok") is True) / len(inb)})
+    return out
+
+
+def set_relation(selected, expected):
+    """How a record XPath's answer relates to the expected item set."""
+    s, e = set(selected), set(expected)
+    if not s:
+        return "empty"
+    if s == e:
+        return "equal"
+    if s < e:
+        return "subset"
+    if s > e:
+        return "superset"
+    return "overlap" if s & e else "disjoint"
+
+
+def summarise(outcomes, tools):
+    by_track = {}
+    for o in outcomes:
+        by_track.setdefault(o["track"], []).append(o)
+    summary = {"tracks": {}, "failures": {}, "risk_coverage": {}, "reliability": {}}
+    for track, os_ in sorted(by_track.items()):
+        summary["tracks"][track] = {"n": len(os_), **{tool: tally(os_, tool) for tool in tools}}
+        summary["failures"][track] = {
+            tool: [{"id": o["id"], **o[tool]["failure"]} for o in os_ if (o.get(tool) or {}).get("failure")]
+            for tool in tools if tool != "scrapling"}
+        summary["risk_coverage"][track] = risk_coverage(os_)
+        summary["reliability"][track] = reliability(os_)
+        if track == "records":
+            rec = {"union_of_positions": {t: sum(1 for o in os_ if (o.get(t) or {}).get("union_of_positions"))
+                                          for t in tools if t != "scrapling"},
+                   "wrapper_start": {}, "wrong_by_relation": {}}
+            for o in os_:
+                start = o["mend"].get("start_from") or "-"
+                rec["wrapper_start"][start] = rec["wrapper_start"].get(start, 0) + 1
+            for t in tools:
+                if t == "scrapling":
+                    continue
+                rel = {}
+                for o in os_:
+                    r = o.get(t) or {}
+                    if r.get("verdict") == "wrong":
+                        k = "failure" if r.get("failure") else r.get("relation", "?")
+                        rel[k] = rel.get(k, 0) + 1
+                rec["wrong_by_relation"][t] = rel
+            rec["robust_fallback"] = sum(1 for o in os_ if (o.get("robust") or {}).get("fallback"))
+            summary["records"] = rec
+    return summary
+
+
+def report(outcomes, args, timings, summary):
+    tools = tools_of(args)
+    L = ["# Healing: mend, Scrapling and a robust XPath on the same cases", ""]
     L.append(f"mend `{args.mend}`; Scrapling {args.scrapling_version or 'not run'}; "
+             f"robust-XPath baseline {'on' if args.robust else 'not run'}; "
              f"tracks {','.join(args.tracks)}{' (quick slice)' if args.quick else ''}; jobs {args.jobs}; "
              f"{len(outcomes)} cases; wall time {timings['total']:.0f} s "
              f"(preparation {timings['prepare']:.0f} s, cases {timings['cases']:.0f} s).")
     L.append("")
-    L.append("Percentages are of the cases each tool was judged on (harness errors are left out and counted below).")
+    L.append("A mend command that fails (a crash, an exit code other than 0 or 1, a time-out, output that does "
+             "not read back) makes the case **wrong** for that column; such cases stay in every table and are "
+             "listed under Failures. The robust XPath is made by `mend xpath OLD EXPR --robust` on the old page "
+             "and evaluated on the new page without healing. Scrapling percentages are of the cases it could be "
+             "judged on (harness errors are counted below); `-` = not run on that track.")
     L.append("")
     by_track = {}
     for o in outcomes:
@@ -676,6 +1029,31 @@ def report(outcomes, args, timings):
     L += ["## Per track", ""]
     L += table_by(outcomes, lambda o: o["track"], tools, "track")
     L.append("")
+
+    L += ["## Failures (judged wrong)", ""]
+    fails = summary["failures"]
+    ftools = [t for t in tools if t != "scrapling"]
+    if not any(fails[tr][t] for tr in fails for t in ftools):
+        L += ["No mend command failed.", ""]
+    else:
+        L.append("| track | n | " + " | ".join(f"{tools[t]} failures" for t in ftools) + " |")
+        L.append("| --- " * (2 + len(ftools)) + "|")
+        for tr, per in fails.items():
+            L.append(f"| {tr} | {len(by_track[tr])} | " + " | ".join(str(len(per[t])) for t in ftools) + " |")
+        L.append("")
+        for t in ftools:
+            for tr in fails:
+                ex = fails[tr][t]
+                if not ex:
+                    continue
+                L.append(f"First failures, {tools[t]}, `{tr}` ({len(ex)} in all):")
+                L.append("")
+                for f in ex[:3]:
+                    tail = " ".join((f.get("stderr") or "").split())[-200:]
+                    L.append(f"- `{f['id']}`: {f['step']} `{f['command'][:160]}` → {f['what']}"
+                             f"{'' if f.get('exit') is None else ' ' + str(f['exit'])}: {tail or '(no stderr)'}")
+                L.append("")
+
     for track, os_ in sorted(by_track.items()):
         L += [f"## Track `{track}`", ""]
         L += table_by(os_, lambda o: o["kind"], tools, "kind")
@@ -694,12 +1072,12 @@ def report(outcomes, args, timings):
         st = {}
         for o in os_:
             m = o["mend"]
-            s = m.get("status") or ("no heal" if m.get("verdict") != "error" else "error")
-            st.setdefault(s, {"correct": 0, "wrong": 0, "abstain": 0, "error": 0})[m.get("verdict") or "error"] += 1
+            s = "failed" if m.get("failure") else (m.get("status") or "no heal")
+            st.setdefault(s, {"correct": 0, "wrong": 0, "abstain": 0})[m["verdict"]] += 1
         L.append("mend by adaptation status: " + "; ".join(
             f"{s} {sum(v.values())} ({v['correct']} correct, {v['wrong']} wrong, {v['abstain']} abstain)"
             for s, v in sorted(st.items())) + ".")
-        if args.scrapling:
+        if args.scrapling and track != "records":
             rel = [o["scrapling"] for o in os_ if o["scrapling"].get("healed")]
             plain = [o["scrapling"] for o in os_ if o["scrapling"].get("healed") is False]
             ties = sum(1 for r in rel if (r.get("returned") or 0) > 1)
@@ -710,6 +1088,24 @@ def report(outcomes, args, timings):
                      f"{sum(r['verdict'] == 'wrong' for r in rel)} wrong, "
                      f"{sum(r['verdict'] == 'abstain' for r in rel)} nothing above 40%); "
                      f"{ties} relocations returned several tied elements (the first is judged).")
+        if args.robust:
+            rb = [o["robust"] for o in os_]
+            L.append(f"robust XPath: made for {sum(1 for r in rb if r.get('xpath'))} of {len(rb)} cases "
+                     f"({'on page 0000, once per site and field' if track == 'swde' else 'on the old page'}), "
+                     f"a fallback (no robust form found) on {sum(1 for r in rb if r.get('fallback'))}, "
+                     f"a union of positional paths on {sum(1 for r in rb if r.get('union_of_positions'))}, "
+                     f"failed on {sum(1 for r in rb if r.get('failure'))}.")
+        if track == "records":
+            rec = summary["records"]
+            L.append(f"Record XPaths that are a union of positional paths after the run (union-of-positions): "
+                     f"mend **{rec['union_of_positions'].get('mend', 0)}** (must be 0)"
+                     + (f", robust XPath {rec['union_of_positions'].get('robust', 0)}" if args.robust else "") + ".")
+            L.append("mend's wrapper started from: " + ", ".join(
+                f"{k} {v}" for k, v in sorted(rec["wrapper_start"].items())) + " (the common path when the robust "
+                "XPath is a fallback, a union of positions, or does not select the item set).")
+            L.append("Wrong answers by what they selected: " + "; ".join(
+                f"{tools[t]}: " + (", ".join(f"{k} {v}" for k, v in sorted(rel.items())) or "none")
+                for t, rel in rec["wrong_by_relation"].items()) + ".")
         if track == "swde":
             L += ["", "Values, whatever the verdict (a heal on a page of the same template counts as wrong above, "
                   "even when its value is right; for mend a heal that abstains still leaves the stale XPath's value):", "",
@@ -724,8 +1120,8 @@ def report(outcomes, args, timings):
                 for tool, name in tools.items():
                     cnt = {}
                     for o in gs:
-                        r = o[tool]
-                        if r.get("verdict") in (None, "error"):
+                        r = o.get(tool)
+                        if r is None or r.get("verdict") not in VERDICTS:
                             continue
                         v = r.get("value")
                         if v in (None, ""):
@@ -735,33 +1131,50 @@ def report(outcomes, args, timings):
                         cnt[(what, bool(r.get("healed")))] = cnt.get((what, bool(r.get("healed"))), 0) + 1
                     L.append(f"| {g} | {name} | " + " | ".join(
                         str(cnt.get((w, h), 0)) for w in ("right", "wrong", "none") for h in (False, True)) + " |")
-        errs = {t: sum(1 for o in os_ if o.get(t, {}).get("verdict") in (None, "error")) for t in tools if True}
-        if any(errs.values()):
-            L.append("Harness errors (not counted): " + ", ".join(f"{tools[t]} {n}" for t, n in errs.items()) + ".")
+        errs = sum(1 for o in os_ if (o.get("scrapling") or {}).get("verdict") == "error")
+        if errs:
+            L.append(f"Scrapling harness errors (not counted): {errs}.")
         L.append("")
 
     L += ["## Risk and coverage of mend's heals", "",
-          "Over the cases where a heal was triggered: coverage = share that mend answers "
-          "(an applied heal) with a score (or similarity) at or above t; risk = share of those answers that are wrong "
-          "(swde: a wrong value).", ""]
-    for track, os_ in sorted(by_track.items()):
-        heals = [o["mend"] for o in os_ if o["mend"].get("healed")]
-        if not heals:
+          "Over the cases where mend attempted a heal (an adaptation was reported): coverage = share of them that "
+          "mend answers (an applied heal) with a score (or similarity) at or above t; risk = share of those answers "
+          "that are wrong (swde: a wrong value; records: not exactly the item set).", ""]
+    for track in sorted(by_track):
+        rc = summary["risk_coverage"][track]
+        if not rc["attempted"]:
+            L += [f"**{track}**: no heal attempted.", ""]
             continue
-        L.append(f"**{track}** ({len(heals)} heals triggered, {sum(h.get('status') == 'applied' for h in heals)} applied)")
+        L.append(f"**{track}** ({rc['attempted']} heals attempted, {rc['applied']} applied)")
         L.append("")
         L.append("| t | answered (score ≥ t) | coverage | risk | answered (similarity ≥ t) | coverage | risk |")
         L.append("| --- | --- | --- | --- | --- | --- | --- |")
-        for i in range(10):
-            t = 0.5 + 0.05 * i
-            row = [f"{t:.2f}"]
+        for row in rc["rows"]:
+            cells = [f"{row['t']:.2f}"]
             for key in ("score", "similarity"):
-                ans = [h for h in heals if h.get("status") == "applied" and (h.get(key) or 0) >= t - 1e-12]
-                wrong = sum(1 for h in ans if h.get("answer_ok") is False)
-                row += [str(len(ans)), f"{pct(len(ans), len(heals)):.1f}%",
-                        f"{pct(wrong, len(ans)):.1f}%" if ans else "-"]
-            L.append("| " + " | ".join(row) + " |")
+                r = row[key]
+                cells += [str(r["answered"]), f"{r['coverage']:.1f}%",
+                          "-" if r["risk"] is None else f"{r['risk']:.1f}%"]
+            L.append("| " + " | ".join(cells) + " |")
         L.append("")
+
+    L += ["## Reliability of mend's score", "",
+          "Applied heals by score bin: answers right / applied heals in the bin (a perfectly calibrated score "
+          f"has a share right equal to the score). Plot: {summary.get('plot') or 'none'}.", ""]
+    rel_tracks = [t for t in sorted(by_track) if summary["reliability"][t]]
+    if rel_tracks:
+        L.append("| score | " + " | ".join(rel_tracks) + " |")
+        L.append("| --- " * (1 + len(rel_tracks)) + "|")
+        for lo, hi in RELIABILITY_BINS:
+            cells = []
+            for t in rel_tracks:
+                b = next((b for b in summary["reliability"][t] if b["lo"] == lo), None)
+                cells.append("-" if b is None else f"{b['right']}/{b['n']} ({100 * b['share_right']:.0f}%)")
+            if any(c != "-" for c in cells):
+                L.append(f"| {lo:.1f}–{hi:.1f} | " + " | ".join(cells) + " |")
+        L.append("")
+    else:
+        L += ["No heal was applied.", ""]
 
     L += ["## Heal time by page size", "",
           "mend: wall time of the `mend run --heal auto` process (start-up and parsing included) and of "
@@ -772,10 +1185,12 @@ def report(outcomes, args, timings):
              "Scrapling n | Scrapling median | Scrapling p95 |")
     L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for _, name in BUCKETS:
-        hs = [o for o in outcomes if bucket(o["elements"]) == name and o["mend"].get("healed")]
+        hs = [o for o in outcomes if bucket(o["elements"]) == name and o["mend"].get("healed")
+              and o["mend"].get("run_ms") is not None]
         ms = [o["mend"] for o in hs]
         sc = [o["scrapling"]["reloc_ms"] for o in outcomes
-              if args.scrapling and bucket(o["elements"]) == name and o["scrapling"].get("reloc_ms") is not None]
+              if args.scrapling and bucket(o["elements"]) == name
+              and (o.get("scrapling") or {}).get("reloc_ms") is not None]
         if not ms and not sc:
             continue
         run = [m["run_ms"] for m in ms]
@@ -789,6 +1204,46 @@ def report(outcomes, args, timings):
     return "\n".join(L)
 
 
+def write_plot(summary, path):
+    """The reliability plot (matplotlib, Agg): mean score of each bin against the share of answers
+    right, one line per track, the diagonal, and the applied heals per bin below.  Returns None, or
+    why there is no plot."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is not installed (pip install -r bench/requirements.txt), so no reliability plot"
+    rel = {t: bins for t, bins in summary["reliability"].items() if bins}
+    fig, (ax, axn) = plt.subplots(2, 1, figsize=(6.4, 7.2), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+    ax.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=1, label="calibrated")
+    width = 0.1 / (len(rel) + 1)
+    for i, (track, bins) in enumerate(sorted(rel.items())):
+        xs = [b["mean_score"] for b in bins]
+        ys = [b["share_right"] for b in bins]
+        line, = ax.plot(xs, ys, marker="o", label=f"{track} ({sum(b['n'] for b in bins)} heals)")
+        ax.scatter(xs, ys, s=[12 + 6 * b["n"] ** 0.5 for b in bins], color=line.get_color(), alpha=0.35)
+        axn.bar([b["lo"] + width * (i + 0.5) for b in bins], [b["n"] for b in bins], width=width,
+                color=line.get_color(), align="edge")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("share of applied heals whose answer is right")
+    ax.set_title("mend: reliability of the heal score")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    if not rel:
+        ax.text(0.5, 0.5, "no heal was applied", ha="center", va="center")
+    axn.set_xlabel("mend's score of the applied heal (bins of 0.1)")
+    axn.set_ylabel("heals")
+    axn.grid(alpha=0.3)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return None
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -797,17 +1252,25 @@ def main():
     ap.add_argument("--tracks", default=",".join(TRACKS))
     ap.add_argument("--cases", action="append", default=[], help="extra case manifest (JSONL); may repeat")
     ap.add_argument("--quick", action="store_true",
-                    help="all 42 google cases, 10 mutant cases a site, christianbook isbn_13 on pages 0001-0020")
+                    help="all 42 google cases, 10 mutant cases a site, christianbook isbn_13 on pages 0001-0020, "
+                         "bench/record_cases.py's --quick slice")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-scrapling", dest="scrapling", action="store_false")
+    ap.add_argument("--no-robust", dest="robust", action="store_false",
+                    help="leave out the robust-XPath baseline column")
     ap.add_argument("--mutant-cap", type=int, default=None, help="at most N cases a mutant page")
     ap.add_argument("--swde-pages", type=int, default=199, help="pages 0001..N of each SWDE site")
+    ap.add_argument("--records-seed", type=int, default=1, help="seed of the generated records cases")
     ap.add_argument("--mend", default=os.environ.get("MEND", str(REPO / "target" / "release" / "mend")))
     ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
     ap.add_argument("--work", default=str(REPO / "target" / "heal-cases"))
     ap.add_argument("--report", help="also write the Markdown report here")
-    ap.add_argument("--json", help="write every case's outcome here (a JSON array)")
+    ap.add_argument("--json", help="write every case's outcome and the summary here (a JSON object)")
+    ap.add_argument("--plot", help="the reliability plot (PNG; default beside --report, else beside --json, "
+                    "else WORK/reliability.png)")
     ap.add_argument("--keep", action="store_true", help="keep each case's wrapper, tree-grams and stores")
+    ap.add_argument("--timeout", type=float, default=RUN_TIMEOUT, help="seconds before a mend process is killed "
+                    "(the case is then a failure, judged wrong)")
     ap.add_argument("--floor", help="a JSON file of per-track floors for mend, "
                     '{"track": {"min_correct": PCT, "max_wrong": PCT}}; exit 1 when one is not met')
     args = ap.parse_args()
@@ -817,6 +1280,7 @@ def main():
             ap.error(f"unknown track {t!r} (tracks: {', '.join(TRACKS)})")
     if not Path(args.mend).is_file():
         ap.error(f"no mend binary at {args.mend}: build it (cargo build --release --bin mend) or pass --mend PATH")
+    args.mend = str(Path(args.mend).resolve())
     args.scrapling_version = None
     if args.scrapling:
         try:
@@ -825,9 +1289,13 @@ def main():
             args.scrapling_version = scrapling.__version__
         except ImportError:
             ap.error("Scrapling is not installed: pip install -r bench/requirements.txt (or pass --no-scrapling)")
+    if args.plot is None:
+        beside = args.report or args.json
+        args.plot = str(Path(beside).with_name(Path(beside).stem + "-reliability.png")) if beside \
+            else str(Path(args.work) / "reliability.png")
 
     start = time.perf_counter()
-    mend = Mend(args.mend)
+    mend = Mend(args.mend, args.timeout)
     data, work = Path(args.data), Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     pages = Pages(mend, work)
@@ -847,6 +1315,8 @@ def main():
         cases += sc
     for m in args.cases:
         cases += [c for c in load_manifest(m) if c["track"] in args.tracks]
+    if "records" in args.tracks and not any(c["track"] == "records" for c in cases):
+        cases += record_cases(args, work)
     for track in {c["track"] for c in cases}:
         with open(work / "manifests" / f"{track}.jsonl", "w") as f:
             for c in cases:
@@ -855,13 +1325,15 @@ def main():
     ids = [c["id"] for c in cases]
     if len(set(ids)) != len(ids):
         raise SystemExit("case ids are not unique")
+    for c in cases:
+        if c["track"] == "records" and not c.get("items"):
+            raise SystemExit(f"{c['id']}: a records case needs `items` and `expected_items` (bench/record_cases.py)")
 
     # Marks for judging Scrapling: the target on the old page, the expected node on the new.
     tasks = []
     want = {}
-    for c in cases:
-        if c["track"] == "swde":
-            continue
+    node_cases = [c for c in cases if c["track"] not in ("swde", "records")]
+    for c in node_cases:
         want.setdefault(str(Path(c["old"]).resolve()), set()).add(c["target"])
         if c["expected"]:
             want.setdefault(str(Path(c["new"]).resolve()), set()).add(c["expected"])
@@ -871,6 +1343,11 @@ def main():
             marks[(page, p)] = v
     skipped = []
     for c in cases:
+        if c["track"] == "records":  # mend's tree only: no judging copy (Scrapling is not run on lists)
+            if c.get("elements") is None:
+                c["elements"] = pages.page(c["new"])["elements"]
+            tasks.append((c, None, None))
+            continue
         if "elements" not in c or c["elements"] is None:
             c["elements"] = pages.page(c["new"])["elements"]
         old, new = pages.page(c["old"]), pages.page(c["new"])
@@ -889,9 +1366,16 @@ def main():
                     continue
         tasks.append((c, None, judge))
     for unit in units:
-        prepare_swde_unit(mend, unit, args.scrapling)
+        prepare_swde_unit(mend, unit, args.scrapling, args.robust)
+    by_unit = {u["dir"]: u for u in units}
+    for c, _, _ in tasks:
+        if c["track"] == "swde":
+            u = by_unit[c["unit"]]
+            c["snapshot_failure"] = u.get("snapshot_failure")
+            c["robust"] = u.get("robust")
     prepared = time.perf_counter()
-    opts = {"mend": args.mend, "work": str(work), "scrapling": args.scrapling, "keep": args.keep}
+    opts = {"mend": args.mend, "work": str(work), "scrapling": args.scrapling, "robust": args.robust,
+            "keep": args.keep, "timeout": args.timeout}
     tasks = [(c, opts, j) for c, _, j in tasks]
     outcomes = []
     per_track = {}
@@ -906,7 +1390,24 @@ def main():
                 print(f"  {i}/{len(tasks)} cases, {time.perf_counter() - prepared:.0f} s", file=sys.stderr)
     end = time.perf_counter()
     timings = {"total": end - start, "prepare": prepared - start, "cases": end - prepared}
-    text = report(outcomes, args, timings)
+    tools = tools_of(args)
+    summary = summarise(outcomes, tools)
+    why_not = write_plot(summary, args.plot)
+    if why_not:
+        print(f"note: {why_not}", file=sys.stderr)
+        summary["plot"] = None
+        summary["plot_note"] = why_not
+    else:
+        summary["plot"] = args.plot
+    uop = (summary.get("records") or {}).get("union_of_positions", {}).get("mend", 0)
+    if uop:
+        print(f"warning: records: mend rewrote {uop} record XPaths into a union of positional paths", file=sys.stderr)
+    floors = json.loads(Path(args.floor).read_text()) if args.floor else None
+    floor_failures = check_floor(outcomes, floors, tools) if floors is not None else []
+    summary["floor"] = {"file": args.floor, "failures": floor_failures} if floors is not None else None
+    text = report(outcomes, args, timings, summary)
+    if why_not:
+        text += f"\nNo reliability plot: {why_not}.\n"
     if skipped:
         text += "\n" + f"{len(skipped)} cases skipped: " + "; ".join(f"{i}: {why}" for i, why in skipped[:10]) + "\n"
     print(text)
@@ -915,33 +1416,44 @@ def main():
         Path(args.report).write_text(text + "\n")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"timings": timings, "skipped": skipped, "cases": outcomes},
-                                              ensure_ascii=False, indent=1) + "\n")
-    if args.floor:
-        failures = check_floor(outcomes, json.loads(Path(args.floor).read_text()))
-        for f in failures:
+        Path(args.json).write_text(json.dumps({"timings": timings, "skipped": skipped, "summary": summary,
+                                               "cases": outcomes}, ensure_ascii=False, indent=1) + "\n")
+    if floors is not None:
+        for f in floor_failures:
             print(f"FLOOR: {f}", file=sys.stderr)
-        if failures:
+        if floor_failures:
             sys.exit(1)
         print(f"mend is at or above every floor in {args.floor}", file=sys.stderr)
 
 
-def check_floor(outcomes, floors):
-    """The floors mend misses: per track, the share of correct cases must
-    not fall below min_correct and the share of wrong ones not rise above
-    max_wrong (percent of the cases judged)."""
+def check_floor(outcomes, floors, tools=("mend",)):
+    """The floors missed.  Per track: mend's share of correct cases must not fall below
+    min_correct and its share of wrong cases not rise above max_wrong (percent of every case of
+    the track: a failed mend command is a wrong case, never left out); max_union_of_positions caps
+    the records whose final XPath is a union of positional paths.  A track's optional "robust"
+    object holds the same keys for the robust-XPath column (checked when that column ran)."""
     failures = []
     for track, floor in floors.items():
-        verdicts = [o["mend"]["verdict"] for o in outcomes
-                    if o["track"] == track and o["mend"]["verdict"] in ("correct", "wrong", "abstain")]
-        if not verdicts:
+        cases = [o for o in outcomes if o["track"] == track]
+        if not cases:
             failures.append(f"{track}: no case was judged")
             continue
-        pct = lambda v: 100.0 * verdicts.count(v) / len(verdicts)
-        if pct("correct") < floor.get("min_correct", 0):
-            failures.append(f"{track}: {pct('correct'):.1f}% correct, under the floor {floor['min_correct']}%")
-        if pct("wrong") > floor.get("max_wrong", 100):
-            failures.append(f"{track}: {pct('wrong'):.1f}% wrong, over the ceiling {floor['max_wrong']}%")
+        checks = [("mend", "mend", floor)]
+        if isinstance(floor.get("robust"), dict) and "robust" in tools:
+            checks.append(("robust", "robust XPath", floor["robust"]))
+        for tool, name, fl in checks:
+            verdicts = [(o.get(tool) or {}).get("verdict") for o in cases]
+            share = {v: 100.0 * sum(1 for x in verdicts if x == v) / len(verdicts) for v in ("correct", "abstain")}
+            share["wrong"] = 100.0 - share["correct"] - share["abstain"]  # anything not judged counts as wrong
+            if share["correct"] < fl.get("min_correct", 0):
+                failures.append(f"{track}: {name} {share['correct']:.1f}% correct, under the floor {fl['min_correct']}%")
+            if share["wrong"] > fl.get("max_wrong", 100):
+                failures.append(f"{track}: {name} {share['wrong']:.1f}% wrong, over the ceiling {fl['max_wrong']}%")
+            if "max_union_of_positions" in fl:
+                n = sum(1 for o in cases if (o.get(tool) or {}).get("union_of_positions"))
+                if n > fl["max_union_of_positions"]:
+                    failures.append(f"{track}: {name} left {n} record XPaths that are a union of positional paths "
+                                    f"(at most {fl['max_union_of_positions']})")
     return failures
 
 
