@@ -108,7 +108,7 @@ judged by the same rule with {min: 2} (fewer than two nodes is violated).
 
 Risk and coverage (per track, over the cases where mend attempted a heal):
 for t = 0.50..0.95, coverage = share of attempts answered with an applied
-heal whose score (or similarity) is >= t, risk = share of those answers that
+heal whose calibrated confidence (or raw score) is >= t, risk = share of those answers that
 are wrong.  Reliability: the applied heals by score bin (0.1 wide), the mean
 score against the share of right answers, one line per track and the
 diagonal, drawn with matplotlib (Agg) into --plot (default: beside --report,
@@ -724,6 +724,7 @@ def mend_side(mend, case, d, robust):
     res.update(
         healed=bool(adaptations), status=a.get("status"), score=a.get("score"), runner_up=a.get("runner_up"),
         similarity=a.get("similarity"), algorithm=a.get("algorithm"), reason=a.get("reason"),
+        confidence=a.get("confidence"), evidence=a.get("evidence"),
         new_xpath=a.get("new_xpath"), violated=violated,
     )
     if case["track"] == "swde":
@@ -931,14 +932,14 @@ def table_by(outcomes, key, tools, title):
 
 
 def risk_coverage(os_):
-    """Over the cases where mend attempted a heal: for each t, the applied heals with a score (or
-    a similarity) at or above t, their share of the attempts (coverage) and the share of them whose
+    """Over the cases where mend attempted a heal: for each t, the applied heals with a calibrated
+    confidence (or a raw score) at or above t, their share of the attempts (coverage) and the share of them whose
     answer is wrong (risk)."""
     heals = [o["mend"] for o in os_ if o["mend"].get("healed")]
     rows = []
     for t in RISK_THRESHOLDS:
         row = {"t": t}
-        for key in ("score", "similarity"):
+        for key in ("confidence", "score"):
             ans = [h for h in heals if h.get("status") == "applied" and (h.get(key) or 0) >= t - 1e-12]
             wrong = sum(1 for h in ans if h.get("answer_ok") is False)
             row[key] = {"answered": len(ans), "wrong": wrong, "coverage": pct(len(ans), len(heals)),
@@ -949,7 +950,11 @@ def risk_coverage(os_):
 
 def reliability(os_):
     """Applied heals by score bin: how many, their mean score, the share whose answer is right."""
-    scored = [o["mend"] for o in os_ if o["mend"].get("status") == "applied" and o["mend"].get("score") is not None]
+    # mend's calibrated confidence (a binary from before it existed: its raw score).
+    scored = [dict(o["mend"], score=o["mend"]["confidence"] if o["mend"].get("confidence") is not None
+                   else o["mend"].get("score"))
+              for o in os_ if o["mend"].get("status") == "applied"
+              and (o["mend"].get("confidence") is not None or o["mend"].get("score") is not None)]
     out = []
     for lo, hi in RELIABILITY_BINS:
         inb = [h for h in scored if lo <= h["score"] < hi or (hi == 1.0 and h["score"] >= 1.0)]
@@ -1138,7 +1143,7 @@ def report(outcomes, args, timings, summary):
 
     L += ["## Risk and coverage of mend's heals", "",
           "Over the cases where mend attempted a heal (an adaptation was reported): coverage = share of them that "
-          "mend answers (an applied heal) with a score (or similarity) at or above t; risk = share of those answers "
+          "mend answers (an applied heal) with a calibrated confidence (or raw score) at or above t; risk = share of those answers "
           "that are wrong (swde: a wrong value; records: not exactly the item set).", ""]
     for track in sorted(by_track):
         rc = summary["risk_coverage"][track]
@@ -1147,19 +1152,19 @@ def report(outcomes, args, timings, summary):
             continue
         L.append(f"**{track}** ({rc['attempted']} heals attempted, {rc['applied']} applied)")
         L.append("")
-        L.append("| t | answered (score ≥ t) | coverage | risk | answered (similarity ≥ t) | coverage | risk |")
+        L.append("| t | answered (confidence ≥ t) | coverage | risk | answered (raw score ≥ t) | coverage | risk |")
         L.append("| --- | --- | --- | --- | --- | --- | --- |")
         for row in rc["rows"]:
             cells = [f"{row['t']:.2f}"]
-            for key in ("score", "similarity"):
+            for key in ("confidence", "score"):
                 r = row[key]
                 cells += [str(r["answered"]), f"{r['coverage']:.1f}%",
                           "-" if r["risk"] is None else f"{r['risk']:.1f}%"]
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
 
-    L += ["## Reliability of mend's score", "",
-          "Applied heals by score bin: answers right / applied heals in the bin (a perfectly calibrated score "
+    L += ["## Reliability of mend's confidence", "",
+          "Applied heals by bin of mend's calibrated confidence: answers right / applied heals in the bin (a perfectly calibrated score "
           f"has a share right equal to the score). Plot: {summary.get('plot') or 'none'}.", ""]
     rel_tracks = [t for t in sorted(by_track) if summary["reliability"][t]]
     if rel_tracks:
@@ -1229,7 +1234,7 @@ def write_plot(summary, path):
     ax.set_xlim(0, 1.02)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("share of applied heals whose answer is right")
-    ax.set_title("mend: reliability of the heal score")
+    ax.set_title("mend: reliability of the calibrated heal confidence")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
     if not rel:

@@ -284,7 +284,8 @@ def churn_number(word, rng):
 
 
 def churn_word(word, rng):
-    if word.isdigit():
+    # str.isdigit() also holds for superscripts and other digits int() refuses.
+    if word.isascii() and word.isdigit():
         return churn_number(word, rng)
     low = word.lower().rstrip(".")
     for names in (MONTHS, MONTHS_SHORT):

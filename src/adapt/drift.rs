@@ -207,13 +207,34 @@ pub(crate) fn votes(
     scopes: &[Item],
     current: &[Vec<Item>],
 ) -> Votes {
+    count_votes(doc, gram, scopes, current, true)
+}
+
+/// Every locator's vote, without settling early: what a heal's confidence
+/// is computed from.
+pub(crate) fn all_votes(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> Votes {
+    count_votes(doc, gram, scopes, current, false)
+}
+
+fn count_votes(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+    settle_early: bool,
+) -> Votes {
     let mut votes = Votes::default();
     for locator in &gram.header.locators {
         // Two locators that confirm the selection, with no other set as
         // well supported, settle it: this is the common case, and the check
         // runs on every page.
         let best_other = votes.others.iter().map(|b| b.xpaths.len()).max();
-        if votes.agree >= 2 && best_other.is_none_or(|b| b < votes.agree) {
+        if settle_early && votes.agree >= 2 && best_other.is_none_or(|b| b < votes.agree) {
             break;
         }
         let Ok(compiled) = XPath::compile(&locator.xpath) else {

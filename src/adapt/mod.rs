@@ -52,6 +52,7 @@
 //! node set that such an XPath selects.
 
 mod cluster;
+mod confidence;
 mod drift;
 mod heal;
 mod likeness;
@@ -69,6 +70,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use confidence::{Evidence, confidence};
 pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
 
@@ -283,6 +285,11 @@ pub struct Adaptation {
     pub runner_up: Option<f64>,
     /// The tree similarity of the winner's region.
     pub similarity: Option<f64>,
+    /// What the winner's confidence was computed from.
+    pub evidence: Option<Evidence>,
+    /// The winner's calibrated confidence in [0, 1]: the estimated chance
+    /// that it is the right node set (see `confidence.rs`).
+    pub confidence: Option<f64>,
     /// Why, in words, when it did not heal (or what was notable when it did).
     pub reason: Option<String>,
     /// Every candidate considered, in the order considered.

@@ -74,6 +74,8 @@ pub(crate) fn attempt(
         score: None,
         runner_up: None,
         similarity: None,
+        evidence: None,
+        confidence: None,
         reason: None,
         candidates: Vec::new(),
         before: values_at(&before.record, path.names()),
@@ -129,6 +131,8 @@ pub(crate) fn attempt(
     if !pattern.is_record()
         && let Some((chosen, ballot)) = locator_choice(env, gram, &scopes, &current)
         && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
+        && let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true)
+        && super::confidence(&evidence) >= wrapper.adapt.min_confidence
         && let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
     {
@@ -137,6 +141,8 @@ pub(crate) fn attempt(
         done.new_xpath = Some(xpath);
         done.score = Some(chosen.score);
         done.runner_up = chosen.runner_up;
+        done.evidence = Some(evidence);
+        done.confidence = Some(super::confidence(&evidence));
         done.reason = Some(format!(
             "its locators agree on these nodes ({} of {}: {})",
             ballot.xpaths.len(),
@@ -209,6 +215,24 @@ pub(crate) fn attempt(
                 last_reason = format!("the best candidate is what the rejected XPath {x} selects");
                 continue;
             }
+            let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, false);
+            let confidence = super::confidence(&evidence);
+            // The model was fitted on fields only: a record is not held to it.
+            if !pattern.is_record() && confidence < settings.min_confidence {
+                only_rejected = false;
+                last_reason = format!(
+                    "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
+                    name(algorithm),
+                    settings.min_confidence,
+                    evidence.similarity,
+                    evidence.likeness,
+                    100.0 * evidence.votes_for,
+                    100.0 * evidence.votes_against,
+                );
+                adaptation.confidence = Some(confidence);
+                adaptation.evidence = Some(evidence);
+                continue;
+            }
             match prove(env, wrapper, pattern, path, &scopes, &chosen) {
                 Ok((xpath, healed_wrapper, extraction)) => {
                     let mut done = adaptation.clone();
@@ -219,6 +243,8 @@ pub(crate) fn attempt(
                     done.score = Some(chosen.score);
                     done.runner_up = chosen.runner_up;
                     done.similarity = Some(chosen.similarity);
+                    done.evidence = Some(evidence);
+                    done.confidence = Some(confidence);
                     done.after = values_at(&extraction.record, path.names());
                     done.checks = checks(pattern, path, &extraction.violations);
                     // A record is proven by its fields too: if they cannot
@@ -277,6 +303,64 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// What a chosen node set's confidence is computed from.
+fn evidence_of(
+    env: &Env<'_>,
+    gram: &TreeGram,
+    pattern: &Pattern,
+    scopes: &[Item],
+    chosen: &Assignment,
+    by_locators: bool,
+) -> super::Evidence {
+    let votes = drift::all_votes(env.doc, gram, scopes, &chosen.targets);
+    // A locator whose nodes give values the field refuses is no evidence
+    // against the choice: it has moved onto something else (a struck-out
+    // price, a label), and a candidate like that could never be chosen.
+    let implausible: usize = votes
+        .others
+        .iter()
+        .filter(|b| !pattern.is_record() && !plausible(env, pattern, &b.targets))
+        .map(|b| b.xpaths.len())
+        .sum();
+    let voting = votes.voting - implausible;
+    let against = voting - votes.agree;
+    let share = |n: usize| {
+        if voting == 0 {
+            0.0
+        } else {
+            n as f64 / voting as f64
+        }
+    };
+    super::Evidence {
+        similarity: if by_locators { 0.0 } else { chosen.similarity },
+        margin: if by_locators {
+            0.0
+        } else {
+            chosen
+                .runner_up
+                .map_or(1.0, |r| (chosen.score - r).clamp(0.0, 1.0))
+        },
+        likeness: drift::evidence(env.doc, gram, &chosen.targets).unwrap_or(0.0),
+        votes_for: share(votes.agree),
+        votes_against: share(against),
+        voted: voting > 0,
+        by_locators,
+        record: pattern.is_record(),
+    }
+}
+
+/// Whether every node of `targets` gives a value that meets the field's
+/// value constraints (type, regex, lengths, range).
+fn plausible(env: &Env<'_>, pattern: &Pattern, targets: &[Vec<Item>]) -> bool {
+    targets.iter().flatten().all(|&item| {
+        crate::extract::item_text(env.doc, item, &pattern.extract).is_some_and(|text| {
+            crate::extract::check_value(pattern, &text, env.base.as_ref())
+                .1
+                .is_empty()
+        })
+    })
 }
 
 /// What the locators chose, with the ballot that chose it.

@@ -582,3 +582,6 @@ fn an_unchanged_page_does_not_drift() {
         assert!(super::drift(&w, &doc, &grams, &extraction).is_empty());
     }
 }
+
+
+

@@ -2,6 +2,13 @@
 //! wrapper works, and point the wrapper at them (`mend::runtime` says where
 //! the files go). The files and the wrapper are written as one change of the
 //! wrapper-change protocol, journaled in the wrapper's store.
+//!
+//! `mend snapshot WRAPPER PAGE PAGE... --harden` also replaces each brittle
+//! XPath by the most robust member of its locator ensemble that selects the
+//! same nodes on every page given (`mend::runtime::choose_hardenings`). The
+//! tree-grams and the ensembles are captured on the first page, the others
+//! only verify; the XPaths are rewritten first, the tree-grams captured with
+//! the rewritten wrapper, and both written as one `harden` change.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,18 +20,25 @@ use mend::adapt::TreeGrams;
 use mend::dom::Document;
 use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
-use mend::runtime::{capture_treegrams, save_treegrams};
+use mend::runtime::{
+    RuntimeError, Written, capture_treegrams, choose_hardenings, save_hardened, save_treegrams,
+};
 use mend::store::Store;
-use mend::wrapper::PatternPath;
+use mend::treegram::Skipped;
+use mend::wrapper::{PatternPath, Wrapper};
 
 /// Captures tree-grams for every pattern of a wrapper that matches a page.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The wrapper file (YAML).
     pub wrapper: PathBuf,
-    /// A page on which the wrapper is known to work: a file, `-` or an http(s) URL.
-    pub page: String,
-    /// The page's URL, recorded in the tree-gram header (for a file or standard input).
+    /// A page on which the wrapper is known to work: a file, `-` or an http(s)
+    /// URL. With --harden, more pages may follow: the tree-grams are captured
+    /// on the first, and every page verifies the new XPaths.
+    #[arg(required = true, value_name = "PAGE")]
+    pub pages: Vec<String>,
+    /// The first page's URL, recorded in the tree-gram header (for a file or
+    /// standard input).
     #[arg(long)]
     pub url: Option<String>,
     /// Only these patterns (paths of names such as `book/price`); may repeat.
@@ -33,6 +47,11 @@ pub struct Args {
     /// Capture even though the wrapper's constraints fail on the page.
     #[arg(long)]
     pub force: bool,
+    /// Replace each brittle XPath (of the --pattern patterns, if given) by the
+    /// most robust locator of its ensemble that selects the same nodes on
+    /// every page given; the old XPath goes to the pattern's history.
+    #[arg(long)]
+    pub harden: bool,
     /// The store that journals the change to the wrapper (default:
     /// $MEND_STORE, else `.mend/mend.db` beside the wrapper).
     #[arg(long, value_name = "PATH")]
@@ -45,38 +64,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(w) => w,
         Err(code) => return Ok(code),
     };
-    let source = match PageSource::from_arg(&args.page) {
-        Ok(s) => s,
-        Err(e) => {
-            say!("error: {e}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-    };
-    let page = fetch::load(&source, &HttpClient::new()).context("cannot read the page")?;
-    let url = args
-        .url
-        .clone()
-        .or_else(|| page.url.as_ref().map(|u| u.to_string()));
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-    let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
-    let extraction = extract(&wrapper, &doc, base.as_ref());
-    if !extraction.violations.is_empty() && !args.force {
+    if args.pages.len() > 1 && !args.harden {
         say!(
-            "error: the wrapper's constraints fail on {} ({} violation{}, the first: {} {} expected {}, found {}); \
-             a tree-gram must capture a page where the wrapper works (--force to capture anyway)",
-            page.name,
-            extraction.violations.len(),
-            if extraction.violations.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
-            extraction.violations[0].pattern,
-            extraction.violations[0].constraint,
-            extraction.violations[0].expected,
-            extraction.violations[0].found,
+            "error: {} pages given; a snapshot is captured on one page, and more pages are for \
+             --harden, which verifies its new XPaths on each",
+            args.pages.len()
         );
-        return Ok(ExitCode::from(EXIT_VIOLATED));
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    if args.pages.iter().filter(|p| *p == "-").count() > 1 {
+        say!("error: standard input (-) can be read once");
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
     for p in &args.patterns {
         if wrapper.pattern(p).is_none() {
@@ -84,8 +82,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     }
+    let client = HttpClient::new();
+    let mut pages = Vec::with_capacity(args.pages.len());
+    for (i, arg) in args.pages.iter().enumerate() {
+        let source = match PageSource::from_arg(arg) {
+            Ok(s) => s,
+            Err(e) => {
+                say!("error: {e}");
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+        };
+        let page = fetch::load(&source, &client).context("cannot read the page")?;
+        // The URL given applies to the first page, the one captured.
+        let url = args
+            .url
+            .clone()
+            .filter(|_| i == 0)
+            .or_else(|| page.url.as_ref().map(|u| u.to_string()));
+        let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+        let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
+        let extraction = extract(&wrapper, &doc, base.as_ref());
+        if !extraction.violations.is_empty() && !args.force {
+            refuse_violated(&page.name, &extraction.violations);
+            return Ok(ExitCode::from(EXIT_VIOLATED));
+        }
+        pages.push((page, url, doc));
+    }
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
-    let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, url.as_deref(), only);
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut store = match Store::open(&store_path) {
         Ok(store) => store,
@@ -94,34 +117,91 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
-    let written = match save_treegrams(&mut store, &args.wrapper, captured, &mut TreeGrams::new()) {
-        Ok(written) => written,
-        Err(e) => {
-            say!("error: {e}; the wrapper and its tree-grams are as they were");
-            return Ok(ExitCode::from(if e.is_bad_input() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_FAILURE
-            }));
-        }
+    let (first, url, doc) = &pages[0];
+    let capture = |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only);
+    let failed = |e: RuntimeError| {
+        say!("error: {e}; the wrapper and its tree-grams are as they were");
+        Ok(ExitCode::from(if e.is_bad_input() {
+            EXIT_BAD_INPUT
+        } else {
+            EXIT_FAILURE
+        }))
     };
-    for (path, c) in &written.files {
-        out!(
-            "{}: {} ({} instance{})",
-            c.pattern,
-            path.display(),
-            c.instances,
-            if c.instances == 1 { "" } else { "s" }
+    if !args.harden {
+        let (captured, skipped) = capture(&wrapper);
+        let written =
+            match save_treegrams(&mut store, &args.wrapper, captured, &mut TreeGrams::new()) {
+                Ok(written) => written,
+                Err(e) => return failed(e),
+            };
+        report_written(&written, &skipped);
+        warn_brittle(&wrapper, &written.files);
+        if written.wrapper_changed {
+            say!("mend: {} now names its tree-grams", args.wrapper.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let named: Vec<(&str, &Document)> = pages
+        .iter()
+        .map(|(page, _, doc)| (page.name.as_str(), doc))
+        .collect();
+    let plan = choose_hardenings(&wrapper, &named, only);
+    let done = match save_hardened(&mut store, &args.wrapper, &wrapper, plan.hardened, capture) {
+        Ok(done) => done,
+        Err(e) => return failed(e),
+    };
+    for h in &done.hardened {
+        out!("{}: {} -> {} ({})", h.pattern, h.old, h.new, h.kind);
+    }
+    report_written(&done.written, &done.skipped);
+    for left in plan.left.iter().chain(&done.refused) {
+        say!("{}: left as {}: {}", left.pattern, left.xpath, left.reason);
+    }
+    if !done.hardened.is_empty() {
+        say!(
+            "mend: {} hardened in {} (the old XPaths are in their patterns' history)",
+            plural(done.hardened.len(), "XPath"),
+            args.wrapper.display()
         );
-    }
-    for s in &skipped {
-        say!("{}: no tree-gram: {}", s.pattern, s.reason);
-    }
-    warn_brittle(&wrapper, &written.files);
-    if written.wrapper_changed {
+    } else if done.written.wrapper_changed {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Explains that the wrapper's constraints fail on a page, which a
+/// snapshot refuses without --force.
+fn refuse_violated(page: &str, violations: &[mend::extract::Violation]) {
+    say!(
+        "error: the wrapper's constraints fail on {page} ({}, the first: {} {} expected {}, found \
+         {}); a tree-gram must capture a page where the wrapper works (--force to capture anyway)",
+        plural(violations.len(), "violation"),
+        violations[0].pattern,
+        violations[0].constraint,
+        violations[0].expected,
+        violations[0].found,
+    );
+}
+
+/// Lists the tree-grams written (standard output) and the patterns that
+/// got none (standard error).
+fn report_written(written: &Written, skipped: &[Skipped]) {
+    for (path, c) in &written.files {
+        out!(
+            "{}: {} ({})",
+            c.pattern,
+            path.display(),
+            plural(c.instances, "instance")
+        );
+    }
+    for s in skipped {
+        say!("{}: no tree-gram: {}", s.pattern, s.reason);
+    }
+}
+
+/// `n` and the word, with an `s` unless `n` is 1.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Warns about every captured pattern whose XPath is brittle, naming the

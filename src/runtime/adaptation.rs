@@ -110,6 +110,8 @@ impl RunAdaptation {
             "status": self.status.as_str(),
             "label": a.label,
             "similarity": a.similarity,
+            "confidence": a.confidence,
+            "evidence": a.evidence,
             "trigger": a.trigger,
             "reason": self.reason,
         })

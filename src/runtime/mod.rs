@@ -15,6 +15,9 @@
 //!   each change in the store, the files written and synced, and unfinished
 //!   changes reconciled (`lock.rs`, `change.rs`); every change to a wrapper
 //!   or a tree-gram goes through it;
+//! - hardening: brittle XPaths replaced by robust members of their locator
+//!   ensembles, proven on several pages and written as one change with the
+//!   tree-grams (`harden.rs`);
 //! - the per-page decision: which pages heal, what the mode makes of each
 //!   adaptation, the wrapper file rewritten in `auto` mode, and the one
 //!   shape of an adaptation that both the store and the output are made from
@@ -27,6 +30,7 @@
 mod adaptation;
 mod change;
 mod error;
+mod harden;
 mod healer;
 mod lock;
 mod project;
@@ -43,6 +47,9 @@ pub use change::{
     Carried, Reconciled, carry_out, make_change, read_current, reconcile, reconcile_all,
 };
 pub use error::RuntimeError;
+pub use harden::{
+    HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,
+};
 pub use healer::Runtime;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use project::{Project, write_atomically, write_bytes_atomically};

@@ -202,8 +202,37 @@ pub fn save_treegrams(
     reconcile(store, &lock)?;
     let project = Project::of(wrapper_path);
     let before = project.read_wrapper()?;
-    let mut text = before.clone();
-    let planned = plan_treegrams(&project, &mut text, captured)?;
+    let text = before.clone();
+    let (written, saved) = commit_with_treegrams(
+        store,
+        &lock,
+        &project,
+        (before, text),
+        captured,
+        ChangeKind::Snapshot,
+    )?;
+    for (pattern, g) in saved {
+        grams.insert(pattern, g);
+    }
+    Ok(written)
+}
+
+/// The one change, under `lock`, that writes captured tree-grams and the
+/// wrapper file: `texts` is the wrapper's text as read under the lock and
+/// as the caller edited it; each tree-gram is named in the edited text
+/// ([`plan_treegrams`]), and the files and the wrapper are journaled as a
+/// change of `kind` and written. Gives what was written and the parsed
+/// tree-grams.
+pub(super) fn commit_with_treegrams(
+    store: &mut Store,
+    lock: &WrapperLock,
+    project: &Project,
+    texts: (String, String),
+    captured: Vec<Captured>,
+    kind: ChangeKind,
+) -> Result<(Written, Vec<(PatternPath, TreeGram)>), RuntimeError> {
+    let (before, mut text) = texts;
+    let planned = plan_treegrams(project, &mut text, captured)?;
     let wrapper_changed = text != before;
     let mut files = planned.files;
     files.push(FileChange {
@@ -211,15 +240,15 @@ pub fn save_treegrams(
         before: Some(before.into_bytes()),
         after: text.into_bytes(),
     });
-    let ((), carried) = make_change(store, &lock, ChangeKind::Snapshot, &files, |_, _| Ok(()))?;
+    let ((), carried) = make_change(store, lock, kind, &files, |_, _| Ok(()))?;
     if let Carried::Unmarked(e) = carried {
-        tracing::warn!(error = %e, "snapshot written; the store could not mark it done");
+        tracing::warn!(error = %e, kind = kind.as_str(), "files written; the store could not mark the change done");
     }
-    for (pattern, g) in planned.grams {
-        grams.insert(pattern, g);
-    }
-    Ok(Written {
-        files: planned.captured,
-        wrapper_changed,
-    })
+    Ok((
+        Written {
+            files: planned.captured,
+            wrapper_changed,
+        },
+        planned.grams,
+    ))
 }

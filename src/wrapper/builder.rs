@@ -364,6 +364,10 @@ pub(super) fn adapt(node: &Node) -> AdaptSettings {
             .get("margin")
             .and_then(as_f64)
             .unwrap_or(defaults.margin),
+        min_confidence: node
+            .get("min_confidence")
+            .and_then(as_f64)
+            .unwrap_or(defaults.min_confidence),
         algorithms: node.get("algorithms").map_or(defaults.algorithms, |list| {
             list.items()
                 .iter()

@@ -143,6 +143,12 @@ impl std::fmt::Debug for RecordSchema {
     }
 }
 
+/// The default least confidence of a heal (`adapt::confidence`): the highest
+/// bar under which no right answer of the training split of
+/// `bench/calibrate.py` lay. The training cases are mutations; a higher bar
+/// fitted to them turned away right heals of real redesigns.
+pub const MIN_CONFIDENCE: f64 = 0.25;
+
 /// How healing behaves for a wrapper.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdaptSettings {
@@ -152,6 +158,9 @@ pub struct AdaptSettings {
     pub threshold: f64,
     /// How far the winner must beat the runner-up.
     pub margin: f64,
+    /// The least calibrated confidence (0 to 1) a heal needs: the estimated
+    /// chance that the chosen nodes are the right ones (`adapt::confidence`).
+    pub min_confidence: f64,
     /// The similarity algorithms, in order of priority.
     pub algorithms: Vec<Algorithm>,
     /// How tree nodes are labelled for matching.
@@ -175,6 +184,7 @@ impl Default for AdaptSettings {
             mode: HealMode::Propose,
             threshold: 0.75,
             margin: 0.10,
+            min_confidence: MIN_CONFIDENCE,
             algorithms: vec![
                 Algorithm::Ctm,
                 Algorithm::Stm,
