@@ -43,6 +43,9 @@ use super::likeness::{Profile, likeness};
 /// How much more like the stored target a set that only one locator chose,
 /// or that the locators tie on, must look than the XPath's selection.
 const TIE_EVIDENCE_MARGIN: f64 = 0.15;
+/// The same, when the other set carries the stored target's text exactly and
+/// the XPath's selection does not.
+const SAME_TEXT_EVIDENCE_MARGIN: f64 = 0.05;
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
 
@@ -165,17 +168,24 @@ impl Votes {
             return None;
         }
         let only_theirs = difference(&best.targets, current);
-        let theirs = if only_theirs.iter().all(Vec::is_empty) {
-            evidence(doc, gram, &best.targets)
+        let theirs_set = if only_theirs.iter().all(Vec::is_empty) {
+            &best.targets[..]
         } else {
-            evidence(doc, gram, &only_theirs)
-        }?;
-        let ours = evidence(doc, gram, &difference(current, &best.targets)).unwrap_or(0.0);
+            &only_theirs[..]
+        };
+        let theirs = evidence(doc, gram, theirs_set)?;
+        let ours_set = difference(current, &best.targets);
+        let ours = evidence(doc, gram, &ours_set).unwrap_or(0.0);
         // Two or more locators outvoting the XPath suffice with evidence at
-        // least as good; a lone locator, or a tie, must also look clearly
-        // more like the target.
+        // least as good. A lone locator, or a tie, must also look clearly
+        // more like the target; or carry the stored target's very text where
+        // the XPath's nodes do not, with evidence better by a smaller step:
+        // the data itself moved (on another page of the site the text
+        // differs, and this never applies).
         let needed = if count >= 2 && count > agree {
             ours
+        } else if same_text(doc, gram, theirs_set) && !same_text(doc, gram, &ours_set) {
+            ours + SAME_TEXT_EVIDENCE_MARGIN
         } else {
             ours + TIE_EVIDENCE_MARGIN
         };
@@ -287,6 +297,26 @@ pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>])
         n += 1;
     }
     (n > 0).then(|| total / n as f64)
+}
+
+/// Whether the first node of the selection's first parent instance that
+/// selects something has the stored target's text, as written.
+fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(instance) = gram.instances.first() else {
+        return false;
+    };
+    let Some(&(owner, ref target)) = instance.targets.first() else {
+        return false;
+    };
+    let Some(item) = selection.iter().find_map(|s| s.first().copied()) else {
+        return false;
+    };
+    let Some(page_owner) = owner_of(doc, item) else {
+        return false;
+    };
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask)).text >= 1.0
 }
 
 /// The element that owns `item`: itself, its attribute's element, or a text

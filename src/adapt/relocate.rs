@@ -824,6 +824,15 @@ fn prove(
     };
     let generated = generate_for_instances(env.doc, &instances, &options)
         .map_err(|e| format!("no XPath could be written for the chosen nodes: {e}"))?;
+    // A record's instances are named by one expression of container and
+    // item; a union of one positional path per instance fits this page only
+    // and breaks at the next added item.
+    if pattern.is_record() && generated.fallback && generated.xpath.contains(" | ") {
+        return Err(format!(
+            "no single expression selects the chosen instances, only a union of their positions ({})",
+            generated.xpath
+        ));
+    }
     let xpath = std::iter::once(generated.xpath.clone())
         .chain(generated.alternatives.iter().cloned())
         .find(|x| !env.rejections.contains(path, x) && x != pattern.xpath.source())

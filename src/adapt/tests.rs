@@ -583,5 +583,47 @@ fn an_unchanged_page_does_not_drift() {
     }
 }
 
-
-
+/// Regression: a course list where an item was inserted before the target;
+/// the absolute path moved onto the new item, whose link looks just like
+/// the target's (same classes, text of the same shape), so the one label
+/// locator that still found the target did not look clearly better and the
+/// wrong course went out silently. It carries the stored text exactly, the
+/// shifted item does not: that is drift.
+#[test]
+fn a_lone_locator_with_the_stored_text_outvotes_a_shifted_position() {
+    let list = |items: &[(&str, &str)]| {
+        let lis: String = items
+            .iter()
+            .map(|(t, n)| {
+                format!("<li><a class=\"cta\" href=\"/c\"><span>{t}</span> {n} courses</a></li>")
+            })
+            .collect();
+        format!(
+            "<!DOCTYPE html><html><body><main><ul class=\"topics\">{lis}</ul></main></body></html>"
+        )
+    };
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: topic\n    xpath: /html/body/main/ul/li[2]/a\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let old = list(&[
+        ("Business Analysis", "300+"),
+        ("Leadership and Management", "950+"),
+    ]);
+    let grams = grams_from(&w, &old);
+    let new = list(&[
+        ("Business Analysis", "300+"),
+        ("Mobile Development", "350+"),
+        ("Leadership and Management", "950+"),
+    ]);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert_eq!(
+        h.extraction.record["topic"],
+        "Leadership and Management 950+ courses"
+    );
+}
