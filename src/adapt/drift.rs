@@ -12,7 +12,7 @@
 //! - `drift`: the pattern's locator ensemble (other XPaths that selected
 //!   exactly the same nodes at capture, see `treegram::Locator`) outvotes the
 //!   XPath: more locators agree on another node set than on the XPath's, and
-//!   that set looks at least as much like the stored target as the XPath's
+//!   that set looks more like the stored target than the XPath's
 //!   selection does (its tag, text or its shape, attributes). When the votes
 //!   are tied, or one locator alone disagrees, the other set must look
 //!   clearly more like the target. A set
@@ -176,8 +176,8 @@ impl Votes {
         let theirs = evidence(doc, gram, theirs_set)?;
         let ours_set = difference(current, &best.targets);
         let ours = evidence(doc, gram, &ours_set).unwrap_or(0.0);
-        // Two or more locators outvoting the XPath suffice with evidence at
-        // least as good. A lone locator, or a tie, must also look clearly
+        // Two or more locators outvoting the XPath suffice with better
+        // evidence. A lone locator, or a tie, must also look clearly
         // more like the target; or carry the stored target's very text where
         // the XPath's nodes do not, with evidence better by a smaller step:
         // the data itself moved (on another page of the site the text
@@ -189,7 +189,9 @@ impl Votes {
         } else {
             ours + TIE_EVIDENCE_MARGIN
         };
-        (theirs >= needed).then_some(best)
+        // Nodes that look exactly alike (a second link to the same author)
+        // leave the XPath's choice standing: evidence must be better, not equal.
+        (theirs >= needed && theirs > ours + 1e-9).then_some(best)
     }
 }
 

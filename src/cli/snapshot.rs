@@ -221,7 +221,10 @@ fn warn_brittle(wrapper: &mend::wrapper::Wrapper, files: &[(PathBuf, mend::treeg
                 g.header
                     .locators
                     .iter()
-                    .find(|l| mend::xpath::generate::brittleness(&l.xpath).is_none())
+                    .find(|l| {
+                        l.kind != mend::treegram::LocatorKind::Text
+                            && mend::xpath::generate::brittleness(&l.xpath).is_none()
+                    })
                     .map(|l| l.xpath.clone())
             });
         match better {

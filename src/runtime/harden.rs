@@ -118,7 +118,8 @@ pub fn choose_hardenings(
         }
         let mut refusals = Vec::new();
         let mut chosen = None;
-        for member in members {
+        // A locator by the value itself finds this page's data, not the field.
+        for member in members.into_iter().filter(|m| m.kind != LocatorKind::Text) {
             match holds(&working, pages, &records, &path, &own, &member.xpath) {
                 Ok(hardened) => {
                     chosen = Some((member, hardened));

@@ -18,8 +18,8 @@ use crate::dom::{Document, NodeId, NodeKind};
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances, looks_generated};
 use crate::xpath::{Item, XPath};
 
-/// How many locators a tree-gram keeps per pattern, at most.
-pub const MAX_LOCATORS: usize = 4;
+/// How many locators a tree-gram keeps per pattern, at most: one per kind.
+pub const MAX_LOCATORS: usize = 5;
 
 /// One alternative locator of a pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +43,11 @@ pub enum LocatorKind {
     Label,
     /// Tags and positions, possibly under an anchored ancestor.
     Position,
+    /// The target's own text, as captured: `//span[normalize-space(.)='Leadership']`.
+    /// It finds the data itself where it moved on the same page, and selects
+    /// nothing on a page with other data, where it does not vote. It never
+    /// replaces a pattern's XPath (`snapshot --harden` passes it over).
+    Text,
 }
 
 impl LocatorKind {
@@ -53,6 +58,7 @@ impl LocatorKind {
             LocatorKind::Class => "class",
             LocatorKind::Label => "label",
             LocatorKind::Position => "position",
+            LocatorKind::Text => "text",
         }
     }
 
@@ -63,6 +69,7 @@ impl LocatorKind {
             "class" => LocatorKind::Class,
             "label" => LocatorKind::Label,
             "position" => LocatorKind::Position,
+            "text" => LocatorKind::Text,
             _ => return None,
         })
     }
@@ -106,7 +113,7 @@ pub fn ensemble(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) ->
     }
     let mut out = generated(doc, own, per_context);
     for xpath in simple_candidates(doc, per_context) {
-        if out.len() == MAX_LOCATORS {
+        if out.len() == MAX_LOCATORS - 1 {
             break;
         }
         let kind = LocatorKind::of(&xpath);
@@ -117,8 +124,46 @@ pub fn ensemble(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) ->
             out.push(Locator { kind, xpath });
         }
     }
+    if let Some(xpath) = own_text(doc, per_context).filter(|x| exact(doc, x, per_context)) {
+        out.push(Locator {
+            kind: LocatorKind::Text,
+            xpath,
+        });
+    }
     out.sort_by_key(|l| l.kind);
     out
+}
+
+/// The longest own text a [`LocatorKind::Text`] locator compares, in
+/// characters: a name or a title, not a paragraph.
+const MAX_OWN_TEXT: usize = 80;
+
+/// A locator by the target's own text, for a pattern that matched one
+/// element in all: its tag and its whole text, spaces normalized.
+fn own_text(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Option<String> {
+    let mut all = per_context.iter().flat_map(|(_, t)| t.iter());
+    let (Some(&Item::Node(n)), None) = (all.next(), all.next()) else {
+        return None;
+    };
+    if !doc.is_element(n) {
+        return None;
+    }
+    let text = Item::Node(n)
+        .string_value(doc)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if text.is_empty()
+        || text.chars().count() > MAX_OWN_TEXT
+        || !text.chars().any(char::is_alphabetic)
+    {
+        return None;
+    }
+    Some(format!(
+        "//{}[normalize-space(.)={}]",
+        doc.name(n),
+        quote(&text)?
+    ))
 }
 
 /// The generator's locators, one per kind.
