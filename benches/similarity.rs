@@ -1,7 +1,9 @@
 //! Criterion benchmark of the similarity module on real pages.
 //!
-//! Pages come from `../shared/data` (beside the checkout); when that folder is
-//! absent the benchmark prints a note and measures nothing. Three groups:
+//! Pages come from `../shared/data` (beside the checkout). Nothing is
+//! skipped: a missing or unreadable page, or one whose tree cannot be built,
+//! stops the benchmark with a message naming it, before anything is
+//! measured. Three groups:
 //!
 //! * `pair/*`: simple and clustered tree matching (score alone, and with the
 //!   alignment), bigram and Jaro-Winkler of two whole pages: google.com and
@@ -33,27 +35,28 @@ use mend::similarity::{
     simple_tree_matching, simple_tree_matching_score, tree_bigram, tree_jaro_winkler,
 };
 
-fn load(path: &Path) -> Option<Document> {
-    let raw = std::fs::read(path).ok()?;
+fn load(path: &Path) -> Document {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("page {}: {e}", path.display()));
     if path.extension().is_some_and(|e| e == "gz") {
         let mut bytes = Vec::new();
         flate2::read::MultiGzDecoder::new(&raw[..])
             .read_to_end(&mut bytes)
-            .ok()?;
-        return Some(Document::parse(&bytes));
+            .unwrap_or_else(|e| panic!("page {}: {e}", path.display()));
+        return Document::parse(&bytes);
     }
-    Some(Document::parse(&raw))
+    Document::parse(&raw)
 }
 
-fn body(doc: &Document) -> Option<NodeId> {
+fn body(doc: &Document, what: &str) -> NodeId {
     doc.all()
         .find(|&n| doc.is_element(n) && doc.name(n) == "body")
+        .unwrap_or_else(|| panic!("{what} has no <body>"))
 }
 
 /// A page whose body is the body content of `doc` repeated until it has at
 /// least `elements` elements (at least twice when `elements` is 0).
-fn repeated(doc: &Document, elements: usize, times: usize) -> Option<Document> {
-    let b = body(doc)?;
+fn repeated(doc: &Document, what: &str, elements: usize, times: usize) -> Document {
+    let b = body(doc, what);
     let inner = doc.inner_html(b);
     let per = doc
         .descendants(b)
@@ -71,11 +74,15 @@ fn repeated(doc: &Document, elements: usize, times: usize) -> Option<Document> {
         html.push_str(&inner);
     }
     html.push_str("</body></html>");
-    Some(Document::parse_str(&html))
+    Document::parse_str(&html)
 }
 
-fn view(doc: &Document, mode: LabelMode, labels: &mut Labels) -> Option<LabeledTree> {
-    LabeledTree::build(doc, doc.root_element()?, mode, labels).ok()
+fn view(doc: &Document, what: &str, mode: LabelMode, labels: &mut Labels) -> LabeledTree {
+    let root = doc
+        .root_element()
+        .unwrap_or_else(|| panic!("{what} has no root element"));
+    LabeledTree::build(doc, root, mode, labels)
+        .unwrap_or_else(|e| panic!("the tree of {what}: {e}"))
 }
 
 /// The HTML of the element sub-tree of `root` (tag, id and class only), with
@@ -141,32 +148,27 @@ fn pairs(c: &mut Criterion, data: &Path) {
         let b = load(&data.join(format!(
             "similocator_google_ebay/{site}/2021-01-01/index.html"
         )));
-        a.zip(b)
+        (a, b)
     };
     let mut list: Vec<(&str, Document, Document)> = Vec::new();
     for site in ["google", "ebay"] {
-        if let Some((a, b)) = versions(site) {
-            list.push((site, a, b));
-        }
+        let (a, b) = versions(site);
+        list.push((site, a, b));
     }
-    let yt = load(&data.join("sftm_mutants/youtube.html"))
-        .zip(load(&data.join("sftm_mutants/youtube_mutant.html")));
-    if let Some((a, b)) = yt
-        && let (Some(a2), Some(b2)) = (repeated(&a, 0, 2), repeated(&b, 0, 2))
-    {
-        list.push(("youtube", a, b));
-        list.push(("youtube-x2", a2, b2));
-    }
+    let a = load(&data.join("sftm_mutants/youtube.html"));
+    let b = load(&data.join("sftm_mutants/youtube_mutant.html"));
+    let (a2, b2) = (
+        repeated(&a, "youtube.html", 0, 2),
+        repeated(&b, "youtube_mutant.html", 0, 2),
+    );
+    list.push(("youtube", a, b));
+    list.push(("youtube-x2", a2, b2));
     let mut group = c.benchmark_group("pair");
     group.sample_size(20);
     for (name, da, db) in &list {
         let mut labels = Labels::new();
-        let (Some(a), Some(b)) = (
-            view(da, LabelMode::Tag, &mut labels),
-            view(db, LabelMode::Tag, &mut labels),
-        ) else {
-            continue;
-        };
+        let a = view(da, name, LabelMode::Tag, &mut labels);
+        let b = view(db, name, LabelMode::Tag, &mut labels);
         eprintln!(
             "note: {name}: {} and {} elements; stm {}, ctm {:.4}, bigram {:.4}, jw {:.4}",
             a.len(),
@@ -182,6 +184,13 @@ fn pairs(c: &mut Criterion, data: &Path) {
         group.bench_function(format!("{name}/ctm"), |bch| {
             bch.iter(|| clustered_tree_matching_score(black_box(&a), black_box(&b)))
         });
+        // An alignment that fails would be timed as a fast error.
+        if let Err(e) = simple_tree_matching(&a, &b) {
+            panic!("{name}: stm alignment: {e}");
+        }
+        if let Err(e) = clustered_tree_matching(&a, &b) {
+            panic!("{name}: ctm alignment: {e}");
+        }
         group.bench_function(format!("{name}/stm+alignment"), |bch| {
             bch.iter(|| simple_tree_matching(black_box(&a), black_box(&b)).map(|m| m.matched))
         });
@@ -201,35 +210,35 @@ fn pairs(c: &mut Criterion, data: &Path) {
 }
 
 fn sweeps(c: &mut Criterion, data: &Path) {
-    let Some(source) = load(&data.join("similocator_google_ebay/ebay/2018-01-01/index.html"))
-    else {
-        return;
-    };
-    let Some(page_doc) = repeated(&source, 60_000, 0) else {
-        return;
-    };
+    let source_path = "similocator_google_ebay/ebay/2018-01-01/index.html";
+    let source = load(&data.join(source_path));
+    let page_doc = repeated(&source, source_path, 60_000, 0);
     // The tree-gram: the div whose element sub-tree is nearest 200 nodes.
     let sizes = {
         let mut labels = Labels::new();
-        view(&page_doc, LabelMode::Tag, &mut labels)
+        view(&page_doc, "the 60k page", LabelMode::Tag, &mut labels)
     };
-    let Some(sizes) = sizes else { return };
-    let Some(cut) = (0..sizes.len())
+    let cut = (0..sizes.len())
         .filter(|&i| page_doc.name(sizes.node(i)) == "div")
         .min_by_key(|&i| sizes.subtree_size(i).abs_diff(200))
-    else {
-        return;
-    };
+        .expect("the 60k page has a div");
     let gram_doc = Document::parse_str(&mutated_treegram(&page_doc, sizes.node(cut)));
-    let Some(gram_root) = body(&gram_doc).and_then(|b| gram_doc.element_children(b).next()) else {
-        return;
-    };
+    let gram_root = gram_doc
+        .element_children(body(&gram_doc, "the tree-gram"))
+        .next()
+        .expect("the tree-gram has an element");
     let mut view_group = c.benchmark_group("view");
     view_group.sample_size(20);
     view_group.bench_function("60k/tag+class", |b| {
         b.iter(|| {
             let mut labels = Labels::new();
-            view(black_box(&page_doc), LabelMode::TagClass, &mut labels).map(|t| t.len())
+            view(
+                black_box(&page_doc),
+                "the 60k page",
+                LabelMode::TagClass,
+                &mut labels,
+            )
+            .len()
         })
     });
     view_group.finish();
@@ -238,12 +247,9 @@ fn sweeps(c: &mut Criterion, data: &Path) {
     group.sample_size(20);
     for (mode, mode_name) in [(LabelMode::TagClass, "tag+class"), (LabelMode::Tag, "tag")] {
         let mut labels = Labels::new();
-        let Some(page) = view(&page_doc, mode, &mut labels) else {
-            continue;
-        };
-        let Ok(gram) = LabeledTree::build(&gram_doc, gram_root, mode, &mut labels) else {
-            continue;
-        };
+        let page = view(&page_doc, "the 60k page", mode, &mut labels);
+        let gram = LabeledTree::build(&gram_doc, gram_root, mode, &mut labels)
+            .unwrap_or_else(|e| panic!("the tree of the tree-gram: {e}"));
         for algorithm in [
             Algorithm::Ctm,
             Algorithm::Stm,
@@ -283,13 +289,6 @@ fn sweeps(c: &mut Criterion, data: &Path) {
 
 fn bench(c: &mut Criterion) {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if !data.is_dir() {
-        eprintln!(
-            "note: no pages under {}; skipping the similarity benchmark",
-            data.display()
-        );
-        return;
-    }
     pairs(c, &data);
     sweeps(c, &data);
 }

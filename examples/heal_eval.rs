@@ -53,14 +53,22 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
+    const SOURCES: [&str; 4] = ["google", "linkedin", "youtube", "baidu"];
+    if let Some(o) = only.as_deref() {
+        assert!(
+            SOURCES.contains(&o),
+            "--only takes one of {SOURCES:?}, not {o}"
+        );
+    }
     let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
     let mut suite = Suite::default();
     if wanted("google") {
-        heal_cases::google(&data, &mut suite).expect("google.com pages and ground truth");
+        heal_cases::google(&data, &mut suite).unwrap_or_else(|e| panic!("google.com cases: {e}"));
     }
     for site in ["linkedin", "youtube", "baidu"] {
         if wanted(site) {
-            heal_cases::mutant(&data, site, &mut suite).expect("mutated pages");
+            heal_cases::mutant(&data, site, &mut suite)
+                .unwrap_or_else(|e| panic!("{site} cases: {e}"));
         }
     }
     let mut runs = vec![("pre-filters as given", search)];

@@ -12,11 +12,19 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--rounds" {
-            rounds = args.next().and_then(|r| r.parse().ok()).unwrap_or(rounds);
+            rounds = args
+                .next()
+                .and_then(|r| r.parse().ok())
+                .filter(|&r: &usize| r > 0)
+                .expect("--rounds needs a positive number");
         } else {
             files.push(arg);
         }
     }
+    assert!(
+        !files.is_empty(),
+        "usage: parse_throughput [--rounds N] PAGES..."
+    );
     let pages: Vec<Vec<u8>> = files.iter().map(|f| read(f)).collect();
     let bytes: usize = pages.iter().map(Vec::len).sum();
     let mut times = Vec::new();
@@ -42,12 +50,12 @@ fn main() {
 }
 
 fn read(path: &str) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("page {path}: {e}"));
     if path.ends_with(".gz") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(&raw[..])
             .read_to_end(&mut out)
-            .unwrap_or_else(|e| panic!("{path}: {e}"));
+            .unwrap_or_else(|e| panic!("page {path}: {e}"));
         out
     } else {
         raw

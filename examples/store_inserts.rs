@@ -19,7 +19,12 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--pages" {
-            pages = args.next().and_then(|n| n.parse().ok()).unwrap_or(pages);
+            pages = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("--pages needs a number");
+        } else {
+            panic!("unknown argument {arg}");
         }
     }
     let dir = tempfile::tempdir().expect("a temporary folder");

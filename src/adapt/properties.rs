@@ -286,13 +286,30 @@ fn check_round_trip(doc: &Document, gram: &TreeGram, target: NodeId) -> Result<(
     Ok(())
 }
 
+/// What relocating a field on its own page gave.
+#[derive(Debug)]
+enum SelfHeal {
+    /// Exactly the field's node.
+    Same,
+    /// Nothing: the reason, and whether another element of the page has the
+    /// same markup as the field's.
+    Abstained { lookalike: bool, reason: String },
+    /// No tree-gram was written (capture leaves out a context that would not
+    /// read back the same), so nothing could be relocated.
+    NoTreegram,
+    /// Anything else: other nodes, or a rejection (nothing was rejected).
+    Wrong(String),
+}
+
 /// Relocates a field on the page its tree-gram was captured on, the field
 /// at the `k`-th element in `<body>` (a single value when `single`, else a
-/// list): it must come back to that element, or abstain.
-fn heal_itself(page: &str, k: prop::sample::Index, single: bool) -> Result<(), TestCaseError> {
+/// list); `None` when `<body>` has no element.
+fn self_heal(page: &str, k: prop::sample::Index, single: bool) -> Option<SelfHeal> {
     let doc = Document::parse_str(page);
     let elements = body_elements(&doc);
-    prop_assume!(!elements.is_empty());
+    if elements.is_empty() {
+        return None;
+    }
     let k = k.index(elements.len());
     let target = elements[k];
     let min_context = AdaptSettings::default().treegram_min_context;
@@ -300,6 +317,9 @@ fn heal_itself(page: &str, k: prop::sample::Index, single: bool) -> Result<(), T
     let mut grams = TreeGrams::new();
     for g in grams_of(&w, &doc) {
         grams.insert(g.header.pattern.parse().unwrap(), g);
+    }
+    if grams.is_empty() {
+        return Some(SelfHeal::NoTreegram);
     }
     let a = relocate(
         &w,
@@ -311,19 +331,108 @@ fn heal_itself(page: &str, k: prop::sample::Index, single: bool) -> Result<(), T
         &Search::default(),
     )
     .expect("the pattern exists");
-    match a.outcome {
+    Some(match a.outcome {
         Outcome::Healed => {
             let xpath = a.new_xpath.as_deref().expect("a healed XPath");
             let got = XPath::compile(xpath)
                 .expect("a healed XPath compiles")
                 .select(&doc, NodeId::ROOT)
                 .expect("evaluates");
-            prop_assert_eq!(got, vec![Item::Node(target)], "{} on {}", xpath, page);
+            if got == vec![Item::Node(target)] {
+                SelfHeal::Same
+            } else {
+                SelfHeal::Wrong(format!("{xpath} selects {got:?} on {page}"))
+            }
         }
-        Outcome::Abstained => {}
-        Outcome::Rejected => prop_assert!(false, "nothing was rejected: {:?}", a),
+        Outcome::Abstained => {
+            // Another element with the same markup can be told apart by its
+            // position only; the bounds below count these apart.
+            let markup = doc.outer_html(target);
+            let lookalike = doc
+                .all()
+                .any(|n| n != target && doc.is_element(n) && doc.outer_html(n) == markup);
+            SelfHeal::Abstained {
+                lookalike,
+                reason: a.reason.unwrap_or_default(),
+            }
+        }
+        Outcome::Rejected => SelfHeal::Wrong(format!("nothing was rejected: {a:?}")),
+    })
+}
+
+/// [`self_heal`] as a property: the field comes back to its own element, or
+/// abstains. How often it may abstain is bounded by [`self_heal_share`].
+fn heal_itself(page: &str, k: prop::sample::Index, single: bool) -> Result<(), TestCaseError> {
+    let outcome = self_heal(page, k, single);
+    prop_assume!(outcome.is_some());
+    if let Some(SelfHeal::Wrong(why)) = outcome {
+        prop_assert!(false, "{}", why);
     }
     Ok(())
+}
+
+/// How relocating fields on their own pages went, over many pages.
+#[derive(Debug, Default)]
+struct SelfHeals {
+    /// Pages whose field had a tree-gram and was relocated.
+    relocated: usize,
+    /// Of those, the ones that abstained.
+    abstained: usize,
+    /// Of those, the ones whose element has no look-alike (no other element
+    /// with the same markup), so that more than its position tells it apart.
+    abstained_unique: usize,
+    /// Pages whose field got no tree-gram (not counted in `relocated`).
+    no_treegram: usize,
+}
+
+impl SelfHeals {
+    /// A share of `relocated`, in percent.
+    fn pct(&self, n: usize) -> f64 {
+        100.0 * n as f64 / self.relocated.max(1) as f64
+    }
+}
+
+/// Relocates fields on their own pages for `cases` pages drawn from `pages`
+/// with a fixed seed (the same pages on every run, so the counts are
+/// deterministic), asserts that none is wrong, and counts the abstentions;
+/// the most frequent reasons are printed.
+fn self_heal_share(pages: impl Strategy<Value = String>, cases: usize, single: bool) -> SelfHeals {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = (pages, any::<prop::sample::Index>());
+    let mut counts = SelfHeals::default();
+    let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
+    for _ in 0..cases {
+        let (page, k) = strategy
+            .new_tree(&mut runner)
+            .expect("a generated case")
+            .current();
+        match self_heal(&page, k, single) {
+            None => continue,
+            Some(SelfHeal::NoTreegram) => {
+                counts.no_treegram += 1;
+                continue;
+            }
+            Some(SelfHeal::Same) => {}
+            Some(SelfHeal::Abstained { lookalike, reason }) => {
+                counts.abstained += 1;
+                counts.abstained_unique += usize::from(!lookalike);
+                // The reason without its numbers, so that alike reasons count together.
+                let kind: String = reason
+                    .chars()
+                    .filter(|c| !c.is_ascii_digit() && *c != '.')
+                    .collect();
+                *reasons.entry(kind).or_default() += 1;
+            }
+            Some(SelfHeal::Wrong(why)) => panic!("{why}"),
+        }
+        counts.relocated += 1;
+    }
+    let mut reasons: Vec<_> = reasons.into_iter().collect();
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    println!("{counts:?}; reasons {:?}", &reasons[..reasons.len().min(5)]);
+    counts
 }
 
 proptest! {
@@ -410,4 +519,60 @@ proptest! {
     ) {
         heal_itself(&html(&t), k, false)?;
     }
+}
+
+// A page healed against its own tree-gram holds every node unchanged, so
+// relocation should abstain on nothing. The properties above only forbid a
+// wrong node, which an engine that always abstains would pass. It is not
+// true today: on these generated pages relocation abstains on about a third
+// of the fields (the engine finds a runner-up too close to the best, "too
+// close to call"), also on elements that no other element looks like, such
+// as the only child of `<body>`. So these tests relocate fields on fixed
+// generated pages (a deterministic seed: the same pages, and the same
+// counts, on every run) and bound the share of abstentions a little above
+// today's, overall and for elements without a look-alike; an engine that
+// abstains more, up to always, fails them.
+
+#[test]
+fn healing_pages_with_themselves_seldom_abstains() {
+    let c = self_heal_share(arb_classed_tree(40).prop_map(|t| html(&t)), 300, true);
+    // Measured: 300 relocated, 94 abstained (31%), 60 of them on elements
+    // without a look-alike.
+    assert_eq!(c.relocated, 300, "{c:?}");
+    assert!(c.pct(c.abstained) <= 36.0, "{c:?}");
+    assert!(c.pct(c.abstained_unique) <= 24.0, "{c:?}");
+}
+
+#[test]
+fn healing_real_markup_with_itself_seldom_abstains() {
+    let c = self_heal_share(
+        arb_element_tree(60).prop_map(|t| html_elements(&t)),
+        300,
+        true,
+    );
+    // Measured: 286 relocated (14 fields got no tree-gram), 27 abstained
+    // (9%), 6 of them on elements without a look-alike.
+    assert!(c.relocated >= 280, "{c:?}");
+    assert!(c.pct(c.abstained) <= 13.0, "{c:?}");
+    assert!(c.pct(c.abstained_unique) <= 4.0, "{c:?}");
+}
+
+#[test]
+fn healing_larger_pages_with_themselves_seldom_abstains() {
+    let c = self_heal_share(arb_classed_tree(150).prop_map(|t| html(&t)), 100, true);
+    // Measured: 100 relocated, 31 abstained, 18 of them on elements without
+    // a look-alike.
+    assert_eq!(c.relocated, 100, "{c:?}");
+    assert!(c.pct(c.abstained) <= 37.0, "{c:?}");
+    assert!(c.pct(c.abstained_unique) <= 23.0, "{c:?}");
+}
+
+#[test]
+fn healing_list_fields_with_their_own_pages_seldom_abstains() {
+    let c = self_heal_share(arb_classed_tree(40).prop_map(|t| html(&t)), 300, false);
+    // Measured: as for single fields, 94 of 300 abstained, 60 on elements
+    // without a look-alike.
+    assert_eq!(c.relocated, 300, "{c:?}");
+    assert!(c.pct(c.abstained) <= 36.0, "{c:?}");
+    assert!(c.pct(c.abstained_unique) <= 24.0, "{c:?}");
 }

@@ -1,8 +1,6 @@
 //! Loader tests: every diagnostic kind at its exact line and column, defaults,
 //! the YAML 1.1 traps, merge keys, limits, and the wrappers shipped in `wrappers/`.
 
-use std::time::{Duration, Instant};
-
 use super::*;
 
 /// Loads `yaml` and returns its one-line diagnostics (`line:column: severity: message`).
@@ -396,19 +394,49 @@ fn unknown_tags_are_refused() {
     assert!(found[0].starts_with("1:"), "{found:?}");
 }
 
-#[test]
-fn alias_bombs_are_refused_quickly() {
+/// A billion-laughs wrapper: ten `lol`s, and `levels - 1` more anchors that
+/// each hold ten aliases of the one before, so `patterns` expands to
+/// 10^`levels` scalars.
+fn alias_bomb(levels: usize) -> String {
     let mut yaml = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
-    for i in 1..10 {
+    for i in 1..levels {
         let refs = vec![format!("*a{}", i - 1); 10].join(", ");
         yaml.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
     }
-    yaml.push_str("name: bomb\npatterns: *a9\n");
-    let started = Instant::now();
-    let found = diagnostics(&yaml);
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("alias bomb"), "{found:?}");
+    yaml.push_str(&format!("name: bomb\npatterns: *a{}\n", levels - 1));
+    yaml
+}
+
+/// The events a reader replays to expand [`alias_bomb`]`(levels)`: each list
+/// is its start and end event plus its items.
+fn alias_bomb_events(levels: u32) -> usize {
+    (1..=levels).map(|l| 10usize.pow(l)).sum::<usize>()
+        + 2 * (0..levels).map(|l| 10usize.pow(l)).sum::<usize>()
+}
+
+/// The refusal is decided by a count, not a clock: the reader stops once
+/// aliases have replayed `MAX_REPLAYED_EVENTS` events, so a bomb of 10^10
+/// scalars is refused with the same message as one just over the budget, and
+/// one just under it is read in full (and then refused for what it is:
+/// unknown keys, and strings where patterns belong).
+#[test]
+fn alias_bombs_are_refused_at_the_replay_budget() {
+    use super::yaml::MAX_REPLAYED_EVENTS;
+    assert!(alias_bomb_events(4) < MAX_REPLAYED_EVENTS);
+    assert!(alias_bomb_events(5) > MAX_REPLAYED_EVENTS);
+    let refusal = format!("aliases expand to more than {MAX_REPLAYED_EVENTS} YAML events");
+    for levels in [5, 10] {
+        let found = diagnostics(&alias_bomb(levels));
+        assert_eq!(found.len(), 1, "{levels} levels: {found:?}");
+        assert!(found[0].contains(&refusal), "{levels} levels: {found:?}");
+        assert!(found[0].contains("alias bomb"), "{found:?}");
+    }
+    let under = diagnostics(&alias_bomb(4));
+    assert!(!under.is_empty(), "the anchors are unknown keys");
+    assert!(
+        under.iter().all(|d| !d.contains("alias")),
+        "under the budget: {under:?}"
+    );
 }
 
 #[test]

@@ -16,9 +16,10 @@ const DATA: &str = "../shared/data";
 #[ignore = "needs ../shared/data"]
 fn relocation_on_real_page_changes_stays_above_the_floor() {
     let mut suite = Suite::default();
-    heal_cases::google(DATA, &mut suite).expect("needs ../shared/data");
+    heal_cases::google(DATA, &mut suite).unwrap_or_else(|e| panic!("needs ../shared/data: {e}"));
     for site in ["linkedin", "youtube", "baidu"] {
-        heal_cases::mutant(DATA, site, &mut suite).expect("needs ../shared/data");
+        heal_cases::mutant(DATA, site, &mut suite)
+            .unwrap_or_else(|e| panic!("needs ../shared/data: {e}"));
     }
     let settings = AdaptSettings::default();
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
@@ -38,9 +39,14 @@ fn relocation_on_real_page_changes_stays_above_the_floor() {
             t.abstained
         );
     }
-    let g = |name: &str| groups[name];
-    // Measured: google 17 correct, 0 wrong of 42; linkedin (paths changed)
-    // 163 correct, 22 wrong of 363. The floors leave a little room for
+    let g = |name: &str| {
+        *groups
+            .get(name)
+            .unwrap_or_else(|| panic!("no {name} cases: {:?}", groups.keys()))
+    };
+    // Measured today: google 20 correct, 0 wrong of 42; linkedin (paths
+    // changed) 260 correct, 10 wrong of 363. The floors were set when they
+    // were 17 and 0, and 163 and 22; they leave a little room for
     // refactoring, not for a worse engine.
     assert!(
         g("google").correct >= 15 && g("google").wrong <= 1,
@@ -50,11 +56,28 @@ fn relocation_on_real_page_changes_stays_above_the_floor() {
     let linkedin = g("linkedin/changed");
     assert!(linkedin.pct(linkedin.correct) >= 40.0, "{linkedin:?}");
     assert!(linkedin.pct(linkedin.wrong) <= 8.0, "{linkedin:?}");
-    for group in ["youtube/stayed", "baidu/stayed", "linkedin/stayed"] {
-        assert!(
-            g(group).pct(g(group).wrong) <= 4.0,
-            "{group}: {:?}",
-            g(group)
-        );
+    // youtube and baidu: few elements change path in their mutants (4 and
+    // 2), and today mend abstains on every one of them, each time with a
+    // runner-up too close to the best (youtube: parts of the 4th and 5th of
+    // a row of alike video cards; baidu: a `map` and its `area`). So the
+    // floor holds the case count, so that the groups cannot vanish, and
+    // allows no wrong answer; an engine that heals one of them is free to.
+    for (group, cases) in [("youtube/changed", 4), ("baidu/changed", 2)] {
+        let t = g(group);
+        assert_eq!(t.total(), cases, "{group}: {t:?}");
+        assert_eq!(t.wrong, 0, "{group}: {t:?}");
+    }
+    // Elements whose path stayed: mend must find most of them again, not
+    // only avoid wrong answers. Measured: linkedin 222 correct, 10 wrong of
+    // 306; youtube 566 correct, 5 wrong of 2,749 (the other 79% abstain,
+    // all too close to call); baidu 87 correct, 0 wrong of 113.
+    for (group, correct) in [
+        ("linkedin/stayed", 65.0),
+        ("youtube/stayed", 18.0),
+        ("baidu/stayed", 70.0),
+    ] {
+        let t = g(group);
+        assert!(t.pct(t.correct) >= correct, "{group}: {t:?}");
+        assert!(t.pct(t.wrong) <= 4.0, "{group}: {t:?}");
     }
 }

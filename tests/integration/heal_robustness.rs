@@ -2,8 +2,9 @@
 //! tree-grams captured on one malformed page heal a different one, 2,000
 //! times, and two extreme pages (100,000 nested `<div>`s, 60,000 sibling
 //! `<li>`s) are healed with tree-grams of a small normal page. Nothing may
-//! panic or overflow the stack, and every healed pattern's XPath must
-//! compile and meet the pattern's constraints on the page it was healed on.
+//! panic or overflow the stack, every healed pattern's XPath must compile
+//! and meet the pattern's constraints on the page it was healed on, and the
+//! 2,000 heals must heal at least a floor of patterns.
 
 use std::time::{Duration, Instant};
 
@@ -136,6 +137,14 @@ fn two_thousand_generated_pages_heal_without_panicking() {
         slowest.1,
         slowest.0
     );
+    // Not panicking is not enough: an engine that heals nothing would pass.
+    // The pages are seeded, so these counts are the same on every run;
+    // measured: 2,321 tree-grams, 4,043 adaptations, 5 healed (14 before
+    // heals were gated by their calibrated confidence). Each page is
+    // unrelated tag soup, not a changed copy of the page its tree-grams come
+    // from, so nearly every adaptation abstains.
+    assert!(adaptations >= 3_500, "{adaptations} adaptations");
+    assert!(healed >= 3, "{healed} healed of {adaptations} adaptations");
 }
 
 fn heal_timed(page: &str, what: &str) -> Healing {

@@ -100,25 +100,38 @@ pub struct Outcome {
     pub millis: f64,
 }
 
-/// The google.com cases; `None` when the data is absent.
-pub fn google(data: &str, suite: &mut Suite) -> Option<()> {
+/// The google.com cases, or why they cannot be built (a missing page or
+/// ground truth, an XPath of the ground truth that does not select one node).
+pub fn google(data: &str, suite: &mut Suite) -> Result<(), String> {
     let dir = format!("{data}/similocator_google_ebay/google");
-    let truth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(format!("{dir}/ground_truth_xpaths.json")).ok()?,
-    )
-    .ok()?;
+    let truth_file = format!("{dir}/ground_truth_xpaths.json");
+    let truth: serde_json::Value = serde_json::from_str(&read_to_string(&truth_file)?)
+        .map_err(|e| format!("{truth_file}: {e}"))?;
     let versions = ["2018-01-01", "2021-01-01", "2023-01-01"];
     let first = suite.docs.len();
     for v in versions {
+        let page = format!("{dir}/{v}/index.html");
         suite.docs.push(Document::parse(
-            &std::fs::read(format!("{dir}/{v}/index.html")).ok()?,
+            &std::fs::read(&page).map_err(|e| format!("{page}: {e}"))?,
         ));
     }
+    let elements = truth["elements"]
+        .as_array()
+        .ok_or_else(|| format!("{truth_file}: no `elements` array"))?;
     for (a, b) in [(0, 1), (1, 2), (0, 2)] {
-        for e in truth["elements"].as_array()? {
-            let (xa, xb) = (e[versions[a]].as_str()?, e[versions[b]].as_str()?);
+        for e in elements {
+            let xpath = |v: &str| {
+                e[v].as_str()
+                    .ok_or_else(|| format!("{truth_file}: an element without an XPath for {v}"))
+            };
+            let (xa, xb) = (xpath(versions[a])?, xpath(versions[b])?);
             let new = &suite.docs[first + b];
-            let truth = single(new, xb)?;
+            let truth = single(new, xb).ok_or_else(|| {
+                format!(
+                    "{truth_file}: {xb} does not select one node of google {}",
+                    versions[b]
+                )
+            })?;
             suite.cases.push(Case {
                 group: "google".to_owned(),
                 old: first + a,
@@ -129,22 +142,27 @@ pub fn google(data: &str, suite: &mut Suite) -> Option<()> {
             });
         }
     }
-    Some(())
+    Ok(())
+}
+
+fn read_to_string(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))
 }
 
 /// The cases of one mutated page (`linkedin`, `youtube` or `baidu`); their
-/// group is `<site>/changed` or `<site>/stayed`.
-pub fn mutant(data: &str, site: &str, suite: &mut Suite) -> Option<()> {
+/// group is `<site>/changed` or `<site>/stayed`. An error names the missing
+/// page or the unknown site.
+pub fn mutant(data: &str, site: &str, suite: &mut Suite) -> Result<(), String> {
     let dir = format!("{data}/sftm_mutants");
     let (orig, mutated) = match site {
         "baidu" => ("baidu_original.html", "baidu_mutant.html"),
         "linkedin" => ("linkedin.html", "linkedin_mutant.html"),
         "youtube" => ("youtube.html", "youtube_mutant.html"),
-        _ => return None,
+        _ => return Err(format!("no mutated pages of {site}")),
     };
-    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+    let read = |f: &str| read_to_string(&format!("{dir}/{f}"));
     let (orig_text, mut_text) = (read(orig)?, read(mutated)?);
-    let strip = regex::Regex::new(r#"\s+signature="[^"]*""#).ok()?;
+    let strip = regex::Regex::new(r#"\s+signature="[^"]*""#).expect("the pattern compiles");
     // Attributes never change the tree, so node ids agree between the marked
     // parse and the stripped one that mend sees.
     let orig_marked = Document::parse_str(&orig_text);
@@ -186,7 +204,7 @@ pub fn mutant(data: &str, site: &str, suite: &mut Suite) -> Option<()> {
             truth,
         });
     }
-    Some(())
+    Ok(())
 }
 
 /// Snapshots the case's XPath on the old page, re-locates it on the new one,
