@@ -17,8 +17,9 @@
 //!   are tied, or one locator alone disagrees, the other set must look
 //!   clearly more like the target. A set
 //!   that only adds to the XPath's selection is no evidence (that locator
-//!   grew looser); a set inside it needs two locators and a majority over
-//!   those that agree with the XPath (a list field may simply have grown).
+//!   grew looser); a set inside it counts only for a record, with two
+//!   locators and a majority over those that agree with the XPath (a list
+//!   field whose list grew selects more too, as its constraints allow).
 //!
 //! Locators vote only while the pattern has the XPath they were captured
 //! beside: a heal replaces the XPath after weighing the page as a whole, and
@@ -98,7 +99,7 @@ pub fn drift(
             continue;
         }
         let votes = votes(doc, gram, &scopes, &current);
-        if let Some(other) = votes.outvoting(doc, gram, &current) {
+        if let Some(other) = votes.outvoting(doc, gram, &current, pattern.is_record()) {
             out.push(drift_violation(doc, pattern, path, &votes, other, &current));
         }
     }
@@ -135,6 +136,7 @@ impl Votes {
         doc: &Document,
         gram: &TreeGram,
         current: &[Vec<Item>],
+        record: bool,
     ) -> Option<&Ballot> {
         let mut others = self
             .others
@@ -158,9 +160,10 @@ impl Votes {
             return None;
         }
         // A set inside the XPath's selection says the XPath now selects
-        // more: a list field that grew does that too, so it takes two
-        // locators, and more than agree with the XPath.
-        if is_superset(current, &best.targets) && (count < 2 || count == agree) {
+        // more. A field whose list grew (a second author) does that too, and
+        // its constraints allowed it, so only a record is held to it; and it
+        // takes two locators, more than agree with the XPath.
+        if is_superset(current, &best.targets) && (!record || count < 2 || count == agree) {
             return None;
         }
         // Two sets with as many votes: the locators cannot tell them apart.

@@ -395,7 +395,7 @@ fn locator_choice(
             .is_some_and(|b| b.xpaths.len() == best.xpaths.len());
         (!tied).then_some(best)?
     } else {
-        votes.outvoting(env.doc, gram, current)?
+        votes.outvoting(env.doc, gram, current, false)?
     };
     let score = drift::evidence(env.doc, gram, &ballot.targets)?;
     if score < MIN_LOCATOR_EVIDENCE {

@@ -627,3 +627,32 @@ fn a_lone_locator_with_the_stored_text_outvotes_a_shifted_position() {
         "Leadership and Management 950+ courses"
     );
 }
+
+/// Regression: a by-line that gained a co-author made the author field
+/// select two links where its locators (the first author's title, text and
+/// label) selected one, and that was reported as drift on every such page,
+/// though the field's constraints allow a list.
+#[test]
+fn a_list_field_that_grew_is_not_drift() {
+    let page = |authors: &[&str]| {
+        let links: Vec<String> = authors
+            .iter()
+            .map(|a| format!("<a title=\"View {a} author page\" href=\"/a\">{a}</a>"))
+            .collect();
+        format!(
+            "<!DOCTYPE html><html><body><h1>A book</h1><h3>by {}</h3></body></html>",
+            links.join(", ")
+        )
+    };
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: author\n    xpath: /html/body/h3/a\n    constraints: {min: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &page(&["Ann Lee"]));
+    let doc = Document::parse_str(&page(&["Ann Lee", "Bo Chen", "Cy Ray"]));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert!(drifted.is_empty(), "{drifted:?}");
+}
