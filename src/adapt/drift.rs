@@ -31,10 +31,10 @@
 //! instance and never searches the page, so it costs a few XPath evaluations
 //! per pattern; a search happens only when a heal follows.
 
-use crate::dom::{Document, NodeId};
+use crate::dom::{Document, NodeId, NodeKind};
 use crate::extract::{Extraction, Violation, ViolationKind};
 use crate::similarity::NoMask;
-use crate::treegram::{GramMask, TreeGram};
+use crate::treegram::{GramMask, LocatorKind, TreeGram};
 use crate::wrapper::{Pattern, PatternPath, Wrapper};
 use crate::xpath::{Item, XPath};
 
@@ -244,7 +244,11 @@ fn count_votes(
     settle_early: bool,
 ) -> Votes {
     let mut votes = Votes::default();
-    for locator in &gram.header.locators {
+    // Cheap locators first, so that the two that settle a clean page are
+    // usually found before a label's or a text's scan of the whole page.
+    let mut ordered: Vec<_> = gram.locators().collect();
+    ordered.sort_by_key(|(l, _)| evaluation_cost(l));
+    for (locator, compiled) in ordered {
         // Two locators that confirm the selection, with no other set as
         // well supported, settle it: this is the common case, and the check
         // runs on every page.
@@ -252,10 +256,16 @@ fn count_votes(
         if settle_early && votes.agree >= 2 && best_other.is_none_or(|b| b < votes.agree) {
             break;
         }
-        let Ok(compiled) = XPath::compile(&locator.xpath) else {
+        // A text locator scans every element of its tag for its whole text;
+        // a page that does not hold the text's first word anywhere cannot
+        // match it, and one pass over the text nodes says so far cheaper.
+        if locator.kind == LocatorKind::Text && !page_may_hold(doc, &locator.xpath) {
+            continue;
+        }
+        let Some(compiled) = compiled else {
             continue;
         };
-        let selected = selections(&compiled, doc, scopes);
+        let selected = selections(compiled, doc, scopes);
         if selected.iter().all(Vec::is_empty) {
             continue;
         }
@@ -322,6 +332,38 @@ fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
     let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
     let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
     likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask)).text >= 1.0
+}
+
+/// A rough rank of what evaluating a locator costs: a path from the root
+/// walks one branch; an attribute or class test scans one tag; a label or a
+/// text compares the text of every candidate.
+fn evaluation_cost(locator: &crate::treegram::Locator) -> u8 {
+    match locator.kind {
+        LocatorKind::Position if !locator.xpath.starts_with("//") => 0,
+        LocatorKind::Attribute | LocatorKind::Class | LocatorKind::Position => 1,
+        LocatorKind::Label | LocatorKind::Text => 2,
+    }
+}
+
+/// Whether some text node of `doc` holds the first word of the text that the
+/// text locator `xpath` compares (`//a[normalize-space(.)='First words']`).
+/// A locator whose text cannot be read is evaluated.
+fn page_may_hold(doc: &Document, xpath: &str) -> bool {
+    let Some(rest) = xpath.split_once("normalize-space(.)=").map(|(_, r)| r) else {
+        return true;
+    };
+    let Some(quote) = rest.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+        return true;
+    };
+    let Some(word) = rest[1..]
+        .split(quote)
+        .next()
+        .and_then(|text| text.split_whitespace().next())
+    else {
+        return true;
+    };
+    doc.all()
+        .any(|n| doc.kind(n) == NodeKind::Text && doc.text(n).contains(word))
 }
 
 /// The element that owns `item`: itself, its attribute's element, or a text

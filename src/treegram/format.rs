@@ -344,10 +344,16 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
     if instances.is_empty() {
         return Err(TreeGramError::NoInstances);
     }
+    let compiled = header
+        .locators
+        .iter()
+        .map(|l| crate::xpath::XPath::compile(&l.xpath).ok())
+        .collect();
     Ok(TreeGram {
         doc,
         header,
         instances,
+        compiled,
     })
 }
 

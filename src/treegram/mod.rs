@@ -72,6 +72,9 @@ pub struct TreeGram {
     pub header: Header,
     /// The stored instances, in page order.
     pub instances: Vec<GramInstance>,
+    /// The header's locators compiled once, in the same order (`None` for
+    /// one that does not compile), as drift checks them on every page.
+    compiled: Vec<Option<crate::xpath::XPath>>,
 }
 
 /// The header of a tree-gram.
@@ -145,6 +148,17 @@ pub enum TreeGramError {
 }
 
 impl TreeGram {
+    /// The header's locators, each with its compiled expression (`None`
+    /// when it does not compile).
+    pub fn locators(&self) -> impl Iterator<Item = (&Locator, Option<&crate::xpath::XPath>)> {
+        self.header.locators.iter().zip(
+            self.compiled
+                .iter()
+                .map(Option::as_ref)
+                .chain(std::iter::repeat(None)),
+        )
+    }
+
     /// Reads a tree-gram from the bytes of its file.
     pub fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
         format::parse(bytes)
