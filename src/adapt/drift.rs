@@ -244,11 +244,18 @@ fn count_votes(
     settle_early: bool,
 ) -> Votes {
     let mut votes = Votes::default();
+    // Locators that lean on positions move with an XPath that leans on
+    // positions (an item removed above shifts both onto the next item), so
+    // beside such an XPath they are no independent evidence and do not vote.
+    let positional = has_position(&gram.header.xpath);
     // Cheap locators first, so that the two that settle a clean page are
     // usually found before a label's or a text's scan of the whole page.
     let mut ordered: Vec<_> = gram.locators().collect();
     ordered.sort_by_key(|(l, _)| evaluation_cost(l));
     for (locator, compiled) in ordered {
+        if positional && has_position(&locator.xpath) {
+            continue;
+        }
         // Two locators that confirm the selection, with no other set as
         // well supported, settle it: this is the common case, and the check
         // runs on every page.
@@ -332,6 +339,27 @@ fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
     let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
     let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
     likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask)).text >= 1.0
+}
+
+/// Whether `xpath` has a numeric position predicate (`[3]`) on a child or
+/// descendant step: the layout's positions. The first sibling after a label
+/// (`following-sibling::span[1]`) is adjacency, not layout.
+fn has_position(xpath: &str) -> bool {
+    let bytes = xpath.as_bytes();
+    (0..bytes.len()).any(|i| {
+        if bytes[i] != b'[' {
+            return false;
+        }
+        let digits = bytes[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 || bytes.get(i + 1 + digits) != Some(&b']') {
+            return false;
+        }
+        let step = &xpath[xpath[..i].rfind('/').map_or(0, |s| s + 1)..i];
+        !(step.starts_with("following-sibling::") || step.starts_with("preceding-sibling::"))
+    })
 }
 
 /// A rough rank of what evaluating a locator costs: a path from the root
@@ -434,5 +462,24 @@ fn plural_instances(n: usize) -> String {
         "1 parent instance".to_owned()
     } else {
         format!("{n} parent instances")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_position;
+
+    #[test]
+    fn positions_are_layout_steps_not_adjacency() {
+        assert!(has_position("/html/body/ul/li[2]/span"));
+        assert!(has_position("//li[6]/a/span[contains(@class, 'x')]"));
+        assert!(has_position("/html/body/div/text()[1]"));
+        assert!(!has_position(
+            "//b[normalize-space(.)='ISBN-13:']/following-sibling::span[1]"
+        ));
+        assert!(!has_position("//h1[@itemprop='name']"));
+        assert!(!has_position(
+            "//a[span[normalize-space(.)='Leadership and Management']]"
+        ));
     }
 }
