@@ -1241,8 +1241,17 @@ def generate(args):
     gen = Generator(args, pools, mend)
     per_kind = 2 if args.quick else args.per_kind
     controls = max(6, per_kind) if args.controls is None else args.controls
+    rows = make_cases(gen, KINDS, SEVERITIES, per_kind, controls)
+    manifest = write_manifest(args.out, rows, gen)
+    summarise(rows)
+    return manifest
+
+
+def make_cases(gen, kinds, severities, per_kind, controls):
+    """`per_kind` cases of every kind and severity, then `controls` unchanged ones, from a generator
+    whose make(kind, severity, cell, i) returns a manifest row or None (a draw that did not take)."""
     rows = []
-    cells = [(k, s) for k in KINDS for s in SEVERITIES]
+    cells = [(k, s) for k in kinds for s in severities]
     for cell, (kind, severity) in enumerate(cells):
         for i in range(per_kind):
             row = gen.make(kind, severity, cell, i)
@@ -1251,17 +1260,21 @@ def generate(args):
         print("  %-8s s%d: %d cases" % (kind, severity, sum(1 for r in rows if r["kind"] == kind and r["severity"] == severity)),
               flush=True)
     for i in range(controls):
-        row = gen.make("control", 0, STRIDE + 1, i)
+        row = gen.make("control", 0, len(cells) + 1, i)
         if row is not None:
             rows.append(row)
-    manifest = os.path.join(args.out, "cases.jsonl")
+    return rows
+
+
+def write_manifest(out, rows, gen):
+    """Writes OUT/cases.jsonl, removes the generator's work folder, and says what was written."""
+    manifest = os.path.join(out, "cases.jsonl")
     with open(manifest, "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     shutil.rmtree(gen.work, ignore_errors=True)
     print("wrote %d cases to %s" % (len(rows), manifest))
     print("generator: " + ", ".join("%s %d" % kv for kv in sorted(gen.stats.items())))
-    summarise(rows)
     return manifest
 
 

@@ -733,27 +733,8 @@ def generate(args):
     gen = Generator(args, pools, mend)
     per_kind = 3 if args.quick else args.per_kind
     controls = (4 if args.quick else max(6, per_kind)) if args.controls is None else args.controls
-    rows = []
-    cells = [(k, s) for k in KINDS for s in SEVERITIES]
-    for cell, (kind, severity) in enumerate(cells):
-        for i in range(per_kind):
-            row = gen.make(kind, severity, cell, i)
-            if row is not None:
-                rows.append(row)
-        print("  %-8s s%d: %d cases" % (kind, severity,
-                                        sum(1 for r in rows if r["kind"] == kind and r["severity"] == severity)),
-              flush=True)
-    for i in range(controls):
-        row = gen.make("control", 0, STRIDE + 1, i)
-        if row is not None:
-            rows.append(row)
-    manifest = os.path.join(args.out, "cases.jsonl")
-    with open(manifest, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    shutil.rmtree(gen.work, ignore_errors=True)
-    print("wrote %d cases to %s" % (len(rows), manifest))
-    print("generator: " + ", ".join("%s %d" % kv for kv in sorted(gen.stats.items())))
+    rows = M.make_cases(gen, KINDS, SEVERITIES, per_kind, controls)
+    manifest = M.write_manifest(args.out, rows, gen)
     summarise(rows)
     return manifest
 
