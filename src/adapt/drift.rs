@@ -20,6 +20,10 @@
 //!   grew looser); a set inside it counts only for a record, with two
 //!   locators and a majority over those that agree with the XPath (a list
 //!   field whose list grew selects more too, as its constraints allow).
+//!   When no locator outvotes it, the stored target's own text, found again
+//!   beside the selection, may (`witness.rs`): a copy inserted before the
+//!   target moves an XPath of positions and the positional locators with
+//!   it, and a class or a label selects both.
 //!
 //! Locators vote only while the pattern has the XPath they were captured
 //! beside: a heal replaces the XPath after weighing the page as a whole, and
@@ -28,18 +32,20 @@
 //! capture page may be missing on another page of the same site, and that
 //! alone says nothing about the XPath. The check evaluates at most
 //! [`MAX_LOCATORS`](crate::treegram::MAX_LOCATORS) expressions per parent
-//! instance and never searches the page, so it costs a few XPath evaluations
-//! per pattern; a search happens only when a heal follows.
+//! instance, and looks for a witness only near the selection, never in the
+//! whole page: it costs a few XPath evaluations per pattern, and a search
+//! of the page happens only when a heal follows.
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::extract::{Extraction, Violation, ViolationKind};
 use crate::similarity::NoMask;
 use crate::treegram::{GramMask, LocatorKind, TreeGram};
-use crate::wrapper::{Pattern, PatternPath, Wrapper};
+use crate::wrapper::{PatternPath, Wrapper};
 use crate::xpath::{Item, XPath};
 
 use super::TreeGrams;
 use super::likeness::{Profile, likeness};
+use super::witness::{Witness, witness};
 
 /// How much more like the stored target a set that only one locator chose,
 /// or that the locators tie on, must look than the XPath's selection.
@@ -47,6 +53,9 @@ const TIE_EVIDENCE_MARGIN: f64 = 0.15;
 /// The same, when the other set carries the stored target's text exactly and
 /// the XPath's selection does not.
 const SAME_TEXT_EVIDENCE_MARGIN: f64 = 0.05;
+/// The least evidence a field's witness needs: with the stored text as
+/// written, its attributes must be three quarters the stored target's.
+const MIN_WITNESS_EVIDENCE: f64 = 0.9;
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
 
@@ -100,10 +109,65 @@ pub fn drift(
         }
         let votes = votes(doc, gram, &scopes, &current);
         if let Some(other) = votes.outvoting(doc, gram, &current, pattern.is_record()) {
-            out.push(drift_violation(doc, pattern, path, &votes, other, &current));
+            let expected = format!(
+                "the nodes its locators agree on ({} of {} locators: {})",
+                other.xpaths.len(),
+                votes.voting,
+                other.xpaths.join(", ")
+            );
+            let found = format!(
+                "{} selects other nodes ({} locators agree with it)",
+                pattern.xpath.source(),
+                votes.agree
+            );
+            out.push(drift_violation(
+                doc,
+                path,
+                expected,
+                found,
+                &other.targets,
+                &current,
+            ));
+        } else if let Some(w) = witnessed(doc, gram, &current, pattern.is_record(), &votes) {
+            let expected = format!("the nodes that carry {}", w.why);
+            let found = format!(
+                "{} selects nodes without it ({} locators agree with it)",
+                pattern.xpath.source(),
+                votes.agree
+            );
+            out.push(drift_violation(
+                doc, path, expected, found, &w.targets, &current,
+            ));
         }
     }
     out
+}
+
+/// The witness against the XPath's selection (see `witness.rs`) that the
+/// drift check accepts: a field's only when no locator confirms the XPath's
+/// node and the witness looks more like the stored target. A record's stands on its stored texts:
+/// locators that select its items in two containers moved with the XPath.
+pub(crate) fn witnessed(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+    record: bool,
+    votes: &Votes,
+) -> Option<Witness> {
+    if !record && votes.agree > 0 {
+        return None;
+    }
+    let w = witness(doc, gram, current, record)?;
+    if record {
+        return Some(w);
+    }
+    // The witness has the stored text as written and the XPath's node does
+    // not; a near copy of a long text is nearly as alike by Jaro-Winkler, so
+    // no margin is asked on top, but the witness must look at least as much
+    // like the target in everything and almost wholly like it.
+    let theirs = evidence(doc, gram, &w.targets)?;
+    let ours = evidence(doc, gram, current).unwrap_or(0.0);
+    (theirs > ours + 1e-9 && theirs >= MIN_WITNESS_EVIDENCE).then_some(w)
 }
 
 /// What a pattern's locators say of its selection on a page.
@@ -415,10 +479,10 @@ pub(crate) fn selections(xpath: &XPath, doc: &Document, scopes: &[Item]) -> Vec<
 
 fn drift_violation(
     doc: &Document,
-    pattern: &Pattern,
     path: PatternPath,
-    votes: &Votes,
-    other: &Ballot,
+    expected: String,
+    found: String,
+    other: &[Vec<Item>],
     current: &[Vec<Item>],
 ) -> Violation {
     let first = |sel: &[Vec<Item>]| {
@@ -430,20 +494,11 @@ fn drift_violation(
     Violation {
         pattern: path,
         constraint: ViolationKind::Drift,
-        expected: format!(
-            "the nodes its locators agree on ({} of {} locators: {})",
-            other.xpaths.len(),
-            votes.voting,
-            other.xpaths.join(", ")
-        ),
-        found: format!(
-            "{} selects other nodes ({} locators agree with it)",
-            pattern.xpath.source(),
-            votes.agree
-        ),
+        expected,
+        found,
         context: "/".to_owned(),
         node: Some(first(current)).filter(|p| !p.is_empty()).or_else(|| {
-            let p = first(&other.targets);
+            let p = first(other);
             (!p.is_empty()).then_some(p)
         }),
     }

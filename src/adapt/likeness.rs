@@ -74,6 +74,17 @@ impl Profile {
             attrs,
         }
     }
+
+    /// The element's tag.
+    pub(crate) fn tag(&self) -> &str {
+        &self.tag
+    }
+
+    /// The text, its words joined by one space (its first
+    /// [`MAX_TEXT`] characters or so).
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
 }
 
 /// The text of an element as a tree-gram keeps it, whether `element` is in

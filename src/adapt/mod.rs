@@ -59,6 +59,7 @@ mod likeness;
 mod locate;
 mod relocate;
 mod sequence_alignment;
+mod witness;
 
 #[cfg(test)]
 mod properties;

@@ -129,7 +129,7 @@ pub(crate) fn attempt(
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.
     if !pattern.is_record()
-        && let Some((chosen, ballot)) = locator_choice(env, gram, &scopes, &current)
+        && let Some((chosen, reason)) = locator_choice(env, gram, &scopes, &current)
         && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
         && let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true)
         && super::confidence(&evidence) >= wrapper.adapt.min_confidence
@@ -143,12 +143,7 @@ pub(crate) fn attempt(
         done.runner_up = chosen.runner_up;
         done.evidence = Some(evidence);
         done.confidence = Some(super::confidence(&evidence));
-        done.reason = Some(format!(
-            "its locators agree on these nodes ({} of {}: {})",
-            ballot.xpaths.len(),
-            ballot.voting,
-            ballot.xpaths.join(", ")
-        ));
+        done.reason = Some(reason);
         done.after = values_at(&extraction.record, path.names());
         done.checks = checks(pattern, path, &extraction.violations);
         return Attempted {
@@ -157,6 +152,57 @@ pub(crate) fn attempt(
             unchanged: false,
             children: Vec::new(),
         };
+    }
+    // A record whose stored items' texts are found together, as many as it
+    // had, is healed to them: the cluster that is the stored instances, not
+    // every alike item on the page.
+    if pattern.is_record()
+        && let Some(w) = drift::witnessed(
+            env.doc,
+            gram,
+            &current,
+            true,
+            &drift::votes(env.doc, gram, &scopes, &current),
+        )
+        && w.targets.iter().map(Vec::len).sum::<usize>() == gram.header.matched
+        && !rejected.iter().any(|(_, sel)| *sel == w.targets)
+    {
+        let chosen = Assignment {
+            targets: w.targets,
+            score: 1.0,
+            runner_up: None,
+            similarity: 1.0,
+        };
+        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
+        if let Ok((xpath, healed_wrapper, extraction)) =
+            prove(env, wrapper, pattern, path, &scopes, &chosen)
+        {
+            let mut done = adaptation.clone();
+            done.outcome = Outcome::Healed;
+            done.new_xpath = Some(xpath);
+            done.score = Some(chosen.score);
+            done.evidence = Some(evidence);
+            done.confidence = Some(super::confidence(&evidence));
+            done.reason = Some(format!(
+                "these items carry {} and are as many as it had",
+                w.why
+            ));
+            done.after = values_at(&extraction.record, path.names());
+            done.checks = checks(pattern, path, &extraction.violations);
+            let (healed, children) = if wrapper.adapt.triggers.top_down
+                && let Some((w, e, children)) = fields_heal(env, &healed_wrapper, &extraction, path)
+            {
+                ((w, e), children)
+            } else {
+                ((healed_wrapper, extraction), Vec::new())
+            };
+            return Attempted {
+                adaptation: done,
+                healed: Some(healed),
+                unchanged: false,
+                children,
+            };
+        }
     }
     let settings = &wrapper.adapt;
     let mut labels_tried = vec![settings.label];
@@ -363,12 +409,6 @@ fn plausible(env: &Env<'_>, pattern: &Pattern, targets: &[Vec<Item>]) -> bool {
     })
 }
 
-/// What the locators chose, with the ballot that chose it.
-struct LocatorBallot {
-    xpaths: Vec<String>,
-    voting: usize,
-}
-
 /// The least evidence (see `drift::evidence`) a node set chosen by the
 /// locators needs: its nodes must look almost wholly like the stored target
 /// (tag, text or its shape, attributes). On the mutation track, locator
@@ -378,14 +418,15 @@ const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
 
 /// The node sets the locators agree on instead of the XPath's selection:
 /// when the XPath selects nothing, the set with the most votes (and no tie);
-/// otherwise the set that outvotes it as the drift check decides. Its score
-/// is its evidence.
+/// otherwise the set that outvotes it as the drift check decides, or the
+/// node that witnesses the stored text beside it (`witness.rs`). Its score
+/// is its evidence; the reason says who chose it.
 fn locator_choice(
     env: &Env<'_>,
     gram: &TreeGram,
     scopes: &[Item],
     current: &[Vec<Item>],
-) -> Option<(Assignment, LocatorBallot)> {
+) -> Option<(Assignment, String)> {
     let votes = drift::votes(env.doc, gram, scopes, current);
     let ballot = if current.iter().all(Vec::is_empty) {
         let best = votes.others.first()?;
@@ -393,25 +434,41 @@ fn locator_choice(
             .others
             .get(1)
             .is_some_and(|b| b.xpaths.len() == best.xpaths.len());
-        (!tied).then_some(best)?
+        (!tied).then_some(best)
     } else {
-        votes.outvoting(env.doc, gram, current, false)?
+        votes.outvoting(env.doc, gram, current, false)
     };
-    let score = drift::evidence(env.doc, gram, &ballot.targets)?;
+    let (targets, reason) = match ballot {
+        Some(b) => (
+            b.targets.clone(),
+            format!(
+                "its locators agree on these nodes ({} of {}: {})",
+                b.xpaths.len(),
+                votes.voting,
+                b.xpaths.join(", ")
+            ),
+        ),
+        None if current.iter().any(|c| !c.is_empty()) => {
+            let w = drift::witnessed(env.doc, gram, current, false, &votes)?;
+            (
+                w.targets,
+                format!("these nodes carry {} and the XPath's do not", w.why),
+            )
+        }
+        None => return None,
+    };
+    let score = drift::evidence(env.doc, gram, &targets)?;
     if score < MIN_LOCATOR_EVIDENCE {
         return None;
     }
     Some((
         Assignment {
-            targets: ballot.targets.clone(),
+            targets,
             score,
             runner_up: None,
             similarity: score,
         },
-        LocatorBallot {
-            xpaths: ballot.xpaths.clone(),
-            voting: votes.voting,
-        },
+        reason,
     ))
 }
 

@@ -656,3 +656,117 @@ fn a_list_field_that_grew_is_not_drift() {
     let drifted = super::drift(&w, &doc, &grams, &extraction);
     assert!(drifted.is_empty(), "{drifted:?}");
 }
+
+/// A details cell that a wrapper reads by position, beside other cells.
+fn cells(values: &[&str]) -> String {
+    let tds: String = values
+        .iter()
+        .map(|v| format!("<td valign=\"top\"><b>Format:</b> {v}</td>"))
+        .collect();
+    format!("<!DOCTYPE html><html><body><h1>A book</h1><table><tr>{tds}</tr></table></body></html>")
+}
+
+const CELL: &str = r#"
+name: cell
+patterns:
+  - name: details
+    xpath: /html/body/table/tbody/tr/td[1]
+    constraints: {min: 1, max: 1}
+"#;
+
+/// Regression: a copy of the details cell with another publisher was
+/// inserted before it. The positional XPath moved onto the copy, the label
+/// locator selected both cells, and no locator outvoted the XPath, so the
+/// copy's publisher went out silently. The cell that still carries the
+/// stored text beside it witnesses the drift, and the heal follows it.
+#[test]
+fn a_decoy_copy_before_the_target_is_witnessed_by_the_stored_text() {
+    let w = wrapper::load_str(CELL, "cell.yaml").unwrap();
+    let grams = grams_from(&w, &cells(&["Paperback, Moody Publishers"]));
+    let new = cells(&[
+        "Paperback, Golden Publishers",
+        "Paperback, Moody Publishers",
+    ]);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert_eq!(drifted[0].constraint, ViolationKind::Drift);
+    assert!(drifted[0].expected.contains("stored text"), "{drifted:?}");
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(
+        h.extraction.record["details"],
+        "Format: Paperback, Moody Publishers"
+    );
+}
+
+/// On another page of the site the stored text is the capture page's
+/// value: it is nowhere, and nothing is witnessed. Nor is a short value (a
+/// year) that recurs beside the field by chance.
+#[test]
+fn another_record_or_a_recurring_number_witnesses_nothing() {
+    let w = wrapper::load_str(CELL, "cell.yaml").unwrap();
+    let grams = grams_from(&w, &cells(&["Paperback, Moody Publishers"]));
+    let doc = Document::parse_str(&cells(&["Hardcover, Zondervan", "Audio, Moody"]));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(super::drift(&w, &doc, &grams, &extraction).is_empty());
+    let year = wrapper::load_str(
+        "name: y\npatterns:\n  - name: year\n    xpath: /html/body/p[1]\n",
+        "y.yaml",
+    )
+    .unwrap();
+    let page = |a: &str, b: &str| format!("<html><body><p>{a}</p><p>{b}</p></body></html>");
+    let grams = grams_from(&year, &page("2005", "1999"));
+    let doc = Document::parse_str(&page("2010", "2005"));
+    let extraction = crate::extract::extract(&year, &doc, None);
+    assert!(super::drift(&year, &doc, &grams, &extraction).is_empty());
+}
+
+/// A list of plain items and a list of another section, both read by a
+/// record XPath that names only the item tag under a shared class.
+fn two_lists(first: &[&str], second: &[&str]) -> String {
+    let ul = |items: &[&str]| -> String {
+        let lis: String = items.iter().map(|i| format!("<li>{i}</li>")).collect();
+        format!("<ul>{lis}</ul>")
+    };
+    format!(
+        "<!DOCTYPE html><html><body><div class=\"nav\">{}{}</div></body></html>",
+        ul(first),
+        ul(second)
+    )
+}
+
+/// Regression: a copy of a navigation list (some of its texts churned) was
+/// inserted before it, and the record XPath selected the items of both
+/// lists; every record was still there, so nothing was violated. The list
+/// that holds the stored items' texts is the record's, and the heal keeps
+/// its items only, as many as there were.
+#[test]
+fn a_record_that_now_spans_a_copied_list_heals_to_the_stored_items() {
+    let w = wrapper::load_str(
+        "name: n\npatterns:\n  - name: item\n    xpath: //div[@class='nav']//li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
+        "n.yaml",
+    )
+    .unwrap();
+    let stored = ["Business", "Culture", "Gear", "Science"];
+    let grams = grams_from(&w, &two_lists(&stored, &[]).replace("<ul></ul>", ""));
+    let new = two_lists(&["Daily", "Culture", "Fashion", "Market"], &stored);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    let healed =
+        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
+    let texts: Vec<String> = healed
+        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
+        .unwrap()
+        .iter()
+        .map(|i| i.string_value(&doc))
+        .collect();
+    assert_eq!(texts, stored, "{:?}", h.adaptations[0]);
+}

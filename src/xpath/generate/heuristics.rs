@@ -23,6 +23,10 @@ pub(super) const COST_SEMANTIC_ATTR: u32 = 20;
 pub(super) const COST_OTHER_ATTR: u32 = 25;
 /// The cost of one class token.
 pub(super) const COST_CLASS: u32 = 30;
+/// The cost of a test that the node has no class, where same-name siblings
+/// have one: a negative test breaks when a class is added, so it costs more
+/// than a class token.
+pub(super) const COST_NO_CLASS: u32 = 40;
 /// The cost of a label anchor: a sibling, child or own-text prefix label.
 pub(super) const COST_LABEL: u32 = 45;
 /// The cost of a positional predicate, the last resort.

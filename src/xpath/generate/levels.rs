@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::strings::normalize_space;
 use super::heuristics::{
-    COST_CLASS, COST_ID, COST_LABEL, COST_OTHER_ATTR, COST_POSITION, MAX_LABEL_SUBTREE,
-    attribute_cost, is_ncname, own_prefix_label, presence_worthy, short_label, usable_class,
-    usable_value,
+    COST_CLASS, COST_ID, COST_LABEL, COST_NO_CLASS, COST_OTHER_ATTR, COST_POSITION,
+    MAX_LABEL_SUBTREE, attribute_cost, is_ncname, own_prefix_label, presence_worthy, short_label,
+    usable_class, usable_value,
 };
 use super::render::Pred;
 use super::siblings::{Among, Siblings};
@@ -224,6 +224,23 @@ impl<'a> Scope<'a> {
 
     fn class_options(&self, nodes: &[NodeId], first: NodeId, opts: &mut Vec<Opt>) {
         let doc = self.doc;
+        let classless = |n: NodeId| doc.attr(n, "class").is_none_or(|c| c.trim().is_empty());
+        if nodes.iter().all(|&n| classless(n)) {
+            // Worth saying only where a sibling of the same name has a class.
+            let classed_sibling = nodes.iter().any(|&n| {
+                doc.parent(n).is_some_and(|p| {
+                    doc.element_children(p)
+                        .any(|c| doc.name(c) == doc.name(n) && !classless(c))
+                })
+            });
+            if classed_sibling {
+                opts.push(Opt {
+                    pred: Pred::NoClass,
+                    cost: COST_NO_CLASS,
+                });
+            }
+            return;
+        }
         let Some(class) = doc.attr(first, "class") else {
             return;
         };

@@ -14,6 +14,9 @@ pub(super) enum Pred {
     AttrPresent { name: String },
     /// A whitespace-separated token of `@class`.
     ClassToken(String),
+    /// No class at all, where same-name siblings have one (an advert among
+    /// plain list items): `not(normalize-space(@class))`.
+    NoClass,
     /// A child element whose normalized text is a label:
     /// `tag[normalize-space(.)='Price']`.
     ChildLabel { tag: String, text: String },
@@ -60,6 +63,7 @@ impl Pred {
                 out.push_str(&literal(&format!(" {token} ")));
                 out.push_str(")]");
             }
+            Pred::NoClass => out.push_str("[not(normalize-space(@class))]"),
             Pred::ChildLabel { tag, text } => {
                 out.push('[');
                 out.push_str(tag);

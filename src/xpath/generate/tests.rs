@@ -289,6 +289,18 @@ fn a_record_set_is_one_structure_without_the_decoy() {
     );
 }
 
+/// Regression: plain list items beside an advert with a class of its own
+/// had no expression but a union of their positions.
+#[test]
+fn plain_items_beside_a_classed_advert_have_no_class() {
+    check(
+        "<nav><ul><li class='advert'>Ad</li><li>a</li><li>b</li><li>c</li></ul></nav>",
+        "/",
+        "//li[not(@class)]",
+        "//li[not(normalize-space(@class))]",
+    );
+}
+
 #[test]
 fn record_sets_share_presence_tests() {
     check(

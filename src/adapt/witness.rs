@@ -1,0 +1,292 @@
+//! Witnesses: the stored targets' own text, found again beside the nodes an
+//! XPath now selects.
+//!
+//! A near-duplicate inserted before a target (a copy of it with other text,
+//! a second copy of a list) takes the target's position. An XPath of
+//! positions then selects the copy, locators that lean on positions move
+//! with it, and a class or a label selects both; no locator outvotes the
+//! XPath, and the value is silently another one. The target itself is still
+//! there, close by, with the text it had when its tree-gram was captured.
+//! That text is the witness.
+//!
+//! - **A field** (one node in its one parent instance) is witnessed by the
+//!   only element near its selection (within [`LEVELS`] ancestors, never the
+//!   whole body) that has the stored tag and exactly the stored text, when
+//!   its selection has other text.
+//! - **A record** (two or more stored items in one container) is witnessed
+//!   by its stored items' texts: when its selection spans several
+//!   containers and only one of them holds stored texts, that container's
+//!   items are the witness; when no selected item holds a stored text and
+//!   one container nearby holds most of them, those items are.
+//!
+//! On another page of the same site the stored text is the capture page's
+//! value, and it does not recur next to the field with the same tag, so the
+//! check stays silent there. It refuses texts without a letter or shorter
+//! than [`MIN_TEXT`] characters (a year or a count recurs by chance),
+//! neighbourhoods over [`MAX_NODES`] nodes, patterns with several parent
+//! instances, and more than one witness: it points at a node only when
+//! exactly one answers.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::dom::{Document, NodeId};
+use crate::similarity::NoMask;
+use crate::treegram::{GramMask, TreeGram};
+use crate::xpath::Item;
+
+use super::likeness::Profile;
+
+/// How many ancestors above the selection a witness is looked for under.
+pub(crate) const LEVELS: usize = 3;
+/// The most nodes a neighbourhood searched for witnesses may hold.
+pub(crate) const MAX_NODES: usize = 20_000;
+/// The fewest characters a stored text needs to witness anything.
+pub(crate) const MIN_TEXT: usize = 3;
+
+/// Nodes that carry the stored targets' text where the XPath's do not.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Witness {
+    /// Per parent instance, the witnessing nodes.
+    pub targets: Vec<Vec<Item>>,
+    /// What they witness, for a person: the stored text, or how many
+    /// stored items were found.
+    pub why: String,
+}
+
+/// The witness against `current`, the XPath's selection from each parent
+/// instance, if there is one (see the module documentation).
+pub(crate) fn witness(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+    record: bool,
+) -> Option<Witness> {
+    let [selected] = current else {
+        return None;
+    };
+    // Only whole elements witness: an attribute's or a text child's value
+    // is the data itself, and it changes from page to page.
+    let stored_element =
+        |owner: NodeId, target: &crate::treegram::Target| match target.item(&gram.doc, owner) {
+            Some(Item::Node(n)) if n == owner => {
+                Some(Profile::of(&gram.doc, n, Item::Node(n), &GramMask))
+            }
+            _ => None,
+        };
+    if record {
+        // Each stored record is an instance of its own, under a template
+        // that names its path on the capture page.
+        let stored = gram
+            .instances
+            .iter()
+            .map(|instance| {
+                let [(owner, target)] = &instance.targets[..] else {
+                    return None;
+                };
+                let profile = stored_element(*owner, target)?;
+                let path = gram
+                    .doc
+                    .parent(instance.root)
+                    .and_then(|t| gram.doc.attr(t, PATH_ATTR))?;
+                Some((container_of(path).to_owned(), profile))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        record_witness(doc, &stored, selected)
+    } else {
+        let [instance] = &gram.instances[..] else {
+            return None;
+        };
+        let [(owner, target)] = &instance.targets[..] else {
+            return None;
+        };
+        field_witness(doc, &stored_element(*owner, target)?, selected)
+    }
+}
+
+/// The attribute of a tree-gram's template that holds the instance's path
+/// on the capture page.
+const PATH_ATTR: &str = "data-mend-path";
+
+/// The path of the element that holds the node at `path`.
+fn container_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(head, _)| head)
+}
+
+/// Whether a stored text can witness: long enough, with a letter.
+fn telling(text: &str) -> bool {
+    text.chars().count() >= MIN_TEXT && text.chars().any(char::is_alphabetic)
+}
+
+fn profile(doc: &Document, n: NodeId) -> Profile {
+    Profile::of(doc, n, Item::Node(n), &NoMask)
+}
+
+fn field_witness(doc: &Document, wanted: &Profile, selected: &[Item]) -> Option<Witness> {
+    let &[Item::Node(node)] = selected else {
+        return None;
+    };
+    if !doc.is_element(node)
+        || !telling(wanted.text())
+        || profile(doc, node).text() == wanted.text()
+    {
+        return None;
+    }
+    let area = neighbourhood(doc, node)?;
+    let mut found = doc.descendants(area).filter(|&e| {
+        e != node
+            && doc.is_element(e)
+            && doc.name(e) == wanted.tag()
+            && profile(doc, e).text() == wanted.text()
+    });
+    let first = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    Some(Witness {
+        targets: vec![vec![Item::Node(first)]],
+        why: format!("the stored text {:?}", clip(wanted.text())),
+    })
+}
+
+fn record_witness(
+    doc: &Document,
+    stored: &[(String, Profile)],
+    selected: &[Item],
+) -> Option<Witness> {
+    // The stored items must have sat in one container, with one tag and
+    // texts that tell them apart.
+    let containers: HashSet<&str> = stored.iter().map(|(c, _)| c.as_str()).collect();
+    let tag = stored.first()?.1.tag();
+    if containers.len() != 1 || stored.iter().any(|(_, p)| p.tag() != tag) {
+        return None;
+    }
+    let texts: HashSet<&str> = stored
+        .iter()
+        .map(|(_, p)| p.text())
+        .filter(|t| telling(t))
+        .collect();
+    if texts.len() < 2 {
+        return None;
+    }
+    let nodes: Vec<NodeId> = selected
+        .iter()
+        .filter_map(|&i| match i {
+            Item::Node(n) if doc.is_element(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    if nodes.len() != selected.len() || nodes.is_empty() {
+        return None;
+    }
+    let carries = |n: NodeId| texts.contains(profile(doc, n).text());
+    // The selection spans containers: keep the one that holds the most
+    // stored texts, two at least and more than any other.
+    let mut by_parent: HashMap<Option<NodeId>, Vec<(NodeId, bool)>> = HashMap::new();
+    for &n in &nodes {
+        by_parent
+            .entry(doc.parent(n))
+            .or_default()
+            .push((n, carries(n)));
+    }
+    if by_parent.len() >= 2 {
+        let held = |members: &[(NodeId, bool)]| members.iter().filter(|(_, c)| *c).count();
+        let mut ranked: Vec<&Vec<(NodeId, bool)>> = by_parent.values().collect();
+        ranked.sort_by_key(|m| std::cmp::Reverse(held(m)));
+        let count = held(ranked[0]);
+        if count < 2 || held(ranked[1]) == count {
+            return None;
+        }
+        let items = alike(doc, ranked[0]);
+        return Some(Witness {
+            targets: vec![items],
+            why: format!(
+                "{count} of its {} stored items' texts, in one of the {} containers it selects from",
+                texts.len(),
+                by_parent.len()
+            ),
+        });
+    }
+    if nodes.iter().any(|&n| carries(n)) {
+        return None;
+    }
+    // Nothing selected holds a stored text: look for a container nearby
+    // whose items hold most of them.
+    let area = neighbourhood(doc, doc.parent(nodes[0])?)?;
+    let mut found: HashMap<NodeId, (HashSet<String>, Vec<NodeId>)> = HashMap::new();
+    for e in doc.descendants(area) {
+        if !doc.is_element(e) || doc.name(e) != tag || nodes.contains(&e) {
+            continue;
+        }
+        let text = profile(doc, e).text().to_owned();
+        if texts.contains(text.as_str())
+            && let Some(parent) = doc.parent(e)
+        {
+            let entry = found.entry(parent).or_default();
+            entry.0.insert(text);
+            entry.1.push(e);
+        }
+    }
+    let needed = texts.len().div_ceil(2).max(2);
+    let mut holding = found.into_iter().filter(|(_, (t, _))| t.len() >= needed);
+    let (container, (distinct, members)) = holding.next()?;
+    if holding.next().is_some() {
+        return None;
+    }
+    let members: Vec<(NodeId, bool)> = doc
+        .element_children(container)
+        .filter(|&c| doc.name(c) == tag)
+        .map(|c| (c, members.contains(&c)))
+        .collect();
+    let items = alike(doc, &members);
+    Some(Witness {
+        targets: vec![items],
+        why: format!(
+            "{} of its {} stored items' texts, in another container nearby",
+            distinct.len(),
+            texts.len()
+        ),
+    })
+}
+
+/// The items among `members` that are like those that hold stored texts
+/// (marked `true`): their class is one of theirs. The container's other
+/// items, whose texts were not stored, belong to the record too; an advert
+/// with a class of its own does not.
+fn alike(doc: &Document, members: &[(NodeId, bool)]) -> Vec<Item> {
+    let classes: HashSet<Option<&str>> = members
+        .iter()
+        .filter(|(_, holds)| *holds)
+        .map(|&(m, _)| doc.attr(m, "class"))
+        .collect();
+    members
+        .iter()
+        .filter(|&&(m, _)| classes.contains(&doc.attr(m, "class")))
+        .map(|&(m, _)| Item::Node(m))
+        .collect()
+}
+
+/// The ancestor of `node`, [`LEVELS`] up at most, under which witnesses are
+/// looked for: never `body` or `html`, and no larger than [`MAX_NODES`].
+fn neighbourhood(doc: &Document, node: NodeId) -> Option<NodeId> {
+    let mut area = None;
+    for a in doc.ancestors(node).take(LEVELS) {
+        if !doc.is_element(a)
+            || matches!(doc.name(a), "body" | "html")
+            || doc.subtree_size(a) > MAX_NODES
+        {
+            break;
+        }
+        area = Some(a);
+    }
+    area
+}
+
+/// The start of a long text, for a message.
+fn clip(text: &str) -> String {
+    const SHOWN: usize = 60;
+    if text.chars().count() <= SHOWN {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(SHOWN).collect::<String>())
+    }
+}
