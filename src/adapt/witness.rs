@@ -206,11 +206,15 @@ fn record_witness(
             ),
         });
     }
-    if nodes.iter().any(|&n| carries(n)) {
-        return None;
-    }
-    // Nothing selected holds a stored text: look for a container nearby
-    // whose items hold most of them.
+    // The selection holds few stored texts, or none (a copy of the list
+    // with its texts churned keeps a short one here and there): look for a
+    // container nearby whose items hold most of them, and more than the
+    // selection does.
+    let held: HashSet<String> = nodes
+        .iter()
+        .map(|&n| profile(doc, n).text().to_owned())
+        .filter(|t| texts.contains(t.as_str()))
+        .collect();
     let area = neighbourhood(doc, doc.parent(nodes[0])?)?;
     let mut found: HashMap<NodeId, (HashSet<String>, Vec<NodeId>)> = HashMap::new();
     for e in doc.descendants(area) {
@@ -226,7 +230,7 @@ fn record_witness(
             entry.1.push(e);
         }
     }
-    let needed = texts.len().div_ceil(2).max(2);
+    let needed = texts.len().div_ceil(2).max(2).max(held.len() + 1);
     let mut holding = found.into_iter().filter(|(_, (t, _))| t.len() >= needed);
     let (container, (distinct, members)) = holding.next()?;
     if holding.next().is_some() {
