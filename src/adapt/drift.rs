@@ -128,7 +128,11 @@ pub fn drift(
                 &other.targets,
                 &current,
             ));
-        } else if let Some(w) = witnessed(doc, gram, &current, pattern.is_record(), &votes) {
+        } else if let Some(w) = if pattern.is_record() {
+            witnessed_record(doc, gram, &current)
+        } else {
+            witnessed_field(doc, gram, &current, &votes)
+        } {
             let expected = format!("the nodes that carry {}", w.why);
             let found = format!(
                 "{} selects nodes without it ({} locators agree with it)",
@@ -143,24 +147,30 @@ pub fn drift(
     out
 }
 
-/// The witness against the XPath's selection (see `witness.rs`) that the
-/// drift check accepts: a field's only when no locator confirms the XPath's
-/// node and the witness looks more like the stored target. A record's stands on its stored texts:
-/// locators that select its items in two containers moved with the XPath.
-pub(crate) fn witnessed(
+/// The witness against a record's selection (see `witness.rs`). It stands
+/// on the stored items' texts alone: locators that select the items of two
+/// containers moved with the XPath.
+pub(crate) fn witnessed_record(
     doc: &Document,
     gram: &TreeGram,
     current: &[Vec<Item>],
-    record: bool,
+) -> Option<Witness> {
+    witness(doc, gram, current, true)
+}
+
+/// The witness against a field's selection (see `witness.rs`) that the
+/// drift check accepts: only when no locator confirms the XPath's node, and
+/// when the witness looks more like the stored target.
+pub(crate) fn witnessed_field(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
     votes: &Votes,
 ) -> Option<Witness> {
-    if !record && votes.agree > 0 {
+    if votes.agree > 0 {
         return None;
     }
-    let w = witness(doc, gram, current, record)?;
-    if record {
-        return Some(w);
-    }
+    let w = witness(doc, gram, current, false)?;
     // The witness has the stored text as written and the XPath's node does
     // not; a near copy of a long text is nearly as alike by Jaro-Winkler, so
     // no margin is asked on top, but the witness must look at least as much

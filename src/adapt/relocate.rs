@@ -157,13 +157,7 @@ pub(crate) fn attempt(
     // had, is healed to them: the cluster that is the stored instances, not
     // every alike item on the page.
     if pattern.is_record()
-        && let Some(w) = drift::witnessed(
-            env.doc,
-            gram,
-            &current,
-            true,
-            &drift::votes(env.doc, gram, &scopes, &current),
-        )
+        && let Some(w) = drift::witnessed_record(env.doc, gram, &current)
         && w.targets.iter().map(Vec::len).sum::<usize>() == gram.header.matched
         && !rejected.iter().any(|(_, sel)| *sel == w.targets)
     {
@@ -449,7 +443,7 @@ fn locator_choice(
             ),
         ),
         None if current.iter().any(|c| !c.is_empty()) => {
-            let w = drift::witnessed(env.doc, gram, current, false, &votes)?;
+            let w = drift::witnessed_field(env.doc, gram, current, &votes)?;
             (
                 w.targets,
                 format!("these nodes carry {} and the XPath's do not", w.why),

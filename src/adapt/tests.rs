@@ -770,3 +770,75 @@ fn a_record_that_now_spans_a_copied_list_heals_to_the_stored_items() {
         .collect();
     assert_eq!(texts, stored, "{:?}", h.adaptations[0]);
 }
+
+/// Regression: after the class that a record XPath named was renamed on
+/// every list of a directory page, the XPath matched nothing and the heal
+/// took the items of every list alike. The list that holds the stored items'
+/// texts is the record's.
+#[test]
+fn a_record_whose_class_was_renamed_heals_to_its_own_list_not_every_list() {
+    let page = |class: &str| {
+        let ul = |items: &[&str]| -> String {
+            let lis: String = items
+                .iter()
+                .map(|i| format!("<li class=\"{class}\"><a href=\"/{i}\">{i}</a></li>"))
+                .collect();
+            format!("<ul>{lis}</ul>")
+        };
+        format!(
+            "<!DOCTYPE html><html><body><section>{}{}{}</section></body></html>",
+            ul(&["Accounting", "Banking", "Biotech"]),
+            ul(&["Design", "Energy", "Fashion"]),
+            ul(&["Gaming", "Health", "Insurance"])
+        )
+    };
+    let w = wrapper::load_str(
+        "name: d\npatterns:\n  - name: item\n    xpath: //section/ul[2]/li[@class='entry']\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
+        "d.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &page("entry"));
+    let doc = Document::parse_str(&page("directory-item"));
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    let healed =
+        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
+    let texts: Vec<String> = healed
+        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
+        .unwrap()
+        .iter()
+        .map(|i| i.string_value(&doc))
+        .collect();
+    assert_eq!(
+        texts,
+        ["Design", "Energy", "Fashion"],
+        "{:?}",
+        h.adaptations[0]
+    );
+}
+
+/// A page of 50,000 nested elements without text, searched for a record's
+/// witnesses where its XPath selects nothing (so the whole page is): no
+/// sub-tree far larger than a stored item's is read, so the nest is not
+/// walked once per element.
+#[test]
+fn a_deep_nest_is_searched_for_witnesses_without_walking_it_per_element() {
+    let w = wrapper::load_str(
+        "name: d\npatterns:\n  - name: item\n    xpath: //section/div\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
+        "d.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(
+        &w,
+        "<html><body><section><div>Alpha one</div><div>Beta two</div><div>Gamma three</div></section></body></html>",
+    );
+    let gram = grams.get(&w.pattern_paths()[0]).unwrap();
+    let depth = 50_000;
+    let page = format!(
+        "<html><body>{}{}</body></html>",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    let doc = Document::parse_str(&page);
+    assert_eq!(super::witness::witness(&doc, gram, &[vec![]], true), None);
+}

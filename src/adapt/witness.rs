@@ -15,9 +15,12 @@
 //!   its selection has other text.
 //! - **A record** (two or more stored items in one container) is witnessed
 //!   by its stored items' texts: when its selection spans several
-//!   containers and only one of them holds stored texts, that container's
-//!   items are the witness; when no selected item holds a stored text and
-//!   one container nearby holds most of them, those items are.
+//!   containers, the one that holds the most stored texts (two at least,
+//!   more than any other) gives the witness, its items of the found items'
+//!   class; when the selection holds fewer stored texts than one container
+//!   nearby that holds most of them, that container's items are (the whole
+//!   page is searched only when the XPath selects nothing, as a heal
+//!   follows then anyway).
 //!
 //! On another page of the same site the stored text is the capture page's
 //! value, and it does not recur next to the field with the same tag, so the
@@ -40,6 +43,11 @@ use super::likeness::Profile;
 pub(crate) const LEVELS: usize = 3;
 /// The most nodes a neighbourhood searched for witnesses may hold.
 pub(crate) const MAX_NODES: usize = 20_000;
+/// A witness's sub-tree holds at most this many times the nodes of the
+/// largest stored target's, plus [`SIZE_SLACK`].
+const SIZE_FACTOR: usize = 4;
+/// See [`SIZE_FACTOR`].
+const SIZE_SLACK: usize = 16;
 /// The fewest characters a stored text needs to witness anything.
 pub(crate) const MIN_TEXT: usize = 3;
 
@@ -66,6 +74,18 @@ pub(crate) fn witness(
     };
     // Only whole elements witness: an attribute's or a text child's value
     // is the data itself, and it changes from page to page.
+    // A witness is about as large as what it witnesses; reading the text
+    // of far larger sub-trees (a page's wrappers, a deep nest without text)
+    // would cost a walk of each, so they are passed over.
+    let limit = gram
+        .instances
+        .iter()
+        .flat_map(|i| &i.targets)
+        .map(|&(n, _)| gram.doc.subtree_size(n))
+        .max()
+        .unwrap_or(0)
+        .saturating_mul(SIZE_FACTOR)
+        .saturating_add(SIZE_SLACK);
     let stored_element =
         |owner: NodeId, target: &crate::treegram::Target| match target.item(&gram.doc, owner) {
             Some(Item::Node(n)) if n == owner => {
@@ -91,7 +111,7 @@ pub(crate) fn witness(
                 Some((container_of(path).to_owned(), profile))
             })
             .collect::<Option<Vec<_>>>()?;
-        record_witness(doc, &stored, selected)
+        record_witness(doc, &stored, selected, limit)
     } else {
         let [instance] = &gram.instances[..] else {
             return None;
@@ -99,7 +119,7 @@ pub(crate) fn witness(
         let [(owner, target)] = &instance.targets[..] else {
             return None;
         };
-        field_witness(doc, &stored_element(*owner, target)?, selected)
+        field_witness(doc, &stored_element(*owner, target)?, selected, limit)
     }
 }
 
@@ -121,7 +141,12 @@ fn profile(doc: &Document, n: NodeId) -> Profile {
     Profile::of(doc, n, Item::Node(n), &NoMask)
 }
 
-fn field_witness(doc: &Document, wanted: &Profile, selected: &[Item]) -> Option<Witness> {
+fn field_witness(
+    doc: &Document,
+    wanted: &Profile,
+    selected: &[Item],
+    limit: usize,
+) -> Option<Witness> {
     let &[Item::Node(node)] = selected else {
         return None;
     };
@@ -136,6 +161,7 @@ fn field_witness(doc: &Document, wanted: &Profile, selected: &[Item]) -> Option<
         e != node
             && doc.is_element(e)
             && doc.name(e) == wanted.tag()
+            && doc.subtree_size(e) <= limit
             && profile(doc, e).text() == wanted.text()
     });
     let first = found.next()?;
@@ -152,6 +178,7 @@ fn record_witness(
     doc: &Document,
     stored: &[(String, Profile)],
     selected: &[Item],
+    limit: usize,
 ) -> Option<Witness> {
     // The stored items must have sat in one container, with one tag and
     // texts that tell them apart.
@@ -175,7 +202,7 @@ fn record_witness(
             _ => None,
         })
         .collect();
-    if nodes.len() != selected.len() || nodes.is_empty() {
+    if nodes.len() != selected.len() {
         return None;
     }
     let carries = |n: NodeId| texts.contains(profile(doc, n).text());
@@ -215,10 +242,20 @@ fn record_witness(
         .map(|&n| profile(doc, n).text().to_owned())
         .filter(|t| texts.contains(t.as_str()))
         .collect();
-    let area = neighbourhood(doc, doc.parent(nodes[0])?)?;
+    // Where the XPath selects nothing, a heal follows anyway and searches
+    // the whole page: so does the witness.
+    let area = match nodes.first() {
+        Some(&first) => neighbourhood(doc, doc.parent(first)?)?,
+        None => doc.root(),
+    };
+    let selected_set: HashSet<NodeId> = nodes.iter().copied().collect();
     let mut found: HashMap<NodeId, (HashSet<String>, Vec<NodeId>)> = HashMap::new();
     for e in doc.descendants(area) {
-        if !doc.is_element(e) || doc.name(e) != tag || nodes.contains(&e) {
+        if !doc.is_element(e)
+            || doc.name(e) != tag
+            || doc.subtree_size(e) > limit
+            || selected_set.contains(&e)
+        {
             continue;
         }
         let text = profile(doc, e).text().to_owned();
