@@ -108,7 +108,11 @@ pub(crate) fn witness(
                     .doc
                     .parent(instance.root)
                     .and_then(|t| gram.doc.attr(t, PATH_ATTR))?;
-                Some((container_of(path).to_owned(), profile))
+                Some(StoredItem {
+                    container: container_of(path).to_owned(),
+                    profile,
+                    children: child_tags(&gram.doc, *owner),
+                })
             })
             .collect::<Option<Vec<_>>>()?;
         record_witness(doc, &stored, selected, limit)
@@ -174,22 +178,42 @@ fn field_witness(
     })
 }
 
+/// A stored record item: the path of its container on the capture page,
+/// its profile and the tags of its element children.
+struct StoredItem {
+    container: String,
+    profile: Profile,
+    children: Vec<String>,
+}
+
+/// The names of an element's element children, in order.
+fn child_tags(doc: &Document, element: NodeId) -> Vec<String> {
+    doc.element_children(element)
+        .map(|c| doc.name(c).to_owned())
+        .collect()
+}
+
 fn record_witness(
     doc: &Document,
-    stored: &[(String, Profile)],
+    stored: &[StoredItem],
     selected: &[Item],
     limit: usize,
 ) -> Option<Witness> {
     // The stored items must have sat in one container, with one tag and
     // texts that tell them apart.
-    let containers: HashSet<&str> = stored.iter().map(|(c, _)| c.as_str()).collect();
-    let tag = stored.first()?.1.tag();
-    if containers.len() != 1 || stored.iter().any(|(_, p)| p.tag() != tag) {
+    let containers: HashSet<&str> = stored.iter().map(|i| i.container.as_str()).collect();
+    let tag = stored.first()?.profile.tag();
+    if containers.len() != 1 || stored.iter().any(|i| i.profile.tag() != tag) {
         return None;
     }
+    // Items that were all built alike (`li` > `a`) may be found retagged
+    // (`div` > `a`) where the XPath selects nothing: the same children are
+    // then what makes a found element an item rather than its wrapper.
+    let children = &stored[0].children;
+    let built_alike = stored.iter().all(|i| i.children == *children);
     let texts: HashSet<&str> = stored
         .iter()
-        .map(|(_, p)| p.text())
+        .map(|i| i.profile.text())
         .filter(|t| telling(t))
         .collect();
     if texts.len() < 2 {
@@ -251,11 +275,11 @@ fn record_witness(
     let selected_set: HashSet<NodeId> = nodes.iter().copied().collect();
     let mut found: HashMap<NodeId, (HashSet<String>, Vec<NodeId>)> = HashMap::new();
     for e in doc.descendants(area) {
-        if !doc.is_element(e)
-            || doc.name(e) != tag
-            || doc.subtree_size(e) > limit
-            || selected_set.contains(&e)
-        {
+        if !doc.is_element(e) || doc.subtree_size(e) > limit || selected_set.contains(&e) {
+            continue;
+        }
+        let retagged = || nodes.is_empty() && built_alike && child_tags(doc, e) == *children;
+        if doc.name(e) != tag && !retagged() {
             continue;
         }
         let text = profile(doc, e).text().to_owned();
@@ -273,9 +297,10 @@ fn record_witness(
     if holding.next().is_some() {
         return None;
     }
+    let names: HashSet<&str> = members.iter().map(|&m| doc.name(m)).collect();
     let members: Vec<(NodeId, bool)> = doc
         .element_children(container)
-        .filter(|&c| doc.name(c) == tag)
+        .filter(|&c| names.contains(doc.name(c)))
         .map(|c| (c, members.contains(&c)))
         .collect();
     let items = alike(doc, &members);

@@ -224,7 +224,16 @@ impl<'a> Scope<'a> {
 
     fn class_options(&self, nodes: &[NodeId], first: NodeId, opts: &mut Vec<Opt>) {
         let doc = self.doc;
-        let classless = |n: NodeId| doc.attr(n, "class").is_none_or(|c| c.trim().is_empty());
+        // No element of the page has a class: nothing to test, and the
+        // symbol lookup is done once, not per node (a deep nest has as many
+        // levels as nodes).
+        let Some(class_sym) = doc.sym("class") else {
+            return;
+        };
+        let classless = |n: NodeId| {
+            doc.attr_sym(n, class_sym)
+                .is_none_or(|c| c.trim().is_empty())
+        };
         if nodes.iter().all(|&n| classless(n)) {
             // Worth saying only where a sibling of the same name has a class.
             let classed_sibling = nodes.iter().any(|&n| {
@@ -241,7 +250,7 @@ impl<'a> Scope<'a> {
             }
             return;
         }
-        let Some(class) = doc.attr(first, "class") else {
+        let Some(class) = doc.attr_sym(first, class_sym) else {
             return;
         };
         let mut seen = BTreeSet::new();
@@ -250,7 +259,7 @@ impl<'a> Scope<'a> {
                 continue;
             }
             let shared = nodes[1..].iter().all(|&n| {
-                doc.attr(n, "class")
+                doc.attr_sym(n, class_sym)
                     .is_some_and(|c| class_tokens(c).any(|t| t == token))
             });
             if shared {
