@@ -842,3 +842,52 @@ fn a_deep_nest_is_searched_for_witnesses_without_walking_it_per_element() {
     let doc = Document::parse_str(&page);
     assert_eq!(super::witness::witness(&doc, gram, &[vec![]], true), None);
 }
+
+/// Regression: a list turned into a grid of `div`s (`ul`/`li` to
+/// `div`/`div`) beside another list of links left the record XPath matching
+/// nothing, and the two clusters were too close to call. The items were
+/// built alike (an `a` in each) and are found by their children and their
+/// stored texts.
+#[test]
+fn a_list_retagged_to_divs_heals_to_its_items_by_their_texts() {
+    let w = wrapper::load_str(
+        "name: m\npatterns:\n  - name: item\n    xpath: //nav/ul/li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
+        "m.yaml",
+    )
+    .unwrap();
+    let links = |names: &[&str], outer: &str, inner: &str| -> String {
+        let items: String = names
+            .iter()
+            .map(|n| format!("<{inner}><a href=\"/{n}\">{n}</a></{inner}>"))
+            .collect();
+        format!("<{outer}>{items}</{outer}>")
+    };
+    let old = format!(
+        "<html><body><nav>{}</nav><footer>{}</footer></body></html>",
+        links(&["Bibles", "Books", "Church"], "ul", "li"),
+        links(&["About", "Careers", "Contact"], "ul", "li")
+    );
+    let grams = grams_from(&w, &old);
+    let new = format!(
+        "<html><body><nav>{}</nav><footer>{}</footer></body></html>",
+        links(&["Bibles", "Books", "Church"], "div", "div"),
+        links(&["About", "Careers", "Contact"], "ul", "li")
+    );
+    let doc = Document::parse_str(&new);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    let healed =
+        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
+    let texts: Vec<String> = healed
+        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
+        .unwrap()
+        .iter()
+        .map(|i| i.string_value(&doc))
+        .collect();
+    assert_eq!(
+        texts,
+        ["Bibles", "Books", "Church"],
+        "{:?}",
+        h.adaptations[0]
+    );
+}
