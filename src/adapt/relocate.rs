@@ -13,7 +13,7 @@ use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, Search, Tre
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
-use crate::treegram::{GramMask, TreeGram};
+use crate::treegram::{GramMask, LocatorKind, TreeGram};
 use crate::wrapper::{Pattern, PatternPath, Wrapper};
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances};
 use crate::xpath::{Item, XPath};
@@ -409,6 +409,9 @@ fn plausible(env: &Env<'_>, pattern: &Pattern, targets: &[Vec<Item>]) -> bool {
 /// answers under 0.9 were wrong on 10 of 14 cases, above it on 12 of 165
 /// (`bench/heal_harness.py --tracks mutation`).
 const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
+/// The same for one node chosen by the text locator among others: the
+/// stored tag and text as written (0.2 + 0.4), whatever its attributes.
+const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
 
 /// The node sets the locators agree on instead of the XPath's selection:
 /// when the XPath selects nothing, the set with the most votes (and no tie);
@@ -432,6 +435,14 @@ fn locator_choice(
     } else {
         votes.outvoting(env.doc, gram, current, false)
     };
+    // A text locator's answer carries the stored text as written; where the
+    // page's classes were all renamed (a redesign), its attributes differ,
+    // and the tag and the text are what is left to ask for.
+    let by_text = ballot.is_some_and(|b| {
+        gram.locators()
+            .any(|(l, _)| l.kind == LocatorKind::Text && b.xpaths.contains(&l.xpath))
+            && b.targets.iter().all(|t| t.len() <= 1)
+    });
     let (targets, reason) = match ballot {
         Some(b) => (
             b.targets.clone(),
@@ -452,7 +463,12 @@ fn locator_choice(
         None => return None,
     };
     let score = drift::evidence(env.doc, gram, &targets)?;
-    if score < MIN_LOCATOR_EVIDENCE {
+    let bar = if by_text {
+        MIN_TEXT_LOCATOR_EVIDENCE
+    } else {
+        MIN_LOCATOR_EVIDENCE
+    };
+    if score < bar {
         return None;
     }
     Some((

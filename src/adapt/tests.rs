@@ -891,3 +891,38 @@ fn a_list_retagged_to_divs_heals_to_its_items_by_their_texts() {
         h.adaptations[0]
     );
 }
+
+/// Regression: google.com's redesign renamed every class and moved the
+/// header links into new wrappers; the absolute XPath matched nothing, the
+/// text locator found the one `Gmail` link, and it was refused because its
+/// attributes no longer looked like the stored ones (likeness under 0.9);
+/// on google.com the tree search then abstained under the threshold. One
+/// node with the stored tag and the stored text as written is the answer,
+/// taken from the locators.
+#[test]
+fn a_redesign_that_renamed_every_class_heals_to_the_one_link_with_the_stored_text() {
+    let w = wrapper::load_str(
+        "name: g\npatterns:\n  - name: gmail\n    xpath: /html/body/div[1]/div[1]/a[1]\n    constraints: {min: 1, max: 1}\n",
+        "g.yaml",
+    )
+    .unwrap();
+    let old = "<html><body><div class=\"gb_a\"><div class=\"gb_Xd\">\
+        <a class=\"gb_P\" data-pid=\"23\" href=\"https://mail.google.com/mail/\">Gmail</a>\
+        <a class=\"gb_P\" data-pid=\"2\" href=\"https://www.google.com/imghp\">Images</a>\
+        </div><div class=\"gb_Y\">Sign in</div></div></body></html>";
+    let grams = grams_from(&w, old);
+    let new = "<html><body><header class=\"LX3sZb\"><div class=\"o3j99 n1xJcf\"><div class=\"gb_Ld\">\
+        <span class=\"gb_Yd\"><a class=\"gb_g\" aria-label=\"Gmail\" href=\"https://mail.google.com/mail/&amp;ogbl\">Gmail</a></span>\
+        <span class=\"gb_Yd\"><a class=\"gb_g\" aria-label=\"Search for Images\" href=\"https://www.google.com/imghp?hl=en&amp;ogbl\">Images</a></span>\
+        </div></div></header></body></html>";
+    let doc = Document::parse_str(new);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert_eq!(h.adaptations.len(), 1, "{:?}", h.adaptations);
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(h.extraction.record["gmail"], "Gmail");
+    let reason = h.adaptations[0].reason.as_deref().unwrap_or_default();
+    assert!(
+        reason.starts_with("its locators agree") && reason.contains("'Gmail'"),
+        "{reason}"
+    );
+}
