@@ -161,6 +161,8 @@ pub(crate) fn attempt(
         && w.targets.iter().map(Vec::len).sum::<usize>() == gram.header.matched
         && !rejected.iter().any(|(_, sel)| *sel == w.targets)
     {
+        // Not a tree matching's choice: the stored texts found together,
+        // as many items as there were, are the whole of its evidence.
         let chosen = Assignment {
             targets: w.targets,
             score: 1.0,

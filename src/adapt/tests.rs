@@ -724,6 +724,21 @@ fn another_record_or_a_recurring_number_witnesses_nothing() {
     assert!(super::drift(&year, &doc, &grams, &extraction).is_empty());
 }
 
+/// The texts of what the first adaptation's new XPath selects on `doc`.
+fn healed_texts(h: &Healing, doc: &Document) -> Vec<String> {
+    let xpath = h.adaptations[0]
+        .new_xpath
+        .as_deref()
+        .expect("a healed XPath");
+    crate::xpath::XPath::compile(xpath)
+        .unwrap()
+        .select_item(doc, crate::xpath::Item::Node(doc.root()))
+        .unwrap()
+        .iter()
+        .map(|i| i.string_value(doc))
+        .collect()
+}
+
 /// A list of plain items and a list of another section, both read by a
 /// record XPath that names only the item tag under a shared class.
 fn two_lists(first: &[&str], second: &[&str]) -> String {
@@ -760,14 +775,7 @@ fn a_record_that_now_spans_a_copied_list_heals_to_the_stored_items() {
     assert_eq!(drifted.len(), 1, "{drifted:?}");
     let h = heal(&w, &doc, None, &grams, &Rejections::new());
     assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let healed =
-        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
-    let texts: Vec<String> = healed
-        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
-        .unwrap()
-        .iter()
-        .map(|i| i.string_value(&doc))
-        .collect();
+    let texts = healed_texts(&h, &doc);
     assert_eq!(texts, stored, "{:?}", h.adaptations[0]);
 }
 
@@ -801,14 +809,7 @@ fn a_record_whose_class_was_renamed_heals_to_its_own_list_not_every_list() {
     let doc = Document::parse_str(&page("directory-item"));
     let h = heal(&w, &doc, None, &grams, &Rejections::new());
     assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let healed =
-        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
-    let texts: Vec<String> = healed
-        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
-        .unwrap()
-        .iter()
-        .map(|i| i.string_value(&doc))
-        .collect();
+    let texts = healed_texts(&h, &doc);
     assert_eq!(
         texts,
         ["Design", "Energy", "Fashion"],
@@ -876,14 +877,7 @@ fn a_list_retagged_to_divs_heals_to_its_items_by_their_texts() {
     let doc = Document::parse_str(&new);
     let h = heal(&w, &doc, None, &grams, &Rejections::new());
     assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let healed =
-        crate::xpath::XPath::compile(h.adaptations[0].new_xpath.as_deref().unwrap()).unwrap();
-    let texts: Vec<String> = healed
-        .select_item(&doc, crate::xpath::Item::Node(doc.root()))
-        .unwrap()
-        .iter()
-        .map(|i| i.string_value(&doc))
-        .collect();
+    let texts = healed_texts(&h, &doc);
     assert_eq!(
         texts,
         ["Bibles", "Books", "Church"],
