@@ -920,3 +920,37 @@ fn a_redesign_that_renamed_every_class_heals_to_the_one_link_with_the_stored_tex
         "{reason}"
     );
 }
+
+/// Regression: an advert (`li` with a class of its own) was inserted into a
+/// list of plain items that a label-anchored record XPath reads; the XPath
+/// selected it too and nothing was violated. The stored items' texts are
+/// all in the list, and without the item of a class they never had the
+/// record is as many items as at capture.
+#[test]
+fn an_advert_inserted_into_the_list_is_left_out_of_the_record() {
+    let w = wrapper::load_str(
+        "name: m\npatterns:\n  - name: item\n    xpath: //h3[.='Bibles']/following-sibling::ul[1]/li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
+        "m.yaml",
+    )
+    .unwrap();
+    let page = |items: &str| {
+        format!("<html><body><div><h3>Bibles</h3><ul>{items}</ul></div></body></html>")
+    };
+    let grams = grams_from(
+        &w,
+        &page("<li>Study Bibles</li><li>Kids Bibles</li><li>Bible Covers</li>"),
+    );
+    let doc = Document::parse_str(&page(
+        "<li>Study Bibles</li><li class=\"promo\">Free shipping today</li><li>Kids Bibles</li><li>Bible Covers</li>",
+    ));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(
+        healed_texts(&h, &doc),
+        ["Study Bibles", "Kids Bibles", "Bible Covers"]
+    );
+}

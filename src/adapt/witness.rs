@@ -20,7 +20,9 @@
 //!   class; when the selection holds fewer stored texts than one container
 //!   nearby that holds most of them, that container's items are (the whole
 //!   page is searched only when the XPath selects nothing, as a heal
-//!   follows then anyway).
+//!   follows then anyway); when the selection's one container holds most
+//!   of them beside items of a class no stored item had (an advert), the
+//!   others are, if they are as many as at capture.
 //!
 //! On another page of the same site the stored text is the capture page's
 //! value, and it does not recur next to the field with the same tag, so the
@@ -112,10 +114,11 @@ pub(crate) fn witness(
                     container: container_of(path).to_owned(),
                     profile,
                     children: child_tags(&gram.doc, *owner),
+                    class: class_of(&gram.doc, *owner),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        record_witness(doc, &stored, selected, limit)
+        record_witness(doc, &stored, selected, limit, gram.header.matched)
     } else {
         let [instance] = &gram.instances[..] else {
             return None;
@@ -184,6 +187,15 @@ struct StoredItem {
     container: String,
     profile: Profile,
     children: Vec<String>,
+    class: Option<String>,
+}
+
+/// An element's class attribute, its tokens joined by one space; `None`
+/// where it has none or an empty one.
+fn class_of(doc: &Document, element: NodeId) -> Option<String> {
+    doc.attr(element, "class")
+        .map(|c| c.split_ascii_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|c| !c.is_empty())
 }
 
 /// The names of an element's element children, in order.
@@ -198,6 +210,7 @@ fn record_witness(
     stored: &[StoredItem],
     selected: &[Item],
     limit: usize,
+    matched: usize,
 ) -> Option<Witness> {
     // The stored items must have sat in one container, with one tag and
     // texts that tell them apart.
@@ -256,6 +269,32 @@ fn record_witness(
                 by_parent.len()
             ),
         });
+    }
+    // One container that holds most stored texts, and items of a class that
+    // no stored item had among the record's: intruders (an advert inserted
+    // into the list). Only when the stored items all had one class, and
+    // leaving the intruders out gives as many items as at capture; on
+    // another page of the site the stored texts are not there.
+    if let Some(members) = by_parent.values().next()
+        && by_parent.len() == 1
+        && members.iter().filter(|(_, holds)| *holds).count() >= texts.len().div_ceil(2).max(2)
+        && stored.iter().all(|i| i.class == stored[0].class)
+    {
+        let class = &stored[0].class;
+        let items: Vec<Item> = members
+            .iter()
+            .filter(|&&(m, _)| class_of(doc, m) == *class)
+            .map(|&(m, _)| Item::Node(m))
+            .collect();
+        if items.len() == matched && items.len() < members.len() {
+            return Some(Witness {
+                why: format!(
+                    "its stored items' texts, with {} items of another class among them",
+                    members.len() - items.len()
+                ),
+                targets: vec![items],
+            });
+        }
     }
     // The selection holds few stored texts, or none (a copy of the list
     // with its texts churned keeps a short one here and there): look for a
