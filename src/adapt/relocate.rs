@@ -136,16 +136,9 @@ pub(crate) fn attempt(
         && let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
     {
-        let mut done = adaptation;
-        done.outcome = Outcome::Healed;
-        done.new_xpath = Some(xpath);
-        done.score = Some(chosen.score);
-        done.runner_up = chosen.runner_up;
-        done.evidence = Some(evidence);
-        done.confidence = Some(super::confidence(&evidence));
+        let mut done =
+            healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
         done.reason = Some(reason);
-        done.after = values_at(&extraction.record, path.names());
-        done.checks = checks(pattern, path, &extraction.violations);
         return Attempted {
             adaptation: done,
             healed: Some((healed_wrapper, extraction)),
@@ -173,18 +166,18 @@ pub(crate) fn attempt(
         if let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
         {
-            let mut done = adaptation.clone();
-            done.outcome = Outcome::Healed;
-            done.new_xpath = Some(xpath);
-            done.score = Some(chosen.score);
-            done.evidence = Some(evidence);
-            done.confidence = Some(super::confidence(&evidence));
+            let mut done = healed_adaptation(
+                adaptation.clone(),
+                pattern,
+                xpath,
+                &chosen,
+                evidence,
+                &extraction,
+            );
             done.reason = Some(format!(
                 "these items carry {} and are as many as it had",
                 w.why
             ));
-            done.after = values_at(&extraction.record, path.names());
-            done.checks = checks(pattern, path, &extraction.violations);
             let (healed, children) = if wrapper.adapt.triggers.top_down
                 && let Some((w, e, children)) = fields_heal(env, &healed_wrapper, &extraction, path)
             {
@@ -277,18 +270,17 @@ pub(crate) fn attempt(
             }
             match prove(env, wrapper, pattern, path, &scopes, &chosen) {
                 Ok((xpath, healed_wrapper, extraction)) => {
-                    let mut done = adaptation.clone();
-                    done.outcome = Outcome::Healed;
-                    done.new_xpath = Some(xpath);
+                    let mut done = healed_adaptation(
+                        adaptation.clone(),
+                        pattern,
+                        xpath,
+                        &chosen,
+                        evidence,
+                        &extraction,
+                    );
                     done.algorithm = Some(algorithm);
                     done.label = Some(label);
-                    done.score = Some(chosen.score);
-                    done.runner_up = chosen.runner_up;
                     done.similarity = Some(chosen.similarity);
-                    done.evidence = Some(evidence);
-                    done.confidence = Some(confidence);
-                    done.after = values_at(&extraction.record, path.names());
-                    done.checks = checks(pattern, path, &extraction.violations);
                     // A record is proven by its fields too: if they cannot
                     // all be found in the chosen instances, another
                     // candidate may be the real one.
@@ -345,6 +337,28 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// `a` as healed: the new XPath, the choice's score and runner-up, its
+/// evidence and confidence, and the values and checks of the extraction
+/// that proved it (the pattern and path are the adaptation's own).
+fn healed_adaptation(
+    mut a: Adaptation,
+    pattern: &Pattern,
+    xpath: String,
+    chosen: &Assignment,
+    evidence: super::Evidence,
+    extraction: &Extraction,
+) -> Adaptation {
+    a.outcome = Outcome::Healed;
+    a.new_xpath = Some(xpath);
+    a.score = Some(chosen.score);
+    a.runner_up = chosen.runner_up;
+    a.confidence = Some(super::confidence(&evidence));
+    a.evidence = Some(evidence);
+    a.after = values_at(&extraction.record, a.pattern.names());
+    a.checks = checks(pattern, &a.pattern, &extraction.violations);
+    a
 }
 
 /// What a chosen node set's confidence is computed from.

@@ -724,6 +724,23 @@ fn another_record_or_a_recurring_number_witnesses_nothing() {
     assert!(super::drift(&year, &doc, &grams, &extraction).is_empty());
 }
 
+/// A wrapper of one record pattern at `xpath`, its text a field of it.
+fn record_wrapper(xpath: &str) -> Wrapper {
+    let yaml = format!(
+        "name: r\npatterns:\n  - name: item\n    xpath: \"{xpath}\"\n    constraints: {{min: 2}}\n    patterns:\n      - name: text\n        xpath: .\n"
+    );
+    wrapper::load_str(&yaml, "r.yaml").unwrap()
+}
+
+/// Heals `doc` with `grams`; the first adaptation must have healed, and
+/// the texts its new XPath selects come back with the healing.
+fn heal_record(w: &Wrapper, doc: &Document, grams: &TreeGrams) -> (Healing, Vec<String>) {
+    let h = heal(w, doc, None, grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    let texts = healed_texts(&h, doc);
+    (h, texts)
+}
+
 /// The texts of what the first adaptation's new XPath selects on `doc`.
 fn healed_texts(h: &Healing, doc: &Document) -> Vec<String> {
     let xpath = h.adaptations[0]
@@ -760,11 +777,7 @@ fn two_lists(first: &[&str], second: &[&str]) -> String {
 /// its items only, as many as there were.
 #[test]
 fn a_record_that_now_spans_a_copied_list_heals_to_the_stored_items() {
-    let w = wrapper::load_str(
-        "name: n\npatterns:\n  - name: item\n    xpath: //div[@class='nav']//li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
-        "n.yaml",
-    )
-    .unwrap();
+    let w = record_wrapper("//div[@class='nav']//li");
     let stored = ["Business", "Culture", "Gear", "Science"];
     let grams = grams_from(&w, &two_lists(&stored, &[]).replace("<ul></ul>", ""));
     let new = two_lists(&["Daily", "Culture", "Fashion", "Market"], &stored);
@@ -773,9 +786,7 @@ fn a_record_that_now_spans_a_copied_list_heals_to_the_stored_items() {
     assert!(extraction.violations.is_empty());
     let drifted = super::drift(&w, &doc, &grams, &extraction);
     assert_eq!(drifted.len(), 1, "{drifted:?}");
-    let h = heal(&w, &doc, None, &grams, &Rejections::new());
-    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let texts = healed_texts(&h, &doc);
+    let (h, texts) = heal_record(&w, &doc, &grams);
     assert_eq!(texts, stored, "{:?}", h.adaptations[0]);
 }
 
@@ -800,16 +811,10 @@ fn a_record_whose_class_was_renamed_heals_to_its_own_list_not_every_list() {
             ul(&["Gaming", "Health", "Insurance"])
         )
     };
-    let w = wrapper::load_str(
-        "name: d\npatterns:\n  - name: item\n    xpath: //section/ul[2]/li[@class='entry']\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
-        "d.yaml",
-    )
-    .unwrap();
+    let w = record_wrapper("//section/ul[2]/li[@class='entry']");
     let grams = grams_from(&w, &page("entry"));
     let doc = Document::parse_str(&page("directory-item"));
-    let h = heal(&w, &doc, None, &grams, &Rejections::new());
-    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let texts = healed_texts(&h, &doc);
+    let (h, texts) = heal_record(&w, &doc, &grams);
     assert_eq!(
         texts,
         ["Design", "Energy", "Fashion"],
@@ -824,11 +829,7 @@ fn a_record_whose_class_was_renamed_heals_to_its_own_list_not_every_list() {
 /// walked once per element.
 #[test]
 fn a_deep_nest_is_searched_for_witnesses_without_walking_it_per_element() {
-    let w = wrapper::load_str(
-        "name: d\npatterns:\n  - name: item\n    xpath: //section/div\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
-        "d.yaml",
-    )
-    .unwrap();
+    let w = record_wrapper("//section/div");
     let grams = grams_from(
         &w,
         "<html><body><section><div>Alpha one</div><div>Beta two</div><div>Gamma three</div></section></body></html>",
@@ -851,11 +852,7 @@ fn a_deep_nest_is_searched_for_witnesses_without_walking_it_per_element() {
 /// stored texts.
 #[test]
 fn a_list_retagged_to_divs_heals_to_its_items_by_their_texts() {
-    let w = wrapper::load_str(
-        "name: m\npatterns:\n  - name: item\n    xpath: //nav/ul/li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
-        "m.yaml",
-    )
-    .unwrap();
+    let w = record_wrapper("//nav/ul/li");
     let links = |names: &[&str], outer: &str, inner: &str| -> String {
         let items: String = names
             .iter()
@@ -875,9 +872,7 @@ fn a_list_retagged_to_divs_heals_to_its_items_by_their_texts() {
         links(&["About", "Careers", "Contact"], "ul", "li")
     );
     let doc = Document::parse_str(&new);
-    let h = heal(&w, &doc, None, &grams, &Rejections::new());
-    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    let texts = healed_texts(&h, &doc);
+    let (h, texts) = heal_record(&w, &doc, &grams);
     assert_eq!(
         texts,
         ["Bibles", "Books", "Church"],
@@ -928,11 +923,7 @@ fn a_redesign_that_renamed_every_class_heals_to_the_one_link_with_the_stored_tex
 /// record is as many items as at capture.
 #[test]
 fn an_advert_inserted_into_the_list_is_left_out_of_the_record() {
-    let w = wrapper::load_str(
-        "name: m\npatterns:\n  - name: item\n    xpath: //h3[.='Bibles']/following-sibling::ul[1]/li\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n",
-        "m.yaml",
-    )
-    .unwrap();
+    let w = record_wrapper("//h3[.='Bibles']/following-sibling::ul[1]/li");
     let page = |items: &str| {
         format!("<html><body><div><h3>Bibles</h3><ul>{items}</ul></div></body></html>")
     };
@@ -947,10 +938,6 @@ fn an_advert_inserted_into_the_list_is_left_out_of_the_record() {
     assert!(extraction.violations.is_empty());
     let drifted = super::drift(&w, &doc, &grams, &extraction);
     assert_eq!(drifted.len(), 1, "{drifted:?}");
-    let h = heal(&w, &doc, None, &grams, &Rejections::new());
-    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
-    assert_eq!(
-        healed_texts(&h, &doc),
-        ["Study Bibles", "Kids Bibles", "Bible Covers"]
-    );
+    let (_, texts) = heal_record(&w, &doc, &grams);
+    assert_eq!(texts, ["Study Bibles", "Kids Bibles", "Bible Covers"]);
 }
