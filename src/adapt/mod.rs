@@ -51,6 +51,7 @@
 //! constraints fail, nor an XPath a person rejected for that pattern, nor a
 //! node set that such an XPath selects.
 
+mod alternative;
 mod cluster;
 mod confidence;
 mod drift;
@@ -71,6 +72,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
+pub use alternative::{Alternative, Origin, Substituted, history_alternatives, substitute};
 pub use confidence::{Evidence, confidence};
 pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};

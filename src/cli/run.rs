@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// `.mend/mend.db` beside the wrapper).
     #[arg(long)]
     pub store: Option<PathBuf>,
+    /// Also write the run's summary to this file, as one JSON object.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
 }
 
 /// What each `--heal` value does, for the help.
@@ -156,32 +159,79 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     writer.finish().context("cannot write output")?;
 
+    let store = healer
+        .session()
+        .is_open()
+        .then(|| healer.session().path().map(|p| p.display().to_string()))
+        .flatten();
+    let code = if summary.failed_pages > 0 || healer.failure().is_some() {
+        EXIT_FAILURE
+    } else if summary.violations > 0 || summary.heals.proposed > 0 {
+        EXIT_VIOLATED
+    } else {
+        0
+    };
     if !args.quiet {
-        say!(
-            "mend: {} page{}, {} record{}, {} violation{} on {} page{}, {} failed",
-            summary.pages,
-            s(summary.pages),
-            summary.records,
-            s(summary.records),
-            summary.violations,
-            s(summary.violations),
-            summary.violated_pages,
-            s(summary.violated_pages),
-            summary.failed_pages
-        );
+        say!("{}", summary_line(&summary, store.as_deref()));
     }
     if let Some(e) = healer.failure() {
         say!("error: {e}");
     }
-    Ok(ExitCode::from(
-        if summary.failed_pages > 0 || healer.failure().is_some() {
-            EXIT_FAILURE
-        } else if summary.violations > 0 {
-            EXIT_VIOLATED
-        } else {
-            0
-        },
-    ))
+    if let Some(path) = &args.summary_json {
+        let json = serde_json::json!({
+            "summary": summary,
+            "store": store,
+            "exit_code": code,
+        });
+        let written = serde_json::to_vec_pretty(&json)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| std::fs::write(path, bytes));
+        if let Err(e) = written {
+            say!("error: cannot write the summary to {}: {e}", path.display());
+            return Ok(ExitCode::from(EXIT_FAILURE));
+        }
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The one line a run ends with: what it read and wrote, what broke, what
+/// the heals came to, and the store they are in.
+fn summary_line(summary: &job::Summary, store: Option<&str>) -> String {
+    let n = |count: usize, what: &str| format!("{count} {what}{}", s(count));
+    let mut line = format!(
+        "mend: {}, {}, {} on {}, {} failed",
+        n(summary.pages, "page"),
+        n(summary.records, "record"),
+        n(summary.violations, "violation"),
+        n(summary.violated_pages, "page"),
+        summary.failed_pages
+    );
+    if summary.drifted_pages > 0 {
+        line += &format!("; drift on {}", n(summary.drifted_pages, "page"));
+    }
+    if summary.fallback_pages > 0 {
+        line += &format!(
+            "; {} served by history XPaths",
+            n(summary.fallback_pages, "page")
+        );
+    }
+    let h = summary.heals;
+    if h != job::HealCounts::default() {
+        line += &format!(
+            "; heals: {} applied, {} proposed, {} abstained",
+            h.applied, h.proposed, h.abstained
+        );
+        if h.rejected > 0 {
+            line += &format!(", {} refused as rejected before", h.rejected);
+        }
+        if h.reused > 0 {
+            line += &format!(", reused on {} more", n(h.reused, "page"));
+        }
+    }
+    if let Some(store) = store {
+        line += &format!("; store {store}");
+    }
+    line
 }
 
 /// What `out` would overwrite among the run's inputs (the wrapper file or

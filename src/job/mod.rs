@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 
 pub use output::{OutputFormat, OutputWriter};
 
-use crate::adapt::{self, TreeGrams};
+use crate::adapt::{self, Alternative, Substituted, TreeGrams};
 use crate::dom::Document;
-use crate::extract::{Extraction, Violation, extract};
+use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::fetch::{self, HttpClient, PageSource};
 use crate::wrapper::Wrapper;
 
@@ -30,9 +30,17 @@ pub struct PageOutput {
     pub violations: Vec<Violation>,
     /// Adaptations tried on the page.
     pub adaptations: Vec<Value>,
+    /// The XPaths of a pattern's `history` that served the page, when its
+    /// XPath now did not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<Value>,
     /// Why the page could not be read, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Set by a [`Healer`] on an output that it completes when the run is
+    /// settled; never printed.
+    #[serde(skip)]
+    pub ticket: Option<usize>,
 }
 
 /// How a run shapes its records.
@@ -43,7 +51,7 @@ pub struct RunOptions {
 }
 
 /// Counts over a whole run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     /// Pages processed, failed ones included.
     pub pages: usize,
@@ -55,6 +63,12 @@ pub struct Summary {
     pub violated_pages: usize,
     /// Pages that could not be read.
     pub failed_pages: usize,
+    /// Pages whose selections had drifted from their tree-grams.
+    pub drifted_pages: usize,
+    /// Pages that an XPath of a pattern's `history` served.
+    pub fallback_pages: usize,
+    /// What the run's heals came to.
+    pub heals: HealCounts,
 }
 
 impl Summary {
@@ -64,6 +78,7 @@ impl Summary {
         self.violations += out.violations.len();
         self.violated_pages += usize::from(!out.violations.is_empty());
         self.failed_pages += usize::from(out.error.is_some());
+        self.fallback_pages += usize::from(!out.fallbacks.is_empty());
     }
 }
 
@@ -95,70 +110,142 @@ fn failed(source: &PageSource, e: &fetch::FetchError) -> PageOutput {
         records: Vec::new(),
         violations: Vec::new(),
         adaptations: Vec::new(),
+        fallbacks: Vec::new(),
         error: Some(e.to_string()),
+        ticket: None,
     }
 }
 
 /// Runs `wrapper` over `sources` on the current rayon pool, calling `emit`
-/// with each page's output in input order.
+/// with each page's output in input order. A page that breaks tries the
+/// XPaths of its patterns' `history` (the fallback chain); nothing heals.
 pub fn run_pages(
     wrapper: &Wrapper,
     sources: &[PageSource],
     options: &RunOptions,
     emit: impl FnMut(PageOutput),
 ) -> Summary {
-    let mut healer = NoHealing(wrapper.clone(), options.clone(), TreeGrams::new());
+    let mut healer = NoHealing::new(wrapper.clone(), options.clone());
     run_pages_healing(&mut healer, sources, options, emit)
 }
 
-/// What a run does with a page whose constraints fail, before the page's
-/// output is emitted.
+/// What a run does with a page whose constraints fail, and with the run's
+/// heals once every page has been read.
 ///
-/// Pages are loaded, parsed and extracted in parallel with the healer's
-/// current wrapper; a page with violations then goes to the healer, one at a
-/// time and in input order, so that a heal made on one page is what the next
-/// pages are extracted with.
+/// Every page is extracted with the wrapper as the run began
+/// ([`Healer::wrapper`]). A page with violations first tries the
+/// [`Healer::alternatives`]: the XPaths of its patterns' `history`, then the
+/// heals earlier pages of the run found, in the order found, keeping the
+/// first that holds (`adapt::substitute`). Such a page then goes to
+/// [`Healer::broken`], one at a time and in input order, which may heal what
+/// is still broken and so add alternatives for the pages after it. Only at
+/// the end, in [`Healer::settle`], is each heal decided once for the whole
+/// run (the wrapper file rewritten or a proposal stored), and the outputs of
+/// the broken pages completed with what was decided.
+///
+/// So the output does not depend on the number of threads: a page sees the
+/// wrapper as the run began, its history, and the heals of the pages before
+/// it in input order.
 pub trait Healer {
-    /// The wrapper pages are extracted with now.
+    /// The wrapper every page is extracted with.
     fn wrapper(&self) -> &Wrapper;
-    /// A number that changes whenever [`Healer::wrapper`] does, so that a
-    /// page extracted with an older wrapper is extracted again.
-    fn revision(&self) -> u64;
-    /// Whether pages with violations go to [`Healer::heal`] at all.
+    /// Whether broken pages are healed at all.
     fn enabled(&self) -> bool;
     /// The tree-grams every page's selections are checked against for
     /// drift, in every mode (none for a run without them).
     fn grams(&self) -> &TreeGrams;
-    /// Heals one page whose extraction with the current wrapper has
-    /// violations, returning the output to emit. `extraction` is that
-    /// extraction, handed over so that the page is not extracted again.
-    fn heal(&mut self, page: &fetch::Page, doc: &Document, extraction: Extraction) -> PageOutput;
+    /// What a broken page tries before a heal, in order; the list only grows
+    /// during a run.
+    fn alternatives(&self) -> &[Alternative];
+    /// A page the wrapper served as it is, offered so that a heal can be
+    /// checked against pages the old XPaths served.
+    fn served(&mut self, page: &fetch::Page);
+    /// A page that had violations: `tried` is its extraction with the
+    /// alternatives that held in place. Gives the page's output, which
+    /// [`Healer::settle`] may complete (its [`PageOutput::ticket`]).
+    fn broken(&mut self, page: &fetch::Page, doc: &Document, tried: Substituted) -> PageOutput;
+    /// After the last page: decides the run's heals and completes the
+    /// outputs that [`Healer::broken`] gave a ticket.
+    fn settle(&mut self, outputs: &mut [PageOutput]) -> HealCounts;
 }
 
-/// The healer of a run without healing.
-struct NoHealing(Wrapper, RunOptions, TreeGrams);
+/// What the heals of a run came to, counted once per decision (an entry of
+/// the store), not once per page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HealCounts {
+    /// Changes written to the wrapper file.
+    pub applied: usize,
+    /// Proposals stored for a person, new or added to a waiting one.
+    pub proposed: usize,
+    /// Patterns left broken because no candidate was good enough.
+    pub abstained: usize,
+    /// Candidates refused because a person had rejected them before.
+    pub rejected: usize,
+    /// Pages that the heals of other pages served, beyond the page that found each.
+    pub reused: usize,
+}
+
+/// The healer of a run without healing: broken pages only try their
+/// patterns' history.
+struct NoHealing {
+    wrapper: Wrapper,
+    options: RunOptions,
+    grams: TreeGrams,
+    alternatives: Vec<Alternative>,
+}
+
+impl NoHealing {
+    fn new(wrapper: Wrapper, options: RunOptions) -> NoHealing {
+        let alternatives = adapt::history_alternatives(&wrapper);
+        NoHealing {
+            wrapper,
+            options,
+            grams: TreeGrams::new(),
+            alternatives,
+        }
+    }
+}
 
 impl Healer for NoHealing {
     fn wrapper(&self) -> &Wrapper {
-        &self.0
-    }
-    fn revision(&self) -> u64 {
-        0
+        &self.wrapper
     }
     fn enabled(&self) -> bool {
         false
     }
     fn grams(&self) -> &TreeGrams {
-        &self.2
+        &self.grams
     }
-    fn heal(&mut self, page: &fetch::Page, _: &Document, extraction: Extraction) -> PageOutput {
-        page_output(page, extraction, &self.1)
+    fn alternatives(&self) -> &[Alternative] {
+        &self.alternatives
+    }
+    fn served(&mut self, _: &fetch::Page) {}
+    fn broken(&mut self, page: &fetch::Page, _: &Document, tried: Substituted) -> PageOutput {
+        let fallbacks = fallbacks(&self.alternatives, &tried.used);
+        let mut out = page_output(page, tried.extraction, &self.options);
+        out.fallbacks = fallbacks;
+        out
+    }
+    fn settle(&mut self, _: &mut [PageOutput]) -> HealCounts {
+        HealCounts::default()
     }
 }
 
-/// Runs the healer's wrapper over `sources` on the current rayon pool,
-/// healing pages with violations in input order, and calls `emit` with each
-/// page's output in input order.
+/// The output entries of the history XPaths that served a page: the
+/// alternatives at `used` whose origin is the history.
+pub fn fallbacks(alternatives: &[Alternative], used: &[usize]) -> Vec<Value> {
+    used.iter()
+        .filter_map(|&i| alternatives.get(i))
+        .filter(|a| a.origin == adapt::Origin::History)
+        .map(|a| serde_json::json!({"pattern": a.pattern, "xpath": a.xpath.source()}))
+        .collect()
+}
+
+/// Runs the healer's wrapper over `sources` on the current rayon pool and
+/// calls `emit` with each page's output in input order (see [`Healer`]).
+/// Outputs are emitted as they come until the first broken page; from
+/// there on they wait for [`Healer::settle`], so that every output says
+/// what became of its page's heals.
 pub fn run_pages_healing(
     healer: &mut dyn Healer,
     sources: &[PageSource],
@@ -168,64 +255,112 @@ pub fn run_pages_healing(
     let http = HttpClient::new();
     let batch = (rayon::current_num_threads() * 4).max(1);
     let mut summary = Summary::default();
-    let keep = healer.enabled();
+    let mut waiting: Vec<PageOutput> = Vec::new();
+    let wrapper = healer.wrapper().clone();
     for chunk in sources.chunks(batch) {
-        let wrapper = healer.wrapper().clone();
-        let revision = healer.revision();
         let grams = healer.grams();
-        // When healing, a page keeps its parsed document and its extraction
-        // until its turn comes, so that it is parsed and extracted once: a
-        // page with violations goes to the healer with them, and any page
-        // after a heal that changed the wrapper is extracted again with the
-        // wrapper as that heal left it (it may break under it).
-        let outputs: Vec<Result<PageOutput, Box<Kept>>> = chunk
+        let alternatives = healer.alternatives();
+        let seen = alternatives.len();
+        // Pages are read, parsed, extracted and checked for drift in
+        // parallel, and a page with violations tries the alternatives known
+        // when the batch began; what comes after is done in input order.
+        let pages: Vec<Result<Read, Box<PageOutput>>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http) {
                 Ok(page) => {
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-                    let extraction = checked(&wrapper, &doc, page.url.as_ref(), grams);
-                    if keep {
-                        Err(Box::new(Kept {
-                            page,
-                            doc,
-                            extraction,
-                        }))
+                    let first = checked(&wrapper, &doc, page.url.as_ref(), grams);
+                    let drifted = first.violations.iter().any(is_drift);
+                    let tried = if first.violations.is_empty() {
+                        None
                     } else {
-                        Ok(page_output(&page, extraction, options))
-                    }
-                }
-                Err(e) => Ok(failed(s, &e)),
-            })
-            .collect();
-        for out in outputs {
-            let out = match out {
-                Ok(out) => out,
-                Err(kept) => {
-                    let Kept {
+                        Some(adapt::substitute(
+                            &wrapper,
+                            &doc,
+                            page.url.as_ref(),
+                            grams,
+                            first.clone(),
+                            alternatives,
+                        ))
+                    };
+                    Ok(Read {
                         page,
                         doc,
-                        extraction,
-                    } = *kept;
-                    let _span = tracing::info_span!("heal", page = %page.name).entered();
-                    // An earlier page may have healed the wrapper: extract again first.
-                    let extraction = if healer.revision() == revision {
-                        extraction
-                    } else {
-                        checked(healer.wrapper(), &doc, page.url.as_ref(), healer.grams())
-                    };
-                    if extraction.violations.is_empty() {
-                        page_output(&page, extraction, options)
-                    } else {
-                        healer.heal(&page, &doc, extraction)
+                        first,
+                        tried,
+                        drifted,
+                    })
+                }
+                Err(e) => Err(Box::new(failed(s, &e))),
+            })
+            .collect();
+        for read in pages {
+            let out = match read {
+                Err(out) => *out,
+                Ok(Read {
+                    page,
+                    first,
+                    tried: None,
+                    ..
+                }) => {
+                    healer.served(&page);
+                    page_output(&page, first, options)
+                }
+                Ok(Read {
+                    page,
+                    doc,
+                    first,
+                    tried: Some(mut tried),
+                    drifted,
+                }) => {
+                    let _span = tracing::info_span!("broken", page = %page.name).entered();
+                    summary.drifted_pages += usize::from(drifted);
+                    // Heals found on earlier pages of this batch came after
+                    // the parallel try: the page tries again with them, from
+                    // its first extraction, as if it had come alone.
+                    if healer.alternatives().len() > seen && !tried.extraction.violations.is_empty()
+                    {
+                        tried = adapt::substitute(
+                            &wrapper,
+                            &doc,
+                            page.url.as_ref(),
+                            healer.grams(),
+                            first,
+                            healer.alternatives(),
+                        );
                     }
+                    healer.broken(&page, &doc, tried)
                 }
             };
-            summary.add(&out);
-            emit(out);
+            if out.ticket.is_some() || !waiting.is_empty() {
+                waiting.push(out);
+            } else {
+                summary.add(&out);
+                emit(out);
+            }
         }
     }
+    summary.heals = healer.settle(&mut waiting);
+    for out in waiting {
+        summary.add(&out);
+        emit(out);
+    }
     summary
+}
+
+/// Whether a violation is the drift check's.
+fn is_drift(v: &Violation) -> bool {
+    matches!(v.constraint, ViolationKind::Drift | ViolationKind::Treegram)
+}
+
+/// A page read, parsed and extracted: `tried` is set when it had violations.
+struct Read {
+    page: fetch::Page,
+    doc: Document,
+    first: Extraction,
+    tried: Option<Substituted>,
+    drifted: bool,
 }
 
 /// Extracts `doc` with `wrapper` and checks every pattern with a tree-gram
@@ -242,13 +377,6 @@ fn checked(
     extraction
 }
 
-/// A page whose extraction has violations, kept for the healer.
-struct Kept {
-    page: fetch::Page,
-    doc: Document,
-    extraction: Extraction,
-}
-
 /// The output of an extracted page.
 fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
     PageOutput {
@@ -256,7 +384,9 @@ fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions)
         records: shape(extraction.record, options),
         violations: extraction.violations,
         adaptations: Vec::new(),
+        fallbacks: Vec::new(),
         error: None,
+        ticket: None,
     }
 }
 

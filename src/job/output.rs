@@ -119,7 +119,9 @@ mod tests {
             records,
             violations: vec![],
             adaptations: vec![],
+            fallbacks: vec![],
             error: None,
+            ticket: None,
         }
     }
 

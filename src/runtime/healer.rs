@@ -1,21 +1,33 @@
-//! The per-page decision of a run that heals: which adaptations a page
-//! gets, what the mode makes of them, the wrapper file rewritten in `auto`
-//! mode, and the page's record in the store.
+//! The healing side of a run: the heals each broken page finds or reuses,
+//! kept in a [`Ledger`] as one entry per change, and at the end of the run
+//! one decision per entry: the wrapper file rewritten in `auto` mode through
+//! the wrapper-change protocol, or a proposal stored (added to a waiting
+//! twin when there is one), with every page it stands for.
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 
+use super::ledger::{self, Ledger};
 use super::{Carried, Project, RunAdaptation, RuntimeError, Session, WrapperLock};
 use super::{Planned, capture_treegrams, carry_out, load_treegrams, plan_treegrams, reconcile};
-use crate::adapt::{self, Rejections, Search, TreeGrams};
+use crate::adapt::{self, Alternative, Origin, Rejections, Search, Substituted, TreeGrams};
 use crate::dom::Document;
-use crate::extract::Extraction;
+use crate::extract::{Extraction, extract};
 use crate::fetch;
-use crate::job::{Healer, PageOutput, RunOptions, shape};
-use crate::store::FileChange;
+use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, shape};
+use crate::store::{AdaptationStatus, FileChange, page_hash};
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
+use crate::xpath::XPath;
 
-/// A run of one wrapper with healing: the wrapper as the run's heals have
-/// left it, its tree-grams in memory, and the store session.
+/// How many of the pages the wrapper served are kept to check a heal
+/// against before `auto` writes it: a heal must give on each the values the
+/// old XPath gave. They are the pages whose names hash lowest, so the
+/// choice does not depend on the order pages are read in.
+pub const SERVED_SAMPLE: usize = 16;
+
+/// A run of one wrapper with healing: the wrapper as the run began, its
+/// tree-grams in memory, the heals found so far, and the store session.
 #[derive(Debug)]
 pub struct Runtime {
     mode: HealMode,
@@ -25,19 +37,22 @@ pub struct Runtime {
     grams: TreeGrams,
     rejections: Rejections,
     options: RunOptions,
+    /// The history XPaths, then each heal found, in the order found.
+    alternatives: Vec<Alternative>,
+    /// The entry of each alternative that is a heal, by its index.
+    entry_of: Vec<Option<usize>>,
+    ledger: Ledger,
+    served: Vec<(u64, fetch::Page)>,
     pages: u64,
     violations: u64,
-    revision: u64,
-    /// The wrapper file's text as this run's last change left it; a file
-    /// that holds anything else was changed by another process since.
-    known_text: Option<String>,
     failure: Option<RuntimeError>,
 }
 
 impl Runtime {
     /// A runtime for `wrapper`, loaded from `wrapper_path`; its tree-grams
-    /// are read now (in every mode: drift is checked in every mode), the store when first needed.
-    /// A tree-gram file that mend will not read is an error.
+    /// are read now (in every mode: drift is checked in every mode), the
+    /// store when first needed. A tree-gram file that mend will not read is
+    /// an error.
     pub fn new(
         mode: HealMode,
         wrapper: Wrapper,
@@ -46,8 +61,9 @@ impl Runtime {
         options: RunOptions,
     ) -> Result<Runtime, RuntimeError> {
         let project = Project::of(wrapper_path);
-        // Every mode checks drift against the tree-grams, `off` included.
         let grams = load_treegrams(&project, &wrapper)?;
+        let alternatives = adapt::history_alternatives(&wrapper);
+        let entry_of = vec![None; alternatives.len()];
         Ok(Runtime {
             mode,
             wrapper,
@@ -56,10 +72,12 @@ impl Runtime {
             grams,
             rejections: Rejections::new(),
             options,
+            alternatives,
+            entry_of,
+            ledger: Ledger::default(),
+            served: Vec::new(),
             pages: 0,
             violations: 0,
-            revision: 0,
-            known_text: None,
             failure: None,
         })
     }
@@ -122,164 +140,281 @@ impl Runtime {
         }
     }
 
-    /// Applies the page's applied adaptations to the wrapper file through
-    /// the wrapper-change protocol (`change.rs`), recording the page with
-    /// them; gives the wrapper the run goes on with when it changed. An
-    /// adaptation the file could not take becomes a proposal, with why.
-    fn apply(
+    /// Heals what is still broken on a page, and puts each adaptation in
+    /// its entry; new heals become alternatives for the pages after it.
+    fn heal_page(
         &mut self,
         page: &fetch::Page,
         doc: &Document,
-        healed: Wrapper,
-        decided: &mut [RunAdaptation],
-    ) -> Option<Wrapper> {
-        match self.try_apply(page, doc, healed, decided) {
-            Ok(next) => next,
-            Err((e, recorded)) => {
-                for a in decided.iter_mut() {
-                    a.not_applied(&e.to_string());
-                }
-                if !recorded && let Err(s) = self.session.record(&page.name, &page.bytes, decided) {
-                    self.fail(s);
-                }
-                self.fail(e);
-                None
+        tried: Substituted,
+        ticket: usize,
+        keep_bytes: &mut bool,
+    ) -> Extraction {
+        let healing = adapt::heal_extracted(
+            &tried.wrapper,
+            doc,
+            page.url.as_ref(),
+            tried.extraction,
+            &self.grams,
+            &self.rejections,
+            &Search::default(),
+        );
+        for a in healing.adaptations {
+            self.ledger.pages[ticket].broke.insert(a.pattern.clone());
+            let (entry, new) = self.ledger.entry_for(a);
+            *keep_bytes |= self.ledger.join(entry, ticket);
+            if !new || !self.ledger.entries[entry].is_heal() {
+                continue;
+            }
+            let a = &self.ledger.entries[entry].run.adaptation;
+            let Some(xpath) = a.new_xpath.as_deref().and_then(|x| XPath::compile(x).ok()) else {
+                continue;
+            };
+            self.alternatives.push(Alternative {
+                pattern: a.pattern.clone(),
+                xpath,
+                origin: Origin::Fix,
+            });
+            self.entry_of.push(Some(entry));
+        }
+        healing.extraction
+    }
+
+    /// Decides every heal of the run: `auto` writes those the rule of one
+    /// decision per change lets through and that change no page the old
+    /// XPaths served; every other heal is a proposal.
+    fn decide(&mut self) {
+        let auto = self.mode == HealMode::Auto;
+        let min_pages = self.wrapper.adapt.min_pages;
+        let mut served: Option<Vec<Served>> = None;
+        for i in 0..self.ledger.entries.len() {
+            if !self.ledger.entries[i].is_heal() {
+                continue;
+            }
+            let mut why = ledger::held_back(&self.ledger, i, min_pages);
+            if auto && why.is_none() {
+                let served = served.get_or_insert_with(|| self.parse_served());
+                why = self.changes_served(&self.ledger.entries[i].run, served);
+            }
+            let pages = self.ledger.entries[i].pages.len();
+            let e = &mut self.ledger.entries[i].run;
+            match why {
+                None if auto => e.status = AdaptationStatus::Applied,
+                None => {}
+                Some(why) if auto => e.reason = Some(format!("not applied: {why}")),
+                Some(_) => {}
+            }
+            if pages > 1 && e.reason.is_none() {
+                e.reason = Some(format!("held on {pages} pages"));
             }
         }
     }
 
-    /// [`Runtime::apply`]; the error says whether the page was recorded.
-    fn try_apply(
-        &mut self,
-        page: &fetch::Page,
-        doc: &Document,
-        healed: Wrapper,
-        decided: &mut [RunAdaptation],
-    ) -> Result<Option<Wrapper>, (RuntimeError, bool)> {
-        let unrecorded = |e| (e, false);
-        if !self.session.is_open() {
-            return Err(unrecorded(RuntimeError::Io {
-                action: "record a change to",
-                path: self.project.wrapper_path.clone(),
-                error: std::io::Error::other("the store is not open"),
-            }));
+    /// The served pages kept, parsed and extracted with the wrapper as the run began.
+    fn parse_served(&self) -> Vec<Served> {
+        self.served
+            .iter()
+            .map(|(_, page)| {
+                let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+                let before = extract(&self.wrapper, &doc, page.url.as_ref());
+                Served {
+                    name: page.name.clone(),
+                    url: page.url.clone(),
+                    doc,
+                    before,
+                }
+            })
+            .collect()
+    }
+
+    /// Why a heal must not be written because it changes what a page the old
+    /// XPath served gives, if it does.
+    fn changes_served(&self, heal: &RunAdaptation, served: &[Served]) -> Option<String> {
+        let a = &heal.adaptation;
+        let xpath = XPath::compile(a.new_xpath.as_deref()?).ok()?;
+        let mut healed = self.wrapper.clone();
+        healed.pattern_mut(&a.pattern)?.xpath = xpath;
+        let changed: Vec<&str> = served
+            .iter()
+            .filter(|s| {
+                let after = extract(&healed, &s.doc, s.url.as_ref());
+                after.record != s.before.record
+                    || after.violations.len() > s.before.violations.len()
+            })
+            .map(|s| s.name.as_str())
+            .collect();
+        let first = changed.first()?;
+        Some(format!(
+            "it changes what the old XPath gave on {} of the {} pages it served that were checked, e.g. {first}",
+            changed.len(),
+            served.len()
+        ))
+    }
+
+    /// Stores the run's entries, with the change to the wrapper file that
+    /// writes the applied ones, and carries the change out.
+    fn store(&mut self) -> Result<(), RuntimeError> {
+        let applied: Vec<usize> = (0..self.ledger.entries.len())
+            .filter(|&i| self.ledger.entries[i].run.is_applied())
+            .collect();
+        if applied.is_empty() {
+            return self
+                .session
+                .record_entries(&mut self.ledger, None)
+                .map(|_| ());
         }
-        let lock = WrapperLock::acquire(&self.project.wrapper_path).map_err(unrecorded)?;
-        let store = self.session.store_mut().expect("the store is open");
-        reconcile(store, &lock).map_err(unrecorded)?;
+        let lock = WrapperLock::acquire(&self.project.wrapper_path)?;
+        let store = self.session.store_mut().ok_or_else(|| RuntimeError::Io {
+            action: "record a change to",
+            path: self.project.wrapper_path.clone(),
+            error: std::io::Error::other("the store is not open"),
+        })?;
+        reconcile(store, &lock)?;
         let wrapper_path = lock.wrapper().to_owned();
         let name = self.project.wrapper_path.display().to_string();
-        let before = self.project.read_wrapper().map_err(unrecorded)?;
-        // Under the lock, the file is what every other process left it. If
-        // it is not what this run last wrote, another process changed it:
-        // heals are merged into what it holds now, pattern by pattern.
-        let moved = self.known_text.as_deref() != Some(before.as_str());
-        let path = self.project.wrapper_path.clone();
-        let load = |text: &str| {
-            wrapper::load_str(text, &name).map_err(|d| {
-                unrecorded(RuntimeError::Load {
-                    path: path.clone(),
-                    message: wrapper::render_all(&d),
-                })
-            })
-        };
-        let current = if moved {
-            load(&before)?
-        } else {
-            self.wrapper.clone()
-        };
+        // Under the lock, the file is what every other process left it:
+        // each heal is merged into what it holds now, pattern by pattern.
+        let before = self.project.read_wrapper()?;
+        let current = wrapper::load_str(&before, &name).map_err(|d| RuntimeError::Load {
+            path: self.project.wrapper_path.clone(),
+            message: wrapper::render_all(&d),
+        })?;
         let mut text = before.clone();
-        let mut edited = false;
-        let meant = decided.iter().filter(|a| a.is_applied()).count();
-        for a in decided.iter_mut().filter(|a| a.is_applied()) {
-            let pattern = a.adaptation.pattern.clone();
-            let new = a.adaptation.new_xpath.clone().unwrap_or_default();
+        let mut written: Vec<usize> = Vec::new();
+        for &i in &applied {
+            let e = &mut self.ledger.entries[i].run;
+            let pattern = e.adaptation.pattern.clone();
+            let new = e.adaptation.new_xpath.clone().unwrap_or_default();
             let now = current
                 .pattern(&pattern)
                 .map(|p| p.xpath.source().to_owned());
             match now {
-                // Another process wrote the same XPath already.
                 Some(x) if x == new => {}
-                Some(x) if x == a.adaptation.old_xpath => {
+                Some(x) if x == e.adaptation.old_xpath => {
                     let names: Vec<&str> = pattern.names().iter().map(String::as_str).collect();
                     match wrapper::replace_xpath(&text, &names, &new) {
                         Ok(t) => {
                             text = t;
-                            edited = true;
+                            written.push(i);
                         }
-                        Err(e) => {
-                            a.not_applied(&format!("the wrapper file could not be rewritten: {e}"))
-                        }
+                        Err(err) => e.not_applied(&format!(
+                            "the wrapper file could not be rewritten: {err}"
+                        )),
                     }
                 }
-                Some(x) => a.not_applied(&format!(
+                Some(x) => e.not_applied(&format!(
                     "the wrapper file changed during the run: {pattern} now has the XPath {x}"
                 )),
-                None => a.not_applied("the wrapper file no longer has this pattern"),
+                None => e.not_applied("the wrapper file no longer has this pattern"),
             }
         }
-        let applied: Vec<PatternPath> = decided
-            .iter()
-            .filter(|a| a.is_applied())
-            .map(|a| a.adaptation.pattern.clone())
-            .collect();
-        let refused = applied.len() < meant;
-        // The run goes on with what the file will hold: the healed wrapper,
-        // unless the file moved or refused a heal, when it is read back.
-        let next = if moved || refused {
-            load(&text)?
-        } else {
-            healed
-        };
+        let next = wrapper::load_str(&text, &name).map_err(|d| RuntimeError::Load {
+            path: self.project.wrapper_path.clone(),
+            message: wrapper::render_all(&d),
+        })?;
         let mut planned = Planned::default();
-        if next.adapt.update_treegrams && !applied.is_empty() {
-            let url = page.url.as_ref().map(|u| u.to_string());
-            let (captured, _) =
-                capture_treegrams(&next, doc, &page.bytes, url.as_deref(), Some(&applied));
-            planned = plan_treegrams(&self.project, &mut text, captured).map_err(unrecorded)?;
+        if next.adapt.update_treegrams && !written.is_empty() {
+            // Each healed pattern's tree-gram is taken on the page that found its heal.
+            let mut captured = Vec::new();
+            for &i in &written {
+                let e = &self.ledger.entries[i];
+                let page = &self.ledger.pages[e.pages[0]];
+                let Some(bytes) = &page.bytes else { continue };
+                let doc = Document::parse(bytes);
+                let only = [e.run.adaptation.pattern.clone()];
+                let (c, _) = capture_treegrams(&next, &doc, bytes, None, Some(&only));
+                captured.extend(c);
+            }
+            planned = plan_treegrams(&self.project, &mut text, captured)?;
         }
         let Planned {
             mut files, grams, ..
         } = planned;
-        if !edited && files.is_empty() {
-            // Nothing to write: the file holds every applied XPath already.
-            self.session
-                .record(&page.name, &page.bytes, decided)
-                .map_err(unrecorded)?;
-            self.known_text = Some(before);
-            return Ok(Some(next));
+        if written.is_empty() && files.is_empty() {
+            return self
+                .session
+                .record_entries(&mut self.ledger, None)
+                .map(|_| ());
         }
         files.push(FileChange {
             path: wrapper_path.clone(),
             before: Some(before.into_bytes()),
-            after: text.clone().into_bytes(),
+            after: text.into_bytes(),
         });
         let change = self
             .session
-            .record_change(&page.name, &page.bytes, decided, &wrapper_path, &files)
-            .map_err(unrecorded)?;
+            .record_entries(&mut self.ledger, Some((&wrapper_path, &files)))?
+            .expect("a change was asked for");
         let store = self.session.store_mut().expect("the store is open");
         match carry_out(store, &lock, change, &files) {
             Ok(Carried::Done) => {}
             Ok(Carried::Unmarked(e)) => self.fail(e),
-            Err(e) => return Err((e, true)),
+            Err(e) => return Err(e),
         }
         drop(lock);
-        self.known_text = Some(text);
         for (pattern, g) in grams {
             self.grams.insert(pattern, g);
         }
-        Ok(Some(next))
+        Ok(())
     }
+
+    /// Completes the output of a page that joined entries: each entry's
+    /// adaptation with its id and status, and the proposals on its records.
+    fn complete(&self, out: &mut PageOutput, ticket: usize) {
+        let page = &self.ledger.pages[ticket];
+        let entries: Vec<&RunAdaptation> = page
+            .entries
+            .iter()
+            .map(|&i| &self.ledger.entries[i].run)
+            .collect();
+        out.adaptations = entries
+            .iter()
+            .zip(&page.entries)
+            .map(|(a, &i)| {
+                let mut json = a.to_json();
+                json["pages"] = serde_json::Value::from(self.ledger.entries[i].pages.len());
+                json
+            })
+            .collect();
+        let proposals: Vec<serde_json::Value> = entries
+            .iter()
+            .filter(|a| a.status == AdaptationStatus::Proposed)
+            .filter_map(|a| a.id.map(|id| serde_json::Value::from(id.0)))
+            .collect();
+        if proposals.is_empty() {
+            return;
+        }
+        for r in &mut out.records {
+            if let serde_json::Value::Object(o) = r {
+                o.insert(
+                    "_proposals".to_owned(),
+                    serde_json::Value::Array(proposals.clone()),
+                );
+            }
+        }
+    }
+}
+
+/// A page the wrapper served, parsed and extracted with it.
+struct Served {
+    name: String,
+    url: Option<url::Url>,
+    doc: Document,
+    before: Extraction,
+}
+
+/// A hash of a page's name that does not depend on the process.
+fn name_hash(name: &str) -> u64 {
+    // SipHash with fixed keys: the same name hashes the same in every run.
+    #[allow(deprecated)]
+    let mut h = std::hash::SipHasher::new();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl Healer for Runtime {
     fn wrapper(&self) -> &Wrapper {
         &self.wrapper
-    }
-
-    fn revision(&self) -> u64 {
-        self.revision
     }
 
     fn enabled(&self) -> bool {
@@ -290,67 +425,150 @@ impl Healer for Runtime {
         &self.grams
     }
 
-    fn heal(&mut self, page: &fetch::Page, doc: &Document, extraction: Extraction) -> PageOutput {
-        self.pages += 1;
-        self.open_store();
-        let before = extraction.violations.len() as u64;
-        let healing = adapt::heal_extracted(
-            &self.wrapper,
-            doc,
-            page.url.as_ref(),
-            extraction,
-            &self.grams,
-            &self.rejections,
-            &Search::default(),
-        );
-        if healing.adaptations.is_empty() {
-            self.violations += before;
-            return PageOutput {
-                page: page.name.clone(),
-                records: shape(healing.extraction.record, &self.options),
-                violations: healing.extraction.violations,
-                adaptations: Vec::new(),
-                error: None,
-            };
-        }
-        let auto = self.mode == HealMode::Auto;
-        let mut decided: Vec<RunAdaptation> = healing
-            .adaptations
-            .into_iter()
-            .map(|a| RunAdaptation::decide(a, auto))
-            .collect();
-        if decided.iter().any(RunAdaptation::is_applied) {
-            if let Some(next) = self.apply(page, doc, healing.wrapper, &mut decided) {
-                self.wrapper = next;
-                self.revision += 1;
-            }
-        } else if let Err(e) = self.session.record(&page.name, &page.bytes, &mut decided) {
-            self.fail(e);
-        }
+    fn alternatives(&self) -> &[Alternative] {
+        &self.alternatives
+    }
 
-        let mut records = shape(healing.extraction.record, &self.options);
-        let proposals: Vec<serde_json::Value> = decided
+    fn served(&mut self, page: &fetch::Page) {
+        if self.mode != HealMode::Auto {
+            return;
+        }
+        let h = name_hash(&page.name);
+        if self.served.len() >= SERVED_SAMPLE {
+            let (worst, &(wh, _)) = self
+                .served
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, (h, _))| *h)
+                .expect("the sample is full");
+            if h >= wh {
+                return;
+            }
+            self.served.swap_remove(worst);
+        }
+        self.served.push((h, page.clone()));
+    }
+
+    fn broken(&mut self, page: &fetch::Page, doc: &Document, tried: Substituted) -> PageOutput {
+        let history = fallbacks(&self.alternatives, &tried.used);
+        if self.mode == HealMode::Off {
+            let mut out = output(page, tried.extraction, &self.options);
+            out.fallbacks = history;
+            return out;
+        }
+        self.open_store();
+        for f in &history {
+            let key = (
+                f["pattern"].as_str().unwrap_or_default().to_owned(),
+                f["xpath"].as_str().unwrap_or_default().to_owned(),
+            );
+            *self.ledger.fallbacks.entry(key).or_default() += 1;
+        }
+        let reused: Vec<usize> = tried
+            .used
             .iter()
-            .filter(|a| a.status == crate::store::AdaptationStatus::Proposed)
-            .filter_map(|a| a.id.map(|id| serde_json::Value::from(id.0)))
+            .filter_map(|&i| self.entry_of.get(i).copied().flatten())
             .collect();
-        if !proposals.is_empty() {
-            for r in &mut records {
-                if let serde_json::Value::Object(o) = r {
-                    o.insert(
-                        "_proposals".to_owned(),
-                        serde_json::Value::Array(proposals.clone()),
-                    );
-                }
+        let violated = !tried.extraction.violations.is_empty();
+        if reused.is_empty() && !violated {
+            let mut out = output(page, tried.extraction, &self.options);
+            out.fallbacks = history;
+            return out;
+        }
+        self.pages += 1;
+        let broke: HashSet<PatternPath> = reused
+            .iter()
+            .map(|&e| self.ledger.entries[e].run.adaptation.pattern.clone())
+            .chain(
+                tried
+                    .extraction
+                    .violations
+                    .iter()
+                    .map(|v| v.pattern.clone()),
+            )
+            .collect();
+        let ticket = self.ledger.add_page(
+            &page.name,
+            page_hash(&page.bytes),
+            page.bytes.len() as u64,
+            broke,
+        );
+        let mut keep_bytes = false;
+        for &e in &reused {
+            keep_bytes |= self.ledger.join(e, ticket);
+        }
+        let extraction = if violated {
+            self.heal_page(page, doc, tried, ticket, &mut keep_bytes)
+        } else {
+            tried.extraction
+        };
+        if keep_bytes {
+            self.ledger.pages[ticket].bytes = Some(page.bytes.to_vec());
+        }
+        self.violations += extraction.violations.len() as u64;
+        let mut out = output(page, extraction, &self.options);
+        out.fallbacks = history;
+        if !self.ledger.pages[ticket].entries.is_empty() {
+            out.ticket = Some(ticket);
+        }
+        out
+    }
+
+    fn settle(&mut self, outputs: &mut [PageOutput]) -> HealCounts {
+        let mut counts = HealCounts::default();
+        if self.mode == HealMode::Off || self.ledger.entries.is_empty() {
+            return counts;
+        }
+        self.decide();
+        // Without the store nothing can be journaled: every heal stays the
+        // proposal it is, with why, and the failure is the run's.
+        let unstored = if self.session.is_open() {
+            self.store().err().map(|e| {
+                let why = e.to_string();
+                self.fail(e);
+                why
+            })
+        } else {
+            Some(
+                self.failure
+                    .as_ref()
+                    .map_or_else(|| "the store is not open".to_owned(), ToString::to_string),
+            )
+        };
+        if let Some(why) = unstored {
+            for entry in &mut self.ledger.entries {
+                entry.run.not_applied(&why);
             }
         }
-        self.violations += healing.extraction.violations.len() as u64;
-        PageOutput {
-            page: page.name.clone(),
-            records,
-            violations: healing.extraction.violations,
-            adaptations: decided.iter().map(RunAdaptation::to_json).collect(),
-            error: None,
+        for entry in &self.ledger.entries {
+            match entry.run.status {
+                AdaptationStatus::Applied => counts.applied += 1,
+                AdaptationStatus::Proposed => counts.proposed += 1,
+                AdaptationStatus::Abstained => counts.abstained += 1,
+                AdaptationStatus::Rejected => counts.rejected += 1,
+            }
+            if entry.is_heal() {
+                counts.reused += entry.pages.len().saturating_sub(1);
+            }
         }
+        for out in outputs.iter_mut() {
+            if let Some(ticket) = out.ticket {
+                self.complete(out, ticket);
+            }
+        }
+        counts
+    }
+}
+
+/// The output of a page extracted with `extraction`, before any entry is settled.
+fn output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
+    PageOutput {
+        page: page.name.clone(),
+        records: shape(extraction.record, options),
+        violations: extraction.violations,
+        adaptations: Vec::new(),
+        fallbacks: Vec::new(),
+        error: None,
+        ticket: None,
     }
 }

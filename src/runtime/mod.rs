@@ -32,6 +32,7 @@ mod change;
 mod error;
 mod harden;
 mod healer;
+mod ledger;
 mod lock;
 mod project;
 mod session;
@@ -50,7 +51,8 @@ pub use error::RuntimeError;
 pub use harden::{
     HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,
 };
-pub use healer::Runtime;
+pub use healer::{Runtime, SERVED_SAMPLE};
+pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use project::{Project, write_atomically, write_bytes_atomically};
 pub use session::Session;

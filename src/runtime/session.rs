@@ -5,9 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::{RunAdaptation, RuntimeError};
+use super::RuntimeError;
+use super::ledger::Ledger;
 use crate::adapt::Rejections;
-use crate::store::{AdaptationStatus, ChangeId, ChangeKind, FileChange, RunId, Store, Timestamp};
+use crate::store::{
+    AdaptationStatus, ChangeId, ChangeKind, FileChange, PageId, RunId, Store, Timestamp,
+};
 use crate::wrapper::{HealMode, Wrapper};
 
 /// A run's connection to the store, opened lazily so that a clean run
@@ -17,6 +20,8 @@ pub struct Session {
     path: Option<PathBuf>,
     waiting: Option<Store>,
     open: Option<(Store, RunId)>,
+    /// The wrapper's name and canonical path, once the run has begun.
+    wrapper: Option<(String, Option<PathBuf>)>,
 }
 
 impl Session {
@@ -26,6 +31,7 @@ impl Session {
             path: Some(path),
             waiting: None,
             open: None,
+            wrapper: None,
         }
     }
 
@@ -35,6 +41,7 @@ impl Session {
             path: None,
             waiting: Some(store),
             open: None,
+            wrapper: None,
         }
     }
 
@@ -92,88 +99,100 @@ impl Session {
             }
         }
         self.open = Some((store, run));
+        self.wrapper = Some((
+            wrapper.name.clone(),
+            std::fs::canonicalize(wrapper_path).ok(),
+        ));
         match failure {
             Some(e) => Err(RuntimeError::store("cannot read rejected XPaths", e)),
             None => Ok(rejections),
         }
     }
 
-    /// Records a page, its snapshot and its adaptations in one transaction,
-    /// and gives each adaptation its id. Nothing is recorded when it fails.
-    pub fn record(
+    /// Records the run's entries in one transaction: every page they stand
+    /// for (with a snapshot of the first few of each), the pages served by
+    /// history XPaths, each entry once with its pages, a proposal that waits
+    /// already in the store (from an earlier run) taking the new pages
+    /// instead of a twin, and, when `change` is given, the change to the
+    /// wrapper file at its path (canonical) that applies the applied
+    /// entries, as pending. Gives each entry its id and the change its id.
+    /// Nothing is recorded when it fails, and the caller must then not
+    /// write the files.
+    pub fn record_entries(
         &mut self,
-        page_name: &str,
-        bytes: &[u8],
-        adaptations: &mut [RunAdaptation],
-    ) -> Result<(), RuntimeError> {
-        let Some((store, run)) = &mut self.open else {
-            return Ok(());
+        ledger: &mut Ledger,
+        change: Option<(&Path, &[FileChange])>,
+    ) -> Result<Option<ChangeId>, RuntimeError> {
+        let (Some((store, run)), Some((name, canonical))) = (&mut self.open, &self.wrapper) else {
+            return match change {
+                Some((wrapper, _)) => Err(RuntimeError::Io {
+                    action: "record a change to",
+                    path: wrapper.to_owned(),
+                    error: std::io::Error::other("the store is not open"),
+                }),
+                None => Ok(None),
+            };
         };
         let at = now();
-        let mut batch = store
-            .batch()
-            .map_err(|e| RuntimeError::store("cannot store the page", e))?;
-        let page_id = batch
-            .record_page(*run, page_name, bytes, true)
-            .map_err(|e| RuntimeError::store("cannot store the page", e))?;
-        let mut ids = Vec::with_capacity(adaptations.len());
-        for a in adaptations.iter() {
-            let id = batch
-                .record_adaptation(&a.to_record(page_id, at))
-                .map_err(|e| RuntimeError::store("cannot store an adaptation", e))?;
-            ids.push(id);
-        }
-        batch
-            .commit()
-            .map_err(|e| RuntimeError::store("cannot store an adaptation", e))?;
-        for (a, id) in adaptations.iter_mut().zip(ids) {
-            a.id = Some(id);
-        }
-        Ok(())
-    }
-
-    /// Records a page with its adaptations, as [`Session::record`] does, and
-    /// in the same transaction the change to the wrapper file at
-    /// `wrapper` (canonical) that applies the adaptations whose status is
-    /// applied, as pending; gives the change's id. Nothing is recorded when
-    /// it fails, and the caller must then not write the files.
-    pub fn record_change(
-        &mut self,
-        page_name: &str,
-        bytes: &[u8],
-        adaptations: &mut [RunAdaptation],
-        wrapper: &Path,
-        files: &[FileChange],
-    ) -> Result<ChangeId, RuntimeError> {
-        let Some((store, run)) = &mut self.open else {
-            return Err(RuntimeError::Io {
-                action: "record a change to",
-                path: wrapper.to_owned(),
-                error: std::io::Error::other("the store is not open"),
-            });
-        };
-        let at = now();
-        let failed = |e| RuntimeError::store("cannot record the change to the wrapper", e);
+        let failed = |e| RuntimeError::store("cannot store the run's adaptations", e);
         let mut batch = store.batch().map_err(failed)?;
-        let page_id = batch
-            .record_page(*run, page_name, bytes, true)
+        let mut page_ids = Vec::with_capacity(ledger.pages.len());
+        for p in &ledger.pages {
+            let id = match &p.bytes {
+                Some(bytes) => batch.record_page(*run, &p.name, bytes, true),
+                None => batch.record_page_hash(*run, &p.name, &p.sha256, p.size),
+            }
             .map_err(failed)?;
-        let change = batch
-            .begin_change(wrapper, ChangeKind::Heal, files, at)
-            .map_err(failed)?;
-        let mut ids = Vec::with_capacity(adaptations.len());
-        for a in adaptations.iter() {
-            let id = batch
-                .record_adaptation(&a.to_record(page_id, at))
+            page_ids.push(id);
+        }
+        for ((pattern, xpath), pages) in &ledger.fallbacks {
+            batch
+                .record_fallback(*run, pattern, xpath, *pages)
                 .map_err(failed)?;
-            if a.status == AdaptationStatus::Applied {
+        }
+        let change = match change {
+            Some((wrapper, files)) => Some(
+                batch
+                    .begin_change(wrapper, ChangeKind::Heal, files, at)
+                    .map_err(failed)?,
+            ),
+            None => None,
+        };
+        let mut ids = Vec::with_capacity(ledger.entries.len());
+        for entry in &ledger.entries {
+            let pages: Vec<PageId> = entry.pages.iter().map(|&t| page_ids[t]).collect();
+            let Some(&first) = pages.first() else {
+                ids.push(None);
+                continue;
+            };
+            let a = &entry.run;
+            let twin = match (&a.adaptation.new_xpath, a.status) {
+                (Some(new), AdaptationStatus::Proposed) => batch
+                    .pending_twin(
+                        name,
+                        canonical.as_deref(),
+                        &a.adaptation.pattern.to_string(),
+                        &a.adaptation.old_xpath,
+                        new,
+                    )
+                    .map_err(failed)?,
+                _ => None,
+            };
+            let id = match twin {
+                Some(id) => id,
+                None => batch
+                    .record_adaptation(&a.to_record(first, at))
+                    .map_err(failed)?,
+            };
+            batch.add_pages(id, &pages).map_err(failed)?;
+            if let (AdaptationStatus::Applied, Some(change)) = (a.status, change) {
                 batch.apply_in_change(id, change).map_err(failed)?;
             }
-            ids.push(id);
+            ids.push(Some(id));
         }
         batch.commit().map_err(failed)?;
-        for (a, id) in adaptations.iter_mut().zip(ids) {
-            a.id = Some(id);
+        for (entry, id) in ledger.entries.iter_mut().zip(ids) {
+            entry.run.id = id;
         }
         Ok(change)
     }

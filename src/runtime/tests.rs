@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::fetch::{self, PageSource};
-use crate::job::{Healer, RunOptions, run_pages_healing};
+use crate::job::{RunOptions, run_pages_healing};
 use crate::store::{AdaptationFilter, AdaptationStatus, Store};
 use crate::wrapper::{self, HealMode};
 
@@ -149,49 +149,153 @@ fn propose_heals_in_memory_and_records_each_page_in_the_store() {
 }
 
 #[test]
-fn auto_rewrites_the_wrapper_and_heals_the_next_pages_with_it() {
+fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
     let shop = Shop::new();
     let mut runtime = shop.runtime(HealMode::Auto);
     let outputs = run(&mut runtime, &[REDESIGN, REDESIGN]);
     assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
-    assert!(
-        outputs[0]
-            .adaptations
-            .iter()
-            .any(|a| a["status"] == "applied")
-    );
-    // The second page is extracted with the healed wrapper: nothing to heal.
-    assert!(outputs[1].adaptations.is_empty());
+    let applied: Vec<&serde_json::Value> = outputs[0]
+        .adaptations
+        .iter()
+        .filter(|a| a["status"] == "applied")
+        .collect();
+    assert!(!applied.is_empty(), "{:?}", outputs[0].adaptations);
+    // The second page tried the first page's heals before healing: it
+    // names the same entries, each standing for both pages.
+    assert_eq!(outputs[0].adaptations, outputs[1].adaptations);
+    assert!(applied.iter().all(|a| a["pages"] == 2), "{applied:?}");
     assert!(
         outputs[1].violations.is_empty(),
         "{:?}",
         outputs[1].violations
     );
     assert_eq!(outputs[0].records, outputs[1].records);
-    // The file holds what the runtime heals with.
+    // The file holds every applied XPath, and the store one entry per heal.
     let on_disk = shop.wrapper();
-    for path in on_disk.pattern_paths() {
+    for a in &applied {
+        let path = a["pattern"].as_str().unwrap().parse().unwrap();
         assert_eq!(
-            on_disk.pattern(&path).unwrap().xpath.source(),
-            runtime.wrapper().pattern(&path).unwrap().xpath.source(),
-            "{path}"
+            Some(on_disk.pattern(&path).unwrap().xpath.source()),
+            a["new_xpath"].as_str(),
         );
     }
     let store = runtime.session().store().unwrap();
-    let applied = store
+    let stored = store
         .adaptations(&AdaptationFilter {
             status: Some(AdaptationStatus::Applied),
             ..AdaptationFilter::default()
         })
         .unwrap();
+    assert_eq!(stored.len(), applied.len());
+    assert!(stored.iter().all(|r| r.page_count == 2));
+}
+
+/// The bookshop's good page under `n` names in a folder of its own, then
+/// the redesigned page: the pages a run over a site with one odd page reads.
+fn good_pages_then_one_odd(shop: &Shop, n: usize) -> Vec<String> {
+    let dir = shop.dir.path().join("pages");
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read(Path::new(ROOT).join("examples/pages/bookshop.html")).unwrap();
+    let mut pages: Vec<String> = (0..n)
+        .map(|i| {
+            let p = dir.join(format!("good-{i:02}.html"));
+            std::fs::write(&p, &good).unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    pages.push(Path::new(ROOT).join(REDESIGN).display().to_string());
+    pages
+}
+
+fn run_paths(runtime: &mut Runtime, pages: &[String]) -> Vec<crate::job::PageOutput> {
+    let sources: Vec<PageSource> = pages
+        .iter()
+        .map(|p| PageSource::from_arg(p).unwrap())
+        .collect();
+    let mut outputs = Vec::new();
+    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| {
+        outputs.push(o)
+    });
+    runtime.finish();
+    outputs
+}
+
+#[test]
+fn one_odd_page_in_auto_leaves_the_wrapper_alone_and_proposes() {
+    let shop = Shop::new();
+    let before = std::fs::read_to_string(shop.wrapper_path()).unwrap();
+    let pages = good_pages_then_one_odd(&shop, 10);
+    let mut runtime = shop.runtime(HealMode::Auto);
+    let outputs = run_paths(&mut runtime, &pages);
+    assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+    // The odd page healed, but its heals would change what the old XPaths
+    // gave on the pages they served: they wait for a person.
+    let odd = &outputs[10].adaptations;
+    let healed: Vec<_> = odd.iter().filter(|a| a["new_xpath"].is_string()).collect();
+    assert!(!healed.is_empty(), "{odd:?}");
+    for a in &healed {
+        assert_eq!(a["status"], "proposed", "{a}");
+        assert!(
+            a["reason"].as_str().unwrap().contains("pages it served"),
+            "{a}"
+        );
+    }
     assert_eq!(
-        applied.len(),
-        outputs[0]
+        std::fs::read_to_string(shop.wrapper_path()).unwrap(),
+        before
+    );
+    // Every good page, before and after the odd one, is extracted alike.
+    for out in &outputs[..10] {
+        assert!(out.violations.is_empty() && out.adaptations.is_empty());
+        assert_eq!(out.records, outputs[0].records);
+    }
+    let store = runtime.session().store().unwrap();
+    let pending = store
+        .adaptations(&AdaptationFilter {
+            pending: true,
+            ..AdaptationFilter::default()
+        })
+        .unwrap();
+    assert_eq!(pending.len(), healed.len());
+}
+
+#[test]
+fn repeated_runs_add_their_pages_to_the_proposal_that_waits() {
+    let shop = Shop::new();
+    let store_path = shop.dir.path().join("store.db");
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let mut runtime = Runtime::new(
+            HealMode::Propose,
+            shop.wrapper(),
+            &shop.wrapper_path(),
+            Session::at(store_path.clone()),
+            RunOptions::default(),
+        )
+        .unwrap();
+        let outputs = run(&mut runtime, &[REDESIGN]);
+        assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+        let mut these: Vec<i64> = outputs[0]
             .adaptations
             .iter()
-            .filter(|a| a["status"] == "applied")
-            .count()
-    );
+            .filter(|a| a["status"] == "proposed")
+            .map(|a| a["id"].as_i64().unwrap())
+            .collect();
+        these.sort_unstable();
+        assert!(!these.is_empty());
+        ids.push(these);
+    }
+    assert_eq!(ids[0], ids[1]);
+    assert_eq!(ids[1], ids[2]);
+    let store = Store::open(&store_path).unwrap();
+    let pending = store
+        .adaptations(&AdaptationFilter {
+            pending: true,
+            ..AdaptationFilter::default()
+        })
+        .unwrap();
+    assert_eq!(pending.len(), ids[0].len());
+    assert!(pending.iter().all(|r| r.page_count == 3), "{pending:?}");
 }
 
 #[test]

@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use super::decision::{self, Decision};
-use super::{AdaptationId, Batch, PageId, RunId, Store, StoreError, Timestamp};
+use super::{AdaptationId, Batch, PageId, RunId, Store, StoreError, Timestamp, from_sql_int};
 use crate::extract::Violation;
 
 /// What a run did with an adaptation.
@@ -171,6 +171,10 @@ pub struct AdaptationRecord {
     pub constraint_results: Vec<ConstraintResult>,
     /// When it happened.
     pub created_at: Timestamp,
+    /// On how many pages it was found or held: one entry stands for every
+    /// page of a run that broke the same way (and, while it waits for a
+    /// person, for the pages of later runs that found it again).
+    pub page_count: u64,
     /// A person's verdict, for a proposal that has one.
     pub decision: Option<Decision>,
 }
@@ -271,6 +275,102 @@ impl Batch<'_> {
     ) -> Result<AdaptationId, StoreError> {
         insert(&self.tx, adaptation)
     }
+
+    /// Adds `pages` to the pages of adaptation `id` (each once) and brings
+    /// its page count up to date.
+    pub fn add_pages(&mut self, id: AdaptationId, pages: &[PageId]) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("SELECT 1 FROM adaptations WHERE id = ?1")?
+            .query_row([id.0], |_| Ok(()))
+            .optional()?
+            .ok_or(StoreError::UnknownAdaptation(id))?;
+        let mut add = self.tx.prepare_cached(
+            "INSERT OR IGNORE INTO adaptation_pages (adaptation_id, page_id) VALUES (?1, ?2)",
+        )?;
+        for page in pages {
+            Store::check_page(&self.tx, *page)?;
+            add.execute(params![id.0, page.0])?;
+        }
+        self.tx
+            .prepare_cached(
+                "UPDATE adaptations SET page_count =
+                     (SELECT count(*) FROM adaptation_pages WHERE adaptation_id = ?1)
+                 WHERE id = ?1",
+            )?
+            .execute([id.0])?;
+        Ok(())
+    }
+
+    /// The proposal still waiting for a person that proposes `new_xpath`
+    /// for `old_xpath` of pattern `pattern` of the wrapper `wrapper` (at the
+    /// canonical path `canonical`), if there is one: a run that finds it
+    /// again adds its pages to it rather than a twin beside it.
+    pub fn pending_twin(
+        &self,
+        wrapper: &str,
+        canonical: Option<&std::path::Path>,
+        pattern: &str,
+        old_xpath: &str,
+        new_xpath: &str,
+    ) -> Result<Option<AdaptationId>, StoreError> {
+        let canonical = canonical.map(super::change::path_bytes);
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT a.id FROM adaptations a
+                 JOIN pages p ON p.id = a.page_id
+                 JOIN runs r ON r.id = p.run_id
+                 LEFT JOIN decisions d ON d.adaptation_id = a.id
+                 WHERE r.wrapper = ?1 AND r.wrapper_canonical IS ?2 AND a.pattern = ?3
+                   AND a.old_xpath = ?4 AND a.new_xpath = ?5
+                   AND a.status = 'proposed' AND d.adaptation_id IS NULL
+                 ORDER BY a.id LIMIT 1",
+            )?
+            .query_row(
+                params![wrapper, canonical, pattern, old_xpath, new_xpath],
+                |row| row.get(0),
+            )
+            .optional()?
+            .map(AdaptationId))
+    }
+}
+
+impl Store {
+    /// The pages adaptation `id` stands for, in the order they were read.
+    pub fn adaptation_pages(&self, id: AdaptationId) -> Result<Vec<PageId>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT page_id FROM adaptation_pages WHERE adaptation_id = ?1 ORDER BY page_id",
+        )?;
+        let pages = statement
+            .query_map([id.0], |row| row.get(0))?
+            .map(|r| r.map(PageId))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(pages)
+    }
+
+    /// The pending proposals that propose the same XPath for the same
+    /// pattern of the same wrapper as adaptation `id` (its twins recorded by
+    /// earlier versions of mend, one per page), `id` itself left out.
+    pub fn pending_twins(&self, id: AdaptationId) -> Result<Vec<AdaptationId>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT t.id FROM adaptations a
+             JOIN pages p ON p.id = a.page_id JOIN runs r ON r.id = p.run_id,
+                  adaptations t
+             JOIN pages tp ON tp.id = t.page_id JOIN runs tr ON tr.id = tp.run_id
+             LEFT JOIN decisions d ON d.adaptation_id = t.id
+             WHERE a.id = ?1 AND t.id != a.id AND tr.wrapper = r.wrapper
+               AND tr.wrapper_canonical IS r.wrapper_canonical
+               AND t.pattern = a.pattern AND t.old_xpath = a.old_xpath
+               AND t.new_xpath = a.new_xpath
+               AND t.status = 'proposed' AND d.adaptation_id IS NULL
+             ORDER BY t.id",
+        )?;
+        let ids = statement
+            .query_map([id.0], |row| row.get(0))?
+            .map(|r| r.map(AdaptationId))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ids)
+    }
 }
 
 fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreError> {
@@ -298,6 +398,8 @@ fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreErr
         a.created_at.unix_millis()
     ])?;
     let id = conn.last_insert_rowid();
+    conn.prepare_cached("INSERT INTO adaptation_pages (adaptation_id, page_id) VALUES (?1, ?2)")?
+        .execute(params![id, a.page_id.0])?;
     let mut candidate = conn.prepare_cached(
         "INSERT INTO candidates (adaptation_id, position, xpath, score, algorithm)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -358,14 +460,14 @@ fn check(a: &NewAdaptation) -> Result<(), StoreError> {
 const SELECT_ADAPTATION: &str = "
     SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
            a.algorithm, a.score, a.runner_up, a.status, a.reason, a.samples_before,
-           a.samples_after, a.created_at, d.verdict, d.reason, d.decided_at
+           a.samples_after, a.created_at, a.page_count, d.verdict, d.reason, d.decided_at
     FROM adaptations a
     JOIN pages p ON p.id = a.page_id
     JOIN runs r ON r.id = p.run_id
     LEFT JOIN decisions d ON d.adaptation_id = a.id";
 
 /// The column where [`SELECT_ADAPTATION`]'s decision begins.
-const DECISION_COLUMN: usize = 15;
+const DECISION_COLUMN: usize = 16;
 
 /// Reads a row of [`SELECT_ADAPTATION`], leaving candidates and constraint
 /// results for [`load_details`].
@@ -393,6 +495,7 @@ fn read_adaptation(row: &Row<'_>) -> Result<AdaptationRecord, StoreError> {
         samples_after: read_samples(id, &row.get::<_, String>(13)?)?,
         constraint_results: Vec::new(),
         created_at: Timestamp::from_unix_millis(row.get(14)?),
+        page_count: from_sql_int("an adaptation's page count", row.get(15)?)?,
         decision: decision::read_joined(row, DECISION_COLUMN, id)?,
     })
 }

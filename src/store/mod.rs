@@ -54,7 +54,7 @@ pub use batch::Batch;
 pub use change::{ChangeEffect, ChangeKind, ChangeRecord, ChangeState, FileChange};
 pub use decision::{Decision, Verdict};
 pub use error::StoreError;
-pub use page::PageRecord;
+pub use page::{PageRecord, page_hash};
 pub use run::RunRecord;
 pub use schema::SCHEMA_VERSION;
 pub use snapshot::MAX_SNAPSHOT_BYTES;

@@ -101,6 +101,32 @@ impl Batch<'_> {
     ) -> Result<PageId, StoreError> {
         insert(&self.tx, run, url_or_path, bytes, keep_snapshot)
     }
+
+    /// Records a page of run `run` by its hash and size alone, for a page
+    /// whose bytes were not kept; it is linked to a snapshot of the same
+    /// content when the store has one.
+    pub fn record_page_hash(
+        &mut self,
+        run: RunId,
+        url_or_path: &str,
+        sha256: &str,
+        size: u64,
+    ) -> Result<PageId, StoreError> {
+        Store::check_run(&self.tx, run)?;
+        let size = to_sql_int("a page's size", size)?;
+        let linked = snapshot::exists(&self.tx, sha256)?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO pages (run_id, name, sha256, size, snapshot) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![run.0, url_or_path, sha256, size, linked.then_some(sha256)])?;
+        Ok(PageId(self.tx.last_insert_rowid()))
+    }
+}
+
+/// The lowercase hexadecimal SHA-256 of a page's bytes, as the store keys them.
+pub fn page_hash(bytes: &[u8]) -> String {
+    snapshot::sha256_hex(bytes)
 }
 
 fn insert(

@@ -89,6 +89,31 @@ impl Store {
         })
     }
 
+    /// The pages of run `run` that an XPath of a pattern's `history` served,
+    /// by pattern and XPath, as `(pattern, xpath, pages)`.
+    pub fn fallbacks(&self, run: RunId) -> Result<Vec<(String, String, u64)>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT pattern, xpath, pages FROM fallbacks WHERE run_id = ?1 ORDER BY pattern, xpath",
+        )?;
+        let rows = statement.query_map([run.0], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (pattern, xpath, pages) = row?;
+            out.push((
+                pattern,
+                xpath,
+                super::from_sql_int("a fallback's page count", pages)?,
+            ));
+        }
+        Ok(out)
+    }
+
     /// The run with id `id`, if there is one.
     pub fn run(&self, id: RunId) -> Result<Option<RunRecord>, StoreError> {
         self.conn
@@ -145,4 +170,27 @@ fn read_run(row: &Row<'_>) -> Result<RunRecord, StoreError> {
             .parse()
             .map_err(|_| StoreError::Corrupt(format!("heal mode {heal_mode:?}")))?,
     })
+}
+
+impl super::Batch<'_> {
+    /// Records that `pages` pages of run `run` were served by `xpath`, an
+    /// XPath of the `history` of pattern `pattern`, adding to what the run
+    /// recorded before.
+    pub fn record_fallback(
+        &mut self,
+        run: RunId,
+        pattern: &str,
+        xpath: &str,
+        pages: u64,
+    ) -> Result<(), StoreError> {
+        Store::check_run(&self.tx, run)?;
+        let pages = to_sql_int("a fallback's page count", pages)?;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO fallbacks (run_id, pattern, xpath, pages) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (run_id, pattern, xpath) DO UPDATE SET pages = pages + excluded.pages",
+            )?
+            .execute(params![run.0, pattern, xpath, pages])?;
+        Ok(())
+    }
 }

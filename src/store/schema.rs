@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -138,6 +138,41 @@ ALTER TABLE runs ADD COLUMN wrapper_canonical BLOB;
 CREATE INDEX adaptations_by_change ON adaptations (change_id) WHERE change_id IS NOT NULL;
 ";
 
+/// One decision per change: an adaptation is one entry for every page of a
+/// run (and of later runs, while it is a pending proposal) that it was found
+/// on or held on, with a page count and the pages themselves; the page
+/// that found it stays its `page_id`. Pages served by an XPath of a
+/// pattern's `history` are counted per run. Reverts of an approval or an
+/// applied heal are kept beside the decisions, each pointing at its change.
+const V3: &str = "
+ALTER TABLE adaptations ADD COLUMN page_count INTEGER NOT NULL DEFAULT 1;
+
+CREATE TABLE adaptation_pages (
+    adaptation_id INTEGER NOT NULL REFERENCES adaptations (id),
+    page_id       INTEGER NOT NULL REFERENCES pages (id),
+    PRIMARY KEY (adaptation_id, page_id)
+) WITHOUT ROWID;
+CREATE INDEX adaptation_pages_by_page ON adaptation_pages (page_id);
+INSERT INTO adaptation_pages (adaptation_id, page_id) SELECT id, page_id FROM adaptations;
+
+CREATE TABLE fallbacks (
+    run_id  INTEGER NOT NULL REFERENCES runs (id),
+    pattern TEXT    NOT NULL,
+    xpath   TEXT    NOT NULL,
+    pages   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, pattern, xpath)
+) WITHOUT ROWID;
+
+CREATE TABLE reverts (
+    id            INTEGER PRIMARY KEY,
+    adaptation_id INTEGER NOT NULL REFERENCES adaptations (id),
+    change_id     INTEGER REFERENCES wrapper_changes (id),
+    reason        TEXT,
+    reverted_at   INTEGER NOT NULL
+);
+CREATE INDEX reverts_by_adaptation ON reverts (adaptation_id);
+";
+
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its
 /// schema up to [`SCHEMA_VERSION`].
 ///
@@ -247,7 +282,8 @@ mod tests {
     use super::*;
 
     const V2: &str = super::V2;
-    const V3: &str = "ALTER TABLE runs ADD COLUMN note TEXT;";
+    /// A migration a later mend might add, to play a schema that has grown.
+    const LATER: &str = "ALTER TABLE runs ADD COLUMN note TEXT;";
 
     fn version_of(conn: &Connection) -> i64 {
         conn.pragma_query_value(None, "user_version", |r| r.get(0))
@@ -266,7 +302,7 @@ mod tests {
         )
         .unwrap();
         // A later mend adds a column; the run recorded before is still there.
-        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
+        migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
         assert_eq!(version_of(&conn), 3);
         let note: Option<String> = conn
             .query_row("SELECT note FROM runs WHERE wrapper = 'w'", [], |r| {
@@ -275,7 +311,7 @@ mod tests {
             .unwrap();
         assert_eq!(note, None);
         // Opening again runs nothing twice (ALTER TABLE would fail if it did).
-        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
+        migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
         // And the earlier mend refuses the later store.
         match migrate_with(&mut conn, path, &[V1, V2]) {
             Err(StoreError::TooNew {
@@ -293,7 +329,7 @@ mod tests {
         let broken = "ALTER TABLE runs ADD COLUMN note TEXT; THIS IS NOT SQL;";
         assert!(migrate_with(&mut conn, path, &[V1, V2, broken]).is_err());
         assert_eq!(version_of(&conn), 2);
-        migrate_with(&mut conn, path, &[V1, V2, V3]).unwrap();
+        migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
         assert_eq!(version_of(&conn), 3);
     }
 }

@@ -399,6 +399,10 @@ pub(super) fn adapt(node: &Node) -> AdaptSettings {
             .get("history_limit")
             .and_then(as_usize)
             .unwrap_or(defaults.history_limit),
+        min_pages: node
+            .get("min_pages")
+            .and_then(as_usize)
+            .unwrap_or(defaults.min_pages),
     }
 }
 

@@ -176,6 +176,9 @@ pub struct AdaptSettings {
     /// The most earlier XPaths a pattern's `history` keeps; the oldest are
     /// dropped first when a rewrite would exceed it.
     pub history_limit: usize,
+    /// On how many of a run's pages that broke the same way a heal must hold
+    /// before `auto` writes it to the wrapper (all of them when fewer broke).
+    pub min_pages: usize,
 }
 
 impl Default for AdaptSettings {
@@ -200,6 +203,7 @@ impl Default for AdaptSettings {
             treegram_instances: 3,
             treegram_min_context: 8,
             history_limit: 10,
+            min_pages: 3,
         }
     }
 }

@@ -235,27 +235,24 @@ fn a_run_whose_rename_is_delayed_does_not_lose_a_concurrent_runs_heal() {
 
 #[test]
 fn two_runs_healing_different_patterns_at_once_keep_every_heal() {
-    let shop = Shop::new();
-    // Each run flips its own pattern back and forth on every page.
-    let flips = |bad: &'static str| -> Vec<&'static str> {
-        (0..12)
-            .map(|i| if i % 2 == 0 { bad } else { "good" })
-            .collect()
-    };
-    let a = shop.auto_run(&flips("price")).spawn().unwrap();
-    let b = shop.auto_run(&flips("heading")).spawn().unwrap();
-    for out in [wait(a), wait(b)] {
-        assert!(
-            matches!(out.status.code(), Some(0 | 1)),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    for _ in 0..3 {
+        let shop = Shop::new();
+        // Each run's pages all break its own pattern the same way, so that
+        // each run writes its heal, and the two writes race.
+        let a = shop.auto_run(&["price"; 6]).spawn().unwrap();
+        let b = shop.auto_run(&["heading"; 6]).spawn().unwrap();
+        for out in [wait(a), wait(b)] {
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let applied = shop.check_consistent();
+        assert!(applied >= 2, "{applied} applied adaptations");
+        assert_eq!(shop.xpath_of("book/price"), ".//span");
+        assert_ne!(shop.xpath_of("book/title"), "./h3/a/@title");
     }
-    let applied = shop.check_consistent();
-    assert!(applied >= 12, "{applied} applied adaptations");
-    // The history holds each XPath once, however often the pages flipped.
-    let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-    assert!(text.len() < 3_000, "{text}");
 }
 
 #[test]
@@ -315,7 +312,7 @@ fn two_approvals_of_one_proposal_at_once_have_one_winner() {
             "--heal",
             "propose",
         ])
-        .check(0);
+        .check(1);
         let spawn = || {
             Command::new(env!("CARGO_BIN_EXE_mend"))
                 .current_dir(shop.path("wrappers"))
@@ -350,7 +347,7 @@ fn approve_from_another_folder_changes_the_wrapper_the_run_used() {
         "--heal",
         "propose",
     ])
-    .check(0);
+    .check(1);
     // Another project, with a wrapper file of the same name.
     let other = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(other.path().join("wrappers")).unwrap();
@@ -379,7 +376,7 @@ fn approve_from_another_folder_changes_the_wrapper_the_run_used() {
         "--heal",
         "propose",
     ])
-    .check(0);
+    .check(1);
     let proposal = 1 + 1;
     let id = proposal.to_string();
     let original = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
@@ -415,14 +412,14 @@ fn approve_from_another_folder_changes_the_wrapper_the_run_used() {
     .check(0);
 }
 
-/// Kills `mend run --heal auto` at random moments, `trials` times, and
-/// checks that the files and the store agree after each.
+/// Kills `mend run --heal auto` at random moments, `trials` times, each on
+/// a fresh copy of the project whose pages all break, so that the run ends
+/// in a change to the wrapper, and checks that the files and the store agree
+/// after each.
 fn kill_trials(trials: usize) {
-    let shop = Shop::new();
-    let pages: Vec<&str> = (0..16)
-        .map(|i| ["price", "good", "heading", "good"][i % 4])
-        .collect();
+    let pages: Vec<&str> = (0..16).map(|i| ["price", "heading"][i % 2]).collect();
     // How long an uninterrupted run takes, to kill within it.
+    let shop = Shop::new();
     let started = Instant::now();
     let out = wait(shop.auto_run(&pages).spawn().unwrap());
     assert!(
@@ -431,7 +428,7 @@ fn kill_trials(trials: usize) {
         String::from_utf8_lossy(&out.stderr)
     );
     let span = started.elapsed().as_micros().max(1_000) as u64;
-    shop.check_consistent();
+    assert!(shop.check_consistent() >= 2);
     // A small generator of its own, seeded, so a failure can be replayed.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -442,6 +439,7 @@ fn kill_trials(trials: usize) {
     };
     let mut killed = 0;
     for trial in 0..trials {
+        let shop = Shop::new();
         let mut child = shop.auto_run(&pages).spawn().unwrap();
         std::thread::sleep(Duration::from_micros(next() % span));
         if child.try_wait().unwrap().is_none() {

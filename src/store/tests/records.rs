@@ -179,6 +179,7 @@ fn adaptations_round_trip() {
             samples_after: new.samples_after.clone(),
             constraint_results: new.constraint_results.clone(),
             created_at: new.created_at,
+            page_count: 1,
             decision: None,
         }
     );
@@ -448,4 +449,91 @@ fn ids_and_statuses_parse_from_the_command_line() {
         );
     }
     assert!("pending".parse::<AdaptationStatus>().is_err());
+}
+
+#[test]
+fn an_entry_stands_for_every_page_it_was_found_on() {
+    let (mut store, run, first) = store_with_page();
+    let mut batch = store.batch().unwrap();
+    let second = batch
+        .record_page_hash(run, "p2.html", &page_hash(b"<html>2</html>"), 14)
+        .unwrap();
+    let third = batch
+        .record_page(run, "p3.html", b"<html>1</html>", false)
+        .unwrap();
+    let id = batch
+        .record_adaptation(&proposal(first, "book/price", ".//b", 2_000))
+        .unwrap();
+    // A page already among the entry's counts once.
+    batch
+        .add_pages(id, &[first, second, third, second])
+        .unwrap();
+    batch.commit().unwrap();
+    assert_eq!(store.adaptation(id).unwrap().unwrap().page_count, 3);
+    assert_eq!(
+        store.adaptation_pages(id).unwrap(),
+        vec![first, second, third]
+    );
+    // The page kept by hash links to no snapshot; the one whose content is
+    // kept already shares it.
+    assert_eq!(store.page_html(second).unwrap(), None);
+    assert_eq!(
+        store.page_html(third).unwrap().as_deref(),
+        Some(&b"<html>1</html>"[..])
+    );
+    let mut batch = store.batch().unwrap();
+    assert!(matches!(
+        batch.add_pages(AdaptationId(99), &[first]),
+        Err(StoreError::UnknownAdaptation(_))
+    ));
+}
+
+#[test]
+fn a_waiting_proposal_takes_the_pages_of_its_twin_until_it_is_decided() {
+    let (mut store, _, page) = store_with_page();
+    let id = store
+        .record_adaptation(&proposal(page, "book/price", ".//b", 2_000))
+        .unwrap();
+    let canonical = std::fs::canonicalize("wrappers/bookshop.yaml").ok();
+    let twin = |store: &mut Store, new: &str| {
+        let batch = store.batch().unwrap();
+        batch
+            .pending_twin(
+                "bookshop",
+                canonical.as_deref(),
+                "book/price",
+                ".//p[@class='price']",
+                new,
+            )
+            .unwrap()
+    };
+    assert_eq!(twin(&mut store, ".//b"), Some(id));
+    assert_eq!(twin(&mut store, ".//i"), None);
+    // Twins recorded one per page by an earlier mend are found from either.
+    let older = store
+        .record_adaptation(&proposal(page, "book/price", ".//b", 3_000))
+        .unwrap();
+    assert_eq!(store.pending_twins(id).unwrap(), vec![older]);
+    store
+        .decide(id, Verdict::Approved, None, at(4_000))
+        .unwrap();
+    assert_eq!(twin(&mut store, ".//b"), Some(older));
+    store
+        .decide(older, Verdict::Rejected, None, at(5_000))
+        .unwrap();
+    assert_eq!(twin(&mut store, ".//b"), None);
+}
+
+#[test]
+fn history_fallbacks_add_up_per_run() {
+    let (mut store, run, _) = store_with_page();
+    for _ in 0..2 {
+        let mut batch = store.batch().unwrap();
+        batch.record_fallback(run, "book/isbn", "//old", 3).unwrap();
+        batch.commit().unwrap();
+    }
+    assert_eq!(
+        store.fallbacks(run).unwrap(),
+        vec![("book/isbn".to_owned(), "//old".to_owned(), 6)]
+    );
 }

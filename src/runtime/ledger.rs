@@ -1,0 +1,269 @@
+//! One decision per change: the heals of a run, each found once and counted
+//! on every page it held on, and the rule that decides which of them `auto`
+//! writes to the wrapper.
+//!
+//! A heal found on a page becomes an entry keyed by (pattern, old XPath, new
+//! XPath); the pages after it that break the same way try it first
+//! (`adapt::substitute`) and, when it holds, join the entry instead of
+//! healing again. Abstentions and refusals are grouped the same way, by
+//! (pattern, old XPath, status). So 200 pages broken by one redesign are one
+//! entry with 200 pages, not 200 rows.
+//!
+//! The ledger is plain data and the rule a pure function of it: storing the
+//! entries and rewriting the file are the healer's.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::RunAdaptation;
+use crate::adapt::Adaptation;
+use crate::store::AdaptationStatus;
+use crate::wrapper::PatternPath;
+
+/// How many pages of an entry keep their bytes, so that the store holds a
+/// snapshot of each (`mend show` previews on them, `approve` refreshes
+/// tree-grams from them); the others are kept by hash.
+pub const EXAMPLE_PAGES: usize = 5;
+
+/// What makes two adaptations one entry.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    /// A heal: the same new XPath for the same old one.
+    Healed {
+        pattern: PatternPath,
+        old: String,
+        new: String,
+    },
+    /// An abstention or a refusal of the same old XPath.
+    Unhealed {
+        pattern: PatternPath,
+        old: String,
+        status: AdaptationStatus,
+    },
+}
+
+/// One decision: an adaptation found on a page, and every page it stands for.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The adaptation as the first page found it, with the status decided.
+    pub run: RunAdaptation,
+    /// The pages it stands for, by ticket, the finding page first.
+    pub pages: Vec<usize>,
+}
+
+impl Entry {
+    /// Whether it is a heal (a new XPath), not an abstention or a refusal.
+    pub fn is_heal(&self) -> bool {
+        self.run.adaptation.new_xpath.is_some() && self.run.adaptation.is_healed()
+    }
+}
+
+/// A page that broke and that an entry stands for.
+#[derive(Clone, Debug)]
+pub struct BrokenPage {
+    /// The page's name: its path, `-` or its URL.
+    pub name: String,
+    /// Its bytes, for the first pages of each entry (see [`EXAMPLE_PAGES`]).
+    pub bytes: Option<Vec<u8>>,
+    /// The SHA-256 of its bytes.
+    pub sha256: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The entries it joined, in the order of its output.
+    pub entries: Vec<usize>,
+    /// The patterns that broke on it.
+    pub broke: HashSet<PatternPath>,
+}
+
+/// The heals, abstentions and refusals of a run, and the pages behind them.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    /// Every entry, in the order found.
+    pub entries: Vec<Entry>,
+    /// Every page that joined an entry, by ticket.
+    pub pages: Vec<BrokenPage>,
+    /// Pages served by an XPath of a pattern's history, by (pattern, XPath).
+    pub fallbacks: BTreeMap<(String, String), u64>,
+    by_key: HashMap<Key, usize>,
+}
+
+impl Ledger {
+    /// Adds a page that broke, with the patterns that broke on it; gives its ticket.
+    pub fn add_page(
+        &mut self,
+        name: &str,
+        sha256: String,
+        size: u64,
+        broke: HashSet<PatternPath>,
+    ) -> usize {
+        self.pages.push(BrokenPage {
+            name: name.to_owned(),
+            bytes: None,
+            sha256,
+            size,
+            entries: Vec::new(),
+            broke,
+        });
+        self.pages.len() - 1
+    }
+
+    /// Joins page `ticket` to entry `entry`; says whether the page is one of
+    /// the entry's first [`EXAMPLE_PAGES`], whose bytes are kept.
+    pub fn join(&mut self, entry: usize, ticket: usize) -> bool {
+        let e = &mut self.entries[entry];
+        if !e.pages.contains(&ticket) {
+            e.pages.push(ticket);
+        }
+        let page = &mut self.pages[ticket];
+        if !page.entries.contains(&entry) {
+            page.entries.push(entry);
+        }
+        e.pages.len() <= EXAMPLE_PAGES
+    }
+
+    /// The entry for `adaptation`, made when it is the first of its kind;
+    /// gives its index and whether it is new.
+    pub fn entry_for(&mut self, adaptation: Adaptation) -> (usize, bool) {
+        let key = match (&adaptation.new_xpath, adaptation.is_healed()) {
+            (Some(new), true) => Key::Healed {
+                pattern: adaptation.pattern.clone(),
+                old: adaptation.old_xpath.clone(),
+                new: new.clone(),
+            },
+            _ => Key::Unhealed {
+                pattern: adaptation.pattern.clone(),
+                old: adaptation.old_xpath.clone(),
+                status: RunAdaptation::decide(adaptation.clone(), false).status,
+            },
+        };
+        if let Some(&i) = self.by_key.get(&key) {
+            return (i, false);
+        }
+        self.entries.push(Entry {
+            run: RunAdaptation::decide(adaptation, false),
+            pages: Vec::new(),
+        });
+        let i = self.entries.len() - 1;
+        self.by_key.insert(key, i);
+        (i, true)
+    }
+
+    /// On how many pages the pattern at `path` broke.
+    pub fn broke(&self, path: &PatternPath) -> usize {
+        self.pages.iter().filter(|p| p.broke.contains(path)).count()
+    }
+}
+
+/// Why a heal is not written to the wrapper in `auto` mode, when it is not:
+/// the rule of one decision per change. `min_pages` is the wrapper's
+/// `adapt.min_pages`.
+///
+/// A heal is written when it held on at least `min_pages` of the pages on
+/// which its pattern broke (on all of them when fewer broke), on more than
+/// half of them (so on more of them than any other heal of the same
+/// pattern, which keeps a proposal of its own). Whether it would change a page the old XPath served is the
+/// caller's check, as it needs those pages.
+pub fn held_back(ledger: &Ledger, entry: usize, min_pages: usize) -> Option<String> {
+    let e = &ledger.entries[entry];
+    let pattern = &e.run.adaptation.pattern;
+    let held = e.pages.len();
+    let broke = ledger.broke(pattern).max(held);
+    let needed = min_pages.max(1).min(broke);
+    if held < needed {
+        return Some(format!(
+            "held on {held} of the {broke} pages where {pattern} broke; adapt.min_pages asks for {needed}"
+        ));
+    }
+    if held * 2 <= broke {
+        return Some(format!(
+            "held on {held} of the {broke} pages where {pattern} broke, not on most of them"
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapt::{Outcome, Trigger};
+
+    fn heal(pattern: &str, new: &str) -> Adaptation {
+        Adaptation {
+            pattern: pattern.parse::<PatternPath>().unwrap(),
+            old_xpath: "//old".to_owned(),
+            new_xpath: Some(new.to_owned()),
+            outcome: Outcome::Healed,
+            trigger: Trigger::Violation,
+            algorithm: None,
+            label: None,
+            score: None,
+            runner_up: None,
+            similarity: None,
+            evidence: None,
+            confidence: None,
+            reason: None,
+            candidates: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            checks: Vec::new(),
+            violations: Vec::new(),
+        }
+    }
+
+    /// A ledger of `pages` pages on which `isbn` broke, where the heals
+    /// named in `held` (one letter per page, `-` for none) held.
+    fn ledger(held: &str) -> Ledger {
+        let mut ledger = Ledger::default();
+        for (i, c) in held.chars().enumerate() {
+            let broke = HashSet::from(["isbn".parse::<PatternPath>().unwrap()]);
+            let ticket = ledger.add_page(&format!("p{i}"), String::new(), 0, broke);
+            if c != '-' {
+                let (entry, _) = ledger.entry_for(heal("isbn", &format!("//{c}")));
+                ledger.join(entry, ticket);
+            }
+        }
+        ledger
+    }
+
+    fn check(held: &str, min_pages: usize, expected: &[Option<&str>]) {
+        let ledger = ledger(held);
+        let got: Vec<Option<String>> = (0..ledger.entries.len())
+            .map(|i| held_back(&ledger, i, min_pages))
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{held}: {got:?}");
+        for (g, e) in got.iter().zip(expected) {
+            match (g, e) {
+                (None, None) => {}
+                (Some(g), Some(e)) => assert!(g.contains(e), "{held}: {g:?} lacks {e:?}"),
+                _ => panic!("{held}: got {got:?}, expected {expected:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_heal_is_written_when_it_holds_on_enough_of_the_pages_that_broke() {
+        check("aaaa", 3, &[None]);
+        // Fewer pages broke than min_pages: all of them are enough.
+        check("a", 3, &[None]);
+        check("aa", 3, &[None]);
+        check("aa-", 3, &[Some("adapt.min_pages asks for 3")]);
+    }
+
+    #[test]
+    fn a_heal_that_holds_on_a_minority_of_the_broken_pages_waits() {
+        check("aaa---", 3, &[Some("not on most of them")]);
+        check("aaab", 3, &[None, Some("adapt.min_pages")]);
+    }
+
+    #[test]
+    fn two_heals_of_one_pattern_that_tie_are_both_held_back() {
+        check("aaabbb", 3, &[Some("not on most"), Some("not on most")]);
+        check("aaaabbb", 3, &[None, Some("not on most")]);
+    }
+
+    #[test]
+    fn identical_heals_are_one_entry_with_every_page() {
+        let ledger = ledger("aaaa");
+        assert_eq!(ledger.entries.len(), 1);
+        assert_eq!(ledger.entries[0].pages, vec![0, 1, 2, 3]);
+    }
+}
