@@ -1,7 +1,9 @@
 //! `mend log`: list adaptations from the store, newest first.
 //!
 //! The plain form is a table for a terminal: one line per adaptation with
-//! its id, time (UTC), wrapper, pattern, status, decision, score, runner-up
+//! its id, time (UTC), wrapper, pattern, status, the pages it stands for
+//! (one entry per change: identical heals of a run are one line), decision,
+//! score, runner-up
 //! and its old → new XPath, long values cut with an ellipsis. `--json`
 //! prints a JSON array of the full records instead.
 
@@ -106,12 +108,13 @@ fn table(records: &[AdaptationRecord]) -> String {
         "WRAPPER",
         "PATTERN",
         "STATUS",
+        "PAGES",
         "DECISION",
         "SCORE",
         "RUNNER-UP",
         "OLD → NEW XPATH",
     ];
-    let rows: Vec<[String; 9]> = records.iter().map(row).collect();
+    let rows: Vec<[String; 10]> = records.iter().map(row).collect();
     let mut widths = header.map(|h| h.chars().count());
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -128,7 +131,7 @@ fn table(records: &[AdaptationRecord]) -> String {
             } else {
                 // Numbers line up on the right, words on the left.
                 let pad = " ".repeat(width - cell.chars().count());
-                if matches!(i, 0 | 6 | 7) {
+                if matches!(i, 0 | 5 | 7 | 8) {
                     line.push_str(&pad);
                     line.push_str(cell);
                 } else {
@@ -144,7 +147,7 @@ fn table(records: &[AdaptationRecord]) -> String {
     out
 }
 
-fn row(record: &AdaptationRecord) -> [String; 9] {
+fn row(record: &AdaptationRecord) -> [String; 10] {
     let decision = match (&record.decision, record.is_pending()) {
         (Some(decision), _) => decision.verdict.to_string(),
         (None, true) => "pending".to_owned(),
@@ -160,6 +163,7 @@ fn row(record: &AdaptationRecord) -> [String; 9] {
         truncate(&record.wrapper, NAME_CHARS),
         truncate(&record.pattern, NAME_CHARS),
         record.status.to_string(),
+        record.page_count.to_string(),
         decision,
         score(record.score),
         score(record.runner_up),

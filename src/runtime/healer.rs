@@ -516,7 +516,9 @@ impl Healer for Runtime {
 
     fn settle(&mut self, outputs: &mut [PageOutput]) -> HealCounts {
         let mut counts = HealCounts::default();
-        if self.mode == HealMode::Off || self.ledger.entries.is_empty() {
+        if self.mode == HealMode::Off
+            || (self.ledger.entries.is_empty() && self.ledger.fallbacks.is_empty())
+        {
             return counts;
         }
         self.decide();

@@ -438,3 +438,67 @@ fn an_oversized_treegram_is_refused_unread() {
     let e = load_with_book_treegram(&shop, "treegrams/big.html").unwrap_err();
     assert!(e.to_string().contains("over the limit"), "{e}");
 }
+
+#[test]
+fn a_page_of_the_old_layout_is_served_by_the_history_before_any_heal() {
+    let shop = Shop::new();
+    // The wrapper moved on to a layout this page does not have; its old
+    // XPath is in the history.
+    let text = std::fs::read_to_string(shop.wrapper_path()).unwrap();
+    let moved = text.replace(
+        "        xpath: .//p[@class='price']\n",
+        "        xpath: .//span[@class='cost']\n        history: [\".//p[@class='price']\"]\n",
+    );
+    assert_ne!(moved, text);
+    std::fs::write(shop.wrapper_path(), &moved).unwrap();
+    for mode in [HealMode::Off, HealMode::Propose, HealMode::Auto] {
+        let mut runtime = shop.runtime(mode);
+        let outputs = run(&mut runtime, &["examples/pages/bookshop.html"]);
+        let out = &outputs[0];
+        assert!(out.violations.is_empty(), "{mode}: {:?}", out.violations);
+        assert!(out.adaptations.is_empty(), "{mode}: {:?}", out.adaptations);
+        assert_eq!(
+            out.fallbacks,
+            vec![serde_json::json!({"pattern": "book/price", "xpath": ".//p[@class='price']"})],
+            "{mode}"
+        );
+        assert!(out.records[0]["book"][0]["price"].is_number(), "{mode}");
+        if mode != HealMode::Off {
+            let store = runtime.session().store().unwrap();
+            let run = store.runs(None).unwrap()[0].id;
+            assert_eq!(
+                store.fallbacks(run).unwrap(),
+                vec![(
+                    "book/price".to_owned(),
+                    ".//p[@class='price']".to_owned(),
+                    1
+                )]
+            );
+        }
+        assert_eq!(std::fs::read_to_string(shop.wrapper_path()).unwrap(), moved);
+    }
+}
+
+#[test]
+fn the_output_does_not_depend_on_the_number_of_threads() {
+    let shop = Shop::new();
+    let mut pages = good_pages_then_one_odd(&shop, 5);
+    // The odd page three times among the good ones: the later two reuse
+    // the first one's heals.
+    pages.insert(2, pages[5].clone());
+    pages.insert(4, pages[6].clone());
+    let outputs = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut runtime = shop.runtime(HealMode::Propose);
+        let outputs = pool.install(|| run_paths(&mut runtime, &pages));
+        serde_json::to_string(&outputs).unwrap()
+    };
+    let one = outputs(1);
+    assert!(one.contains("\"pages\":3"), "{one}");
+    for threads in [2, 3, 8] {
+        assert_eq!(outputs(threads), one, "{threads} threads");
+    }
+}
