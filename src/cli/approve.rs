@@ -1,4 +1,6 @@
-//! `mend approve ID`: accept a proposal and write its XPath to the wrapper.
+//! `mend approve ID...`: accept proposals and write their XPaths to the
+//! wrapper; `--pending` or `--pattern PATH` approves every waiting proposal
+//! (of one pattern), oldest first, each on its own.
 //!
 //! Only a proposal that waits for a person can be approved. The wrapper file
 //! the run used (its canonical path, as the store recorded it, and only if
@@ -28,8 +30,8 @@ use super::review::{self, StoreArg, WrapperArg};
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = review::STORE_RULE)]
 pub struct Args {
-    /// The adaptation's id, as `mend log` lists it.
-    id: AdaptationId,
+    #[command(flatten)]
+    targets: review::Targets,
     /// Why, for the history.
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
@@ -45,24 +47,43 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    Ok(approve(&args).unwrap_or_else(|code| code))
+    let (mut store, path) = match review::open_store(&args.store) {
+        Ok(opened) => opened,
+        Err(code) => return Ok(code),
+    };
+    let ids = match review::resolve(&store, &args.targets, "approve") {
+        Ok(ids) => ids,
+        Err(code) => return Ok(code),
+    };
+    if ids.is_empty() {
+        out!("no proposal waits for a person in {}", path.display());
+    }
+    let codes: Vec<ExitCode> = ids
+        .into_iter()
+        .map(|id| approve(&args, &mut store, &path, id).unwrap_or_else(|code| code))
+        .collect();
+    Ok(review::worst(&codes))
 }
 
-fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
-    let (mut store, path) = review::open_store(&args.store)?;
-    let record = review::adaptation(&store, &path, args.id)?;
+fn approve(
+    args: &Args,
+    store: &mut Store,
+    path: &Path,
+    id: AdaptationId,
+) -> Result<ExitCode, ExitCode> {
+    let record = review::adaptation(store, path, id)?;
     check_approvable(&record)?;
-    let file = review::wrapper_of(&store, &record, &path, args.wrapper.wrapper.as_deref())?;
+    let file = review::wrapper_of(store, &record, path, args.wrapper.wrapper.as_deref())?;
     // The wrapper-change protocol: the lock is held from the moment the
     // file is read until the change is done, and an earlier change left
     // unfinished is settled first.
     let lock = WrapperLock::acquire(&file).map_err(review::failure)?;
-    if let Err(e) = runtime::reconcile(&mut store, &lock) {
+    if let Err(e) = runtime::reconcile(store, &lock) {
         return Err(review::failure(e));
     }
     // Read again under the lock: another `mend approve` may have decided it
     // while this one waited.
-    let record = review::adaptation(&store, &path, args.id)?;
+    let record = review::adaptation(store, path, id)?;
     let new = check_approvable(&record)?.to_owned();
     let text = std::fs::read_to_string(&file)
         .map_err(|e| review::failure(format!("cannot read {}: {e}", file.display())))?;
@@ -119,7 +140,7 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     }
     // The pattern's tree-gram is refreshed from the stored page in the same
     // change, so that the next heal starts from what the pattern matches now.
-    let refreshed = refresh_treegram(&store, &record, &file, &mut edited)?;
+    let refreshed = refresh_treegram(store, &record, &file, &mut edited)?;
     let mut files = refreshed.files.clone();
     files.push(FileChange {
         path: lock.wrapper().to_owned(),
@@ -128,12 +149,24 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
     });
     let id = record.id;
     let reason = args.reason.as_deref();
+    // Proposals of the same XPath that an earlier mend recorded one per page
+    // are approved with it, so that none is left waiting.
+    let twins = store
+        .pending_twins(id)
+        .map_err(|e| review::store_failure(&e))?;
+    let twin_reason = format!("the same XPath as adaptation {id}, approved with it");
     let made = runtime::make_change(
-        &mut store,
+        store,
         &lock,
         ChangeKind::Approve,
         &files,
-        |batch, change| batch.approve_in_change(id, reason, review::now(), change),
+        |batch, change| {
+            let decision = batch.approve_in_change(id, reason, review::now(), change)?;
+            for twin in &twins {
+                batch.approve_in_change(*twin, Some(&twin_reason), review::now(), change)?;
+            }
+            Ok(decision)
+        },
     );
     match made {
         Ok((_, Carried::Done)) => {}
@@ -167,6 +200,10 @@ fn approve(args: &Args) -> Result<ExitCode, ExitCode> {
             record.wrapper
         );
     }
+    if !twins.is_empty() {
+        let list: Vec<String> = twins.iter().map(ToString::to_string).collect();
+        out!("approved with it: {} (the same XPath)", list.join(", "));
+    }
     for (written, _) in &refreshed.captured {
         out!("refreshed the tree-gram {}", written.display());
     }
@@ -190,7 +227,8 @@ fn check_approvable(record: &AdaptationRecord) -> Result<&str, ExitCode> {
         AdaptationStatus::Proposed => None,
         AdaptationStatus::Applied => Some(format!(
             "adaptation {id} was applied by the run (auto mode), so the wrapper file already \
-             has its XPath; there is nothing to approve (`mend reject {id}` records it as wrong)"
+             has its XPath; there is nothing to approve (`mend revert {id}` takes it back out, \
+             `mend reject {id}` does that and records it as wrong)"
         )),
         AdaptationStatus::Abstained => Some(format!(
             "adaptation {id} abstained: it found no XPath, so there is nothing to approve"

@@ -47,11 +47,13 @@ pub(crate) static STDOUT_FAILED: std::sync::atomic::AtomicBool =
 mod approve;
 mod log;
 mod reject;
+mod revert;
 mod review;
 mod run;
 mod show;
 mod similarity;
 mod snapshot;
+mod undo;
 mod validate;
 mod xpath;
 
@@ -88,8 +90,10 @@ enum Command {
     Show(show::Args),
     /// Approve a proposal: rewrite the wrapper's XPath and record the decision.
     Approve(approve::Args),
-    /// Reject a proposed or applied adaptation; its XPath is never proposed again.
+    /// Reject proposed, applied or approved adaptations; their XPaths are never proposed again.
     Reject(reject::Args),
+    /// Revert an applied or approved adaptation: put the pattern's old XPath back.
+    Revert(revert::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -112,6 +116,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),
         Command::Reject(args) => reject::run(args),
+        Command::Revert(args) => revert::run(args),
     };
     let code = match outcome {
         Ok(code) => code,

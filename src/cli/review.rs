@@ -40,6 +40,62 @@ pub struct WrapperArg {
     pub wrapper: Option<PathBuf>,
 }
 
+/// Which adaptations a decision command (`approve`, `reject`) acts on:
+/// ids, or a filter over the proposals that wait for a person.
+#[derive(clap::Args, Debug)]
+pub struct Targets {
+    /// The adaptations' ids, as `mend log` lists them.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<AdaptationId>,
+    /// Every proposal that waits for a person, instead of ids.
+    #[arg(long, conflicts_with = "ids")]
+    pub pending: bool,
+    /// Only the waiting proposals of this pattern (a path of names, such as
+    /// `book/price`), instead of ids.
+    #[arg(long, value_name = "PATH", conflicts_with = "ids")]
+    pub pattern: Option<String>,
+}
+
+/// The ids `targets` names, in the order given (a filter: oldest first);
+/// exit 2 when it names none at all.
+pub fn resolve(
+    store: &Store,
+    targets: &Targets,
+    verb: &str,
+) -> Result<Vec<AdaptationId>, ExitCode> {
+    if !targets.ids.is_empty() {
+        return Ok(targets.ids.clone());
+    }
+    if !targets.pending && targets.pattern.is_none() {
+        return Err(bad_input(format!(
+            "name the adaptations to {verb}: their ids, or --pending (every waiting proposal), or --pattern PATH (the waiting proposals of one pattern)"
+        )));
+    }
+    let filter = mend::store::AdaptationFilter {
+        pattern: targets.pattern.as_deref(),
+        pending: true,
+        ..Default::default()
+    };
+    let mut ids: Vec<AdaptationId> = store
+        .adaptations(&filter)
+        .map_err(|e| store_failure(&e))?
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    ids.reverse();
+    Ok(ids)
+}
+
+/// The exit code of a command that acted on several adaptations: the
+/// worst of theirs (0 when each went through).
+pub fn worst(codes: &[ExitCode]) -> ExitCode {
+    [EXIT_FAILURE, EXIT_BAD_INPUT]
+        .into_iter()
+        .map(ExitCode::from)
+        .find(|bad| codes.contains(bad))
+        .unwrap_or(ExitCode::SUCCESS)
+}
+
 /// The rule for finding the store, shown in each command's long help.
 pub const STORE_RULE: &str = "The store is --store PATH if given, else the file named by the \
     MEND_STORE environment variable, else .mend/mend.db under the current directory, else \
@@ -93,6 +149,18 @@ pub fn store_path(arg: Option<&Path>, env: Option<&str>) -> PathBuf {
 /// Finds and opens the store; the path is given back for messages.
 pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
     let env = std::env::var(STORE_ENV).ok();
+    let named = arg.store.is_some() || env.as_deref().is_some_and(|v| !v.is_empty());
+    let here = Path::new(STORE_DIR).join(STORE_FILE);
+    let beside_wrappers = Path::new("wrappers").join(STORE_DIR).join(STORE_FILE);
+    // Two stores that could both be meant: ids collide across stores, so
+    // guessing could decide another adaptation than the one meant.
+    if !named && here.is_file() && beside_wrappers.is_file() {
+        return Err(bad_input(format!(
+            "there are two stores here, {} and {}; pass --store PATH (or set MEND_STORE) to say which one to read",
+            here.display(),
+            beside_wrappers.display()
+        )));
+    }
     let path = store_path(arg.store.as_deref(), env.as_deref());
     if !path.is_file() {
         let how = if arg.store.is_some() {
@@ -106,6 +174,7 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
         return Err(bad_input(format!("no store at {}: {how}", path.display())));
     }
     let mut store = Store::open(&path).map_err(|e| store_failure(&e))?;
+    say!("mend: store {}", path.display());
     // A change to a wrapper that a killed process left unfinished is settled
     // before anything is read, so the history never says applied of an XPath
     // that the wrapper file does not hold.
@@ -143,11 +212,31 @@ pub fn adaptation(
 ) -> Result<AdaptationRecord, ExitCode> {
     match store.adaptation(id) {
         Ok(Some(record)) => Ok(record),
-        Ok(None) => Err(bad_input(format!(
-            "no adaptation {id} in {}",
-            path.display()
-        ))),
+        Ok(None) => Err(bad_input(unknown(store, path, id))),
         Err(e) => Err(store_failure(&e)),
+    }
+}
+
+/// Why there is no adaptation `id`: the store read, the ids it has, and
+/// that an id from a run that used another store means nothing here.
+fn unknown(store: &Store, path: &Path, id: AdaptationId) -> String {
+    let filter = mend::store::AdaptationFilter {
+        limit: Some(1),
+        ..Default::default()
+    };
+    let newest = store
+        .adaptations(&filter)
+        .ok()
+        .and_then(|r| r.first().map(|r| r.id));
+    match newest {
+        Some(newest) => format!(
+            "no adaptation {id} in the store {} (its newest is {newest}); an id printed by a run that used another store needs --store PATH",
+            path.display()
+        ),
+        None => format!(
+            "no adaptation {id} in the store {}: it holds none; an id printed by a run that used another store needs --store PATH",
+            path.display()
+        ),
     }
 }
 

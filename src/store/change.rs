@@ -285,6 +285,11 @@ fn settle(
     if changed == 0 {
         return Err(StoreError::Corrupt(format!("change {id} is not pending")));
     }
+    // A revert whose change never reached the disk did not happen.
+    if state == ChangeState::RolledBack {
+        conn.prepare_cached("DELETE FROM reverts WHERE change_id = ?1")?
+            .execute([id.0])?;
+    }
     let why = why.unwrap_or("the change to the wrapper file was undone");
     for a in undo {
         conn.prepare_cached(

@@ -85,6 +85,15 @@ pub enum StoreError {
         /// Its status.
         status: AdaptationStatus,
     },
+    /// A revert asked of an adaptation whose XPath never went into the
+    /// wrapper: only applied heals and approved proposals can be reverted.
+    #[error(
+        "adaptation {id} was neither applied by a run nor approved: its XPath never went into the wrapper"
+    )]
+    NotInWrapper {
+        /// The adaptation.
+        id: AdaptationId,
+    },
     /// A score to record is NaN or infinite: scores are similarities, and
     /// such a value is a bug upstream that the history should not hide.
     #[error("cannot record {what}: the score is not a finite number")]

@@ -33,6 +33,7 @@ mod change;
 mod decision;
 mod error;
 mod page;
+mod revert;
 mod run;
 mod schema;
 mod snapshot;
@@ -55,6 +56,7 @@ pub use change::{ChangeEffect, ChangeKind, ChangeRecord, ChangeState, FileChange
 pub use decision::{Decision, Verdict};
 pub use error::StoreError;
 pub use page::{PageRecord, page_hash};
+pub use revert::Revert;
 pub use run::RunRecord;
 pub use schema::SCHEMA_VERSION;
 pub use snapshot::MAX_SNAPSHOT_BYTES;

@@ -346,16 +346,37 @@ fn an_unknown_id_is_bad_input() {
     let store = shop.store_path();
     for command in ["show", "approve", "reject"] {
         let run = shop.mend(&[command, "99"]).check(2);
-        assert_eq!(
-            run.stderr,
-            format!("error: no adaptation 99 in .mend/mend.db\n"),
-            "{command}"
+        // The command says which store it read, and that the id may
+        // belong to another one.
+        check_lines(
+            &run.stderr,
+            &[
+                "mend: store .mend/mend.db",
+                "error: no adaptation 99 in the store .mend/mend.db: it holds none; an id \
+                 printed by a run that used another store needs --store PATH",
+            ],
         );
     }
     let run = shop
         .mend(&["show", "99", "--store", store.to_str().unwrap()])
         .check(2);
     assert!(run.stderr.contains(&store.display().to_string()));
+}
+
+#[test]
+fn two_stores_that_could_both_be_meant_are_refused() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    let other = shop.dir.path().join("wrappers/.mend");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(shop.store_path(), other.join("mend.db")).unwrap();
+    let run = shop.mend(&["approve", &id]).check(2);
+    assert!(run.stderr.contains("two stores"), "{}", run.stderr);
+    assert_eq!(shop.wrapper_text(), WRAPPER);
+    shop.mend(&["show", &id, "--store", ".mend/mend.db"])
+        .check(0);
 }
 
 #[test]
@@ -400,15 +421,154 @@ fn reject_records_the_decision_once() {
 }
 
 #[test]
-fn rejecting_an_applied_adaptation_says_how_to_revert_it() {
+fn rejecting_an_applied_adaptation_puts_the_old_xpath_back() {
     let shop = Shop::new();
+    // The run applied the heal: the file holds the new XPath.
+    let healed = WRAPPER.replace(OLD, NEW);
+    std::fs::write(shop.dir.path().join("shop.yaml"), &healed).unwrap();
     let id = shop.adaptation(AdaptationStatus::Applied, 2_000);
-    let run = shop.mend(&["reject", &id.to_string()]).check(0);
-    assert!(run.stdout.contains("still holds it"), "{}", run.stdout);
-    check_lines(&run.stdout, &[&format!("  {OLD}")]);
+    let run = shop
+        .mend(&["reject", &id.to_string(), "--reason", "the shipping cost"])
+        .check(0);
+    assert!(run.stdout.contains("reverted adaptation"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("will not be proposed again"),
+        "{}",
+        run.stdout
+    );
+    let text = shop.wrapper_text();
+    check_lines(
+        &text,
+        &[
+            "        xpath: ./p[@class='price']   # broke in May",
+            "          - ./span[@class='cost']",
+        ],
+    );
     let json = shop.mend(&["log", "--json"]).check(0).json();
     assert_eq!(json[0]["status"], "applied");
     assert_eq!(json[0]["decision"]["verdict"], "rejected");
+    let store = Store::open(&shop.store_path()).unwrap();
+    assert!(store.is_rejected("shop", "book/price", NEW).unwrap());
+    assert_eq!(store.reverts(id).unwrap().len(), 1);
+    // Nothing is left in the wrapper to reject or revert.
+    let again = shop.mend(&["revert", &id.to_string()]).check(2);
+    assert!(
+        again.stderr.contains("reverted already"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
+fn reject_after_approve_reverts_the_approval() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    shop.mend(&["approve", &id]).check(0);
+    assert!(shop.wrapper_text().contains(NEW));
+    let run = shop.mend(&["reject", &id]).check(0);
+    assert!(run.stdout.contains("reverted adaptation"), "{}", run.stdout);
+    check_lines(
+        &shop.wrapper_text(),
+        &["        xpath: ./p[@class='price']   # broke in May"],
+    );
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["decision"]["verdict"], "rejected");
+}
+
+#[test]
+fn revert_puts_back_an_approved_xpath_and_keeps_the_approval() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    shop.mend(&["approve", &id]).check(0);
+    let run = shop
+        .mend(&["revert", &id, "--reason", "wrong column"])
+        .check(0);
+    assert!(run.stdout.contains("reverted adaptation"), "{}", run.stdout);
+    check_lines(
+        &shop.wrapper_text(),
+        &[
+            "        xpath: ./p[@class='price']   # broke in May",
+            "          - ./span[@class='cost']",
+        ],
+    );
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["decision"]["verdict"], "approved");
+    let store = Store::open(&shop.store_path()).unwrap();
+    let reverts = store.reverts(AdaptationId(id.parse().unwrap())).unwrap();
+    assert_eq!(reverts[0].reason.as_deref(), Some("wrong column"));
+    // A proposal that was never approved has nothing in the wrapper.
+    let other = shop
+        .adaptation_of("title", "//h1", "//h2", AdaptationStatus::Proposed, 3_000)
+        .to_string();
+    let refused = shop.mend(&["revert", &other]).check(2);
+    assert!(refused.stderr.contains("proposed"), "{}", refused.stderr);
+}
+
+#[test]
+fn approve_and_reject_take_several_ids_or_a_filter() {
+    let shop = Shop::new();
+    let price = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let title = shop.adaptation_of(
+        "title",
+        "//h1",
+        "//h1[1]",
+        AdaptationStatus::Proposed,
+        3_000,
+    );
+    let none = shop.mend(&["approve"]).check(2);
+    assert!(none.stderr.contains("--pending"), "{}", none.stderr);
+    // A filter names the waiting proposals of one pattern.
+    shop.mend(&["reject", "--pattern", "title"]).check(0);
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    let verdict = |id: AdaptationId| {
+        json.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.0)
+            .unwrap()["decision"]["verdict"]
+            .clone()
+    };
+    assert_eq!(verdict(title), "rejected");
+    assert_eq!(verdict(price), Value::Null);
+    // Several ids: each is decided on its own, the worst exit code wins.
+    let both = shop
+        .mend(&["approve", &price.to_string(), &title.to_string()])
+        .check(2);
+    assert!(
+        both.stdout.contains("approved adaptation"),
+        "{}",
+        both.stdout
+    );
+    assert!(
+        both.stderr.contains("was already rejected"),
+        "{}",
+        both.stderr
+    );
+    let pending = shop.mend(&["approve", "--pending"]).check(0);
+    assert!(
+        pending.stdout.contains("no proposal waits"),
+        "{}",
+        pending.stdout
+    );
+}
+
+#[test]
+fn approving_a_proposal_settles_its_twins() {
+    let shop = Shop::new();
+    let first = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let twin = shop.adaptation(AdaptationStatus::Proposed, 3_000);
+    let run = shop.mend(&["approve", &first.to_string()]).check(0);
+    assert!(
+        run.stdout.contains(&format!("approved with it: {twin}")),
+        "{}",
+        run.stdout
+    );
+    let json = shop.mend(&["log", "--json", "--pending"]).check(0).json();
+    assert_eq!(json, json!([]));
 }
 
 #[test]
