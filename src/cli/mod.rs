@@ -46,6 +46,7 @@ pub(crate) static STDOUT_FAILED: std::sync::atomic::AtomicBool =
 
 mod approve;
 mod log;
+mod preview;
 mod reject;
 mod revert;
 mod review;

@@ -29,6 +29,7 @@ use mend::wrapper::{PatternPath, Wrapper};
 use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
 
 use super::log::score;
+use super::preview::{self, PagePreview};
 use super::review::{self, StoreArg};
 
 /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
@@ -92,6 +93,8 @@ struct Review {
     before: Option<Matched>,
     /// What the new XPath matches on the page.
     after: Option<Matched>,
+    /// The new XPath on every stored page of the run and of the entry.
+    preview: Option<Vec<PagePreview>>,
     /// What could not be shown, and why.
     notes: Vec<String>,
 }
@@ -213,6 +216,18 @@ impl Review {
                 }
             },
         }
+        let preview = match &wrapper {
+            Some(w) if record.new_xpath.is_some() => {
+                match preview::preview(store, record, w).map_err(|e| review::store_failure(&e))? {
+                    Ok(pages) => Some(pages),
+                    Err(why) => {
+                        notes.push(format!("no preview on the stored pages: {why}"));
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
         Ok(Review {
             wrapper_file,
             recorded_wrapper,
@@ -220,6 +235,7 @@ impl Review {
             yaml_diff,
             before,
             after,
+            preview,
             notes,
         })
     }
@@ -252,6 +268,7 @@ impl Review {
                     "after_total": total(&self.after),
                 }),
             );
+            object.insert("preview".into(), json!(self.preview));
             object.insert("notes".into(), json!(self.notes));
         }
         Ok(json)
@@ -372,6 +389,16 @@ impl Review {
                 for line in item.html.lines() {
                     writeln!(out, "    {line}")?;
                 }
+            }
+        }
+        if let Some(pages) = &self.preview {
+            writeln!(
+                out,
+                "\nthe new XPath on the stored pages ({})",
+                preview::tally(pages)
+            )?;
+            for p in pages {
+                writeln!(out, "  {:<15} {:>5}  {}", p.effect.as_str(), p.page, p.name)?;
             }
         }
         if !self.notes.is_empty() {

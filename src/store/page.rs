@@ -81,6 +81,18 @@ impl Store {
         }
     }
 
+    /// The pages of run `run` whose snapshot was kept, in the order read.
+    pub fn pages_with_snapshot(&self, run: RunId) -> Result<Vec<PageId>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT id FROM pages WHERE run_id = ?1 AND snapshot IS NOT NULL ORDER BY id",
+        )?;
+        let ids = statement
+            .query_map([run.0], |row| row.get(0))?
+            .map(|r| r.map(PageId))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ids)
+    }
+
     /// Fails with [`StoreError::UnknownPage`] unless a page has id `id`.
     pub(super) fn check_page(conn: &Connection, id: PageId) -> Result<(), StoreError> {
         conn.prepare_cached("SELECT 1 FROM pages WHERE id = ?1")?

@@ -253,6 +253,9 @@ fn show_prints_the_record_the_wrapper_diff_and_the_matched_subtrees() {
             "    <span class=\"cost\">£1.00</span>",
             "  /html/body/ul/li[2]/span",
             "    <span class=\"cost\">£2.50</span>",
+            // Before approval, the new XPath on every stored page of the run.
+            "the new XPath on the stored pages (1 fixed, 0 unchanged, 0 changed, 0 broken, 0 still violated)",
+            "  fixed           1  pages/shop.html",
         ],
     );
     // Only the books' spans: the new XPath is evaluated in each book.

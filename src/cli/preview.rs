@@ -1,0 +1,138 @@
+//! What `mend show` previews before a person approves: the adaptation's new
+//! XPath against its old one on every stored page of its run and of its
+//! entry, each page said to be fixed, unchanged, changed or broken by it.
+//!
+//! The comparison is by the wrapper's constraints and values, not by the
+//! drift check (no tree-grams are read here): a page is fixed when the old
+//! XPath violated the pattern there and the new one does not, broken when
+//! the new one violates what the old one did not, changed when both hold
+//! but the page's record differs, and unchanged otherwise.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use mend::dom::Document;
+use mend::extract::{Extraction, extract};
+use mend::store::{AdaptationRecord, PageId, Store, StoreError};
+use mend::wrapper::{PatternPath, Wrapper};
+use mend::xpath::XPath;
+
+/// At most this many pages are previewed, the first by id.
+pub const MAX_PAGES: usize = 50;
+
+/// What the new XPath does to one stored page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// The old XPath violated the pattern here; the new one does not.
+    Fixed,
+    /// The same record either way.
+    Unchanged,
+    /// Both hold, but the record differs.
+    Changed,
+    /// The new XPath violates what the old one did not.
+    Broken,
+    /// Both violate the pattern here.
+    #[serde(rename = "still-violated")]
+    StillViolated,
+}
+
+/// One previewed page.
+#[derive(Clone, Debug, Serialize)]
+pub struct PagePreview {
+    /// The page's id in the store.
+    pub page: PageId,
+    /// Where it came from.
+    pub name: String,
+    /// What the new XPath does to it.
+    pub effect: Effect,
+}
+
+/// The preview of `record`'s new XPath in `wrapper` on the stored pages, or
+/// why there is none.
+pub fn preview(
+    store: &Store,
+    record: &AdaptationRecord,
+    wrapper: &Wrapper,
+) -> Result<Result<Vec<PagePreview>, String>, StoreError> {
+    let Some(new) = record.new_xpath.as_deref() else {
+        return Ok(Err("it has no new XPath".to_owned()));
+    };
+    let Ok(path) = record.pattern.parse::<PatternPath>() else {
+        return Ok(Err(format!("{} is not a pattern path", record.pattern)));
+    };
+    let with = |xpath: &str| -> Result<Wrapper, String> {
+        let compiled =
+            XPath::compile(xpath).map_err(|e| format!("{xpath} does not compile: {e}"))?;
+        let mut w = wrapper.clone();
+        let p = w
+            .pattern_mut(&path)
+            .ok_or_else(|| format!("the wrapper has no pattern {path} now"))?;
+        p.xpath = compiled;
+        Ok(w)
+    };
+    let (old, new) = match (with(&record.old_xpath), with(new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(e), _) | (_, Err(e)) => return Ok(Err(e)),
+    };
+    let pages: BTreeSet<PageId> = store
+        .pages_with_snapshot(record.run_id)?
+        .into_iter()
+        .chain(store.adaptation_pages(record.id)?)
+        .collect();
+    let mut out = Vec::new();
+    for page in pages.into_iter().take(MAX_PAGES) {
+        let (Some(html), Some(info)) = (store.page_html(page)?, store.page(page)?) else {
+            continue;
+        };
+        let doc = Document::parse(&html);
+        let url = url::Url::parse(&info.url_or_path).ok();
+        let before = extract(&old, &doc, url.as_ref());
+        let after = extract(&new, &doc, url.as_ref());
+        out.push(PagePreview {
+            page,
+            name: info.url_or_path,
+            effect: effect(&before, &after, &path),
+        });
+    }
+    Ok(Ok(out))
+}
+
+/// What going from `before` to `after` does for the pattern at `path`.
+fn effect(before: &Extraction, after: &Extraction, path: &PatternPath) -> Effect {
+    let violated = |e: &Extraction| e.violations.iter().any(|v| v.pattern.is_within(path));
+    match (violated(before), violated(after)) {
+        (true, false) => Effect::Fixed,
+        (false, true) => Effect::Broken,
+        (true, true) => Effect::StillViolated,
+        (false, false) if before.record == after.record => Effect::Unchanged,
+        (false, false) => Effect::Changed,
+    }
+}
+
+/// The one-line tally of a preview: `2 fixed, 1 unchanged, 0 changed, 0 broken, 0 still violated`.
+pub fn tally(pages: &[PagePreview]) -> String {
+    let count = |e: Effect| pages.iter().filter(|p| p.effect == e).count();
+    format!(
+        "{} fixed, {} unchanged, {} changed, {} broken, {} still violated",
+        count(Effect::Fixed),
+        count(Effect::Unchanged),
+        count(Effect::Changed),
+        count(Effect::Broken),
+        count(Effect::StillViolated)
+    )
+}
+
+impl Effect {
+    /// The word the text output uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::Fixed => "fixed",
+            Effect::Unchanged => "unchanged",
+            Effect::Changed => "changed",
+            Effect::Broken => "broken",
+            Effect::StillViolated => "still violated",
+        }
+    }
+}
