@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use mend::store::{AdaptationFilter, AdaptationId, Store, Timestamp, Verdict};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::cli::{Mend, ROOT};
 
@@ -424,4 +424,71 @@ fn eight_runs_opening_a_new_store_at_once_all_succeed() {
         let store = Store::open(&store).unwrap();
         assert_eq!(store.runs(None).unwrap().len(), 8, "round {round}");
     }
+}
+
+#[test]
+fn one_odd_page_among_ten_leaves_the_wrapper_alone_and_one_proposal_waits() {
+    let p = Project::new();
+    p.snapshot();
+    let before = p.wrapper_text();
+    let good = std::fs::read(p.path("pages/bookshop.html")).unwrap();
+    let mut pages: Vec<String> = (0..10)
+        .map(|i| {
+            let name = format!("pages/site/good-{i:02}.html");
+            std::fs::create_dir_all(p.path("pages/site")).unwrap();
+            std::fs::write(p.path(&name), &good).unwrap();
+            name
+        })
+        .collect();
+    // The odd page sits among the good ones, not at the end.
+    pages.insert(5, "pages/bookshop-redesign.html".to_owned());
+    let mut args = vec!["run", "wrappers/bookshop.yaml", "--heal", "auto"];
+    args.extend(pages.iter().map(String::as_str));
+    args.extend(["--store", "store.db", "--summary-json", "summary.json"]);
+    let out = p.mend(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A proposal waits for a person: the run does not exit 0, and says so.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("0 applied"), "{stderr}");
+    assert!(stderr.contains("store store.db"), "{stderr}");
+    assert_eq!(p.wrapper_text(), before);
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 11);
+    for (i, page) in lines.iter().enumerate() {
+        if i == 5 {
+            assert!(
+                page["adaptations"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|a| a["status"] == "proposed"),
+                "{page}"
+            );
+        } else {
+            // The pages after the odd one are extracted as the ones before it.
+            assert_eq!(page["adaptations"], json!([]), "{page}");
+            assert_eq!(page["records"], lines[0]["records"]);
+        }
+    }
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(p.path("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["exit_code"], 1);
+    assert_eq!(summary["summary"]["pages"], 11);
+    assert_eq!(summary["summary"]["heals"]["applied"], 0);
+    let pending = p
+        .store()
+        .adaptations(&AdaptationFilter {
+            pending: true,
+            ..AdaptationFilter::default()
+        })
+        .unwrap();
+    assert_eq!(
+        summary["summary"]["heals"]["proposed"],
+        json!(pending.len())
+    );
+    assert!(!pending.is_empty());
+    assert!(pending.iter().all(|r| r.page_count == 1));
 }
