@@ -56,6 +56,8 @@ pub struct Judgement {
     pub drops: Vec<HealthDrop>,
     /// How many patterns had at least one measure judged.
     pub judged: usize,
+    /// How many of those had a measure compared with a baseline.
+    pub compared: usize,
     /// How many patterns were measured, but over too few items to judge.
     pub too_few: usize,
 }
@@ -92,6 +94,7 @@ pub fn judge(monitor: &Monitor, now: &[FieldStats], baselines: &[Baseline<'_>]) 
         let limits = monitor.limits(&stats.pattern);
         let mut judged = false;
         let mut measured = false;
+        let mut compared = false;
         for measure in Measure::ALL {
             let Some((value, over)) = stats.measure(measure) else {
                 continue;
@@ -106,11 +109,13 @@ pub fn judge(monitor: &Monitor, now: &[FieldStats], baselines: &[Baseline<'_>]) 
                 let (v, n) = earlier.measure(measure)?;
                 (n >= monitor.min_items).then_some((v, b.label))
             });
+            compared |= baseline.is_some();
             if let Some(drop) = worst(stats, measure, value, &limits, baseline) {
                 judgement.drops.push(drop);
             }
         }
         judgement.judged += usize::from(judged);
+        judgement.compared += usize::from(compared);
         judgement.too_few += usize::from(measured && !judged);
     }
     judgement
@@ -149,9 +154,6 @@ fn worst(
         return None;
     }
     let mut limits: Vec<(&'static str, f64, f64)> = Vec::new();
-    if let (name, Some(floor)) = floor {
-        limits.push((name, floor, floor));
-    }
     if let ((name, Some(allowed)), Some((base, _))) = (max_drop, baseline) {
         let threshold = if measure == Measure::DistinctShare {
             base * (1.0 - allowed)
@@ -159,6 +161,11 @@ fn worst(
             base - allowed
         };
         limits.push((name, allowed, threshold));
+    }
+    // Pushed last, a floor wins a tie (`max_by` keeps the last of equals):
+    // it is the limit a person wrote for this pattern.
+    if let (name, Some(floor)) = floor {
+        limits.push((name, floor, floor));
     }
     let (limit, limit_value, threshold) = limits
         .into_iter()

@@ -221,7 +221,10 @@ fn a_fill_rate_under_its_floor_is_a_drop_with_example_pages() {
     let drop = &judgement.drops[0];
     assert_eq!(drop.field, PatternPath::top("book").child("price"));
     assert_eq!((drop.limit, drop.limit_value), ("min_fill", 0.95));
-    assert_eq!((judgement.judged, judgement.too_few), (1, 0));
+    assert_eq!(
+        (judgement.judged, judgement.compared, judgement.too_few),
+        (1, 1, 0)
+    );
     assert_eq!(judgement.patterns_below(), 1);
     let json = serde_json::to_value(drop).unwrap();
     assert_eq!(json["measure"], "fill");
@@ -244,6 +247,12 @@ fn a_drop_against_the_baseline_uses_the_default_limit() {
             "book/price fill 0.85 < 0.90 (max_fill_drop 0.10: baseline 1.00 from run 3; e.g. \
           pages a.html, b.html)"
         ]
+    );
+    // A floor as high as the drop's threshold is the one reported.
+    let tie = monitor("monitor:\n  min_fill: 0.9\n");
+    assert_eq!(
+        judge(&tie, &[stats("book/price", 100, 50)], &baselines).drops[0].limit,
+        "min_fill"
     );
     // Exactly at the threshold is no drop; a rate that rose is none either.
     assert!(
@@ -270,7 +279,10 @@ fn few_items_are_not_judged_in_the_run_or_in_the_baseline() {
         }],
     );
     assert!(judgement.drops.is_empty());
-    assert_eq!((judgement.judged, judgement.too_few), (0, 1));
+    assert_eq!(
+        (judgement.judged, judgement.compared, judgement.too_few),
+        (0, 0, 1)
+    );
     // A baseline of one page does not stand for the field; the next one does.
     let one_page = [stats("book/price", 1, 1)];
     let long_run = [stats("book/price", 200, 180)];
@@ -291,11 +303,9 @@ fn few_items_are_not_judged_in_the_run_or_in_the_baseline() {
     assert_eq!(judgement.drops[0].baseline_from.as_deref(), Some("run 2"));
     assert_eq!(judgement.drops[0].baseline, Some(0.9));
     // Without a baseline, only floors are judged.
-    assert!(
-        judge(&m, &[stats("book/price", 100, 1)], &[])
-            .drops
-            .is_empty()
-    );
+    let alone = judge(&m, &[stats("book/price", 100, 1)], &[]);
+    assert!(alone.drops.is_empty());
+    assert_eq!((alone.judged, alone.compared), (1, 0));
     // min_items may be lowered for small jobs.
     let small = monitor("monitor:\n  min_items: 1\n  min_fill: 0.5\n");
     assert_eq!(
