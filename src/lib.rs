@@ -1,7 +1,7 @@
 //! mend: a self-healing web wrapper runtime.
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
-//! `extract`, `adapt`) does no I/O, no async and reads no clock; `fetch`,
+//! `extract`, `adapt`, `health`) does no I/O, no async and reads no clock; `fetch`,
 //! `job`, `store`, `runtime` and the command line sit on top.
 
 #![forbid(unsafe_code)]
@@ -10,6 +10,7 @@ pub mod adapt;
 pub mod dom;
 pub mod extract;
 pub mod fetch;
+pub mod health;
 pub mod job;
 pub mod runtime;
 pub mod similarity;

@@ -6,24 +6,36 @@
 //! score, runner-up
 //! and its old → new XPath, long values cut with an ellipsis. `--json`
 //! prints a JSON array of the full records instead.
+//!
+//! `mend log --health` lists the field health of runs and snapshots
+//! instead (`health.rs`).
+
+mod health;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationStatus};
+use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationStatus, Store};
 
 use super::review::{self, StoreArg};
 
-/// List adaptations, newest first.
+/// List adaptations, newest first; or, with --health, the field health of
+/// the last runs.
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = review::STORE_RULE)]
 pub struct Args {
+    /// Show the field health of runs and snapshots instead of adaptations:
+    /// per pattern, its measures over the last runs (by default the last
+    /// 10 of each wrapper), with the drops.
+    #[arg(long, conflicts_with_all = ["status", "pending"])]
+    health: bool,
     /// Only this wrapper's adaptations (the wrapper's `name`).
     #[arg(long, value_name = "NAME")]
     wrapper: Option<String>,
-    /// Only this pattern's (a path of names, such as book/price).
+    /// Only this pattern's (a path of names, such as book/price); with
+    /// --health, this pattern and those under it.
     #[arg(long, value_name = "PATH")]
     pattern: Option<String>,
     /// Only adaptations with this status.
@@ -32,7 +44,7 @@ pub struct Args {
     /// Only proposals still waiting for a person.
     #[arg(long)]
     pending: bool,
-    /// At most this many, the newest.
+    /// At most this many, the newest (with --health: samples per wrapper).
     #[arg(long, value_name = "N")]
     limit: Option<u64>,
     /// Print a JSON array of the full records.
@@ -73,6 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
+    if args.health {
+        return health_log(&args, &store, &path);
+    }
     let filter = AdaptationFilter {
         wrapper: args.wrapper.as_deref(),
         pattern: args.pattern.as_deref(),
@@ -96,6 +111,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out.write_all(table(&records).as_bytes())?;
     }
     out.flush().context("writing the records")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The samples a person asked `--health` for, newest first.
+const HEALTH_SAMPLES: u64 = 10;
+
+/// `mend log --health`: a table per wrapper, or the samples as JSON.
+fn health_log(args: &Args, store: &Store, path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let limit = args.limit.unwrap_or(HEALTH_SAMPLES);
+    let samples = match store.health_samples(args.wrapper.as_deref(), Some(limit)) {
+        Ok(samples) => samples,
+        Err(e) => return Ok(review::store_failure(&e)),
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &samples).context("writing the samples")?;
+        writeln!(out)?;
+    } else if samples.is_empty() {
+        say!("no field health in {} matches", path.display());
+    } else {
+        let mut first = true;
+        for group in samples.chunk_by(|a, b| a.wrapper == b.wrapper) {
+            if !first {
+                writeln!(out)?;
+            }
+            first = false;
+            let text = health::table(&group[0].wrapper, group, args.pattern.as_deref());
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    out.flush().context("writing the samples")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,8 @@
 //! Command-line entry: one module per command, each a clap struct with `run()`.
 //!
 //! Exit codes (DESIGN.md): 0 success, 1 the job ran but some patterns stay
-//! violated, 2 bad input (wrapper, arguments), 3 internal or I/O failure.
+//! violated or a field's health dropped, 2 bad input (wrapper, arguments), 3
+//! internal or I/O failure.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -58,7 +59,8 @@ mod undo;
 mod validate;
 mod xpath;
 
-/// Exit code: the job ran but some patterns stay violated.
+/// Exit code: the job ran but some patterns stay violated, or a field's
+/// health dropped.
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: bad input (wrapper, arguments).
 pub const EXIT_BAD_INPUT: u8 = 2;
@@ -85,7 +87,8 @@ enum Command {
     Similarity(similarity::Args),
     /// Capture tree-grams on a page where the wrapper works.
     Snapshot(snapshot::Args),
-    /// List adaptations from the store, newest first.
+    /// List adaptations from the store, newest first; with --health, the
+    /// field health of the last runs.
     Log(log::Args),
     /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
     Show(show::Args),

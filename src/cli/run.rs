@@ -1,16 +1,18 @@
 //! `mend run WRAPPER PAGE...`: extract records from pages.
 
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::fetch;
-use mend::job::{self, OutputFormat, OutputWriter, RunOptions};
-use mend::runtime::{Runtime, Session};
+use mend::job::{self, Healer as _, HealthObserver, OutputFormat, OutputWriter, RunOptions};
+use mend::runtime::{RunHealth, Runtime, Session, judge_run_health};
+use mend::store::{Store, Timestamp};
 use mend::wrapper::HealMode;
 
 /// Runs a wrapper over pages and prints one JSON object per page.
@@ -114,6 +116,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         flatten: args.flatten.clone(),
     };
     let mut write_error = None;
+    let started = Timestamp::from(SystemTime::now());
+    let mut health = HealthObserver::new(&wrapper, &options);
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut healer = match Runtime::new(
@@ -138,6 +142,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             progress.suspend(|| say!("error: {e}"));
         }
         progress.inc(1);
+        health.observe(&page);
         if write_error.is_none()
             && let Err(e) = writer.write(page)
         {
@@ -164,15 +169,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .is_open()
         .then(|| healer.session().path().map(|p| p.display().to_string()))
         .flatten();
-    let code = if summary.failed_pages > 0 || healer.failure().is_some() {
+    let judged = settle_health(&healer, &args.wrapper, mode, &summary, &health, started);
+    let drops = match &judged {
+        Ok(Some(run_health)) => report_health(run_health, healer.wrapper(), args.quiet),
+        Ok(None) => 0,
+        Err(e) => {
+            say!("error: cannot record the run's field health: {e}");
+            0
+        }
+    };
+    let code = if summary.failed_pages > 0 || healer.failure().is_some() || judged.is_err() {
         EXIT_FAILURE
-    } else if summary.violations > 0 || summary.heals.proposed > 0 {
+    } else if summary.violations > 0 || summary.heals.proposed > 0 || drops > 0 {
         EXIT_VIOLATED
     } else {
         0
     };
     if !args.quiet {
-        say!("{}", summary_line(&summary, store.as_deref()));
+        say!("{}", summary_line(&summary, drops, store.as_deref()));
     }
     if let Some(e) = healer.failure() {
         say!("error: {e}");
@@ -180,6 +194,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.summary_json {
         let json = serde_json::json!({
             "summary": summary,
+            "health_drops": drops,
             "store": store,
             "exit_code": code,
         });
@@ -195,8 +210,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The one line a run ends with: what it read and wrote, what broke, what
-/// the heals came to, and the store they are in.
-fn summary_line(summary: &job::Summary, store: Option<&str>) -> String {
+/// the heals came to, the fields below their health limits, and the store
+/// they are in.
+fn summary_line(summary: &job::Summary, health_drops: usize, store: Option<&str>) -> String {
     let n = |count: usize, what: &str| format!("{count} {what}{}", s(count));
     let mut line = format!(
         "mend: {}, {}, {} on {}, {} failed",
@@ -228,10 +244,97 @@ fn summary_line(summary: &job::Summary, store: Option<&str>) -> String {
             line += &format!(", reused on {} more", n(h.reused, "page"));
         }
     }
+    if health_drops > 0 {
+        line += &format!(
+            "; {} below its health limits",
+            n(health_drops, "field measure")
+        );
+    }
     if let Some(store) = store {
         line += &format!("; store {store}");
     }
     line
+}
+
+/// Judges the run's field health against the store's baselines and records
+/// it with the run, when the run has a store to keep it in: one the run
+/// opened to heal, one that exists already, or one a wrapper with a
+/// `monitor` block asks for. Otherwise a clean run writes nothing beside
+/// the wrapper, as before, and its health is judged against nothing.
+fn settle_health(
+    healer: &Runtime,
+    wrapper_path: &Path,
+    mode: HealMode,
+    summary: &job::Summary,
+    observed: &HealthObserver,
+    started: Timestamp,
+) -> anyhow::Result<Option<RunHealth>> {
+    let session = healer.session();
+    let wrapper = healer.wrapper();
+    let Some(path) = session.path() else {
+        return Ok(None);
+    };
+    let wanted = session.is_open() || path.is_file() || wrapper.monitor.is_some();
+    if !wanted || observed.pages() == 0 {
+        return Ok(None);
+    }
+    let mut store = Store::open(path)?;
+    let now = Timestamp::from(SystemTime::now());
+    let run = match session.run() {
+        Some(run) => run,
+        None => {
+            let run = store.begin_run(&wrapper.name, wrapper_path, mode, started)?;
+            store.finish_run(run, now, summary.pages as u64, summary.violations as u64)?;
+            run
+        }
+    };
+    let stats = observed.stats();
+    Ok(Some(judge_run_health(
+        &mut store,
+        wrapper,
+        run,
+        observed.pages(),
+        &stats,
+        now,
+    )?))
+}
+
+/// Prints each health drop (always: it is what the exit code is about) and,
+/// unless quiet, the health summary; gives the number of drops.
+fn report_health(health: &RunHealth, wrapper: &mend::wrapper::Wrapper, quiet: bool) -> usize {
+    let judgement = &health.judgement;
+    for drop in &judgement.drops {
+        say!("health: {drop}");
+    }
+    if !quiet {
+        let against = match health.baselines.split_first() {
+            None => "no baseline yet".to_owned(),
+            Some((first, rest)) => {
+                let mut against = format!("{} against a baseline ({first}", judgement.compared);
+                if !rest.is_empty() {
+                    against.push_str(&format!(", or {} earlier run{}", rest.len(), s(rest.len())));
+                }
+                against.push(')');
+                against
+            }
+        };
+        let below = judgement.patterns_below();
+        let mut line = format!(
+            "mend: health: {} pattern{} judged, {against}; {below} below {} limits",
+            judgement.judged,
+            s(judgement.judged),
+            if below == 1 { "its" } else { "their" },
+        );
+        if judgement.too_few > 0 {
+            line.push_str(&format!(
+                ", {} with fewer than {} items to judge",
+                judgement.too_few,
+                wrapper.monitor().min_items
+            ));
+        }
+        say!("{line}");
+    }
+    judgement.drops.len()
 }
 
 /// What `out` would overwrite among the run's inputs (the wrapper file or

@@ -9,9 +9,14 @@
 //! tree-grams and the ensembles are captured on the first page, the others
 //! only verify; the XPaths are rewritten first, the tree-grams captured with
 //! the rewritten wrapper, and both written as one `harden` change.
+//!
+//! Either way, the field statistics of the pages given are recorded in the
+//! store as the wrapper's health baseline, which later runs are judged
+//! against (`mend::runtime::record_health_baseline`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 use anyhow::Context as _;
 
@@ -20,10 +25,12 @@ use mend::adapt::TreeGrams;
 use mend::dom::Document;
 use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
+use mend::health::HealthTally;
 use mend::runtime::{
-    RuntimeError, Written, capture_treegrams, choose_hardenings, save_hardened, save_treegrams,
+    RuntimeError, Written, capture_treegrams, choose_hardenings, record_health_baseline,
+    save_hardened, save_treegrams,
 };
-use mend::store::Store;
+use mend::store::{Store, Timestamp};
 use mend::treegram::Skipped;
 use mend::wrapper::{PatternPath, Wrapper};
 
@@ -84,6 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let client = HttpClient::new();
     let mut pages = Vec::with_capacity(args.pages.len());
+    let mut health = HealthTally::new(&wrapper);
     for (i, arg) in args.pages.iter().enumerate() {
         let source = match PageSource::from_arg(arg) {
             Ok(s) => s,
@@ -106,6 +114,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             refuse_violated(&page.name, &extraction.violations);
             return Ok(ExitCode::from(EXIT_VIOLATED));
         }
+        health.merge(HealthTally::of_page(
+            &wrapper,
+            i as u64,
+            &page.name,
+            &extraction.record,
+            &extraction.violations,
+            None,
+        ));
         pages.push((page, url, doc));
     }
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
@@ -139,7 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if written.wrapper_changed {
             say!("mend: {} now names its tree-grams", args.wrapper.display());
         }
-        return Ok(ExitCode::SUCCESS);
+        return Ok(record_baseline(&mut store, &wrapper, pages.len(), &health));
     }
     let named: Vec<(&str, &Document)> = pages
         .iter()
@@ -166,7 +182,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if done.written.wrapper_changed {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(record_baseline(&mut store, &wrapper, pages.len(), &health))
+}
+
+/// Records the field statistics of the snapshot's pages as the wrapper's
+/// health baseline; the tree-grams are saved already, so a failure here
+/// leaves them and says so.
+fn record_baseline(
+    store: &mut Store,
+    wrapper: &Wrapper,
+    pages: usize,
+    health: &HealthTally,
+) -> ExitCode {
+    let stats = health.stats();
+    let at = Timestamp::from(SystemTime::now());
+    match record_health_baseline(store, wrapper, pages as u64, &stats, at) {
+        Ok(_) => {
+            say!(
+                "mend: health baseline of {} recorded over {}",
+                plural(stats.len(), "pattern"),
+                plural(pages, "page")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            say!(
+                "error: the tree-grams are saved, but the health baseline could not be                  recorded: {e}"
+            );
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
 }
 
 /// Explains that the wrapper's constraints fail on a page, which a

@@ -5,12 +5,14 @@
 //! so memory stays bounded by the batch while output keeps the order of the
 //! arguments.
 
+mod health;
 mod output;
 
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+pub use health::HealthObserver;
 pub use output::{OutputFormat, OutputWriter};
 
 use crate::adapt::{self, Alternative, Substituted, TreeGrams};

@@ -18,6 +18,9 @@
 //! - hardening: brittle XPaths replaced by robust members of their locator
 //!   ensembles, proven on several pages and written as one change with the
 //!   tree-grams (`harden.rs`);
+//! - field health: a run's statistics judged against the baselines in the
+//!   store and recorded with the run, a snapshot's recorded as the baseline
+//!   (`health.rs`);
 //! - the per-page decision: which pages heal, what the mode makes of each
 //!   adaptation, the wrapper file rewritten in `auto` mode, and the one
 //!   shape of an adaptation that both the store and the output are made from
@@ -32,6 +35,7 @@ mod change;
 mod error;
 mod harden;
 mod healer;
+mod health;
 mod ledger;
 mod lock;
 mod project;
@@ -52,6 +56,7 @@ pub use harden::{
     HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,
 };
 pub use healer::{Runtime, SERVED_SAMPLE};
+pub use health::{BASELINE_RUNS, RunHealth, judge_run_health, record_health_baseline};
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use project::{Project, write_atomically, write_bytes_atomically};

@@ -55,6 +55,11 @@ impl Session {
         self.open.as_ref().map(|(s, _)| s)
     }
 
+    /// The run's id, once it has begun in the store.
+    pub fn run(&self) -> Option<RunId> {
+        self.open.as_ref().map(|(_, run)| *run)
+    }
+
     /// Whether the run has begun in the store.
     pub fn is_open(&self) -> bool {
         self.open.is_some()

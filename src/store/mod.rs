@@ -4,7 +4,8 @@
 //! pages (the content hash of each, and a compressed snapshot of every page
 //! that triggered an adaptation), adaptations with everything that went into
 //! choosing them (candidates and scores, samples before and after, constraint
-//! results), and people's decisions on proposals. Rejected XPaths are
+//! results), people's decisions on proposals, and the field health of each
+//! run and snapshot (`health.rs`). Rejected XPaths are
 //! remembered per wrapper and pattern as negative examples, so healing never
 //! proposes them again. Tracing is for operators; this is the record.
 //!
@@ -32,6 +33,7 @@ mod batch;
 mod change;
 mod decision;
 mod error;
+mod health;
 mod page;
 mod revert;
 mod run;
@@ -55,6 +57,7 @@ pub use batch::Batch;
 pub use change::{ChangeEffect, ChangeKind, ChangeRecord, ChangeState, FileChange};
 pub use decision::{Decision, Verdict};
 pub use error::StoreError;
+pub use health::{HealthSample, HealthSampleId, SampleSource};
 pub use page::{PageRecord, page_hash};
 pub use revert::Revert;
 pub use run::RunRecord;

@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -171,6 +171,56 @@ CREATE TABLE reverts (
     reverted_at   INTEGER NOT NULL
 );
 CREATE INDEX reverts_by_adaptation ON reverts (adaptation_id);
+";
+
+/// Field health (`health`): one sample per run, and one per `mend snapshot`
+/// (the baseline later runs are judged against), with every pattern's
+/// statistics over the sample's pages and the drops the run was judged to
+/// have. A run's sample names its run; a snapshot's names none.
+const V4: &str = "
+CREATE TABLE health_samples (
+    id          INTEGER PRIMARY KEY,
+    wrapper     TEXT    NOT NULL,
+    source      TEXT    NOT NULL CHECK (source IN ('run', 'snapshot')),
+    run_id      INTEGER REFERENCES runs (id),
+    recorded_at INTEGER NOT NULL,
+    pages       INTEGER NOT NULL,
+    drops       INTEGER NOT NULL DEFAULT 0,
+    CHECK ((source = 'run') = (run_id IS NOT NULL))
+);
+CREATE INDEX health_samples_by_wrapper ON health_samples (wrapper, source, recorded_at);
+
+CREATE TABLE field_stats (
+    sample_id       INTEGER NOT NULL REFERENCES health_samples (id),
+    position        INTEGER NOT NULL,
+    pattern         TEXT    NOT NULL,
+    value_type      TEXT,
+    items           INTEGER NOT NULL,
+    filled          INTEGER NOT NULL,
+    value_count     INTEGER NOT NULL,
+    typed           INTEGER NOT NULL,
+    regex_checked   INTEGER,
+    regex_passed    INTEGER,
+    distinct_values INTEGER NOT NULL,
+    distinct_capped INTEGER NOT NULL CHECK (distinct_capped IN (0, 1)),
+    examples        TEXT    NOT NULL,
+    PRIMARY KEY (sample_id, position)
+) WITHOUT ROWID;
+
+CREATE TABLE health_drops (
+    sample_id      INTEGER NOT NULL REFERENCES health_samples (id),
+    position       INTEGER NOT NULL,
+    pattern        TEXT    NOT NULL,
+    measure        TEXT    NOT NULL,
+    limit_name     TEXT    NOT NULL,
+    limit_value    REAL    NOT NULL,
+    baseline_value REAL,
+    baseline_from  TEXT,
+    now_value      REAL    NOT NULL,
+    threshold      REAL    NOT NULL,
+    example_pages  TEXT    NOT NULL,
+    PRIMARY KEY (sample_id, position)
+) WITHOUT ROWID;
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its

@@ -38,6 +38,17 @@ impl From<SystemTime> for Timestamp {
     }
 }
 
+impl Timestamp {
+    /// The time to the second, as tables show it: `2024-05-01 12:00:00`
+    /// (UTC); a value outside the calendar's range as [`Display`](fmt::Display) has it.
+    pub fn to_seconds_text(self) -> String {
+        match DateTime::from_timestamp_millis(self.0) {
+            Some(time) => time.format("%Y-%m-%d %H:%M:%S").to_string(),
+            None => self.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Timestamp {
     /// RFC 3339 in UTC with milliseconds, such as `2024-05-01T12:00:00.000Z`;
     /// a value outside the calendar's range is shown as its raw milliseconds.
@@ -70,6 +81,19 @@ mod tests {
         assert_eq!(
             Timestamp::from_unix_millis(0).to_string(),
             "1970-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn tables_show_the_time_to_the_second() {
+        assert_eq!(
+            Timestamp::from_unix_millis(1_714_564_800_123).to_seconds_text(),
+            "2024-05-01 12:00:00"
+        );
+        assert!(
+            Timestamp::from_unix_millis(i64::MAX)
+                .to_seconds_text()
+                .contains("ms")
         );
     }
 

@@ -6,8 +6,9 @@
 //! rather than panics. It refuses repeated sibling pattern names, `min` above
 //! `max` (and the same for lengths and numeric ranges), regexes and record
 //! schemas that do not compile, XPaths that do not compile, `extract` or
-//! `type` on a record pattern, `format` on anything but a date, and start URLs
-//! that do not parse.
+//! `type` on a record pattern, `format` on anything but a date, start URLs
+//! that do not parse, and `monitor` limits on patterns the wrapper does not
+//! have (`monitor.rs`).
 
 use std::sync::Arc;
 
@@ -37,10 +38,14 @@ pub(crate) fn build(
     let start = builder.start(root.get("start"), out);
     let adapt = root.get("adapt").map_or_else(AdaptSettings::default, adapt);
     let patterns = builder.patterns(root.get("patterns"), "/patterns", out);
+    let monitor = root
+        .get("monitor")
+        .map(|m| super::monitor::build(m, patterns.as_deref(), text, file, out));
     Some(Wrapper {
         name: root.get("name")?.as_str()?.to_owned(),
         start,
         adapt,
+        monitor,
         patterns: patterns?,
         source: None,
     })
@@ -419,14 +424,7 @@ fn extract(text: &str) -> Extract {
 }
 
 fn value_type(text: &str) -> ValueType {
-    match text {
-        "integer" => ValueType::Integer,
-        "number" => ValueType::Number,
-        "boolean" => ValueType::Boolean,
-        "date" => ValueType::Date,
-        "url" => ValueType::Url,
-        _ => ValueType::String,
-    }
+    text.parse().unwrap_or(ValueType::String)
 }
 
 fn as_bool(node: &Node) -> Option<bool> {
@@ -436,7 +434,7 @@ fn as_bool(node: &Node) -> Option<bool> {
     }
 }
 
-fn as_f64(node: &Node) -> Option<f64> {
+pub(super) fn as_f64(node: &Node) -> Option<f64> {
     match node.kind {
         Kind::Int(i) => Some(i as f64),
         Kind::UInt(u) => Some(u as f64),
@@ -446,7 +444,7 @@ fn as_f64(node: &Node) -> Option<f64> {
 }
 
 /// A count; JSON Schema calls `2.0` an integer, so integral floats count too.
-fn as_usize(node: &Node) -> Option<usize> {
+pub(super) fn as_usize(node: &Node) -> Option<usize> {
     match node.kind {
         Kind::Int(i) => usize::try_from(i).ok(),
         Kind::UInt(u) => usize::try_from(u).ok(),

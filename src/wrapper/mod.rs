@@ -15,6 +15,7 @@ mod builder;
 mod diagnostic;
 mod lint;
 mod model;
+mod monitor;
 mod node;
 mod path;
 mod rewrite;
@@ -31,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
+pub use monitor::{FieldLimits, HealthLimits, MAX_DROP, MIN_ITEMS, Monitor};
 pub use path::{BadPatternPath, PatternPath};
 pub use rewrite::{RewriteError, replace_xpath, set_treegram};
 pub use schema::SCHEMA;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
+use super::monitor::Monitor;
 use crate::similarity::{Algorithm, LabelMode, UnknownName};
 use crate::xpath::XPath;
 
@@ -19,10 +20,21 @@ pub struct Wrapper {
     pub start: Vec<String>,
     /// How healing behaves.
     pub adapt: AdaptSettings,
+    /// How field health is judged, when the wrapper has a `monitor` block;
+    /// [`Wrapper::monitor`] gives the limits in force either way.
+    pub monitor: Option<Monitor>,
     /// The top-level patterns, evaluated from the document node.
     pub patterns: Vec<Pattern>,
     /// The file the wrapper was loaded from, if any.
     pub source: Option<PathBuf>,
+}
+
+impl Wrapper {
+    /// The health limits in force: the `monitor` block's, else the defaults.
+    pub fn monitor(&self) -> &Monitor {
+        static DEFAULT: std::sync::LazyLock<Monitor> = std::sync::LazyLock::new(Monitor::default);
+        self.monitor.as_ref().unwrap_or(&DEFAULT)
+    }
 }
 
 /// Where a pattern is defined in its file, for messages that point at it.
@@ -101,6 +113,41 @@ pub enum ValueType {
     Date,
     /// A URL, resolved against the page's base URL.
     Url,
+}
+
+impl ValueType {
+    /// Every type.
+    pub const ALL: [ValueType; 6] = [
+        ValueType::String,
+        ValueType::Integer,
+        ValueType::Number,
+        ValueType::Boolean,
+        ValueType::Date,
+        ValueType::Url,
+    ];
+
+    /// The name as wrappers and the store spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValueType::String => "string",
+            ValueType::Integer => "integer",
+            ValueType::Number => "number",
+            ValueType::Boolean => "boolean",
+            ValueType::Date => "date",
+            ValueType::Url => "url",
+        }
+    }
+}
+
+impl std::str::FromStr for ValueType {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ValueType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| UnknownName::new("type", s, &ValueType::ALL.map(ValueType::as_str)))
+    }
 }
 
 /// What correct output looks like for one pattern.

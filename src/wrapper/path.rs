@@ -132,12 +132,7 @@ impl PartialEq<&str> for PatternPath {
 impl Wrapper {
     /// The pattern at `path`.
     pub fn pattern(&self, path: &PatternPath) -> Option<&Pattern> {
-        let (first, rest) = path.0.split_first()?;
-        let mut pattern = self.patterns.iter().find(|p| &p.name == first)?;
-        for name in rest {
-            pattern = pattern.patterns.iter().find(|p| &p.name == name)?;
-        }
-        Some(pattern)
+        find_in(&self.patterns, path)
     }
 
     /// The pattern at `path`, to change.
@@ -153,20 +148,7 @@ impl Wrapper {
     /// Every pattern's path, parents before their children, siblings in the
     /// wrapper's order.
     pub fn pattern_paths(&self) -> Vec<PatternPath> {
-        let mut out = Vec::new();
-        let mut stack: Vec<(PatternPath, &Pattern)> = self
-            .patterns
-            .iter()
-            .rev()
-            .map(|p| (PatternPath::top(p.name.clone()), p))
-            .collect();
-        while let Some((path, p)) = stack.pop() {
-            for child in p.patterns.iter().rev() {
-                stack.push((path.child(child.name.clone()), child));
-            }
-            out.push(path);
-        }
-        out
+        paths_of(&self.patterns)
     }
 
     /// The instances the pattern at `path` is evaluated in: the document
@@ -185,6 +167,35 @@ impl Wrapper {
         }
         select_nested(doc, &chain).unwrap_or_default()
     }
+}
+
+/// The pattern at `path` among the top-level `patterns`; the loader looks
+/// patterns up through this before the wrapper is whole.
+pub(super) fn find_in<'a>(patterns: &'a [Pattern], path: &PatternPath) -> Option<&'a Pattern> {
+    let (first, rest) = path.0.split_first()?;
+    let mut pattern = patterns.iter().find(|p| &p.name == first)?;
+    for name in rest {
+        pattern = pattern.patterns.iter().find(|p| &p.name == name)?;
+    }
+    Some(pattern)
+}
+
+/// The path of every pattern under the top-level `patterns`, parents before
+/// their children, siblings in the wrapper's order.
+pub(super) fn paths_of(patterns: &[Pattern]) -> Vec<PatternPath> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(PatternPath, &Pattern)> = patterns
+        .iter()
+        .rev()
+        .map(|p| (PatternPath::top(p.name.clone()), p))
+        .collect();
+    while let Some((path, p)) = stack.pop() {
+        for child in p.patterns.iter().rev() {
+            stack.push((path.child(child.name.clone()), child));
+        }
+        out.push(path);
+    }
+    out
 }
 
 #[cfg(test)]

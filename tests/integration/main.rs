@@ -14,6 +14,7 @@ mod support;
 mod cli_drift;
 mod cli_harden;
 mod cli_heal;
+mod cli_health;
 mod cli_review;
 mod cli_run;
 mod cli_similarity;

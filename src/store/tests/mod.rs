@@ -11,6 +11,7 @@ use crate::wrapper::HealMode;
 
 mod decisions;
 mod files;
+mod health;
 mod records;
 
 pub(super) fn at(millis: i64) -> Timestamp {
