@@ -5,7 +5,7 @@
 //! and its old → new XPath, long values cut with an ellipsis. `--json`
 //! prints a JSON array of the full records instead.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -83,8 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(records) => records,
         Err(e) => return Ok(review::store_failure(&e)),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
         serde_json::to_writer_pretty(&mut out, &records).context("writing the records")?;
         writeln!(out)?;

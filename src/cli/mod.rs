@@ -28,21 +28,15 @@ macro_rules! say_raw {
     }};
 }
 
-/// `println!` that never panics: when standard output is closed or full, the
-/// failure is remembered, and the command ends with exit code 3 and a word
-/// on standard error instead of a panic.
+/// `println!` that never panics: a failure to write standard output is
+/// remembered and the command goes on; it ends with exit code 3
+/// (`stdout.rs`).
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            crate::cli::STDOUT_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        let _ = writeln!(crate::cli::stdout::Stdout::new(), $($arg)*);
     }};
 }
-
-/// Whether a write to standard output by [`out!`] failed.
-pub(crate) static STDOUT_FAILED: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
 
 mod approve;
 mod log;
@@ -52,6 +46,7 @@ mod run;
 mod show;
 mod similarity;
 mod snapshot;
+mod stdout;
 mod validate;
 mod xpath;
 
@@ -97,8 +92,15 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
+            let printed = e.print();
+            if e.use_stderr() {
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+            // Help and version go to standard output, like any other output.
+            if let Err(failure) = printed {
+                stdout::remember(failure);
+            }
+            return finish(ExitCode::SUCCESS);
         }
     };
     install_tracing();
@@ -120,11 +122,20 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_FAILURE)
         }
     };
-    if STDOUT_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
-        say!("error: standard output could not be written; what it should hold is lost");
-        return ExitCode::from(EXIT_FAILURE);
+    finish(code)
+}
+
+/// The exit code to end with once the command is done: 3 if standard output
+/// could not take everything (quietly when its reader closed the pipe).
+fn finish(code: ExitCode) -> ExitCode {
+    match stdout::failure() {
+        None => code,
+        Some(e) if stdout::is_closed_pipe(e) => ExitCode::from(EXIT_FAILURE),
+        Some(e) => {
+            say!("error: cannot write standard output ({e}); what it should hold is incomplete");
+            ExitCode::from(EXIT_FAILURE)
+        }
     }
-    code
 }
 
 /// Operators' logging on standard error, filtered by `MEND_LOG` (for example

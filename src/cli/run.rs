@@ -103,7 +103,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::fs::File::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?,
         ),
-        None => Box::new(std::io::stdout()),
+        None => Box::new(super::stdout::Stdout::new()),
     };
     let mut writer = OutputWriter::new(BufWriter::new(sink), args.format, columns);
     let progress = progress_bar(sources.len());

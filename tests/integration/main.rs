@@ -17,6 +17,7 @@ mod cli_heal;
 mod cli_review;
 mod cli_run;
 mod cli_similarity;
+mod cli_stdout;
 mod cli_validate;
 mod cli_xpath;
 mod generate_robustness;

@@ -24,6 +24,7 @@ pub fn mend(args: &[&str]) -> Output {
 pub struct Mend {
     command: Command,
     stdin: Option<Vec<u8>>,
+    stdout_closed: bool,
 }
 
 impl Mend {
@@ -36,6 +37,7 @@ impl Mend {
         Mend {
             command,
             stdin: None,
+            stdout_closed: false,
         }
     }
 
@@ -51,6 +53,17 @@ impl Mend {
         self
     }
 
+    /// Gives the binary a standard output whose reader is already gone, as
+    /// `mend ... | head -0` does: every write to it fails with a broken
+    /// pipe. The output captured is then empty.
+    pub fn closed_stdout(mut self) -> Mend {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        self.command.stdout(writer);
+        self.stdout_closed = true;
+        self
+    }
+
     /// Writes `input` to the binary's standard input.
     pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Mend {
         self.stdin = Some(input.into());
@@ -62,10 +75,12 @@ impl Mend {
         let Some(input) = self.stdin.take() else {
             return self.command.output().expect("the mend binary runs");
         };
+        if !self.stdout_closed {
+            self.command.stdout(Stdio::piped());
+        }
         let mut child = self
             .command
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("the mend binary runs");
