@@ -40,6 +40,7 @@ macro_rules! out {
 
 mod approve;
 mod log;
+mod logging;
 mod reject;
 mod review;
 mod run;
@@ -103,7 +104,7 @@ pub fn main() -> ExitCode {
             return finish(ExitCode::SUCCESS);
         }
     };
-    install_tracing();
+    logging::install();
     let outcome = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => Ok(validate::run(&args)),
@@ -136,20 +137,6 @@ fn finish(code: ExitCode) -> ExitCode {
             ExitCode::from(EXIT_FAILURE)
         }
     }
-}
-
-/// Operators' logging on standard error, filtered by `MEND_LOG` (for example
-/// `MEND_LOG=mend=debug`); mend's warnings only by default. html5ever logs a
-/// stale "foster parenting not implemented" warning for every table with
-/// stray content (it is implemented), so its records are not shown by default.
-fn install_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MEND_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,html5ever=off"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
 }
 
 /// A clap value parser for one of the library's named enumerations: the

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::support::cli::{Mend, ROOT, Run};
+use crate::support::cli::{Mend, Run, bookshop_project};
 
 /// Runs `mend ARGS` in `dir` with standard output closed.
 fn closed(dir: &Path, args: &[&str]) -> Run {
@@ -30,27 +30,9 @@ fn check_closed(run: &Run, args: &[&str]) {
     assert_eq!(run.code, 3, "mend {}: {}", args.join(" "), run.stderr);
 }
 
-/// A scratch project with the bookshop wrapper, its example page and the
-/// redesigned page that breaks it.
+/// The bookshop project, with a file of XPath expressions.
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("wrappers")).unwrap();
-    std::fs::create_dir_all(dir.path().join("pages")).unwrap();
-    std::fs::copy(
-        format!("{ROOT}/wrappers/bookshop.yaml"),
-        dir.path().join("wrappers/bookshop.yaml"),
-    )
-    .unwrap();
-    std::fs::copy(
-        format!("{ROOT}/examples/pages/bookshop.html"),
-        dir.path().join("pages/bookshop.html"),
-    )
-    .unwrap();
-    std::fs::copy(
-        format!("{ROOT}/tests/fixtures/pages/bookshop-redesign.html"),
-        dir.path().join("pages/bookshop-redesign.html"),
-    )
-    .unwrap();
+    let dir = bookshop_project();
     std::fs::write(dir.path().join("exprs.txt"), "//a\ncount(//li)\n").unwrap();
     dir
 }

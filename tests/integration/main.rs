@@ -12,6 +12,7 @@
 mod support;
 
 mod cli_drift;
+mod cli_env;
 mod cli_harden;
 mod cli_heal;
 mod cli_review;

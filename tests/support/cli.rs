@@ -12,6 +12,26 @@ use serde_json::Value;
 /// The package root, where `wrappers/`, `examples/` and `tests/fixtures/` are.
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// A scratch project to run commands in: `wrappers/bookshop.yaml`, its
+/// example page `pages/bookshop.html`, and the redesigned page that breaks
+/// it, `pages/bookshop-redesign.html`.
+pub fn bookshop_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    for (from, to) in [
+        ("wrappers/bookshop.yaml", "wrappers/bookshop.yaml"),
+        ("examples/pages/bookshop.html", "pages/bookshop.html"),
+        (
+            "tests/fixtures/pages/bookshop-redesign.html",
+            "pages/bookshop-redesign.html",
+        ),
+    ] {
+        let to = dir.path().join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("a folder");
+        std::fs::copy(Path::new(ROOT).join(from), to).expect("a copy");
+    }
+    dir
+}
+
 /// Runs `mend ARGS` in the package root, with `MEND_STORE` unset and
 /// nothing on standard input.
 pub fn mend(args: &[&str]) -> Output {
@@ -50,6 +70,12 @@ impl Mend {
     /// Sets an environment variable for the run.
     pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Mend {
         self.command.env(key, value);
+        self
+    }
+
+    /// Removes an environment variable for the run.
+    pub fn env_remove(mut self, key: &str) -> Mend {
+        self.command.env_remove(key);
         self
     }
 
