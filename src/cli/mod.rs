@@ -174,7 +174,7 @@ pub fn store_for(arg: Option<&Path>, wrapper: &Path) -> std::path::PathBuf {
 }
 
 /// Loads a wrapper, printing its diagnostics on failure; the error is the exit
-/// code to end with (2 for an invalid wrapper, 3 for one that cannot be read).
+/// code to end with ([`load_error_code`]).
 pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
     match wrapper::load_file(path) {
         Ok(w) => Ok(w),
@@ -184,7 +184,57 @@ pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
         }
         Err(e) => {
             say!("error: {e}");
-            Err(ExitCode::from(EXIT_FAILURE))
+            Err(ExitCode::from(load_error_code(&e)))
         }
+    }
+}
+
+/// The exit code of a wrapper that did not load: 2 (bad input) for an
+/// invalid wrapper or a path that names no file (missing, a directory, under
+/// something that is not a directory), which the person who typed it can
+/// fix; 3 for a file that is there but cannot be read.
+pub fn load_error_code(e: &LoadError) -> u8 {
+    match e {
+        LoadError::Io { source, .. } if !names_no_file(source) => EXIT_FAILURE,
+        _ => EXIT_BAD_INPUT,
+    }
+}
+
+/// Whether opening a path failed because the path names no file.
+fn names_no_file(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        e.kind(),
+        ErrorKind::NotFound | ErrorKind::IsADirectory | ErrorKind::NotADirectory
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    fn io(kind: ErrorKind) -> LoadError {
+        LoadError::Io {
+            path: "w.yaml".into(),
+            source: Error::from(kind),
+        }
+    }
+
+    #[test]
+    fn a_wrapper_path_naming_no_file_is_bad_input_not_an_io_failure() {
+        for kind in [
+            ErrorKind::NotFound,
+            ErrorKind::IsADirectory,
+            ErrorKind::NotADirectory,
+        ] {
+            assert_eq!(load_error_code(&io(kind)), EXIT_BAD_INPUT, "{kind:?}");
+        }
+        assert_eq!(load_error_code(&LoadError::Invalid(vec![])), EXIT_BAD_INPUT);
+        assert_eq!(
+            load_error_code(&io(ErrorKind::PermissionDenied)),
+            EXIT_FAILURE
+        );
+        assert_eq!(load_error_code(&io(ErrorKind::Other)), EXIT_FAILURE);
     }
 }
