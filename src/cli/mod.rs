@@ -39,6 +39,7 @@ macro_rules! out {
 }
 
 mod approve;
+mod completions;
 mod log;
 mod logging;
 mod reject;
@@ -86,6 +87,8 @@ enum Command {
     Approve(approve::Args),
     /// Reject a proposed or applied adaptation; its XPath is never proposed again.
     Reject(reject::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -115,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),
         Command::Reject(args) => reject::run(args),
+        Command::Completions(args) => Ok(completions::run(&args)),
     };
     let code = match outcome {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! The environment mend reads besides its arguments: `MEND_LOG` (the
 //! operators' log filter) and the colour variables (`NO_COLOR`,
-//! `CLICOLOR_FORCE`), which clap's messages and the log follow alike.
+//! `CLICOLOR_FORCE`), which clap's messages and the log follow alike; and
+//! the shell, which `mend completions` writes a script for.
 
 use crate::support::cli::{Mend, Run, bookshop_project};
 
@@ -100,4 +101,51 @@ fn no_color_wins_over_forced_colour_for_the_log_and_for_clap() {
     }
     // An empty NO_COLOR is as if it were not set.
     assert!(refused(&[forced[0], ("NO_COLOR", "")]).stderr.contains(ESC));
+}
+
+/// `mend completions` is new: a shell could not complete mend's commands.
+#[test]
+fn bash_completes_commands_and_named_values_from_the_script() {
+    let script = Run::from(Mend::new(&["completions", "bash"]).output()).check(0);
+    assert!(
+        script.stdout.contains("complete -F _mend"),
+        "{}",
+        script.stdout
+    );
+    for (shell, expected) in [("zsh", "#compdef mend"), ("fish", "function __fish_mend")] {
+        let run = Run::from(Mend::new(&["completions", shell]).output()).check(0);
+        assert!(run.stdout.contains(expected), "{shell}: {}", run.stdout);
+    }
+    Run::from(Mend::new(&["completions", "tcsh"]).output()).check(2);
+    // The script, loaded into bash, completes as a person would type.
+    let Ok(bash) = which("bash") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mend.bash");
+    std::fs::write(&file, &script.stdout).unwrap();
+    let complete = |words: &str| -> String {
+        let probe = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _mend mend \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             echo \"${{COMPREPLY[@]}}\"",
+            file.display()
+        );
+        let out = std::process::Command::new(&bash)
+            .args(["--norc", "-c", &probe])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(complete("mend ap"), "approve");
+    assert_eq!(complete("mend run --heal ''"), "off propose auto");
+    assert!(complete("mend completions ''").ends_with("bash elvish fish powershell zsh"));
+}
+
+/// The first `name` on the `PATH`.
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::split_paths(&std::env::var_os("PATH").ok_or(())?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+        .ok_or(())
 }
