@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::cli::{Mend, ROOT, mend, stdout_json};
+use crate::support::cli::{Mend, ROOT, Run, bookshop_project, mend, stdout_json};
 
 #[test]
 fn the_example_job_prints_one_object_with_every_book() {
@@ -155,15 +155,91 @@ fn directories_gzip_and_csv() {
     );
     let text = std::fs::read_to_string(csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "page,title,price,in_stock,url");
+    assert_eq!(
+        lines[0],
+        "page,title,price,in_stock,url,_violations,_proposals,_error"
+    );
     assert_eq!(lines.len(), 1 + 12);
     assert!(lines[1].contains(
-        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html"
+        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html,,,"
     ));
     assert!(lines[12].starts_with(&format!(
         "{}",
         dir.path().join("nested/b.html.gz").display()
     )));
+}
+
+/// CSV showed neither what failed on a page nor which proposal healed it,
+/// and a list of values was a cell of JSON.
+#[test]
+fn csv_says_what_went_wrong_and_which_proposals_healed_a_record() {
+    let dir = bookshop_project();
+    let run = |args: &[&str]| -> Run { Mend::new(args).dir(dir.path()).output().into() };
+    let broken = format!("{ROOT}/tests/fixtures/pages/bookshop-no-prices.html");
+    let text = run(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        &broken,
+        "--heal",
+        "off",
+        "--format",
+        "csv",
+        "--flatten",
+        "book",
+    ])
+    .check(1)
+    .stdout;
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(text.as_bytes())
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_eq!(
+            &row[row.len() - 3],
+            "book/price min: expected at least 1, found 0 matches (2 times)",
+            "{text}"
+        );
+        assert_eq!(&row[row.len() - 2], "");
+    }
+
+    run(&["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"]).check(0);
+    let text = run(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "pages/bookshop-redesign.html",
+        "--heal",
+        "propose",
+        "--format",
+        "csv",
+        "--flatten",
+        "book",
+    ])
+    .stdout;
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(!rows.is_empty(), "{text}");
+    let log = run(&["log", "--json", "--store", "wrappers/.mend/mend.db"])
+        .check(0)
+        .json();
+    let mut ids: Vec<String> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] == "proposed")
+        .map(|a| a["id"].to_string())
+        .collect();
+    ids.sort();
+    assert!(!ids.is_empty());
+    for row in &rows {
+        let mut cell: Vec<&str> = row[column("_proposals")].split("; ").collect();
+        cell.sort();
+        assert_eq!(cell, ids, "{text}");
+        assert_eq!(&row[column("_violations")], "", "healed: {text}");
+        assert!(!row[column("price")].is_empty(), "{text}");
+    }
 }
 
 #[test]
