@@ -113,6 +113,66 @@ fn flatten_emits_one_record_per_instance() {
     assert_eq!(v["records"][5]["title"], "Northern Line");
 }
 
+/// `--flatten book` dropped the page's own fields (`page_title`); each
+/// flattened record carries them after its own, in JSON and CSV alike.
+#[test]
+fn flatten_keeps_the_page_level_fields_in_every_record() {
+    let args = [
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "book",
+    ];
+    let v = Run::from(mend(&args)).check(0).json();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 6);
+    for record in records {
+        assert_eq!(record["page_title"], "Fiction", "{record}");
+        let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["title", "price", "in_stock", "url", "page_title"]);
+    }
+    let csv = Run::from(mend(&[&args[..], &["--format", "csv"]].concat())).check(0);
+    let mut lines = csv.stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("page,title,price,in_stock,url,page_title,_violations,_proposals,_error")
+    );
+    assert!(lines.all(|l| l.contains(",Fiction,,,")), "{}", csv.stdout);
+}
+
+/// A page-level field and a record field of one name: the record's keeps
+/// it, the page's is `page.NAME`.
+#[test]
+fn flatten_names_a_clashing_page_field_page_dot_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("clash.yaml");
+    std::fs::write(
+        &wrapper,
+        "name: clash\npatterns:\n  - name: title\n    xpath: //h1\n    constraints: {max: 1}\n  \
+         - name: book\n    xpath: //ol[@class='books']/li/article\n    patterns:\n      \
+         - name: title\n        xpath: ./h3/a/@title\n        constraints: {max: 1}\n",
+    )
+    .unwrap();
+    let wrapper = wrapper.to_str().unwrap();
+    let args = [
+        "run",
+        wrapper,
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "book",
+    ];
+    let v = Run::from(mend(&args)).check(0).json();
+    assert_eq!(v["records"][0]["title"], "The Tide Between Us");
+    assert_eq!(v["records"][0]["page.title"], "Fiction");
+    let csv = Run::from(mend(&[&args[..], &["--format", "csv"]].concat())).check(0);
+    assert!(
+        csv.stdout.starts_with("page,title,page.title,_violations"),
+        "{}",
+        csv.stdout
+    );
+}
+
 #[test]
 fn flatten_of_a_field_is_bad_input() {
     let out = mend(&[
@@ -157,11 +217,11 @@ fn directories_gzip_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "page,title,price,in_stock,url,_violations,_proposals,_error"
+        "page,title,price,in_stock,url,page_title,_violations,_proposals,_error"
     );
     assert_eq!(lines.len(), 1 + 12);
     assert!(lines[1].contains(
-        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html,,,"
+        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html,Fiction,,,"
     ));
     assert!(lines[12].starts_with(&format!(
         "{}",
