@@ -302,6 +302,77 @@ fn csv_says_what_went_wrong_and_which_proposals_healed_a_record() {
     }
 }
 
+/// A `.gz` file that was not gzip, and a PNG named `.html`, were parsed as
+/// pages and violated every pattern for no reason anyone could see.
+#[test]
+fn a_fake_gz_and_a_binary_page_are_page_errors_that_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = std::fs::read("examples/pages/bookshop.html").unwrap();
+    std::fs::write(dir.path().join("a.html"), &page).unwrap();
+    std::fs::write(dir.path().join("b.html.gz"), &page).unwrap();
+    std::fs::write(
+        dir.path().join("c.html"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10",
+    )
+    .unwrap();
+    let mut binary = vec![0u8; 600];
+    binary.extend_from_slice(b"<html>");
+    std::fs::write(dir.path().join("d.htm"), &binary).unwrap();
+    let run = Run::from(mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        dir.path().to_str().unwrap(),
+    ]))
+    .check(3);
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["records"][0]["book"].as_array().unwrap().len(), 6);
+    let name = |file: &str| dir.path().join(file).display().to_string();
+    for (line, file, why) in [
+        (&lines[1], "b.html.gz", "named .gz but not gzip data"),
+        (&lines[2], "c.html", "not an HTML page: it is a PNG image"),
+        (
+            &lines[3],
+            "d.htm",
+            "not an HTML page: 600 of its first 606 bytes are NUL",
+        ),
+    ] {
+        let error = line["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("{}: {why}", name(file))),
+            "{line}"
+        );
+        assert_eq!(line["records"], Value::Array(vec![]));
+        assert!(
+            run.stderr
+                .contains(&format!("error: {}: {why}", name(file)))
+        );
+    }
+    // In CSV, the refused page is a row that says why.
+    let csv = Run::from(mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        &name("c.html"),
+        "--format",
+        "csv",
+    ]))
+    .check(3);
+    assert_eq!(
+        csv.stdout.lines().nth(1),
+        Some(
+            format!(
+                "{0},,,,,{0}: not an HTML page: it is a PNG image",
+                name("c.html")
+            )
+            .as_str()
+        )
+    );
+}
+
 #[test]
 fn standard_input_is_a_page() {
     let out = Mend::new(&["run", "wrappers/article.yaml", "-", "--format", "json"])
