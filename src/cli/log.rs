@@ -12,7 +12,7 @@
 
 mod health;
 
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -100,8 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(records) => records,
         Err(e) => return Ok(review::store_failure(&e)),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
         serde_json::to_writer_pretty(&mut out, &records).context("writing the records")?;
         writeln!(out)?;
@@ -124,8 +123,7 @@ fn health_log(args: &Args, store: &Store, path: &std::path::Path) -> anyhow::Res
         Ok(samples) => samples,
         Err(e) => return Ok(review::store_failure(&e)),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
         serde_json::to_writer_pretty(&mut out, &samples).context("writing the samples")?;
         writeln!(out)?;

@@ -29,24 +29,20 @@ macro_rules! say_raw {
     }};
 }
 
-/// `println!` that never panics: when standard output is closed or full, the
-/// failure is remembered, and the command ends with exit code 3 and a word
-/// on standard error instead of a panic.
+/// `println!` that never panics: a failure to write standard output is
+/// remembered and the command goes on; it ends with exit code 3
+/// (`stdout.rs`).
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
-            crate::cli::STDOUT_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        let _ = writeln!(crate::cli::stdout::Stdout::new(), $($arg)*);
     }};
 }
 
-/// Whether a write to standard output by [`out!`] failed.
-pub(crate) static STDOUT_FAILED: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
-
 mod approve;
+mod completions;
 mod log;
+mod logging;
 mod preview;
 mod reject;
 mod revert;
@@ -55,6 +51,7 @@ mod run;
 mod show;
 mod similarity;
 mod snapshot;
+mod stdout;
 mod undo;
 mod validate;
 mod xpath;
@@ -98,6 +95,8 @@ enum Command {
     Reject(reject::Args),
     /// Revert an applied or approved adaptation: put the pattern's old XPath back.
     Revert(revert::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
 }
 
 /// Parses arguments, runs the command and maps its outcome to an exit code.
@@ -105,11 +104,18 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { EXIT_BAD_INPUT } else { 0 });
+            let printed = e.print();
+            if e.use_stderr() {
+                return ExitCode::from(EXIT_BAD_INPUT);
+            }
+            // Help and version go to standard output, like any other output.
+            if let Err(failure) = printed {
+                stdout::remember(failure);
+            }
+            return finish(ExitCode::SUCCESS);
         }
     };
-    install_tracing();
+    logging::install();
     let outcome = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Validate(args) => Ok(validate::run(&args)),
@@ -121,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Approve(args) => approve::run(args),
         Command::Reject(args) => reject::run(args),
         Command::Revert(args) => revert::run(args),
+        Command::Completions(args) => Ok(completions::run(&args)),
     };
     let code = match outcome {
         Ok(code) => code,
@@ -129,25 +136,20 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_FAILURE)
         }
     };
-    if STDOUT_FAILED.load(std::sync::atomic::Ordering::Relaxed) {
-        say!("error: standard output could not be written; what it should hold is lost");
-        return ExitCode::from(EXIT_FAILURE);
-    }
-    code
+    finish(code)
 }
 
-/// Operators' logging on standard error, filtered by `MEND_LOG` (for example
-/// `MEND_LOG=mend=debug`); mend's warnings only by default. html5ever logs a
-/// stale "foster parenting not implemented" warning for every table with
-/// stray content (it is implemented), so its records are not shown by default.
-fn install_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("MEND_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,html5ever=off"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+/// The exit code to end with once the command is done: 3 if standard output
+/// could not take everything (quietly when its reader closed the pipe).
+fn finish(code: ExitCode) -> ExitCode {
+    match stdout::failure() {
+        None => code,
+        Some(e) if stdout::is_closed_pipe(e) => ExitCode::from(EXIT_FAILURE),
+        Some(e) => {
+            say!("error: cannot write standard output ({e}); what it should hold is incomplete");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
 }
 
 /// A clap value parser for one of the library's named enumerations: the
@@ -185,7 +187,7 @@ pub fn store_for(arg: Option<&Path>, wrapper: &Path) -> std::path::PathBuf {
 }
 
 /// Loads a wrapper, printing its diagnostics on failure; the error is the exit
-/// code to end with (2 for an invalid wrapper, 3 for one that cannot be read).
+/// code to end with ([`load_error_code`]).
 pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
     match wrapper::load_file(path) {
         Ok(w) => Ok(w),
@@ -195,7 +197,57 @@ pub fn load_wrapper(path: &Path) -> Result<Wrapper, ExitCode> {
         }
         Err(e) => {
             say!("error: {e}");
-            Err(ExitCode::from(EXIT_FAILURE))
+            Err(ExitCode::from(load_error_code(&e)))
         }
+    }
+}
+
+/// The exit code of a wrapper that did not load: 2 (bad input) for an
+/// invalid wrapper or a path that names no file (missing, a directory, under
+/// something that is not a directory), which the person who typed it can
+/// fix; 3 for a file that is there but cannot be read.
+pub fn load_error_code(e: &LoadError) -> u8 {
+    match e {
+        LoadError::Io { source, .. } if !names_no_file(source) => EXIT_FAILURE,
+        _ => EXIT_BAD_INPUT,
+    }
+}
+
+/// Whether opening a path failed because the path names no file.
+fn names_no_file(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        e.kind(),
+        ErrorKind::NotFound | ErrorKind::IsADirectory | ErrorKind::NotADirectory
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    fn io(kind: ErrorKind) -> LoadError {
+        LoadError::Io {
+            path: "w.yaml".into(),
+            source: Error::from(kind),
+        }
+    }
+
+    #[test]
+    fn a_wrapper_path_naming_no_file_is_bad_input_not_an_io_failure() {
+        for kind in [
+            ErrorKind::NotFound,
+            ErrorKind::IsADirectory,
+            ErrorKind::NotADirectory,
+        ] {
+            assert_eq!(load_error_code(&io(kind)), EXIT_BAD_INPUT, "{kind:?}");
+        }
+        assert_eq!(load_error_code(&LoadError::Invalid(vec![])), EXIT_BAD_INPUT);
+        assert_eq!(
+            load_error_code(&io(ErrorKind::PermissionDenied)),
+            EXIT_FAILURE
+        );
+        assert_eq!(load_error_code(&io(ErrorKind::Other)), EXIT_FAILURE);
     }
 }

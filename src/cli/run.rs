@@ -30,8 +30,10 @@ pub struct RunArgs {
     /// Write records to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Emit one record per instance of this top-level record pattern.
-    #[arg(long)]
+    /// Emit one record per instance of this top-level record pattern, each
+    /// with the page's other top-level fields after its own (as `page.NAME`
+    /// where the record has a field of that name).
+    #[arg(long, value_name = "NAME")]
     pub flatten: Option<String>,
     /// Worker threads (default: one per core).
     #[arg(long)]
@@ -73,7 +75,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let columns = match &args.flatten {
         None => wrapper.patterns.iter().map(|p| p.name.clone()).collect(),
         Some(name) => match wrapper.patterns.iter().find(|p| &p.name == name) {
-            Some(p) if p.is_record() => p.patterns.iter().map(|c| c.name.clone()).collect(),
+            Some(p) if p.is_record() => {
+                // The record's fields, then the page's (as `job::shape` puts them).
+                let own: Vec<String> = p.patterns.iter().map(|c| c.name.clone()).collect();
+                let page = wrapper.patterns.iter().filter(|q| &q.name != name);
+                let page: Vec<String> = page
+                    .map(|q| job::page_field_key(&q.name, |k| own.iter().any(|o| o == k)))
+                    .collect();
+                own.into_iter().chain(page).collect()
+            }
             _ => {
                 say!(
                     "error: --flatten {name}: the wrapper has no top-level record pattern of that name"
@@ -108,7 +118,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             std::fs::File::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?,
         ),
-        None => Box::new(std::io::stdout()),
+        None => Box::new(super::stdout::Stdout::new()),
     };
     let mut writer = OutputWriter::new(BufWriter::new(sink), args.format, columns);
     let progress = progress_bar(sources.len());

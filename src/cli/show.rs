@@ -66,8 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(review) => review,
         Err(code) => return Ok(code),
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
         let json = review.to_json(&record).context("writing the record")?;
         serde_json::to_writer_pretty(&mut out, &json).context("writing the record")?;

@@ -21,7 +21,7 @@
 //! nothing or selects something other than an element; both pages from
 //! standard input), 3 when a page cannot be read or an alignment is too large.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -118,8 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         json!(comparison.score)
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
         let alignment = comparison.alignment.as_ref().map(|pairs| {
             pairs

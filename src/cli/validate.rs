@@ -19,7 +19,8 @@ pub struct ValidateArgs {
     wrappers: Vec<PathBuf>,
 }
 
-/// Checks every file; exit 0 if all are valid, 2 if any is not, 3 if one cannot be read.
+/// Checks every file; exit 0 if all are valid, 2 if any is not (or is
+/// missing), 3 if one is there but cannot be read.
 pub fn run(args: &ValidateArgs) -> ExitCode {
     let mut invalid = false;
     let mut unreadable = false;
@@ -44,7 +45,11 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
             }
             Err(e) => {
                 say!("error: {e}");
-                unreadable = true;
+                if super::load_error_code(&e) == EXIT_FAILURE {
+                    unreadable = true;
+                } else {
+                    invalid = true;
+                }
             }
         }
     }

@@ -61,8 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(super::stdout::Stdout::new());
     let code = match (&args.expr, &args.exprs) {
         (Some(expr), _) if args.robust => robust(&doc, expr, args.json, &mut out)?,
         (Some(expr), _) => single(&doc, expr, args.json, &mut out)?,

@@ -173,6 +173,8 @@ fn strip_ordinals(text: &str) -> String {
 }
 
 fn resolve_url(text: &str, base: Option<&Url>) -> Option<String> {
+    let text = url_text(text);
+    let text = text.as_str();
     if text.is_empty()
         || text.contains(char::is_whitespace)
             && !text.contains("%20")
@@ -185,9 +187,23 @@ fn resolve_url(text: &str, base: Option<&Url>) -> Option<String> {
     }
     match base {
         Some(base) => base.join(text).ok().map(|u| u.to_string()),
-        // Without a base, a relative reference is kept as written.
+        // Without a base, a relative reference is kept as written (cleaned).
         None => Some(text.to_owned()),
     }
+}
+
+/// A URL as the URL standard reads it before parsing: ASCII tabs and
+/// newlines removed wherever they are (an `href` wrapped over two lines of
+/// markup is one URL), then surrounding spaces, C0 controls and other
+/// whitespace trimmed. What is left may still be refused.
+fn url_text(text: &str) -> String {
+    let joined: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    joined
+        .trim_matches(|c: char| c.is_whitespace() || c.is_ascii_control())
+        .to_owned()
 }
 
 #[cfg(test)]
@@ -279,6 +295,38 @@ mod tests {
             "not a url at all",
             ValueType::Url,
             Err(ConvertError::NotAUrl),
+        );
+    }
+
+    /// An `href` broken over lines, or indented, was refused as "not a
+    /// URL"; the URL standard strips tabs and newlines anywhere first.
+    #[test]
+    fn urls_drop_tabs_and_newlines_anywhere_and_surrounding_space() {
+        check(
+            "https://x.example/cata\n\tlogue/a",
+            ValueType::Url,
+            Ok(serde_json::json!("https://x.example/catalogue/a")),
+        );
+        check(
+            "\n\t ../item/\r\n7 \n",
+            ValueType::Url,
+            Ok(serde_json::json!("https://shop.example/item/7")),
+        );
+        check(
+            "\u{0} https://x.example/a\u{1f}",
+            ValueType::Url,
+            Ok(serde_json::json!("https://x.example/a")),
+        );
+        check("\t\n", ValueType::Url, Err(ConvertError::NotAUrl));
+        // Spaces inside are not stripped: words apart are still not a URL.
+        check(
+            "https://x.example/cata\n    logue/a",
+            ValueType::Url,
+            Err(ConvertError::NotAUrl),
+        );
+        assert_eq!(
+            convert("\n  item/\n7\t", ValueType::Url, None, None),
+            Ok(serde_json::json!("item/7"))
         );
     }
 }

@@ -2,11 +2,19 @@
 //!
 //! This is the I/O edge under the job runner. Directories are read
 //! recursively for `*.html` and `*.htm` (gzipped too); gzip is recognised by
-//! its magic bytes, whatever the name. URLs are fetched over HTTP(S) with
-//! timeouts and a bounded number of redirects; each failure is an error for
-//! that page alone. Crawling (following links, politeness) builds on this.
+//! its magic bytes, whatever the name, and a file named `.gz` must be gzip.
+//! URLs are fetched over HTTP(S) with timeouts and a bounded number of
+//! redirects; each failure is an error for that page alone. Crawling
+//! (following links, politeness) builds on this.
+//!
+//! What it refuses, each as an error naming the page and why: a page larger
+//! than [`MAX_PAGE_BYTES`], a file named `.gz` that is not gzip or does not
+//! decompress, and bytes that are plainly not a page (an image, a PDF, an
+//! archive, binary data; `sniff.rs`), which the HTML parser would otherwise
+//! turn into a document of nothing.
 
 mod http;
+mod sniff;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -40,6 +48,29 @@ pub enum FetchError {
         name: String,
         /// The limit, in bytes.
         limit: u64,
+    },
+    /// A file named `.gz` does not hold gzip data.
+    #[error("{name}: named .gz but not gzip data (it does not start with the gzip magic bytes)")]
+    NotGzip {
+        /// The file.
+        name: String,
+    },
+    /// Gzip data that does not decompress.
+    #[error("{name}: gzip data that does not decompress: {source}")]
+    BadGzip {
+        /// The page.
+        name: String,
+        /// What the decompressor said.
+        source: std::io::Error,
+    },
+    /// The bytes are plainly not a page: a well-known binary format, or
+    /// binary data.
+    #[error("{name}: not an HTML page: {why}")]
+    NotAPage {
+        /// The page.
+        name: String,
+        /// What the bytes are, in words.
+        why: String,
     },
     /// The server answered with an error status.
     #[error("{url}: HTTP {status}")]
@@ -177,7 +208,14 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
             file.take(MAX_PAGE_BYTES + 1)
                 .read_to_end(&mut bytes)
                 .map_err(io)?;
+            let named_gz = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+            if named_gz && !bytes.starts_with(&GZIP_MAGIC) {
+                return Err(FetchError::NotGzip { name });
+            }
             let bytes = decompress(bytes, &name)?;
+            refuse_non_page(&bytes, None, &name)?;
             Ok(Page {
                 name,
                 url: None,
@@ -195,6 +233,7 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
                     source,
                 })?;
             let bytes = decompress(bytes, &name)?;
+            refuse_non_page(&bytes, None, &name)?;
             Ok(Page {
                 name,
                 url: None,
@@ -205,6 +244,7 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
         PageSource::Url(url) => {
             let fetched = http.get(url)?;
             let bytes = decompress(fetched.bytes, &name)?;
+            refuse_non_page(&bytes, fetched.charset.as_deref(), &name)?;
             Ok(Page {
                 name,
                 url: Some(fetched.final_url),
@@ -212,6 +252,20 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
                 charset: fetched.charset,
             })
         }
+    }
+}
+
+/// The first two bytes of gzip data.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Refuses bytes that are plainly not a page (`sniff.rs`).
+fn refuse_non_page(bytes: &[u8], charset: Option<&str>, name: &str) -> Result<(), FetchError> {
+    match sniff::not_a_page(bytes, charset) {
+        None => Ok(()),
+        Some(why) => Err(FetchError::NotAPage {
+            name: name.to_owned(),
+            why,
+        }),
     }
 }
 
@@ -223,15 +277,15 @@ fn decompress(bytes: Vec<u8>, name: &str) -> Result<Vec<u8>, FetchError> {
             limit: MAX_PAGE_BYTES,
         });
     }
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
+    if !bytes.starts_with(&GZIP_MAGIC) {
         return Ok(bytes);
     }
     let mut out = Vec::with_capacity(bytes.len() * 4);
     flate2::read::MultiGzDecoder::new(&bytes[..])
         .take(MAX_PAGE_BYTES + 1)
         .read_to_end(&mut out)
-        .map_err(|source| FetchError::Io {
-            path: name.to_owned(),
+        .map_err(|source| FetchError::BadGzip {
+            name: name.to_owned(),
             source,
         })?;
     if out.len() as u64 > MAX_PAGE_BYTES {
@@ -293,5 +347,59 @@ mod tests {
         std::fs::write(&path, gz.finish().unwrap()).unwrap();
         let page = load(&PageSource::File(path), &HttpClient::new()).unwrap();
         assert_eq!(page.bytes, b"<h1>zipped</h1>");
+    }
+
+    fn load_file(name: &str, bytes: &[u8]) -> Result<Page, FetchError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        load(&PageSource::File(path), &HttpClient::new())
+    }
+
+    /// A file named `.gz` that was not gzip was parsed as a page.
+    #[test]
+    fn a_file_named_gz_must_be_gzip() {
+        let err = load_file("page.html.gz", b"<h1>plain</h1>").unwrap_err();
+        assert!(matches!(err, FetchError::NotGzip { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("page.html.gz: named .gz but not gzip data (it does not start with the gzip magic bytes)"),
+            "{err}"
+        );
+        let err = load_file("page.HTML.GZ", b"\x1f\x8b\x08\0 truncated").unwrap_err();
+        assert!(matches!(err, FetchError::BadGzip { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .contains("gzip data that does not decompress"),
+            "{err}"
+        );
+        // Gzip is still recognised by its bytes whatever the name.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"<h1>zipped</h1>").unwrap();
+        assert_eq!(
+            load_file("page.html", &gz.finish().unwrap()).unwrap().bytes,
+            b"<h1>zipped</h1>"
+        );
+    }
+
+    /// A PNG given as a page was parsed into a document of nothing.
+    #[test]
+    fn plainly_binary_pages_are_refused_with_what_they_are() {
+        let err = load_file("logo.html", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap_err();
+        assert!(matches!(err, FetchError::NotAPage { .. }), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("logo.html: not an HTML page: it is a PNG image"),
+            "{err}"
+        );
+        // Inside gzip too.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(b"%PDF-1.4\n").unwrap();
+        let err = load_file("report.html.gz", &gz.finish().unwrap()).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("not an HTML page: it is a PDF document"),
+            "{err}"
+        );
     }
 }

@@ -7,6 +7,8 @@
 
 mod health;
 mod output;
+#[cfg(test)]
+mod tests;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -392,13 +394,39 @@ fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions)
     }
 }
 
-/// Turns the page record into the list of records to emit.
+/// Turns the page record into the list of records to emit. Flattened, each
+/// instance keeps the page's other top-level fields after its own, under
+/// [`page_field_key`].
 pub fn shape(record: Map<String, Value>, options: &RunOptions) -> Vec<Value> {
     match &options.flatten {
         None => vec![Value::Object(record)],
         Some(name) => match record.get(name) {
-            Some(Value::Array(items)) => items.clone(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::Object(fields) => {
+                        let mut flat = fields.clone();
+                        for (key, value) in record.iter().filter(|(key, _)| *key != name) {
+                            let key = page_field_key(key, |k| fields.contains_key(k));
+                            flat.insert(key, value.clone());
+                        }
+                        Value::Object(flat)
+                    }
+                    other => other.clone(),
+                })
+                .collect(),
             _ => Vec::new(),
         },
+    }
+}
+
+/// The key of a page-level field in a flattened record: its own name, or
+/// `page.NAME` when the record has a field of that name already (pattern
+/// names hold no `.`, so that key is the page's alone).
+pub fn page_field_key(name: &str, record_has: impl Fn(&str) -> bool) -> String {
+    if record_has(name) {
+        format!("page.{name}")
+    } else {
+        name.to_owned()
     }
 }

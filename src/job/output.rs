@@ -1,4 +1,11 @@
 //! Writing page outputs as NDJSON, JSON or CSV.
+//!
+//! CSV is for people and spreadsheets: one row per record, a cell per
+//! field, and three columns that say what went wrong on the record's page
+//! (`_violations`, `_proposals`, `_error`), so that a page whose constraints
+//! failed, or that could not be read, is not silently missing or silently
+//! fine. A cell holds a value as a person reads it: a list of values joined
+//! by `"; "`, a nested record (an object, or a list of them) as JSON.
 
 use std::io::Write;
 
@@ -13,9 +20,19 @@ pub enum OutputFormat {
     Ndjson,
     /// With one page, exactly that page's object; with several, an array of them.
     Json,
-    /// One row per record: the page, then one column per field.
+    /// One row per record: the page, one column per field, then what went
+    /// wrong on the page (`_violations`, `_proposals`, `_error`).
     Csv,
 }
+
+/// The columns CSV adds after the fields: the page's violations (each as
+/// `PATTERN CONSTRAINT: expected ..., found ...`, identical ones once with a
+/// count), the ids of the proposals the record was healed with, and why the
+/// page could not be read.
+const CSV_STATUS_COLUMNS: [&str; 3] = ["_violations", "_proposals", "_error"];
+
+/// What joins the values of a list in a CSV cell.
+const CSV_LIST_SEPARATOR: &str = "; ";
 
 /// Writes page outputs in a format, streaming where the format allows.
 pub struct OutputWriter<W: Write> {
@@ -75,6 +92,7 @@ impl<W: Write> OutputWriter<W> {
         let mut csv = csv::Writer::from_writer(&mut self.out);
         let mut header = vec!["page".to_owned()];
         header.extend(self.columns.iter().cloned());
+        header.extend(CSV_STATUS_COLUMNS.map(str::to_owned));
         csv.write_record(&header)?;
         csv.flush()?;
         self.csv_header_written = true;
@@ -85,33 +103,76 @@ impl<W: Write> OutputWriter<W> {
         if !self.csv_header_written {
             self.write_header()?;
         }
+        let violations = violations_cell(page);
+        let error = page.error.clone().unwrap_or_default();
         let mut csv = csv::Writer::from_writer(&mut self.out);
-        for record in &page.records {
+        let row = |record: Option<&Value>| {
+            let field = |name: &str| record.and_then(|r| r.get(name)).unwrap_or(&Value::Null);
             let mut row = vec![page.page.clone()];
-            for column in &self.columns {
-                row.push(cell(record.get(column).unwrap_or(&Value::Null)));
-            }
-            csv.write_record(&row)?;
+            row.extend(self.columns.iter().map(|column| cell(field(column))));
+            row.push(violations.clone());
+            row.push(cell(field("_proposals")));
+            row.push(error.clone());
+            row
+        };
+        for record in &page.records {
+            csv.write_record(row(Some(record)))?;
+        }
+        // A page with no record is still a row when something went wrong
+        // on it, so that it is not missing from the table in silence.
+        if page.records.is_empty() && (!page.violations.is_empty() || page.error.is_some()) {
+            csv.write_record(row(None))?;
         }
         csv.flush()?;
         Ok(())
     }
 }
 
-/// A CSV cell: strings as they are, null empty, lists and objects as JSON.
+/// A CSV cell: strings as they are, null empty, a list of values joined by
+/// [`CSV_LIST_SEPARATOR`]; a nested record (an object, or a list holding
+/// one) as JSON.
 fn cell(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
+        Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => items
+            .iter()
+            .map(cell)
+            .collect::<Vec<_>>()
+            .join(CSV_LIST_SEPARATOR),
         other => other.to_string(),
     }
+}
+
+/// The `_violations` cell of a page: each violation in a few words, in the
+/// order found, the same words once with how many times they occurred.
+fn violations_cell(page: &PageOutput) -> String {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for v in &page.violations {
+        let text = format!(
+            "{} {}: expected {}, found {}",
+            v.pattern, v.constraint, v.expected, v.found
+        );
+        match seen.iter_mut().find(|(t, _)| *t == text) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((text, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(text, n)| match n {
+            1 => text,
+            n => format!("{text} ({n} times)"),
+        })
+        .collect::<Vec<_>>()
+        .join(CSV_LIST_SEPARATOR)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::{Violation, ViolationKind};
 
     fn page(name: &str, records: Vec<Value>) -> PageOutput {
         PageOutput {
@@ -165,17 +226,77 @@ mod tests {
     }
 
     #[test]
-    fn csv_has_a_header_and_json_for_lists() {
+    fn csv_lists_were_json_and_are_values_joined_by_semicolons() {
         let out = render(
             OutputFormat::Csv,
             vec![page(
                 "a.html",
-                vec![serde_json::json!({"title": "T, with comma", "tags": ["x", "y"]})],
+                vec![serde_json::json!({"title": "T, with comma", "tags": ["x", "y", 3]})],
             )],
         );
         assert_eq!(
             out,
-            "page,title,tags\na.html,\"T, with comma\",\"[\"\"x\"\",\"\"y\"\"]\"\n"
+            "page,title,tags,_violations,_proposals,_error\n\
+             a.html,\"T, with comma\",x; y; 3,,,\n"
+        );
+    }
+
+    #[test]
+    fn csv_keeps_nested_records_as_json() {
+        let out = render(
+            OutputFormat::Csv,
+            vec![page(
+                "a.html",
+                vec![serde_json::json!({"title": {"a": 1}, "tags": [{"b": 2}]})],
+            )],
+        );
+        assert_eq!(
+            out.lines().nth(1),
+            Some("a.html,\"{\"\"a\"\":1}\",\"[{\"\"b\"\":2}]\",,,")
+        );
+    }
+
+    fn violation(pattern: &str, found: &str) -> Violation {
+        Violation {
+            pattern: pattern.parse().unwrap(),
+            constraint: ViolationKind::Min,
+            expected: "at least 1".into(),
+            found: found.into(),
+            context: "/".into(),
+            node: None,
+        }
+    }
+
+    #[test]
+    fn csv_says_what_went_wrong_where_it_said_nothing() {
+        let mut violated = page(
+            "v.html",
+            vec![serde_json::json!({"title": "T", "_proposals": [4, 7]})],
+        );
+        violated.violations = vec![
+            violation("book/price", "0 matches"),
+            violation("book/price", "0 matches"),
+            violation("title", "0 matches"),
+        ];
+        // No record, but violations: still a row.
+        let mut empty = page("e.html", vec![]);
+        empty.violations = vec![violation("book", "0 matches")];
+        let mut failed = page("f.html", vec![]);
+        failed.error = Some("f.html: not an HTML page".into());
+        let out = render(
+            OutputFormat::Csv,
+            vec![violated, empty, failed, page("nothing.html", vec![])],
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "page,title,tags,_violations,_proposals,_error",
+                "v.html,T,,\"book/price min: expected at least 1, found 0 matches (2 times); \
+                 title min: expected at least 1, found 0 matches\",4; 7,",
+                "e.html,,,\"book min: expected at least 1, found 0 matches\",,",
+                "f.html,,,,,f.html: not an HTML page",
+            ]
         );
     }
 }

@@ -677,6 +677,33 @@ patterns:
 }
 
 #[test]
+fn approve_with_a_missing_wrapper_file_is_bad_input_and_changes_nothing() {
+    let shop = Shop::new();
+    let id = shop
+        .adaptation(AdaptationStatus::Proposed, 2_000)
+        .to_string();
+    for given in ["moved.yaml", ".mend"] {
+        let run = shop.mend(&["approve", &id, "--wrapper", given]).check(2);
+        assert!(
+            run.stderr
+                .contains(&format!("--wrapper {given}: no such file")),
+            "{}",
+            run.stderr
+        );
+    }
+    // The file the run used, gone from where it was.
+    std::fs::rename(
+        shop.dir.path().join("shop.yaml"),
+        shop.dir.path().join("moved.yaml"),
+    )
+    .unwrap();
+    let run = shop.mend(&["approve", &id]).check(2);
+    assert!(run.stderr.contains("pass --wrapper PATH"), "{}", run.stderr);
+    let log = shop.mend(&["log", "--pending", "--json"]).check(0).json();
+    assert_eq!(log.as_array().map(Vec::len), Some(1), "still pending");
+}
+
+#[test]
 fn approve_with_force_replaces_an_xpath_that_changed_since() {
     let shop = Shop::new();
     let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::cli::{Mend, ROOT, mend, stdout_json};
+use crate::support::cli::{Mend, ROOT, Run, bookshop_project, mend, stdout_json};
 
 #[test]
 fn the_example_job_prints_one_object_with_every_book() {
@@ -113,6 +113,66 @@ fn flatten_emits_one_record_per_instance() {
     assert_eq!(v["records"][5]["title"], "Northern Line");
 }
 
+/// `--flatten book` dropped the page's own fields (`page_title`); each
+/// flattened record carries them after its own, in JSON and CSV alike.
+#[test]
+fn flatten_keeps_the_page_level_fields_in_every_record() {
+    let args = [
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "book",
+    ];
+    let v = Run::from(mend(&args)).check(0).json();
+    let records = v["records"].as_array().unwrap();
+    assert_eq!(records.len(), 6);
+    for record in records {
+        assert_eq!(record["page_title"], "Fiction", "{record}");
+        let keys: Vec<&String> = record.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["title", "price", "in_stock", "url", "page_title"]);
+    }
+    let csv = Run::from(mend(&[&args[..], &["--format", "csv"]].concat())).check(0);
+    let mut lines = csv.stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("page,title,price,in_stock,url,page_title,_violations,_proposals,_error")
+    );
+    assert!(lines.all(|l| l.contains(",Fiction,,,")), "{}", csv.stdout);
+}
+
+/// A page-level field and a record field of one name: the record's keeps
+/// it, the page's is `page.NAME`.
+#[test]
+fn flatten_names_a_clashing_page_field_page_dot_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("clash.yaml");
+    std::fs::write(
+        &wrapper,
+        "name: clash\npatterns:\n  - name: title\n    xpath: //h1\n    constraints: {max: 1}\n  \
+         - name: book\n    xpath: //ol[@class='books']/li/article\n    patterns:\n      \
+         - name: title\n        xpath: ./h3/a/@title\n        constraints: {max: 1}\n",
+    )
+    .unwrap();
+    let wrapper = wrapper.to_str().unwrap();
+    let args = [
+        "run",
+        wrapper,
+        "examples/pages/bookshop.html",
+        "--flatten",
+        "book",
+    ];
+    let v = Run::from(mend(&args)).check(0).json();
+    assert_eq!(v["records"][0]["title"], "The Tide Between Us");
+    assert_eq!(v["records"][0]["page.title"], "Fiction");
+    let csv = Run::from(mend(&[&args[..], &["--format", "csv"]].concat())).check(0);
+    assert!(
+        csv.stdout.starts_with("page,title,page.title,_violations"),
+        "{}",
+        csv.stdout
+    );
+}
+
 #[test]
 fn flatten_of_a_field_is_bad_input() {
     let out = mend(&[
@@ -155,15 +215,162 @@ fn directories_gzip_and_csv() {
     );
     let text = std::fs::read_to_string(csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "page,title,price,in_stock,url");
+    assert_eq!(
+        lines[0],
+        "page,title,price,in_stock,url,page_title,_violations,_proposals,_error"
+    );
     assert_eq!(lines.len(), 1 + 12);
     assert!(lines[1].contains(
-        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html"
+        "The Tide Between Us,12.99,In stock,https://shop.example/catalogue/tide-between-us_12.html,Fiction,,,"
     ));
     assert!(lines[12].starts_with(&format!(
         "{}",
         dir.path().join("nested/b.html.gz").display()
     )));
+}
+
+/// CSV showed neither what failed on a page nor which proposal healed it,
+/// and a list of values was a cell of JSON.
+#[test]
+fn csv_says_what_went_wrong_and_which_proposals_healed_a_record() {
+    let dir = bookshop_project();
+    let run = |args: &[&str]| -> Run { Mend::new(args).dir(dir.path()).output().into() };
+    let broken = format!("{ROOT}/tests/fixtures/pages/bookshop-no-prices.html");
+    let text = run(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        &broken,
+        "--heal",
+        "off",
+        "--format",
+        "csv",
+        "--flatten",
+        "book",
+    ])
+    .check(1)
+    .stdout;
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_reader(text.as_bytes())
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_eq!(
+            &row[row.len() - 3],
+            "book/price min: expected at least 1, found 0 matches (2 times)",
+            "{text}"
+        );
+        assert_eq!(&row[row.len() - 2], "");
+    }
+
+    run(&["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"]).check(0);
+    let text = run(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "pages/bookshop-redesign.html",
+        "--heal",
+        "propose",
+        "--format",
+        "csv",
+        "--flatten",
+        "book",
+    ])
+    .stdout;
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert!(!rows.is_empty(), "{text}");
+    let log = run(&["log", "--json", "--store", "wrappers/.mend/mend.db"])
+        .check(0)
+        .json();
+    let mut ids: Vec<String> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] == "proposed")
+        .map(|a| a["id"].to_string())
+        .collect();
+    ids.sort();
+    assert!(!ids.is_empty());
+    for row in &rows {
+        let mut cell: Vec<&str> = row[column("_proposals")].split("; ").collect();
+        cell.sort();
+        assert_eq!(cell, ids, "{text}");
+        assert_eq!(&row[column("_violations")], "", "healed: {text}");
+        assert!(!row[column("price")].is_empty(), "{text}");
+    }
+}
+
+/// A `.gz` file that was not gzip, and a PNG named `.html`, were parsed as
+/// pages and violated every pattern for no reason anyone could see.
+#[test]
+fn a_fake_gz_and_a_binary_page_are_page_errors_that_say_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = std::fs::read("examples/pages/bookshop.html").unwrap();
+    std::fs::write(dir.path().join("a.html"), &page).unwrap();
+    std::fs::write(dir.path().join("b.html.gz"), &page).unwrap();
+    std::fs::write(
+        dir.path().join("c.html"),
+        b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10",
+    )
+    .unwrap();
+    let mut binary = vec![0u8; 600];
+    binary.extend_from_slice(b"<html>");
+    std::fs::write(dir.path().join("d.htm"), &binary).unwrap();
+    let run = Run::from(mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        dir.path().to_str().unwrap(),
+    ]))
+    .check(3);
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["records"][0]["book"].as_array().unwrap().len(), 6);
+    let name = |file: &str| dir.path().join(file).display().to_string();
+    for (line, file, why) in [
+        (&lines[1], "b.html.gz", "named .gz but not gzip data"),
+        (&lines[2], "c.html", "not an HTML page: it is a PNG image"),
+        (
+            &lines[3],
+            "d.htm",
+            "not an HTML page: 600 of its first 606 bytes are NUL",
+        ),
+    ] {
+        let error = line["error"].as_str().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("{}: {why}", name(file))),
+            "{line}"
+        );
+        assert_eq!(line["records"], Value::Array(vec![]));
+        assert!(
+            run.stderr
+                .contains(&format!("error: {}: {why}", name(file)))
+        );
+    }
+    // In CSV, the refused page is a row that says why.
+    let csv = Run::from(mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        &name("c.html"),
+        "--format",
+        "csv",
+    ]))
+    .check(3);
+    assert_eq!(
+        csv.stdout.lines().nth(1),
+        Some(
+            format!(
+                "{0},,,,,{0}: not an HTML page: it is a PNG image",
+                name("c.html")
+            )
+            .as_str()
+        )
+    );
 }
 
 #[test]

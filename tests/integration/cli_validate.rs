@@ -80,14 +80,42 @@ fn one_bad_file_fails_the_run_but_the_others_are_checked() {
 }
 
 #[test]
-fn an_unreadable_file_is_an_io_failure() {
+fn a_missing_file_is_bad_input_and_the_others_are_checked() {
     let (code, stdout, stderr) = validate(&["good.yaml", "missing.yaml"]);
-    assert_eq!(code, 3);
+    assert_eq!(code, 2);
     assert!(stdout.starts_with("ok: "));
     assert!(
         stderr.starts_with("error: cannot read tests/fixtures/wrappers/missing.yaml: "),
         "{stderr}"
     );
+}
+
+/// A missing wrapper file was an I/O failure (exit 3) for `run` and
+/// `snapshot`; a path that names no file is the caller's to fix.
+#[test]
+fn a_missing_wrapper_file_is_bad_input_for_every_command_that_takes_one() {
+    let page = "examples/pages/bookshop.html";
+    for wrapper in ["wrappers/missing.yaml", "wrappers", "README.md/w.yaml"] {
+        for args in [
+            vec!["validate", wrapper],
+            vec!["run", wrapper, page],
+            vec!["snapshot", wrapper, page],
+        ] {
+            let out = mend(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "mend {}: {stderr}",
+                args.join(" ")
+            );
+            assert!(
+                stderr.starts_with(&format!("error: cannot read {wrapper}: ")),
+                "mend {}: {stderr}",
+                args.join(" ")
+            );
+        }
+    }
 }
 
 #[test]

@@ -12,12 +12,14 @@
 mod support;
 
 mod cli_drift;
+mod cli_env;
 mod cli_harden;
 mod cli_heal;
 mod cli_health;
 mod cli_review;
 mod cli_run;
 mod cli_similarity;
+mod cli_stdout;
 mod cli_validate;
 mod cli_xpath;
 mod generate_robustness;

@@ -12,6 +12,26 @@ use serde_json::Value;
 /// The package root, where `wrappers/`, `examples/` and `tests/fixtures/` are.
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// A scratch project to run commands in: `wrappers/bookshop.yaml`, its
+/// example page `pages/bookshop.html`, and the redesigned page that breaks
+/// it, `pages/bookshop-redesign.html`.
+pub fn bookshop_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    for (from, to) in [
+        ("wrappers/bookshop.yaml", "wrappers/bookshop.yaml"),
+        ("examples/pages/bookshop.html", "pages/bookshop.html"),
+        (
+            "tests/fixtures/pages/bookshop-redesign.html",
+            "pages/bookshop-redesign.html",
+        ),
+    ] {
+        let to = dir.path().join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("a folder");
+        std::fs::copy(Path::new(ROOT).join(from), to).expect("a copy");
+    }
+    dir
+}
+
 /// Runs `mend ARGS` in the package root, with `MEND_STORE` unset and
 /// nothing on standard input.
 pub fn mend(args: &[&str]) -> Output {
@@ -24,6 +44,7 @@ pub fn mend(args: &[&str]) -> Output {
 pub struct Mend {
     command: Command,
     stdin: Option<Vec<u8>>,
+    stdout_closed: bool,
 }
 
 impl Mend {
@@ -36,6 +57,7 @@ impl Mend {
         Mend {
             command,
             stdin: None,
+            stdout_closed: false,
         }
     }
 
@@ -51,6 +73,23 @@ impl Mend {
         self
     }
 
+    /// Removes an environment variable for the run.
+    pub fn env_remove(mut self, key: &str) -> Mend {
+        self.command.env_remove(key);
+        self
+    }
+
+    /// Gives the binary a standard output whose reader is already gone, as
+    /// `mend ... | head -0` does: every write to it fails with a broken
+    /// pipe. The output captured is then empty.
+    pub fn closed_stdout(mut self) -> Mend {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        self.command.stdout(writer);
+        self.stdout_closed = true;
+        self
+    }
+
     /// Writes `input` to the binary's standard input.
     pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Mend {
         self.stdin = Some(input.into());
@@ -62,10 +101,12 @@ impl Mend {
         let Some(input) = self.stdin.take() else {
             return self.command.output().expect("the mend binary runs");
         };
+        if !self.stdout_closed {
+            self.command.stdout(Stdio::piped());
+        }
         let mut child = self
             .command
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("the mend binary runs");
