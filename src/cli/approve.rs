@@ -47,22 +47,12 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (mut store, path) = match review::open_store(&args.store) {
-        Ok(opened) => opened,
-        Err(code) => return Ok(code),
-    };
-    let ids = match review::resolve(&store, &args.targets, "approve") {
-        Ok(ids) => ids,
-        Err(code) => return Ok(code),
-    };
-    if ids.is_empty() {
-        out!("no proposal waits for a person in {}", path.display());
-    }
-    let codes: Vec<ExitCode> = ids
-        .into_iter()
-        .map(|id| approve(&args, &mut store, &path, id).unwrap_or_else(|code| code))
-        .collect();
-    Ok(review::worst(&codes))
+    Ok(review::for_each_target(
+        &args.store,
+        &args.targets,
+        "approve",
+        |store, path, id| approve(&args, store, path, id),
+    ))
 }
 
 fn approve(

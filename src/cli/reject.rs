@@ -39,22 +39,12 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (mut store, path) = match review::open_store(&args.store) {
-        Ok(opened) => opened,
-        Err(code) => return Ok(code),
-    };
-    let ids = match review::resolve(&store, &args.targets, "reject") {
-        Ok(ids) => ids,
-        Err(code) => return Ok(code),
-    };
-    if ids.is_empty() {
-        out!("no proposal waits for a person in {}", path.display());
-    }
-    let codes: Vec<ExitCode> = ids
-        .into_iter()
-        .map(|id| reject(&args, &mut store, &path, id).unwrap_or_else(|code| code))
-        .collect();
-    Ok(review::worst(&codes))
+    Ok(review::for_each_target(
+        &args.store,
+        &args.targets,
+        "reject",
+        |store, path, id| reject(&args, store, path, id),
+    ))
 }
 
 fn reject(

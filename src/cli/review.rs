@@ -86,6 +86,33 @@ pub fn resolve(
     Ok(ids)
 }
 
+/// Opens the store, resolves `targets` and does `each` to every adaptation
+/// they name, in order, each on its own: one that fails does not stop the
+/// others. Gives the worst exit code of theirs.
+pub fn for_each_target(
+    store: &StoreArg,
+    targets: &Targets,
+    verb: &str,
+    mut each: impl FnMut(&mut Store, &Path, AdaptationId) -> Result<ExitCode, ExitCode>,
+) -> ExitCode {
+    let (mut store, path) = match open_store(store) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let ids = match resolve(&store, targets, verb) {
+        Ok(ids) => ids,
+        Err(code) => return code,
+    };
+    if ids.is_empty() {
+        out!("no proposal waits for a person in {}", path.display());
+    }
+    let codes: Vec<ExitCode> = ids
+        .into_iter()
+        .map(|id| each(&mut store, &path, id).unwrap_or_else(|code| code))
+        .collect();
+    worst(&codes)
+}
+
 /// The exit code of a command that acted on several adaptations: the
 /// worst of theirs (0 when each went through).
 pub fn worst(codes: &[ExitCode]) -> ExitCode {

@@ -382,7 +382,7 @@ fn checked(
 }
 
 /// The output of an extracted page.
-fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
+pub fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
     PageOutput {
         page: page.name.clone(),
         records: shape(extraction.record, options),

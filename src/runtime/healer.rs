@@ -15,7 +15,7 @@ use crate::adapt::{self, Alternative, Origin, Rejections, Search, Substituted, T
 use crate::dom::Document;
 use crate::extract::{Extraction, extract};
 use crate::fetch;
-use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, shape};
+use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, page_output as output};
 use crate::store::{AdaptationStatus, FileChange, page_hash};
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
@@ -559,18 +559,5 @@ impl Healer for Runtime {
             }
         }
         counts
-    }
-}
-
-/// The output of a page extracted with `extraction`, before any entry is settled.
-fn output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
-    PageOutput {
-        page: page.name.clone(),
-        records: shape(extraction.record, options),
-        violations: extraction.violations,
-        adaptations: Vec::new(),
-        fallbacks: Vec::new(),
-        error: None,
-        ticket: None,
     }
 }
