@@ -3,9 +3,8 @@
 //! The plain form is a table for a terminal: one line per adaptation with
 //! its id, time (UTC), wrapper, pattern, status, the pages it stands for
 //! (one entry per change: identical heals of a run are one line), decision,
-//! score, runner-up
-//! and its old → new XPath, long values cut with an ellipsis. `--json`
-//! prints a JSON array of the full records instead.
+//! score, runner-up and its old → new XPath, long values cut with an
+//! ellipsis. `--json` prints a JSON array of the full records instead.
 //!
 //! `mend log --health` lists the field health of runs and snapshots
 //! instead (`health.rs`).
