@@ -86,19 +86,7 @@ fn approve(
     })?;
     review::check_wrapper_name(&wrapper, &record, &file, args.wrapper.wrapper.is_some())?;
     let names: Vec<&str> = record.pattern.split('/').collect();
-    let Some(pattern) = record
-        .pattern
-        .parse::<PatternPath>()
-        .ok()
-        .and_then(|path| wrapper.pattern(&path))
-    else {
-        return Err(review::bad_input(format!(
-            "{} has no pattern {} now",
-            file.display(),
-            record.pattern
-        )));
-    };
-    let current = pattern.xpath.source();
+    let current = review::current_xpath(&wrapper, &record, &file)?;
 
     let rewrite = if current == new {
         out!(

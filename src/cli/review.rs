@@ -369,6 +369,28 @@ pub fn check_wrapper_name(
     )))
 }
 
+/// The XPath that `record`'s pattern has now in `wrapper` (loaded from
+/// `file`), or exit 2 when the wrapper no longer has the pattern.
+pub fn current_xpath<'w>(
+    wrapper: &'w Wrapper,
+    record: &AdaptationRecord,
+    file: &Path,
+) -> Result<&'w str, ExitCode> {
+    record
+        .pattern
+        .parse::<mend::wrapper::PatternPath>()
+        .ok()
+        .and_then(|path| wrapper.pattern(&path))
+        .map(|p| p.xpath.source())
+        .ok_or_else(|| {
+            bad_input(format!(
+                "{} has no pattern {} now",
+                file.display(),
+                record.pattern
+            ))
+        })
+}
+
 /// Loads wrapper text, for reading a pattern's current XPath; the error is
 /// the rendered diagnostics.
 pub fn load_wrapper_text(text: &str, file: &Path) -> Result<Wrapper, String> {

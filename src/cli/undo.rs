@@ -69,19 +69,7 @@ pub fn revert(
             file.display()
         ))
     })?;
-    let Some(pattern) = record
-        .pattern
-        .parse()
-        .ok()
-        .and_then(|p| wrapper.pattern(&p))
-    else {
-        return Err(review::bad_input(format!(
-            "{} has no pattern {} now",
-            file.display(),
-            record.pattern
-        )));
-    };
-    let current = pattern.xpath.source();
+    let current = review::current_xpath(&wrapper, &record, &file)?;
     if current != new && current != record.old_xpath && !force {
         return Err(review::bad_input(format!(
             "{} has changed since adaptation {}: the XPath of {} is now\n  {current}\nnot the \
