@@ -69,7 +69,7 @@ pub fn revert(
             file.display()
         ))
     })?;
-    let current = review::current_xpath(&wrapper, &record, &file)?;
+    let current = review::current_xpath(&wrapper, &record, file)?;
     if current != new && current != record.old_xpath && !force {
         return Err(review::bad_input(format!(
             "{} has changed since adaptation {}: the XPath of {} is now\n  {current}\nnot the \
