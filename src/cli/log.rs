@@ -159,36 +159,8 @@ fn table(records: &[AdaptationRecord]) -> String {
         "OLD → NEW XPATH",
     ];
     let rows: Vec<[String; 10]> = records.iter().map(row).collect();
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let header = header.map(str::to_owned);
-    for row in std::iter::once(&header).chain(&rows) {
-        let mut line = String::new();
-        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                // Numbers line up on the right, words on the left.
-                let pad = " ".repeat(width - cell.chars().count());
-                if matches!(i, 0 | 5 | 7 | 8) {
-                    line.push_str(&pad);
-                    line.push_str(cell);
-                } else {
-                    line.push_str(cell);
-                    line.push_str(&pad);
-                }
-                line.push_str("  ");
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    // Numbers line up on the right, words on the left.
+    health::columns(&header.map(str::to_owned), &rows, &[0, 5, 7, 8])
 }
 
 fn row(record: &AdaptationRecord) -> [String; 10] {

@@ -184,7 +184,7 @@ fn source(s: &HealthSample) -> String {
 
 /// Lines of cells padded to each column's widest, the columns in `right`
 /// aligned on the right.
-fn columns(header: &[String], rows: &[impl AsRef<[String]>], right: &[usize]) -> String {
+pub(super) fn columns(header: &[String], rows: &[impl AsRef<[String]>], right: &[usize]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row.as_ref()) {
