@@ -101,7 +101,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &records).context("writing the records")?;
+        // Each record names its store's tag, so that a tool can pass it on
+        // as TAG:ID to the other review commands.
+        let tag = match store.tag() {
+            Ok(tag) => tag,
+            Err(e) => return Ok(review::store_failure(&e)),
+        };
+        let mut tagged = Vec::with_capacity(records.len());
+        for record in &records {
+            let mut json = serde_json::to_value(record).context("writing the records")?;
+            if let serde_json::Value::Object(o) = &mut json {
+                o.insert("store".to_owned(), serde_json::Value::from(tag.as_str()));
+            }
+            tagged.push(json);
+        }
+        serde_json::to_writer_pretty(&mut out, &tagged).context("writing the records")?;
         writeln!(out)?;
     } else if records.is_empty() {
         say!("no adaptations in {} match", path.display());

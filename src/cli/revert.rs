@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use mend::store::AdaptationId;
+use mend::store::AdaptationRef;
 
 use super::review::{self, StoreArg, WrapperArg};
 use super::undo;
@@ -13,8 +13,9 @@ use super::undo;
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = review::STORE_RULE)]
 pub struct Args {
-    /// The adaptation's id, as `mend log` lists it.
-    id: AdaptationId,
+    /// The adaptation's id, as `mend log` lists it, or as TAG:ID (the
+    /// store's tag and the id, as a run's output names them).
+    id: AdaptationRef,
     /// Why, for the history.
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
@@ -35,7 +36,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn revert(args: &Args) -> Result<ExitCode, ExitCode> {
     let (mut store, path) = review::open_store(&args.store)?;
-    let record = review::adaptation(&store, &path, args.id)?;
+    let id = review::own_id(&store, &path, &args.id)?;
+    let record = review::adaptation(&store, &path, id)?;
     if !undo::in_wrapper(&store, &record)? {
         return Err(review::bad_input(format!(
             "adaptation {} is {}: only an applied heal or an approved proposal is in the \

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use mend::runtime;
 use mend::store::{
-    AdaptationId, AdaptationRecord, ChangeState, Decision, STORE_DIR, STORE_FILE, Store,
-    StoreError, Timestamp, Verdict,
+    AdaptationId, AdaptationRecord, AdaptationRef, ChangeState, Decision, STORE_DIR, STORE_FILE,
+    Store, StoreError, Timestamp, Verdict,
 };
 use mend::wrapper::{self, Wrapper};
 
@@ -44,9 +44,10 @@ pub struct WrapperArg {
 /// ids, or a filter over the proposals that wait for a person.
 #[derive(clap::Args, Debug)]
 pub struct Targets {
-    /// The adaptations' ids, as `mend log` lists them.
+    /// The adaptations' ids, as `mend log` lists them, or as TAG:ID (the
+    /// store's tag and the id, as a run's output names them).
     #[arg(value_name = "ID")]
-    pub ids: Vec<AdaptationId>,
+    pub ids: Vec<AdaptationRef>,
     /// Every proposal that waits for a person, instead of ids.
     #[arg(long, conflicts_with = "ids")]
     pub pending: bool,
@@ -57,14 +58,16 @@ pub struct Targets {
 }
 
 /// The ids `targets` names, in the order given (a filter: oldest first);
-/// exit 2 when it names none at all.
+/// exit 2 when it names none at all, or names one of another store (then
+/// nothing is done: the person is looking at another store's ids).
 pub fn resolve(
     store: &Store,
+    path: &Path,
     targets: &Targets,
     verb: &str,
 ) -> Result<Vec<AdaptationId>, ExitCode> {
     if !targets.ids.is_empty() {
-        return Ok(targets.ids.clone());
+        return targets.ids.iter().map(|r| own_id(store, path, r)).collect();
     }
     if !targets.pending && targets.pattern.is_none() {
         return Err(bad_input(format!(
@@ -99,7 +102,7 @@ pub fn for_each_target(
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let ids = match resolve(&store, targets, verb) {
+    let ids = match resolve(&store, &path, targets, verb) {
         Ok(ids) => ids,
         Err(code) => return code,
     };
@@ -201,7 +204,8 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
         return Err(bad_input(format!("no store at {}: {how}", path.display())));
     }
     let mut store = Store::open(&path).map_err(|e| store_failure(&e))?;
-    say!("mend: store {}", path.display());
+    let tag = store.tag().map_err(|e| store_failure(&e))?;
+    say!("mend: store {} (tag {tag})", path.display());
     // A change to a wrapper that a killed process left unfinished is settled
     // before anything is read, so the history never says applied of an XPath
     // that the wrapper file does not hold.
@@ -229,6 +233,27 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The id `reference` names in `store` (read from `path`): its own, or
+/// exit 2 when it carries the tag of another store.
+pub fn own_id(
+    store: &Store,
+    path: &Path,
+    reference: &AdaptationRef,
+) -> Result<AdaptationId, ExitCode> {
+    let Some(theirs) = &reference.tag else {
+        return Ok(reference.id);
+    };
+    let ours = store.tag().map_err(|e| store_failure(&e))?;
+    if *theirs == ours {
+        return Ok(reference.id);
+    }
+    Err(bad_input(format!(
+        "adaptation {reference} belongs to the store tagged {theirs}, but {} is tagged {ours}: \
+         pass --store PATH (or set MEND_STORE) to read the store of the run that printed it",
+        path.display()
+    )))
 }
 
 /// The adaptation `id`, or exit 2 when the store has none with that id.

@@ -179,6 +179,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .is_open()
         .then(|| healer.session().path().map(|p| p.display().to_string()))
         .flatten();
+    let store_tag = healer.session().tag().map(|t| t.to_string());
     let judged = settle_health(&healer, &args.wrapper, mode, &summary, &health, started);
     let drops = match &judged {
         Ok(Some(run_health)) => report_health(run_health, healer.wrapper(), args.quiet),
@@ -196,7 +197,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         0
     };
     if !args.quiet {
-        say!("{}", summary_line(&summary, drops, store.as_deref()));
+        say!(
+            "{}",
+            summary_line(&summary, drops, store.as_deref(), store_tag.as_deref())
+        );
     }
     if let Some(e) = healer.failure() {
         say!("error: {e}");
@@ -206,6 +210,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             "summary": summary,
             "health_drops": drops,
             "store": store,
+            "store_tag": store_tag,
             "exit_code": code,
         });
         let written = serde_json::to_vec_pretty(&json)
@@ -222,7 +227,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 /// The one line a run ends with: what it read and wrote, what broke, what
 /// the heals came to, the fields below their health limits, and the store
 /// they are in.
-fn summary_line(summary: &job::Summary, health_drops: usize, store: Option<&str>) -> String {
+fn summary_line(
+    summary: &job::Summary,
+    health_drops: usize,
+    store: Option<&str>,
+    tag: Option<&str>,
+) -> String {
     let n = |count: usize, what: &str| format!("{count} {what}{}", s(count));
     let mut line = format!(
         "mend: {}, {}, {} on {}, {} failed",
@@ -262,6 +272,9 @@ fn summary_line(summary: &job::Summary, health_drops: usize, store: Option<&str>
     }
     if let Some(store) = store {
         line += &format!("; store {store}");
+        if let Some(tag) = tag {
+            line += &format!(" (tag {tag})");
+        }
     }
     line
 }

@@ -23,7 +23,7 @@ use anyhow::Context as _;
 use serde_json::{Value as Json, json};
 
 use mend::dom::Document;
-use mend::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
+use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationRef, AdaptationStatus, Store};
 use mend::wrapper::replace_xpath;
 use mend::wrapper::{PatternPath, Wrapper};
 use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
@@ -36,8 +36,9 @@ use super::review::{self, StoreArg};
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = review::STORE_RULE)]
 pub struct Args {
-    /// The adaptation's id, as `mend log` lists it.
-    id: AdaptationId,
+    /// The adaptation's id, as `mend log` lists it, or as TAG:ID (the
+    /// store's tag and the id, as a run's output names them).
+    id: AdaptationRef,
     /// Print the record as JSON, with "yaml_diff", "matched" and "notes".
     #[arg(long)]
     json: bool,
@@ -58,7 +59,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
-    let record = match review::adaptation(&store, &path, args.id) {
+    let id = match review::own_id(&store, &path, &args.id) {
+        Ok(id) => id,
+        Err(code) => return Ok(code),
+    };
+    let record = match review::adaptation(&store, &path, id) {
         Ok(record) => record,
         Err(code) => return Ok(code),
     };

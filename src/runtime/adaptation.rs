@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use crate::adapt::{Adaptation, Outcome};
 use crate::store::{
-    AdaptationId, AdaptationStatus, Candidate, ConstraintResult, NewAdaptation, PageId, Timestamp,
+    AdaptationId, AdaptationRef, AdaptationStatus, Candidate, ConstraintResult, NewAdaptation,
+    PageId, StoreTag, Timestamp,
 };
 
 /// An adaptation with what the run did with it.
@@ -18,6 +19,9 @@ pub struct RunAdaptation {
     pub status: AdaptationStatus,
     /// Its id in the store, once recorded.
     pub id: Option<AdaptationId>,
+    /// The tag of the store it was recorded in, so that `TAG:ID` names it
+    /// wherever a review command runs.
+    pub store: Option<StoreTag>,
     /// Why, in words: the engine's reason, or why the wrapper file could not
     /// take a heal.
     pub reason: Option<String>,
@@ -38,6 +42,7 @@ impl RunAdaptation {
             adaptation,
             status,
             id: None,
+            store: None,
             reason,
         }
     }
@@ -95,12 +100,22 @@ impl RunAdaptation {
         }
     }
 
+    /// How a review command names it: `TAG:ID` once recorded in a tagged
+    /// store, the bare id in one without a tag.
+    pub fn reference(&self) -> Option<AdaptationRef> {
+        self.id.map(|id| AdaptationRef {
+            tag: self.store.clone(),
+            id,
+        })
+    }
+
     /// Its entry in a page's `adaptations` (the contract of DESIGN.md, plus
     /// the store id and the evidence).
     pub fn to_json(&self) -> Value {
         let a = &self.adaptation;
         json!({
             "id": self.id,
+            "store": self.store,
             "pattern": a.pattern,
             "old_xpath": a.old_xpath,
             "new_xpath": a.new_xpath,

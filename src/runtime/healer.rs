@@ -379,7 +379,10 @@ impl Runtime {
         let proposals: Vec<serde_json::Value> = entries
             .iter()
             .filter(|a| a.status == AdaptationStatus::Proposed)
-            .filter_map(|a| a.id.map(|id| serde_json::Value::from(id.0)))
+            .filter_map(|a| {
+                a.reference()
+                    .map(|r| serde_json::Value::from(r.to_string()))
+            })
             .collect();
         if proposals.is_empty() {
             return;

@@ -9,7 +9,7 @@ use super::RuntimeError;
 use super::ledger::Ledger;
 use crate::adapt::Rejections;
 use crate::store::{
-    AdaptationStatus, ChangeId, ChangeKind, FileChange, PageId, RunId, Store, Timestamp,
+    AdaptationStatus, ChangeId, ChangeKind, FileChange, PageId, RunId, Store, StoreTag, Timestamp,
 };
 use crate::wrapper::{HealMode, Wrapper};
 
@@ -20,6 +20,8 @@ pub struct Session {
     path: Option<PathBuf>,
     waiting: Option<Store>,
     open: Option<(Store, RunId)>,
+    /// The store's tag, once the run has begun.
+    tag: Option<StoreTag>,
     /// The wrapper's name and canonical path, once the run has begun.
     wrapper: Option<(String, Option<PathBuf>)>,
 }
@@ -31,6 +33,7 @@ impl Session {
             path: Some(path),
             waiting: None,
             open: None,
+            tag: None,
             wrapper: None,
         }
     }
@@ -41,6 +44,7 @@ impl Session {
             path: None,
             waiting: Some(store),
             open: None,
+            tag: None,
             wrapper: None,
         }
     }
@@ -58,6 +62,11 @@ impl Session {
     /// The run's id, once it has begun in the store.
     pub fn run(&self) -> Option<RunId> {
         self.open.as_ref().map(|(_, run)| *run)
+    }
+
+    /// The store's tag, once the run has begun in it.
+    pub fn tag(&self) -> Option<&StoreTag> {
+        self.tag.as_ref()
     }
 
     /// Whether the run has begun in the store.
@@ -86,6 +95,9 @@ impl Session {
                 });
             }
         };
+        let tag = store
+            .tag()
+            .map_err(|e| RuntimeError::store("cannot read the store's tag", e))?;
         let run = store
             .begin_run(&wrapper.name, wrapper_path, mode, now())
             .map_err(|e| RuntimeError::store("cannot begin the run", e))?;
@@ -104,6 +116,7 @@ impl Session {
             }
         }
         self.open = Some((store, run));
+        self.tag = Some(tag);
         self.wrapper = Some((
             wrapper.name.clone(),
             std::fs::canonicalize(wrapper_path).ok(),
@@ -198,6 +211,7 @@ impl Session {
         batch.commit().map_err(failed)?;
         for (entry, id) in ledger.entries.iter_mut().zip(ids) {
             entry.run.id = id;
+            entry.run.store.clone_from(&self.tag);
         }
         Ok(change)
     }

@@ -35,6 +35,7 @@ mod decision;
 mod error;
 mod health;
 mod page;
+mod reference;
 mod revert;
 mod run;
 mod schema;
@@ -59,6 +60,7 @@ pub use decision::{Decision, Verdict};
 pub use error::StoreError;
 pub use health::{HealthSample, HealthSampleId, SampleSource};
 pub use page::{PageRecord, page_hash};
+pub use reference::{AdaptationRef, StoreTag};
 pub use revert::Revert;
 pub use run::RunRecord;
 pub use schema::SCHEMA_VERSION;
@@ -202,6 +204,15 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(setting)?;
         Ok(Store { conn })
+    }
+
+    /// The store's tag, drawn once when it was made: what `TAG:ID` names it by.
+    pub fn tag(&self) -> Result<StoreTag, StoreError> {
+        let tag: String = self
+            .conn
+            .query_row("SELECT tag FROM store_identity", [], |row| row.get(0))?;
+        tag.parse()
+            .map_err(|why: String| StoreError::Corrupt(format!("the store's tag: {why}")))
     }
 
     /// Runs `write` in one transaction on the connection, committing only if

@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -223,6 +223,18 @@ CREATE TABLE health_drops (
 ) WITHOUT ROWID;
 ";
 
+/// The store's tag: six random hexadecimal digits, drawn once when the store
+/// is made (or first migrated to this version) and never changed. Ids are
+/// row numbers, so every store has an adaptation 1; `TAG:ID` names one
+/// adaptation of one store, and a review command refuses a tag that is not
+/// its store's instead of deciding another store's adaptation of that number.
+const V5: &str = "
+CREATE TABLE store_identity (
+    tag TEXT NOT NULL CHECK (length(tag) = 6 AND tag NOT GLOB '*[^0-9a-f]*')
+);
+INSERT INTO store_identity (tag) VALUES (lower(hex(randomblob(3))));
+";
+
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its
 /// schema up to [`SCHEMA_VERSION`].
 ///
@@ -381,5 +393,29 @@ mod tests {
         assert_eq!(version_of(&conn), 2);
         migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
         assert_eq!(version_of(&conn), 3);
+    }
+
+    #[test]
+    fn a_store_migrated_from_an_earlier_version_is_given_a_tag_once() {
+        let path = Path::new(":memory:");
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_with(&mut conn, path, &[V1, V2, V3, V4]).unwrap();
+        migrate_with(&mut conn, path, MIGRATIONS).unwrap();
+        let tags = |conn: &Connection| -> Vec<String> {
+            let mut statement = conn.prepare("SELECT tag FROM store_identity").unwrap();
+            statement
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let first = tags(&conn);
+        assert_eq!(first.len(), 1);
+        assert!(
+            first[0].parse::<super::super::StoreTag>().is_ok(),
+            "{first:?}"
+        );
+        migrate_with(&mut conn, path, MIGRATIONS).unwrap();
+        assert_eq!(tags(&conn), first);
     }
 }

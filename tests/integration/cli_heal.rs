@@ -281,7 +281,14 @@ fn propose_leaves_the_wrapper_alone_and_marks_healed_records() {
         [("book/price".to_owned(), "proposed".to_owned())]
     );
     let id = v["adaptations"][0]["id"].as_i64().expect("a proposal id");
-    assert_eq!(v["records"][0]["_proposals"], serde_json::json!([id]));
+    // Records name the proposal as TAG:ID, which the review commands check
+    // against the store they read.
+    let tag = p.store().tag().unwrap();
+    assert_eq!(v["adaptations"][0]["store"], tag.as_str());
+    assert_eq!(
+        v["records"][0]["_proposals"],
+        serde_json::json!([format!("{tag}:{id}")])
+    );
     assert_eq!(books(&v), six_books());
     let stored = p
         .store()

@@ -347,6 +347,7 @@ fn show_says_when_the_wrapper_changed_since() {
 fn an_unknown_id_is_bad_input() {
     let shop = Shop::new();
     let store = shop.store_path();
+    let tag = Store::open(&store).unwrap().tag().unwrap();
     for command in ["show", "approve", "reject"] {
         let run = shop.mend(&[command, "99"]).check(2);
         // The command says which store it read, and that the id may
@@ -354,7 +355,7 @@ fn an_unknown_id_is_bad_input() {
         check_lines(
             &run.stderr,
             &[
-                "mend: store .mend/mend.db",
+                &format!("mend: store .mend/mend.db (tag {tag})"),
                 "error: no adaptation 99 in the store .mend/mend.db: it holds none; an id \
                  printed by a run that used another store needs --store PATH",
             ],
@@ -380,6 +381,66 @@ fn two_stores_that_could_both_be_meant_are_refused() {
     assert_eq!(shop.wrapper_text(), WRAPPER);
     shop.mend(&["show", &id, "--store", ".mend/mend.db"])
         .check(0);
+}
+
+#[test]
+fn an_id_tagged_with_another_store_is_refused_and_decides_nothing() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let ours = Store::open(&shop.store_path()).unwrap().tag().unwrap();
+    // Another project's store has an adaptation of the same number.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let theirs = Store::open(&elsewhere.path().join("mend.db"))
+        .unwrap()
+        .tag()
+        .unwrap();
+    assert_ne!(ours, theirs);
+    let foreign = format!("{theirs}:{id}");
+    for command in [
+        vec!["show", foreign.as_str()],
+        vec!["approve", foreign.as_str()],
+        vec!["reject", foreign.as_str()],
+        vec!["revert", foreign.as_str()],
+        // One foreign id among good ones: nothing is done at all.
+        vec!["approve", &format!("{ours}:{id}"), foreign.as_str()],
+    ] {
+        let run = shop.mend(&command).check(2);
+        check_lines(
+            &run.stderr,
+            &[&format!(
+                "error: adaptation {foreign} belongs to the store tagged {theirs}, but \
+                 .mend/mend.db is tagged {ours}: pass --store PATH (or set MEND_STORE) to \
+                 read the store of the run that printed it"
+            )],
+        );
+    }
+    assert_eq!(shop.wrapper_text(), WRAPPER);
+    let store = Store::open(&shop.store_path()).unwrap();
+    assert_eq!(
+        store.adaptation(id).unwrap().unwrap().status,
+        AdaptationStatus::Proposed
+    );
+    assert!(store.adaptation(id).unwrap().unwrap().decision.is_none());
+}
+
+#[test]
+fn an_id_tagged_with_its_own_store_is_taken() {
+    let shop = Shop::new();
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let tag = Store::open(&shop.store_path()).unwrap().tag().unwrap();
+    let reference = format!("{tag}:{id}");
+    let shown = shop.mend(&["show", &reference]).check(0).stdout;
+    assert!(shown.contains(&format!("adaptation {id} ")), "{shown}");
+    shop.mend(&["approve", &reference.to_uppercase()]).check(0);
+    assert!(shop.wrapper_text().contains(NEW));
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["store"], tag.as_str());
+    let malformed = shop.mend(&["show", "3fa9:1"]).check(2);
+    assert!(
+        malformed.stderr.contains("is not a store tag"),
+        "{}",
+        malformed.stderr
+    );
 }
 
 #[test]

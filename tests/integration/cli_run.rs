@@ -289,7 +289,7 @@ fn csv_says_what_went_wrong_and_which_proposals_healed_a_record() {
         .unwrap()
         .iter()
         .filter(|a| a["status"] == "proposed")
-        .map(|a| a["id"].to_string())
+        .map(|a| format!("{}:{}", a["store"].as_str().unwrap(), a["id"]))
         .collect();
     ids.sort();
     assert!(!ids.is_empty());

@@ -52,6 +52,17 @@ fn open_creates_folders_and_schema_and_reopens() {
 }
 
 #[test]
+fn each_store_has_its_own_tag_and_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    let tag_a = Store::open(&a).unwrap().tag().unwrap();
+    let tag_b = Store::open(&b).unwrap().tag().unwrap();
+    // Two draws of 24 random bits collide once in sixteen million.
+    assert_ne!(tag_a, tag_b);
+    assert_eq!(Store::open(&a).unwrap().tag().unwrap(), tag_a);
+}
+
+#[test]
 fn a_store_from_a_newer_mend_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mend.db");
