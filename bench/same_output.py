@@ -15,6 +15,8 @@ same absolute path, so paths that end up in outputs are equal), and compares:
   normalised. The wrapper file is always compared, changed or not.
 
 Stores are fresh for every run, so adaptation ids in stdout must match too.
+Each fresh store draws its own random tag, so store tags (`"store":"3fa9c2"`,
+`3fa9c2:17`, `(tag 3fa9c2)`) are normalised before comparing.
 
 Tracks:
 
@@ -138,6 +140,15 @@ def summary_line(stderr):
     return None
 
 
+# A store's tag, as a run prints it: in an adaptation's `"store"`, in a
+# record's `_proposals` (`TAG:ID`), and in the summary line (`(tag TAG)`).
+STORE_TAG_RE = re.compile(rb'("store": ?"|\(tag |\b)[0-9a-f]{6}(?=["):])')
+
+
+def without_store_tags(data):
+    return STORE_TAG_RE.sub(rb"\1TAG", data)
+
+
 def run_step(binary, args, cwd):
     args = [str(a) for a in args]
     t0 = time.perf_counter()
@@ -147,6 +158,7 @@ def run_step(binary, args, cwd):
     except subprocess.TimeoutExpired as e:
         code, out, err = "timeout", e.stdout or b"", e.stderr or b""
     ms = (time.perf_counter() - t0) * 1e3
+    out, err = without_store_tags(out), without_store_tags(err)
     return {"args": args, "exit": code, "stdout": out, "summary": summary_line(err), "ms": ms,
             "stderr_tail": err.decode("utf-8", "replace").splitlines()[-3:]}
 
