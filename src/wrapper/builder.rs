@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use chrono::format::{Item, StrftimeItems};
 
+use super::crawl::CrawlSettings;
 use super::diagnostic::Diagnostic;
 use super::model::{
     AdaptSettings, Constraints, Extract, Location, Pattern, RecordSchema, Triggers, ValueType,
@@ -41,23 +42,29 @@ pub(crate) fn build(
     let monitor = root
         .get("monitor")
         .map(|m| super::monitor::build(m, patterns.as_deref(), text, file, out));
+    let crawl = root
+        .get("crawl")
+        .map_or_else(CrawlSettings::default, |c| super::crawl::build(c, &builder, out));
     Some(Wrapper {
         name: root.get("name")?.as_str()?.to_owned(),
         start,
         adapt,
+        crawl,
         monitor,
         patterns: patterns?,
         source: None,
     })
 }
 
-struct Builder<'a> {
+/// What reading a part of the wrapper needs: the text and the file's name,
+/// for diagnostics that point into it.
+pub(super) struct Builder<'a> {
     text: &'a str,
     file: &'a str,
 }
 
 impl Builder<'_> {
-    fn error_at(&self, node: &Node, message: String) -> Diagnostic {
+    pub(super) fn error_at(&self, node: &Node, message: String) -> Diagnostic {
         Diagnostic::error(self.file, self.text, node.at.line, node.at.column, message)
     }
 
@@ -209,7 +216,7 @@ impl Builder<'_> {
         })
     }
 
-    fn xpath(&self, node: &Node, out: &mut Vec<Diagnostic>) -> Option<XPath> {
+    pub(super) fn xpath(&self, node: &Node, out: &mut Vec<Diagnostic>) -> Option<XPath> {
         let source = node.as_str()?;
         match XPath::compile(source) {
             Ok(xpath) => Some(xpath),
@@ -282,7 +289,7 @@ impl Builder<'_> {
         }
     }
 
-    fn regex(&self, node: &Node, out: &mut Vec<Diagnostic>) -> Option<regex::Regex> {
+    pub(super) fn regex(&self, node: &Node, out: &mut Vec<Diagnostic>) -> Option<regex::Regex> {
         let source = node.as_str()?;
         // The regex crate reports syntax errors as text; its own parser has
         // the offset, so it is asked first to point at the exact character.
@@ -427,7 +434,7 @@ fn value_type(text: &str) -> ValueType {
     text.parse().unwrap_or(ValueType::String)
 }
 
-fn as_bool(node: &Node) -> Option<bool> {
+pub(super) fn as_bool(node: &Node) -> Option<bool> {
     match node.kind {
         Kind::Bool(b) => Some(b),
         _ => None,

@@ -12,6 +12,7 @@
 //! documents, and anything the schema or the semantic checks reject.
 
 mod builder;
+mod crawl;
 mod diagnostic;
 mod lint;
 mod model;
@@ -30,6 +31,7 @@ mod tests;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+pub use crawl::{CrawlSettings, FrontierOrder, Items, PageAction, Politeness, RenderMode};
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
 pub use monitor::{FieldLimits, HealthLimits, MAX_DROP, MIN_ITEMS, Monitor};

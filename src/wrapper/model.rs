@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use regex::Regex;
 
+use super::crawl::CrawlSettings;
 use super::monitor::Monitor;
 use crate::similarity::{Algorithm, LabelMode, UnknownName};
 use crate::xpath::XPath;
@@ -20,6 +21,8 @@ pub struct Wrapper {
     pub start: Vec<String>,
     /// How healing behaves.
     pub adapt: AdaptSettings,
+    /// How `mend crawl` walks the site.
+    pub crawl: CrawlSettings,
     /// How field health is judged, when the wrapper has a `monitor` block;
     /// [`Wrapper::monitor`] gives the limits in force either way.
     pub monitor: Option<Monitor>,

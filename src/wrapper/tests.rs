@@ -230,7 +230,7 @@ fn unknown_keys_without_a_close_match_list_the_valid_keys() {
     check(
         "name: shop\nselector: x\npatterns:\n  - {name: a, xpath: //a}\n",
         &[
-            "2:1: error: unknown key \"selector\" in the wrapper; expected one of name, start, adapt, monitor, patterns",
+            "2:1: error: unknown key \"selector\" in the wrapper; expected one of name, start, adapt, crawl, monitor, patterns",
         ],
     );
 }
