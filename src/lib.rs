@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapt;
+pub mod crawl;
 pub mod dom;
 pub mod extract;
 pub mod fetch;

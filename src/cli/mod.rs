@@ -41,6 +41,7 @@ macro_rules! out {
 
 mod approve;
 mod completions;
+mod crawl;
 mod log;
 mod logging;
 mod preview;
@@ -76,6 +77,8 @@ pub struct Cli {
 enum Command {
     /// Run a wrapper over pages and print one JSON object per page.
     Run(run::RunArgs),
+    /// Crawl a site with the wrapper's `crawl` block and write the records of its item pages.
+    Crawl(crawl::Args),
     /// Check wrapper files and report every problem with its line and column.
     Validate(validate::ValidateArgs),
     /// Evaluate an XPath expression on a page.
@@ -118,6 +121,7 @@ pub fn main() -> ExitCode {
     logging::install();
     let outcome = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Crawl(args) => crawl::run(args),
         Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),

@@ -99,6 +99,8 @@ pub enum PageSource {
     Stdin,
     /// An http(s) URL.
     Url(Url),
+    /// A page already in memory (fetched by the crawler, say).
+    Memory(std::sync::Arc<Page>),
 }
 
 impl PageSource {
@@ -108,12 +110,13 @@ impl PageSource {
             PageSource::File(p) => p.display().to_string(),
             PageSource::Stdin => "-".to_owned(),
             PageSource::Url(u) => u.to_string(),
+            PageSource::Memory(page) => page.name.clone(),
         }
     }
 }
 
 /// A page's bytes and what is known about them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
     /// How the page is named in output.
     pub name: String,
@@ -198,6 +201,7 @@ fn walk(root: &Path, files: &mut Vec<PathBuf>) -> Result<(), FetchError> {
 pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> {
     let name = source.name();
     match source {
+        PageSource::Memory(page) => Ok(Page::clone(page)),
         PageSource::File(path) => {
             let io = |source| FetchError::Io {
                 path: name.clone(),

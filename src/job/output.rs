@@ -56,6 +56,24 @@ impl<W: Write> OutputWriter<W> {
         }
     }
 
+    /// A writer that goes on with an output written before (a resumed
+    /// crawl): a CSV header is already there.
+    pub fn continuing(out: W, format: OutputFormat, columns: Vec<String>) -> Self {
+        let mut writer = OutputWriter::new(out, format, columns);
+        writer.csv_header_written = true;
+        writer
+    }
+
+    /// Flushes what is written so far to the underlying writer.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
     /// Writes (or queues) one page's output.
     pub fn write(&mut self, page: PageOutput) -> std::io::Result<()> {
         match self.format {

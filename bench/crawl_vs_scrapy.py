@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Crawl throughput: `mend crawl` against Scrapy on the same fixture site.
+
+The fixture site (tests/fixture_site/, served by `cargo run --release
+--example fixture_site -- --fast`) is a blog of N posts with listing, tag and
+about pages, served on 127.0.0.1 with the trap pages (slow, failing, huge)
+turned off. Both crawlers start at its home page, follow every link of the
+site, and extract the post pages with the same XPaths
+(examples/site/blog.yaml); both have politeness turned off in the same way:
+
+* no robots.txt, no delay, no adaptive throttle, no retries, no cookies;
+* 16 requests in flight at once, all on the one host.
+
+mend:   mend crawl WRAPPER URL --out FILE --concurrency 16 (the wrapper's
+        crawl block sets politeness {robots: false, delay: 0, autothrottle:
+        false, retries: 0, concurrency: 16}, items: a URL regex of posts);
+Scrapy: a CrawlSpider-like spider with the same settings
+        (ROBOTSTXT_OBEY=False, DOWNLOAD_DELAY=0, AUTOTHROTTLE_ENABLED=False,
+        RETRY_ENABLED=False, CONCURRENT_REQUESTS=16,
+        CONCURRENT_REQUESTS_PER_DOMAIN=16, COOKIES_ENABLED=False), writing
+        JSON lines.
+
+Each side is timed as a whole process, start-up included, alternating
+mend and Scrapy over several rounds; the script prints pages/s of each and
+the ratio mend/Scrapy (median over the rounds), checks that both fetched the
+same number of pages and extracted the same number of posts, and writes a
+JSON result.
+
+Usage:
+    python3 bench/crawl_vs_scrapy.py [--posts N] [--rounds R] [--mend PATH] [--site PATH] [--out FILE]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+POST_REGEX = r"/\d{4}/\d{2}/[^/]+-\d+/$"
+
+SPIDER = r'''
+import re, sys, scrapy
+from urllib.parse import urlparse
+
+class Blog(scrapy.Spider):
+    name = "blog"
+    custom_settings = {
+        "ROBOTSTXT_OBEY": False,
+        "DOWNLOAD_DELAY": 0,
+        "AUTOTHROTTLE_ENABLED": False,
+        "RETRY_ENABLED": False,
+        "COOKIES_ENABLED": False,
+        "CONCURRENT_REQUESTS": 16,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+        "LOG_LEVEL": "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+        "HTTPCACHE_ENABLED": False,
+        "REDIRECT_ENABLED": True,
+        "DEPTH_PRIORITY": 0,
+    }
+
+    def __init__(self, start=None, post=None, **kw):
+        super().__init__(**kw)
+        self.start_urls = [start]
+        self.post = re.compile(post)
+        self.host = urlparse(start).netloc
+
+    def parse(self, response):
+        if self.post.search(response.url):
+            art = response.xpath("//article[@class='post']")
+            yield {
+                "page": response.url,
+                "title": " ".join(art.xpath("./h1[@class='title']//text()").getall()).strip(),
+                "date": art.xpath("./p[@class='meta']/time/@datetime").get(),
+                "author": " ".join(art.xpath("./p[@class='meta']/span[@class='author']//text()").getall()).strip(),
+                "body": [" ".join(p.xpath(".//text()").getall()).strip() for p in art.xpath("./div[@class='body']/p")],
+                "images": art.xpath("./ul[@class='images']/li/img/@src").getall(),
+                "comments": [
+                    {"who": " ".join(c.xpath("./span[@class='who']//text()").getall()).strip(),
+                     "text": " ".join(c.xpath("./p//text()").getall()).strip()}
+                    for c in response.xpath("//ul[@class='comments']/li[@class='comment']")
+                ],
+            }
+        for href in response.xpath("//a/@href").getall():
+            url = response.urljoin(href)
+            if urlparse(url).netloc == self.host:
+                yield scrapy.Request(url, callback=self.parse)
+'''
+
+WRAPPER_CRAWL = """
+crawl:
+  items: '{regex}'
+  frontier: bfs
+  politeness: {{robots: false, delay: 0, autothrottle: false, retries: 0, concurrency: 16}}
+"""
+
+
+def start_site(site_bin, posts):
+    p = subprocess.Popen([site_bin, "--port", "0", "--seconds", "900", "--variant", "blog",
+                          "--posts", str(posts), "--fast"], stdout=subprocess.PIPE, text=True)
+    url = p.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1"):
+        p.kill()
+        raise SystemExit(f"the fixture site did not start: {url!r}")
+    return p, url
+
+
+def run_mend(mend, wrapper, url, work):
+    out = os.path.join(work, "mend.ndjson")
+    store = os.path.join(work, "mend-store", "mend.db")
+    shutil.rmtree(os.path.dirname(store), ignore_errors=True)
+    t0 = time.perf_counter()
+    p = subprocess.run([mend, "crawl", wrapper, url, "--out", out, "--store", store, "--concurrency", "16",
+                        "--quiet", "--summary-json", os.path.join(work, "mend-summary.json")],
+                       capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"mend crawl failed ({p.returncode}): {p.stderr[-2000:]}")
+    with open(os.path.join(work, "mend-summary.json")) as f:
+        summary = json.load(f)["summary"]
+    with open(out) as f:
+        items = sum(1 for line in f if line.strip())
+    return elapsed, summary["fetched"], items
+
+
+def run_scrapy(spider, url, work):
+    out = os.path.join(work, "scrapy.jl")
+    if os.path.exists(out):
+        os.remove(out)
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "scrapy", "runspider", spider, "-a", f"start={url}",
+                        "-a", f"post={POST_REGEX}", "-o", f"{out}:jsonlines", "-s", "LOG_LEVEL=INFO"],
+                       capture_output=True, text=True, cwd=work)
+    elapsed = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise SystemExit(f"scrapy failed ({p.returncode}): {p.stderr[-2000:]}")
+    # Scrapy's own count of responses, from its closing stats.
+    pages = None
+    for line in p.stderr.splitlines():
+        if "'response_received_count':" in line:
+            pages = int(line.split(":")[-1].strip(" ,}"))
+    with open(out) as f:
+        items = sum(1 for line in f if line.strip())
+    return elapsed, pages, items
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--posts", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--mend", default=os.path.join(REPO, "target", "release", "mend"))
+    ap.add_argument("--site", default=os.path.join(REPO, "target", "release", "examples", "fixture_site"))
+    ap.add_argument("--out", default=None, help="write the result as JSON here")
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="mend-crawl-bench-")
+    try:
+        with open(os.path.join(REPO, "examples", "site", "blog.yaml")) as f:
+            wrapper_text = f.read()
+        wrapper = os.path.join(work, "blog.yaml")
+        with open(wrapper, "w") as f:
+            f.write(wrapper_text + WRAPPER_CRAWL.format(regex=POST_REGEX.replace("'", "''")))
+        spider = os.path.join(work, "spider.py")
+        with open(spider, "w") as f:
+            f.write(SPIDER)
+        site, url = start_site(args.site, args.posts)
+        try:
+            rows = []
+            for r in range(args.rounds):
+                m = run_mend(args.mend, wrapper, url, work)
+                s = run_scrapy(spider, url, work)
+                rows.append((m, s))
+                print(f"round {r + 1}: mend {m[1]} pages {m[2]} posts in {m[0]:.2f}s ({m[1] / m[0]:.0f} pages/s); "
+                      f"scrapy {s[1]} pages {s[2]} posts in {s[0]:.2f}s ({(s[1] or 0) / s[0]:.0f} pages/s)")
+        finally:
+            site.kill()
+        mend_rates = [m[1] / m[0] for m, _ in rows]
+        scrapy_rates = [(s[1] or 0) / s[0] for _, s in rows]
+        ratios = [a / b for a, b in zip(mend_rates, scrapy_rates) if b > 0]
+        same_posts = all(m[2] == s[2] for m, s in rows)
+        result = {
+            "posts": args.posts,
+            "rounds": args.rounds,
+            "mend_pages_per_s": statistics.median(mend_rates),
+            "scrapy_pages_per_s": statistics.median(scrapy_rates),
+            "ratio_median": statistics.median(ratios) if ratios else None,
+            "ratios": ratios,
+            "mend_pages": [m[1] for m, _ in rows],
+            "scrapy_pages": [s[1] for _, s in rows],
+            "posts_extracted_equal": same_posts,
+        }
+        print(f"median: mend {result['mend_pages_per_s']:.0f} pages/s, scrapy {result['scrapy_pages_per_s']:.0f} "
+              f"pages/s, ratio {result['ratio_median']:.2f}x; same posts extracted: {same_posts}")
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump(result, f, indent=2)
+        return 0 if same_posts else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

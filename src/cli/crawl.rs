@@ -1,0 +1,246 @@
+//! `mend crawl WRAPPER URL...`: crawl a site with the wrapper's `crawl`
+//! block and write the records of its item pages.
+//!
+//! The crawl runs on a tokio runtime; pages are rendered in headless
+//! Chromium only when the wrapper or `--render` asks. The frontier lives in
+//! `crawl.db` beside the store, so `--resume` after a kill goes on where the
+//! crawl stopped. Exit codes are `mend run`'s: 1 when item pages had
+//! violations or heals wait for a person, 3 when pages could not be fetched.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use url::Url;
+
+use mend::crawl::{self, CrawlOptions, Frontier, PageRenderer, SinkFormat};
+use mend::wrapper::{HealMode, RenderMode};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
+
+/// Arguments of `mend crawl`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The wrapper file (YAML), with its `crawl` block.
+    pub wrapper: PathBuf,
+    /// Start URLs (default: the wrapper's `start`).
+    pub urls: Vec<String>,
+    /// UpdateCrawl: emit only item pages new or changed after this time
+    /// (RFC 3339, `2026-11-01T00:00:00Z`, or a date, `2026-11-01`).
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+    /// The most pages fetched (over the wrapper's `max_pages`).
+    #[arg(long, value_name = "N")]
+    pub max_pages: Option<u64>,
+    /// How many links from a start URL (over the wrapper's `max_depth`).
+    #[arg(long, value_name = "D")]
+    pub depth: Option<u32>,
+    /// Render pages in headless Chromium: never, always, or auto (only where
+    /// the patterns fail on the raw HTML). Default: the wrapper's `render`.
+    #[arg(long, value_parser = ["never", "auto", "always"])]
+    pub render: Option<String>,
+    /// Write records to this file instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SinkFormat::Ndjson)]
+    pub format: SinkFormat,
+    /// Go on with the unfinished crawl of this wrapper and output.
+    #[arg(long)]
+    pub resume: bool,
+    /// What to do when an item page breaks (default: off; propose and auto
+    /// heal once per batch of item pages, as `mend run` does once per run).
+    #[arg(long, value_parser = super::names(HealMode::ALL, HealMode::as_str, heal_help))]
+    pub heal: Option<HealMode>,
+    /// The store (default: $MEND_STORE, else `.mend/mend.db` beside the
+    /// wrapper); the frontier is `crawl.db` beside it.
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Requests in flight at once, all hosts together (each host also
+    /// keeps to the wrapper's `politeness.concurrency`).
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+    /// Item pages extracted together.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// Also write the crawl's summary to this file, as one JSON object.
+    #[arg(long, value_name = "FILE")]
+    pub summary_json: Option<PathBuf>,
+    /// Print no summary on standard error.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn heal_help(mode: HealMode) -> &'static str {
+    match mode {
+        HealMode::Off => "Only report violations",
+        HealMode::Propose => "Heal, mark healed records, store the proposals",
+        HealMode::Auto => "Heal and rewrite the wrapper file in place",
+    }
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let wrapper = match load_wrapper(&args.wrapper) {
+        Ok(w) => w,
+        Err(code) => return Ok(code),
+    };
+    let mut seeds = Vec::new();
+    for u in &args.urls {
+        match Url::parse(u) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => seeds.push(url),
+            _ => {
+                say!("error: {u:?} is not an http(s) URL");
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+        }
+    }
+    let since = match args.since.as_deref().map(parse_time).transpose() {
+        Ok(t) => t,
+        Err(e) => {
+            say!("error: --since {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    let render = args.render.as_deref().and_then(|r| r.parse::<RenderMode>().ok());
+    let store = super::store_for(args.store.as_deref(), &args.wrapper);
+    let options = CrawlOptions {
+        seeds,
+        since,
+        max_pages: args.max_pages,
+        max_depth: args.depth,
+        render,
+        heal: args.heal.unwrap_or(HealMode::Off),
+        wrapper_path: args.wrapper.clone(),
+        frontier: Frontier::path_beside(&store),
+        store,
+        output: args.out.clone(),
+        format: args.format,
+        resume: args.resume,
+        batch: args.batch,
+        concurrency: args.concurrency,
+    };
+    let mode = render.unwrap_or(wrapper.crawl.render);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let bar = progress_bar(args.quiet);
+    let outcome = runtime.block_on(async {
+        let renderer = match mode {
+            RenderMode::Never => None,
+            _ => match renderer(&wrapper).await {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    say!("error: {e}");
+                    return Err(ExitCode::from(EXIT_BAD_INPUT));
+                }
+            },
+        };
+        let result = crawl::crawl(wrapper, options, renderer, |p| {
+            bar.set_message(format!(
+                "{} pages, {} queued, {} items, {} errors, {} heals, {:.1} pages/s",
+                p.fetched,
+                p.queued,
+                p.items,
+                p.errors,
+                p.heals,
+                p.fetched as f64 / p.elapsed.as_secs_f64().max(1e-3)
+            ));
+            bar.tick();
+        })
+        .await;
+        Ok(result)
+    });
+    bar.finish_and_clear();
+    let summary = match outcome {
+        Err(code) => return Ok(code),
+        Ok(Err(e)) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(match e {
+                crawl::CrawlError::NoSeeds
+                | crawl::CrawlError::Frontier(crawl::FrontierError::NothingToResume { .. })
+                | crawl::CrawlError::Sink(
+                    crawl::SinkError::ResumeStdout | crawl::SinkError::SqliteStdout,
+                ) => EXIT_BAD_INPUT,
+                _ => EXIT_FAILURE,
+            }));
+        }
+        Ok(Ok(summary)) => summary,
+    };
+    let code = if summary.errors > 0 {
+        EXIT_FAILURE
+    } else if summary.violations > 0 || summary.heals.proposed > 0 {
+        EXIT_VIOLATED
+    } else {
+        0
+    };
+    if !args.quiet {
+        say!(
+            "mend: crawled {} pages ({} in all{}), {} items, {} records, {} violations on {} pages, {} errors, {} forbidden by robots.txt{}{}; items: {}; {:.1} pages/s",
+            summary.fetched,
+            summary.fetched_total,
+            if summary.resumed { ", resumed" } else { "" },
+            summary.items,
+            summary.records,
+            summary.violations,
+            summary.violated_pages,
+            summary.errors,
+            summary.robots_skipped,
+            if summary.unchanged > 0 {
+                format!(", {} unchanged", summary.unchanged)
+            } else {
+                String::new()
+            },
+            if summary.rendered > 0 {
+                format!(", {} rendered", summary.rendered)
+            } else {
+                String::new()
+            },
+            summary.items_rule,
+            summary.pages_per_second,
+        );
+        for (url, why) in summary.failures.iter().take(5) {
+            say!("  failed: {url}: {why}");
+        }
+    }
+    if let Some(path) = &args.summary_json {
+        let json = serde_json::json!({"summary": summary, "exit_code": code});
+        std::fs::write(path, serde_json::to_vec_pretty(&json)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The browser the crawl renders with.
+async fn renderer(_wrapper: &mend::wrapper::Wrapper) -> anyhow::Result<Arc<dyn PageRenderer>> {
+    anyhow::bail!(
+        "rendering needs headless Chromium, which this build of mend cannot drive yet; use --render never"
+    )
+}
+
+/// `--since`: RFC 3339, or a date (midnight UTC), as Unix milliseconds.
+fn parse_time(text: &str) -> Result<i64, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(t.timestamp_millis());
+    }
+    chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc().timestamp_millis())
+        .ok_or_else(|| format!("{text:?}: expected a time such as 2026-11-01T00:00:00Z or a date such as 2026-11-01"))
+}
+
+fn progress_bar(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}

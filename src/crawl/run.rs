@@ -1,0 +1,766 @@
+//! The crawl loop: take URLs from the frontier, fetch (and render) them a
+//! few at a time, queue their links, extract item pages in batches through
+//! the runtime, write the records, and record each batch in the frontier.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::task::JoinSet;
+use url::Url;
+
+use super::fetcher::{Conditions, FetchFailure, Fetcher};
+use super::frontier::{CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued};
+use super::items::{ItemRule, item_rule};
+use super::links::links_of;
+use super::media::Media;
+use super::render::PageRenderer;
+use super::sink::{Sink, SinkError, SinkFormat};
+use crate::dom::Document;
+use crate::extract::extract;
+use crate::fetch::{Page, PageSource};
+use crate::job::{self, HealCounts, PageOutput, RunOptions};
+use crate::runtime::{Runtime, RuntimeError, Session};
+use crate::site::{self, LinkValueModel};
+use crate::wrapper::{self, FrontierOrder, HealMode, RenderMode, Wrapper};
+
+/// How often (in pages) the queue is reordered by the learned model.
+const REORDER_EVERY: u64 = 16;
+
+/// What a crawl is asked to do.
+#[derive(Debug, Clone)]
+pub struct CrawlOptions {
+    /// The start URLs.
+    pub seeds: Vec<Url>,
+    /// UpdateCrawl: only item pages new or changed after this time (Unix
+    /// milliseconds) are emitted.
+    pub since: Option<i64>,
+    /// The most pages fetched, over the wrapper's `max_pages`.
+    pub max_pages: Option<u64>,
+    /// How deep, over the wrapper's `max_depth`.
+    pub max_depth: Option<u32>,
+    /// Rendering, over the wrapper's `render`.
+    pub render: Option<RenderMode>,
+    /// What healing does with item pages that break.
+    pub heal: HealMode,
+    /// The wrapper's file (an `auto` heal rewrites it).
+    pub wrapper_path: PathBuf,
+    /// The store heals are recorded in.
+    pub store: PathBuf,
+    /// The frontier's file.
+    pub frontier: PathBuf,
+    /// The output file; standard output when `None`.
+    pub output: Option<PathBuf>,
+    /// The output's format.
+    pub format: SinkFormat,
+    /// Resume the unfinished crawl of this wrapper and output.
+    pub resume: bool,
+    /// Item pages extracted together (one healing decision per batch).
+    pub batch: usize,
+    /// Requests in flight at once, all hosts together.
+    pub concurrency: usize,
+}
+
+/// Where a crawl is, for a progress bar.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Pages fetched (done or failed).
+    pub fetched: u64,
+    /// URLs waiting.
+    pub queued: usize,
+    /// Pages that failed.
+    pub errors: u64,
+    /// Item pages read.
+    pub items: u64,
+    /// Heals applied or proposed.
+    pub heals: u64,
+    /// Time since the crawl began.
+    pub elapsed: Duration,
+}
+
+/// What a crawl came to.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CrawlSummary {
+    /// Pages fetched in this process (done or failed).
+    pub fetched: u64,
+    /// Pages fetched in all, resumed runs included.
+    pub fetched_total: u64,
+    /// Item pages whose records were written.
+    pub items: u64,
+    /// Records written.
+    pub records: u64,
+    /// Item pages not emitted because unchanged since `--since`.
+    pub unchanged: u64,
+    /// Pages that could not be fetched or read.
+    pub errors: u64,
+    /// URLs robots.txt forbade.
+    pub robots_skipped: u64,
+    /// Pages rendered in a browser.
+    pub rendered: u64,
+    /// Violations on item pages.
+    pub violations: u64,
+    /// Item pages with violations.
+    pub violated_pages: u64,
+    /// What the heals came to.
+    pub heals: HealCounts,
+    /// Images downloaded (distinct URLs).
+    pub media: u64,
+    /// How many pages had been fetched when the last item page was: what
+    /// the learned frontier lowers against breadth first.
+    pub last_item_at: u64,
+    /// URLs still queued when the crawl stopped (the page budget).
+    pub queued: usize,
+    /// Which pages were items.
+    pub items_rule: String,
+    /// Seconds the crawl took.
+    pub seconds: f64,
+    /// Pages per second.
+    pub pages_per_second: f64,
+    /// Whether this crawl resumed an earlier one.
+    pub resumed: bool,
+    /// The crawl's id in the frontier.
+    pub crawl_id: i64,
+    /// The first failures, with their URLs.
+    pub failures: Vec<(String, String)>,
+}
+
+/// Why a crawl stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The frontier failed.
+    #[error(transparent)]
+    Frontier(#[from] FrontierError),
+    /// The output failed.
+    #[error(transparent)]
+    Sink(#[from] SinkError),
+    /// The HTTP client could not be made.
+    #[error("cannot start the HTTP client: {0}")]
+    Client(FetchFailure),
+    /// The runtime failed (the store, a wrapper change).
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The wrapper file could not be loaded again after a heal.
+    #[error("the wrapper changed during the crawl and no longer loads: {0}")]
+    Wrapper(String),
+    /// No start URL.
+    #[error("no start URL: give URLs, or list them under the wrapper's `start`")]
+    NoSeeds,
+}
+
+/// Everything a fetch task needs, shared.
+struct Shared {
+    fetcher: Fetcher,
+    wrapper: Wrapper,
+    rule: ItemRule,
+    renderer: Option<Arc<dyn PageRenderer>>,
+    render: RenderMode,
+    media: Option<Media>,
+    since: Option<i64>,
+}
+
+/// What a fetch task brings back.
+struct Fetched {
+    queued: Queued,
+    fetched_at: i64,
+    result: Result<Read, Failed>,
+}
+
+struct Failed {
+    status: Option<u16>,
+    error: String,
+    robots: bool,
+}
+
+/// A page fetched and read.
+struct Read {
+    page: Page,
+    links: Vec<Url>,
+    item: bool,
+    item_links: u32,
+    /// An item page unchanged since `--since`: not emitted.
+    unchanged: bool,
+    media: Vec<serde_json::Value>,
+    rendered: bool,
+    /// The render decision for this page's URL shape, when one was made.
+    render_decision: Option<(String, bool)>,
+    cache: CacheEntry,
+}
+
+/// Crawls the site and writes its records; `progress` is called after each
+/// page.
+pub async fn crawl(
+    wrapper: Wrapper,
+    options: CrawlOptions,
+    renderer: Option<Arc<dyn PageRenderer>>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<CrawlSummary, CrawlError> {
+    let started = Instant::now();
+    let settings = wrapper.crawl.clone();
+    let seeds: Vec<Url> = if options.seeds.is_empty() {
+        wrapper.start.iter().filter_map(|s| Url::parse(s).ok()).collect()
+    } else {
+        options.seeds.clone()
+    };
+    let seeds: Vec<Url> = seeds.iter().filter_map(site::normalize).collect();
+    if seeds.is_empty() {
+        return Err(CrawlError::NoSeeds);
+    }
+    let output_name = options
+        .output
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let now = unix_millis();
+    let (mut frontier, resume_at) = if options.resume {
+        let (frontier, at) = Frontier::resume(&options.frontier, &wrapper.name, &output_name)?;
+        (frontier, Some(at))
+    } else {
+        (
+            Frontier::begin(&options.frontier, &wrapper.name, &output_name, &seeds, now)?,
+            None,
+        )
+    };
+    let mut sink = Sink::open(options.output.as_deref(), options.format, &wrapper, resume_at)?;
+    let fetcher = Fetcher::new(settings.politeness.clone()).map_err(CrawlError::Client)?;
+    let (rule, examples) = item_rule(&settings.items, &fetcher, &seeds).await;
+    let hosts: Vec<String> = seeds.iter().filter_map(|u| u.host_str().map(str::to_owned)).collect();
+    let max_depth = options.max_depth.or(settings.max_depth);
+    let max_pages = options.max_pages.or(settings.max_pages);
+    let order = settings.frontier;
+    let allowed = |url: &Url, depth: u32| -> bool {
+        let host = url.host_str().unwrap_or_default();
+        (!settings.same_site || hosts.iter().any(|h| h == host))
+            && max_depth.is_none_or(|d| depth <= d)
+            && (settings.allow.is_empty() || settings.allow.iter().any(|r| r.is_match(url.as_str())))
+            && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
+    };
+    let mut model = LinkValueModel::default();
+    let priority = |model: &LinkValueModel, url: &Url, depth: u32| match order {
+        FrontierOrder::Bfs => -f64::from(depth),
+        FrontierOrder::Learned => site::priority(depth, model.predict(url)),
+    };
+    if resume_at.is_some() {
+        for (url, n) in frontier.done_pages()? {
+            model.learn(&url, n);
+        }
+        frontier.reorder(|u, d| priority(&model, u, d));
+    } else {
+        let mut first: Vec<Link> =
+            seeds.iter().map(|u| (u.clone(), 0, priority(&model, u, 0))).collect();
+        first.extend(
+            examples
+                .iter()
+                .filter(|u| allowed(u, 1))
+                .map(|u| (u.clone(), 1, priority(&model, u, 1))),
+        );
+        frontier.push(&first)?;
+    }
+    let media_dir = options.output.as_ref().map(|o| {
+        let stem = o.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        o.with_file_name(format!("{stem}-media"))
+    });
+    let shared = Arc::new(Shared {
+        fetcher,
+        media: settings
+            .media
+            .as_ref()
+            .map(|_| Media::new(media_dir.clone().unwrap_or_else(|| PathBuf::from("media")))),
+        wrapper: wrapper.clone(),
+        rule,
+        renderer,
+        render: options.render.unwrap_or(settings.render),
+        since: options.since,
+    });
+    let mut summary = CrawlSummary {
+        items_rule: shared.rule.describe(),
+        resumed: resume_at.is_some(),
+        crawl_id: frontier.crawl(),
+        ..CrawlSummary::default()
+    };
+    let mut tasks: JoinSet<Fetched> = JoinSet::new();
+    let mut batch: Vec<(Fetched, Vec<Link>)> = Vec::new();
+    let mut extractor = Extractor {
+        wrapper,
+        options: options.clone(),
+    };
+    let mut since_reorder = 0;
+    let concurrency = options.concurrency.max(1);
+    loop {
+        while tasks.len() < concurrency {
+            let taken = frontier.fetched() + tasks.len() as u64 + batch.len() as u64;
+            if max_pages.is_some_and(|max| taken >= max) {
+                break;
+            }
+            let Some(queued) = frontier.pop() else { break };
+            let hint = match shared.render {
+                RenderMode::Auto => frontier
+                    .render_memory(&shared.wrapper.name, &url_shape(&queued.url))?,
+                _ => None,
+            };
+            let cached = match shared.since {
+                Some(_) => frontier.cached(&queued.url)?,
+                None => None,
+            };
+            let shared = shared.clone();
+            tasks.spawn(async move { fetch_page(&shared, queued, hint, cached).await });
+        }
+        let Some(joined) = tasks.join_next().await else {
+            break;
+        };
+        let fetched = match joined {
+            Ok(f) => f,
+            // A task that panicked is a bug; its URL stays queued for a resume.
+            Err(e) => {
+                tracing::error!(error = %e, "a fetch task failed");
+                continue;
+            }
+        };
+        let url = fetched.queued.url.clone();
+        let depth = fetched.queued.depth;
+        let (links, item_links) = match &fetched.result {
+            Ok(read) => {
+                let links: Vec<Link> = read
+                    .links
+                    .iter()
+                    .filter(|u| allowed(u, depth + 1))
+                    .map(|u| (u.clone(), depth + 1, priority(&model, u, depth + 1)))
+                    .collect();
+                (links, read.item_links)
+            }
+            Err(_) => (Vec::new(), 0),
+        };
+        model.learn(&url, item_links);
+        since_reorder += 1;
+        if order == FrontierOrder::Learned && since_reorder >= REORDER_EVERY {
+            since_reorder = 0;
+            frontier.reorder(|u, d| priority(&model, u, d));
+        }
+        summary.fetched += u64::from(!matches!(&fetched.result, Err(f) if f.robots));
+        // A redirect to a page met before is that page: read once.
+        let final_url = match &fetched.result {
+            Ok(read) => read.page.url.clone().filter(|f| *f != url),
+            Err(_) => None,
+        };
+        if let Some(target) = &final_url {
+            if frontier.has_seen(target) {
+                frontier.complete(&completed(&fetched, Outcome::Done), &[], None)?;
+                continue;
+            }
+            frontier.mark_seen(target, depth)?;
+        }
+        match &fetched.result {
+            Ok(read) => {
+                summary.rendered += u64::from(read.rendered);
+                if read.item {
+                    summary.last_item_at = summary.fetched;
+                }
+                if let Some((shape, render)) = &read.render_decision {
+                    frontier.remember_render(&shared.wrapper.name, shape, *render)?;
+                }
+                if read.item && read.unchanged {
+                    summary.unchanged += 1;
+                }
+                if read.item && !read.unchanged {
+                    batch.push((fetched, links));
+                } else {
+                    let cache = read.cache.clone();
+                    frontier.complete(&completed(&fetched, Outcome::Done), &links, None)?;
+                    if shared.since.is_some() && read.item {
+                        frontier.remember(&url, &cache, fetched.fetched_at)?;
+                    }
+                }
+            }
+            Err(failed) => {
+                if failed.robots {
+                    summary.robots_skipped += 1;
+                } else {
+                    summary.errors += 1;
+                    if summary.failures.len() < 20 {
+                        summary.failures.push((url.to_string(), failed.error.clone()));
+                    }
+                }
+                let outcome = if failed.robots { Outcome::Skipped } else { Outcome::Failed };
+                frontier.complete(&completed(&fetched, outcome), &[], None)?;
+            }
+        }
+        let idle = tasks.is_empty() && frontier.queued() == 0;
+        let full = batch.len() >= options.batch.max(1);
+        let out_of_budget = max_pages.is_some_and(|max| frontier.fetched() + batch.len() as u64 >= max);
+        if !batch.is_empty() && (full || idle || out_of_budget) {
+            extractor
+                .flush(&mut batch, &mut sink, &mut frontier, &shared, &mut summary)
+                .await?;
+        }
+        progress(&Progress {
+            fetched: frontier.fetched() + batch.len() as u64,
+            queued: frontier.queued(),
+            errors: summary.errors,
+            items: summary.items,
+            heals: (summary.heals.applied + summary.heals.proposed) as u64,
+            elapsed: started.elapsed(),
+        });
+    }
+    if !batch.is_empty() {
+        extractor
+            .flush(&mut batch, &mut sink, &mut frontier, &shared, &mut summary)
+            .await?;
+    }
+    summary.queued = frontier.queued();
+    // A crawl that stopped on its page budget is finished too: its output
+    // is whole for that budget.
+    frontier.finish(unix_millis())?;
+    summary.fetched_total = frontier.fetched();
+    summary.media = match &shared.media {
+        Some(media) => media.count().await,
+        None => 0,
+    };
+    summary.seconds = started.elapsed().as_secs_f64();
+    summary.pages_per_second = summary.fetched as f64 / summary.seconds.max(1e-9);
+    Ok(summary)
+}
+
+/// The frontier's record of a fetched page.
+fn completed(fetched: &Fetched, outcome: Outcome) -> Completed<'_> {
+    let (status, error, item, item_links) = match &fetched.result {
+        Ok(read) => (Some(200), None, read.item, read.item_links),
+        Err(f) => (f.status, Some(f.error.clone()), false, 0),
+    };
+    Completed {
+        url: &fetched.queued.url,
+        outcome,
+        status,
+        error,
+        item,
+        item_links,
+        fetched_at: fetched.fetched_at,
+    }
+}
+
+/// Fetches, renders if needed, and reads one page.
+async fn fetch_page(
+    shared: &Shared,
+    queued: Queued,
+    render_hint: Option<bool>,
+    cached: Option<CacheEntry>,
+) -> Fetched {
+    let fetched_at = unix_millis();
+    let item = shared.rule.is_item(&queued.url);
+    let conditions = match (shared.since, item) {
+        (Some(since), true) => Conditions {
+            etag: cached
+                .as_ref()
+                .filter(|c| c.changed_at.is_some_and(|t| t < since))
+                .and_then(|c| c.etag.clone()),
+            modified_since: Some(http_date(since)),
+        },
+        _ => Conditions::default(),
+    };
+    let response = match shared.fetcher.fetch(&queued.url, &conditions).await {
+        Ok(r) => r,
+        Err(e) => {
+            return Fetched {
+                queued,
+                fetched_at,
+                result: Err(Failed {
+                    status: match e {
+                        FetchFailure::Status { status } => Some(status),
+                        _ => None,
+                    },
+                    robots: matches!(e, FetchFailure::Robots),
+                    error: e.to_string(),
+                }),
+            };
+        }
+    };
+    let hash = hex(&Sha256::digest(&response.body));
+    let cache = CacheEntry {
+        etag: response.etag.clone(),
+        last_modified: response.last_modified.clone(),
+        sha256: Some(hash.clone()),
+        changed_at: None,
+    };
+    let unchanged = match shared.since {
+        Some(since) if item => {
+            response.status == 304
+                || cached.as_ref().is_some_and(|c| {
+                    c.sha256.as_deref() == Some(hash.as_str()) && c.changed_at.is_some_and(|t| t < since)
+                })
+                || response
+                    .last_modified
+                    .as_deref()
+                    .and_then(parse_http_date)
+                    .is_some_and(|t| t < since)
+        }
+        _ => false,
+    };
+    let item = item || shared.rule.is_item(&response.final_url);
+    let mut page = Page {
+        name: response.final_url.to_string(),
+        url: Some(response.final_url.clone()),
+        bytes: response.body,
+        charset: response.charset,
+    };
+    let wants_render = match shared.render {
+        RenderMode::Never => false,
+        RenderMode::Always => true,
+        RenderMode::Auto => item && render_hint != Some(false),
+    };
+    let mut rendered = false;
+    let mut render_decision = None;
+    if wants_render
+        && !unchanged
+        && let Some(renderer) = &shared.renderer
+    {
+        let actions = &shared.wrapper.crawl.actions;
+        let try_render = match (shared.render, render_hint) {
+            (RenderMode::Auto, None) => {
+                // Unknown shape: render only if the raw page fails.
+                violations(&shared.wrapper, &page) > 0
+            }
+            _ => true,
+        };
+        if try_render {
+            match renderer.render(&response.final_url, actions).await {
+                Ok(html) => {
+                    let raw = std::mem::replace(&mut page.bytes, html.into_bytes());
+                    let charset = page.charset.take();
+                    rendered = true;
+                    if shared.render == RenderMode::Auto && render_hint.is_none() {
+                        let better = violations(&shared.wrapper, &page)
+                            < violations(
+                                &shared.wrapper,
+                                &Page {
+                                    bytes: raw.clone(),
+                                    charset: charset.clone(),
+                                    ..page.clone()
+                                },
+                            );
+                        render_decision = Some((url_shape(&queued.url), better));
+                        if !better {
+                            page.bytes = raw;
+                            page.charset = charset;
+                            rendered = false;
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(url = %queued.url, error = %e, "the page could not be rendered; read as fetched");
+                }
+            }
+        } else if shared.render == RenderMode::Auto {
+            render_decision = Some((url_shape(&queued.url), false));
+        }
+    }
+    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    let base = response.final_url.clone();
+    let links = links_of(&doc, &base, &shared.wrapper.crawl.follow);
+    let item_links = links.iter().filter(|u| shared.rule.is_item(u)).count() as u32;
+    let media_urls: Vec<Url> = match (&shared.wrapper.crawl.media, item && !unchanged) {
+        (Some(xpath), true) => links_of(&doc, &base, std::slice::from_ref(xpath)),
+        _ => Vec::new(),
+    };
+    drop(doc);
+    let media = match &shared.media {
+        Some(m) if !media_urls.is_empty() => m.download(&shared.fetcher, &media_urls).await,
+        _ => Vec::new(),
+    };
+    Fetched {
+        queued,
+        fetched_at,
+        result: Ok(Read {
+            page,
+            links,
+            item,
+            item_links,
+            unchanged,
+            media,
+            rendered,
+            render_decision,
+            cache,
+        }),
+    }
+}
+
+/// How many violations the wrapper has on `page`.
+fn violations(wrapper: &Wrapper, page: &Page) -> usize {
+    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    extract(wrapper, &doc, page.url.as_ref()).violations.len()
+}
+
+/// Extracts item pages in batches through the runtime.
+struct Extractor {
+    wrapper: Wrapper,
+    options: CrawlOptions,
+}
+
+impl Extractor {
+    /// Extracts the batch's pages, writes their records, commits the output
+    /// and records the pages in the frontier with its length, in one
+    /// transaction.
+    async fn flush(
+        &mut self,
+        batch: &mut Vec<(Fetched, Vec<Link>)>,
+        sink: &mut Sink,
+        frontier: &mut Frontier,
+        shared: &Shared,
+        summary: &mut CrawlSummary,
+    ) -> Result<(), CrawlError> {
+        let sources: Vec<PageSource> = batch
+            .iter()
+            .filter_map(|(f, _)| f.result.as_ref().ok())
+            .map(|read| PageSource::Memory(Arc::new(read.page.clone())))
+            .collect();
+        if self.options.heal == HealMode::Auto && summary.heals.applied > 0 {
+            // An earlier batch rewrote the wrapper: later pages use it.
+            self.wrapper = wrapper::load_file(&self.options.wrapper_path)
+                .map_err(|e| CrawlError::Wrapper(e.to_string()))?;
+        }
+        let wrapper = self.wrapper.clone();
+        let options = self.options.clone();
+        let (outputs, heals, failure) = tokio::task::spawn_blocking(move || {
+            let run_options = RunOptions::default();
+            let mut outputs = Vec::new();
+            if options.heal == HealMode::Off {
+                let s = job::run_pages(&wrapper, &sources, &run_options, |o| outputs.push(o));
+                return (outputs, s.heals, None);
+            }
+            match Runtime::new(
+                options.heal,
+                wrapper,
+                &options.wrapper_path,
+                Session::at(options.store.clone()),
+                run_options.clone(),
+            ) {
+                Ok(mut runtime) => {
+                    let s = job::run_pages_healing(&mut runtime, &sources, &run_options, |o| {
+                        outputs.push(o)
+                    });
+                    runtime.finish();
+                    let failure = runtime.failure().map(ToString::to_string);
+                    (outputs, s.heals, failure)
+                }
+                Err(e) => (outputs, HealCounts::default(), Some(e.to_string())),
+            }
+        })
+        .await
+        .unwrap_or_else(|e| (Vec::new(), HealCounts::default(), Some(e.to_string())));
+        if let Some(failure) = failure {
+            tracing::warn!(error = %failure, "healing in this batch failed");
+        }
+        add_heals(&mut summary.heals, heals);
+        let fetched_items: Vec<&Read> = batch
+            .iter()
+            .filter_map(|(f, _)| f.result.as_ref().ok())
+            .collect();
+        for (mut out, (read, (fetched, _))) in outputs
+            .into_iter()
+            .zip(fetched_items.iter().zip(batch.iter()))
+        {
+            attach_media(&mut out, &read.media);
+            summary.items += 1;
+            summary.records += out.records.len() as u64;
+            summary.violations += out.violations.len() as u64;
+            summary.violated_pages += u64::from(!out.violations.is_empty());
+            sink.write(out, fetched.fetched_at)?;
+        }
+        let len = sink.commit()?;
+        let pages: Vec<PageLinks<'_>> = batch
+            .iter()
+            .map(|(f, links)| (completed(f, Outcome::Done), links.as_slice()))
+            .collect();
+        frontier.complete_all(&pages, Some(len))?;
+        if shared.since.is_some() {
+            for (f, _) in batch.iter() {
+                if let Ok(read) = &f.result {
+                    frontier.remember(&f.queued.url, &read.cache, f.fetched_at)?;
+                }
+            }
+        }
+        batch.clear();
+        Ok(())
+    }
+}
+
+fn add_heals(total: &mut HealCounts, more: HealCounts) {
+    total.applied += more.applied;
+    total.proposed += more.proposed;
+    total.abstained += more.abstained;
+    total.rejected += more.rejected;
+    total.reused += more.reused;
+}
+
+/// Adds `_media` to every record of a page that downloaded images.
+fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
+    if media.is_empty() {
+        return;
+    }
+    for record in &mut out.records {
+        if let serde_json::Value::Object(o) = record {
+            o.insert("_media".to_owned(), serde_json::Value::Array(media.to_vec()));
+        }
+    }
+}
+
+/// A URL's shape, for remembering which pages need rendering: each path
+/// segment that holds a digit, `-` or `_` is a `*`.
+pub fn url_shape(url: &Url) -> String {
+    let path: Vec<&str> = url
+        .path()
+        .split('/')
+        .map(|s| {
+            if s.chars().any(|c| c.is_ascii_digit() || c == '-' || c == '_') {
+                "*"
+            } else {
+                s
+            }
+        })
+        .collect();
+    format!("{}{}", url.host_str().unwrap_or_default(), path.join("/"))
+}
+
+fn unix_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// An HTTP date (RFC 9110's IMF-fixdate) for Unix milliseconds.
+fn http_date(millis: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(millis)
+        .unwrap_or_default()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
+}
+
+fn parse_http_date(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc2822(text.trim())
+        .ok()
+        .map(|d| d.timestamp_millis())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_dates_go_both_ways() {
+        let t = 1_700_000_000_000;
+        let text = http_date(t);
+        assert_eq!(text, "Tue, 14 Nov 2023 22:13:20 GMT");
+        assert_eq!(parse_http_date(&text), Some(t));
+    }
+
+    #[test]
+    fn url_shapes_group_pages_of_one_kind() {
+        let s = |u: &str| url_shape(&Url::parse(u).unwrap());
+        assert_eq!(s("http://h/js/post-7/"), "h/js/*/");
+        assert_eq!(s("http://h/js/post-8/"), "h/js/*/");
+        assert_eq!(s("http://h/2024/05/a-b/"), "h/*/*/*/");
+        assert_ne!(s("http://h/about/"), s("http://h/js/post-8/"));
+    }
+}

@@ -1,0 +1,225 @@
+//! `mend crawl` against the fixture site on 127.0.0.1: the records against
+//! the site's ground truth, robots.txt from the server's own log, traps,
+//! `kill -9` and `--resume`, the learned frontier against breadth first, and
+//! `--since`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::cli::{Mend, ROOT, Run};
+use crate::support::fixture_site::{FixtureSite, SiteOptions, Variant};
+use crate::support::rng::Rng;
+
+/// The post pages' URLs: `/2024/05/a-title-7/`.
+const POSTS: &str = r"/\d{4}/\d{2}/[^/]+-\d+/$";
+
+/// The fixture blog's wrapper with a crawl block: `crawl` is appended.
+fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
+    let blog = std::fs::read_to_string(Path::new(ROOT).join("examples/site/blog.yaml")).unwrap();
+    let path = dir.join("blog.yaml");
+    std::fs::write(&path, format!("{blog}\ncrawl:\n{crawl}")).unwrap();
+    path
+}
+
+/// Fast politeness for tests: no delay, short timeouts, a small body limit.
+const QUICK: &str = "  politeness: {delay: 0, timeout: 5, max_bytes: 1048576, retries: 3}\n";
+
+fn crawl(dir: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["crawl"];
+    all.extend_from_slice(args);
+    Mend::new(&all).dir(dir).output().into()
+}
+
+/// The output's lines as JSON, by page.
+fn pages(out: &Path) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(out).unwrap();
+    let mut pages = BTreeMap::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let page = v["page"].as_str().unwrap().to_owned();
+        assert!(pages.insert(page.clone(), v).is_none(), "{page} twice");
+    }
+    pages
+}
+
+#[test]
+fn a_crawl_of_the_blog_extracts_every_post_as_the_site_holds_it_and_obeys_robots() {
+    let site = FixtureSite::start(SiteOptions::default());
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{QUICK}"));
+    let run = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "out.ndjson", "--summary-json", "s.json"]);
+    // The loop, the huge body and the 404 are errors: exit 3.
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let truth = site.truth();
+    let got = pages(&dir.path().join("out.ndjson"));
+    let expected: Vec<&str> = truth
+        .posts
+        .iter()
+        .filter(|p| !p.js_only)
+        .map(|p| p.url.as_str())
+        .collect();
+    assert_eq!(got.keys().map(String::as_str).collect::<Vec<_>>(), {
+        let mut e = expected.clone();
+        e.sort();
+        e
+    });
+    for post in truth.posts.iter().filter(|p| !p.js_only) {
+        let record = &got[&post.url]["records"][0];
+        assert_eq!(record["title"], post.title.as_str(), "{}", post.url);
+        assert_eq!(record["author"], post.author.as_str(), "{}", post.url);
+        assert_eq!(record["date"], post.date.as_str(), "{}", post.url);
+        assert_eq!(record["body"], serde_json::json!(post.body), "{}", post.url);
+        if !post.show_more {
+            let comments: Vec<Value> = post
+                .comments
+                .iter()
+                .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
+                .collect();
+            assert_eq!(record["comments"], Value::Array(comments), "{}", post.url);
+        }
+    }
+    // robots.txt: nothing disallowed was asked for, and every request named mend.
+    let requests = site.requests();
+    for r in &requests {
+        assert!(!r.path.starts_with("/private/"), "fetched {}", r.path);
+        assert!(r.user_agent.as_deref().is_some_and(|a| a.starts_with("mend/")), "{r:?}");
+    }
+    // The 429 was waited for (Retry-After: 1), the 500s retried.
+    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(summary["summary"]["errors"], 3, "{summary:#}");
+    assert!(summary["summary"]["robots_skipped"].as_u64().unwrap() >= 1, "{summary:#}");
+}
+
+/// An uninterrupted crawl's output lines, sorted.
+fn sorted_lines(path: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
+#[test]
+fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twice() {
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 60,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // Slow enough to be killed in the middle: one request at a time, 10 ms apart.
+    let w = wrapper(
+        dir.path(),
+        &format!("  items: '{POSTS}'\n  politeness: {{delay: 0.01, concurrency: 1, timeout: 5}}\n"),
+    );
+    let whole = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "whole.ndjson", "--batch", "4", "--store", "whole/mend.db"]);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    let expected = sorted_lines(&dir.path().join("whole.ndjson"));
+    assert_eq!(expected.len(), 60);
+    let mut rng = Rng(0x6d656e64);
+    for trial in 0..10 {
+        let out = format!("t{trial}.ndjson");
+        let store = format!("t{trial}/mend.db");
+        let mut kills = 0;
+        let mut resume = false;
+        loop {
+            let mut args = vec![
+                "crawl".to_owned(),
+                w.display().to_string(),
+                site.url(),
+                "--out".to_owned(),
+                out.clone(),
+                "--batch".to_owned(),
+                "4".to_owned(),
+                "--store".to_owned(),
+                store.clone(),
+                "--quiet".to_owned(),
+            ];
+            if resume {
+                args.push("--resume".to_owned());
+            }
+            let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
+                .args(&args)
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            if kills < 3 {
+                std::thread::sleep(Duration::from_millis(100 + rng.below(900) as u64));
+                if child.try_wait().unwrap().is_none() {
+                    child.kill().unwrap(); // SIGKILL
+                    child.wait().unwrap();
+                    kills += 1;
+                    resume = true;
+                    continue;
+                }
+            }
+            let status = child.wait().unwrap();
+            assert!(status.success(), "trial {trial}: {status:?}");
+            break;
+        }
+        assert_eq!(sorted_lines(&dir.path().join(&out)), expected, "trial {trial}, {kills} kills");
+    }
+}
+
+#[test]
+fn the_learned_frontier_reaches_every_item_in_fewer_fetches_than_breadth_first() {
+    let site = FixtureSite::start(SiteOptions {
+        variant: Variant::Sprawl,
+        fast: true,
+        ..SiteOptions::default()
+    });
+    let truth = site.truth();
+    let dir = tempfile::tempdir().unwrap();
+    let mut last = Vec::new();
+    for order in ["bfs", "learned"] {
+        let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n  frontier: {order}\n{QUICK}"));
+        let summary = dir.path().join(format!("{order}.json"));
+        let run = crawl(
+            dir.path(),
+            &[w.to_str().unwrap(), &site.url(), "--out", &format!("{order}.ndjson"), "--store", &format!("{order}/mend.db"), "--concurrency", "1", "--summary-json", summary.to_str().unwrap()],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let s: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+        assert_eq!(s["summary"]["items"].as_u64(), Some(truth.item_urls.len() as u64), "{order}");
+        last.push(s["summary"]["last_item_at"].as_u64().unwrap());
+    }
+    let (bfs, learned) = (last[0], last[1]);
+    eprintln!(
+        "fetches until the last item: breadth first {bfs}, learned {learned}, ratio {:.2}",
+        bfs as f64 / learned as f64
+    );
+    assert!(learned < bfs, "learned {learned} vs bfs {bfs}");
+}
+
+#[test]
+fn since_emits_only_the_posts_changed_after_it() {
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 12,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{QUICK}"));
+    let first = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), 12);
+    std::thread::sleep(Duration::from_millis(1100));
+    let since = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    std::thread::sleep(Duration::from_millis(1100));
+    let changed = site.update_post(3);
+    let update = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "update.ndjson", "--since", &since]);
+    assert_eq!(update.code, 0, "{}", update.stderr);
+    let got = pages(&dir.path().join("update.ndjson"));
+    assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
+    assert_eq!(got[&changed.url]["records"][0]["body"], serde_json::json!(changed.body));
+    // The unchanged posts were asked for conditionally.
+    assert!(site.requests().iter().any(|r| r.if_modified_since.is_some()));
+}
