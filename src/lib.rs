@@ -1,8 +1,8 @@
 //! mend: a self-healing web wrapper runtime.
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
-//! `extract`, `adapt`, `health`) does no I/O, no async and reads no clock; `fetch`,
-//! `job`, `store`, `runtime` and the command line sit on top.
+//! `extract`, `adapt`, `health`, `site`) does no I/O, no async and reads no
+//! clock; `fetch`, `job`, `store`, `runtime` and the command line sit on top.
 
 #![forbid(unsafe_code)]
 
@@ -15,6 +15,7 @@ pub mod health;
 pub mod job;
 pub mod runtime;
 pub mod similarity;
+pub mod site;
 pub mod store;
 pub mod treegram;
 pub mod wrapper;
