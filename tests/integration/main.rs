@@ -22,6 +22,7 @@ mod cli_similarity;
 mod cli_stdout;
 mod cli_validate;
 mod cli_xpath;
+mod fixture_site;
 mod generate_robustness;
 mod generate_transfer;
 mod heal_real_pages;
