@@ -26,6 +26,10 @@ use crate::runtime::{Runtime, RuntimeError, Session};
 use crate::site::{self, LinkValueModel};
 use crate::wrapper::{self, FrontierOrder, HealMode, RenderMode, Wrapper};
 
+/// The priority of a known item page in the learned order, above any
+/// page the model rates.
+const ITEM_PRIORITY: f64 = 1e6;
+
 /// How often (in pages) the queue is reordered by the learned model.
 const REORDER_EVERY: u64 = 16;
 
@@ -236,8 +240,12 @@ pub async fn crawl(
             && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
     };
     let mut model = LinkValueModel::default();
+    let item_rule = rule.clone();
+    // Item pages are what the crawl is for: once known, they go first,
+    // shallow ones first; the model orders the pages that lead to them.
     let priority = |model: &LinkValueModel, url: &Url, depth: u32| match order {
         FrontierOrder::Bfs => -f64::from(depth),
+        FrontierOrder::Learned if item_rule.is_item(url) => ITEM_PRIORITY - f64::from(depth),
         FrontierOrder::Learned => site::priority(depth, model.predict(url)),
     };
     if resume_at.is_some() {

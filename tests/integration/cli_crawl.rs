@@ -28,6 +28,10 @@ fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
 /// Fast politeness for tests: no delay, short timeouts, a small body limit.
 const QUICK: &str = "  politeness: {delay: 0, timeout: 5, max_bytes: 1048576, retries: 3}\n";
 
+/// The trap links a `fast` site keeps (a redirect loop, a 404), left out
+/// where a test wants a crawl without errors.
+const NO_TRAPS: &str = "  deny: [/loop/, /missing/]\n";
+
 fn crawl(dir: &Path, args: &[&str]) -> Run {
     let mut all = vec!["crawl"];
     all.extend_from_slice(args);
@@ -116,12 +120,13 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
     // Slow enough to be killed in the middle: one request at a time, 10 ms apart.
     let w = wrapper(
         dir.path(),
-        &format!("  items: '{POSTS}'\n  politeness: {{delay: 0.01, concurrency: 1, timeout: 5}}\n"),
+        &format!("  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.01, concurrency: 1, timeout: 5}}\n"),
     );
     let whole = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "whole.ndjson", "--batch", "4", "--store", "whole/mend.db"]);
     assert_eq!(whole.code, 0, "{}", whole.stderr);
     let expected = sorted_lines(&dir.path().join("whole.ndjson"));
-    assert_eq!(expected.len(), 60);
+    // Every post but the one whose content only a script writes.
+    assert_eq!(expected.len(), site.truth().posts.iter().filter(|p| !p.js_only).count());
     let mut rng = Rng(0x6d656e64);
     for trial in 0..10 {
         let out = format!("t{trial}.ndjson");
@@ -180,7 +185,7 @@ fn the_learned_frontier_reaches_every_item_in_fewer_fetches_than_breadth_first()
     let dir = tempfile::tempdir().unwrap();
     let mut last = Vec::new();
     for order in ["bfs", "learned"] {
-        let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n  frontier: {order}\n{QUICK}"));
+        let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n  frontier: {order}\n{NO_TRAPS}{QUICK}"));
         let summary = dir.path().join(format!("{order}.json"));
         let run = crawl(
             dir.path(),
@@ -207,12 +212,18 @@ fn since_emits_only_the_posts_changed_after_it() {
         ..SiteOptions::default()
     });
     let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{QUICK}"));
+    let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{NO_TRAPS}{QUICK}"));
     let first = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
-    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), 12);
+    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), site.truth().posts.iter().filter(|p| !p.js_only).count());
     std::thread::sleep(Duration::from_millis(1100));
-    let since = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let since = chrono::DateTime::from_timestamp(now as i64, 0)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     std::thread::sleep(Duration::from_millis(1100));
     let changed = site.update_post(3);
     let update = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "update.ndjson", "--since", &since]);

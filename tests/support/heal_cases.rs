@@ -237,6 +237,7 @@ fn wrapper(xpath: &str, settings: &AdaptSettings) -> Wrapper {
         name: "eval".to_owned(),
         start: Vec::new(),
         adapt: settings.clone(),
+        crawl: Default::default(),
         monitor: None,
         patterns: vec![Pattern {
             name: "target".to_owned(),
