@@ -23,6 +23,7 @@ mod charset;
 mod date;
 mod feed;
 mod fnv;
+mod generalize;
 mod item_pattern;
 mod normalize;
 mod priority;
