@@ -2,7 +2,7 @@
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
 //! `extract`, `adapt`, `health`) does no I/O, no async and reads no clock; `fetch`,
-//! `job`, `store`, `runtime` and the command line sit on top.
+//! `render`, `job`, `store`, `runtime` and the command line sit on top.
 
 #![forbid(unsafe_code)]
 
@@ -12,6 +12,7 @@ pub mod extract;
 pub mod fetch;
 pub mod health;
 pub mod job;
+pub mod render;
 pub mod runtime;
 pub mod similarity;
 pub mod store;

@@ -27,6 +27,7 @@ mod generate_transfer;
 mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
+mod render;
 mod swde_booksamillion;
 mod wrapper_changes;
 mod xpath_conformance;
