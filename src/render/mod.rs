@@ -4,7 +4,8 @@
 //! A [`Renderer`] launches one browser (driven over the DevTools protocol by
 //! chromiumoxide, on tokio) and renders many pages in it, each in a tab of
 //! its own, from as many tasks as wanted. A page is done when its DOM has
-//! not changed for [`RenderOptions::settle`], bounded by
+//! not changed for [`RenderOptions::settle`] (nodes, text and attributes,
+//! but for the `style` and `class` churn of animations), bounded by
 //! [`RenderOptions::timeout`]; [`Action`]s (clicking "Show more" until it is
 //! gone, scrolling to the bottom, waiting for an XPath to match) run before
 //! the snapshot, each followed by settling again. The snapshot is the
@@ -35,8 +36,9 @@
 //! renderer is closed or dropped, and every tab is closed when its page is
 //! done, failed or abandoned.
 //!
-//! What it refuses: zero or day-long durations, a settle time not shorter
-//! than the timeout, an action whose XPath mend's parser rejects. What it
+//! What it refuses: URLs other than http and https, zero or day-long
+//! durations, a settle time not shorter than the timeout, an action whose
+//! XPath mend's parser rejects. What it
 //! does not do: fetch the page itself (the browser does, with its own
 //! network stack and cookies), judge HTTP statuses (an error page is
 //! rendered like any other), or wait for network quiet (only the DOM counts).

@@ -143,6 +143,26 @@ impl std::fmt::Display for Action {
     }
 }
 
+/// Refuses a URL the browser is not to be pointed at: only http and https
+/// pages are rendered, so that a link found on the web cannot make the
+/// browser read local files (`file:`) or run code (`javascript:`).
+pub(super) fn check_url(url: &str) -> Result<(), RenderError> {
+    let refused = |message: String| {
+        Err(RenderError::Navigate {
+            url: url.to_owned(),
+            message,
+        })
+    };
+    match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => Ok(()),
+        Ok(parsed) => refused(format!(
+            "only http and https URLs are rendered, not {}:",
+            parsed.scheme()
+        )),
+        Err(e) => refused(format!("not a URL: {e}")),
+    }
+}
+
 /// Refuses an XPath that mend's own parser refuses, naming where it fails.
 fn compiles(xpath: &str) -> Result<(), RenderError> {
     if xpath.trim().is_empty() {
@@ -254,11 +274,34 @@ mod tests {
         check(
             Action::WaitFor {
                 xpath: "//div".to_owned(),
-                timeout: Duration::MAX,
+                timeout: Duration::from_secs(2 * 24 * 60 * 60),
             }
-            .validate()
-            .map_err(|_| RenderError::InvalidOptions(String::new())),
-            Err("invalid render options: "),
+            .validate(),
+            Err(
+                "invalid render options: wait for //div at most 172800000 ms: the timeout must be longer than zero and at most a day",
+            ),
+        );
+    }
+
+    #[test]
+    fn only_http_and_https_urls_are_rendered() {
+        check(check_url("http://127.0.0.1:8080/a?b#c"), Ok(()));
+        check(check_url("HTTPS://example.org"), Ok(()));
+        check(
+            check_url("file:///etc/passwd"),
+            Err(
+                "file:///etc/passwd: cannot load the page: only http and https URLs are rendered, not file:",
+            ),
+        );
+        check(
+            check_url("javascript:alert(1)"),
+            Err(
+                "javascript:alert(1): cannot load the page: only http and https URLs are rendered, not javascript:",
+            ),
+        );
+        check(
+            check_url("example.org/page"),
+            Err("example.org/page: cannot load the page: not a URL: relative URL without a base"),
         );
     }
 

@@ -86,7 +86,8 @@ impl OpenTab {
         OpenTab { page: Some(page) }
     }
 
-    /// Closes the tab and waits until the browser has.
+    /// Closes the tab; the browser answers once the close is under way, and
+    /// the tab is gone a moment later.
     pub(super) async fn close(mut self) {
         if let Some(page) = self.page.take() {
             close_tab(page).await;

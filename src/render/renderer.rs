@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::locate::locate;
+use super::options::check_url;
 use super::page::{self, OpenTab, SNAPSHOT_GRACE};
 use super::{Action, RenderError, RenderOptions};
 
@@ -196,11 +197,13 @@ impl Renderer {
         Ok(renderer)
     }
 
-    /// Renders one page: loads `url` in a new tab, waits for its DOM to
-    /// settle, runs `actions` in order, waits again, and takes the
-    /// snapshot. The tab is closed whatever happens, even when the future
-    /// is dropped before it ends.
+    /// Renders one page: loads `url` (http or https) in a new tab, waits
+    /// for its DOM to settle, runs `actions` in order, waits again, and
+    /// takes the snapshot. The tab is closed whatever happens, even when the
+    /// future is dropped before it ends (but for a future dropped while the
+    /// tab is being opened, whose tab stays until the browser is closed).
     pub async fn render(&self, url: &str, actions: &[Action]) -> Result<Rendered, RenderError> {
+        check_url(url)?;
         for action in actions {
             action.validate()?;
         }
@@ -327,7 +330,11 @@ impl Renderer {
                     std::thread::sleep(Duration::from_millis(50));
                 }
                 Err(e) => {
-                    tracing::warn!(path = %path.display(), error = %e, "the browser's profile folder could not be removed");
+                    tracing::warn!(
+                        path = %path.display(),
+                        error = %e,
+                        "the browser's profile folder could not be removed"
+                    );
                     return;
                 }
             }

@@ -23,18 +23,25 @@ fn with_xpath(template: &str, xpath: &str) -> String {
     template.replacen(XPATH, &js_string(xpath), 1)
 }
 
-/// A token that changes whenever the DOM changes: an id of the document and
-/// the number of mutation records a `MutationObserver` on it has seen. The
-/// observer is installed on first use in each document (a navigation starts
-/// a new one, and a new id), under a symbol, out of the page's own names.
+/// A token that changes whenever the DOM changes: an id of the document,
+/// the number of changes a `MutationObserver` on it has seen, and the
+/// document's ready state. The observer is installed on first use in each
+/// document (a navigation starts a new one, and a new id), under a symbol,
+/// out of the page's own names. Changes to `style` and `class` attributes
+/// are not counted: carousels, spinners and animations change them for
+/// ever, and they change no content; nodes, text and other attributes (a
+/// lazy image's `src`) are counted.
 pub(super) const DOM_VERSION: &str = r#"(() => {
   const key = Symbol.for("mend.settle");
   let state = window[key];
   if (!state || state.doc !== document) {
     state = { doc: document, id: Math.random().toString(36).slice(2), n: 0 };
     window[key] = state;
-    new MutationObserver((records) => { state.n += records.length; })
-      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type !== "attributes" || (r.attributeName !== "style" && r.attributeName !== "class")) { state.n += 1; }
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   }
   return state.id + ":" + state.n + ":" + document.readyState;
 })()"#;

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
+use axum::http::header::USER_AGENT;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Html;
 use axum::routing::get;
 use mend::render::{Action, RenderError, RenderOptions, Renderer, find_chromium};
@@ -108,6 +109,29 @@ const RESTLESS: &str = r#"<!DOCTYPE html>
 </script>
 </body></html>"#;
 
+/// A page whose content is all there, and whose animations change its
+/// elements' `class` and `style` every 50 ms, for ever.
+const CAROUSEL: &str = r#"<!DOCTYPE html>
+<html><head><title>carousel</title></head><body>
+<ul id="slides"><li class="slide">one</li><li class="slide">two</li></ul>
+<script>
+  let turn = 0;
+  setInterval(() => {
+    turn += 1;
+    for (const [i, slide] of document.querySelectorAll(".slide").entries()) {
+      slide.className = i === turn % 2 ? "slide shown" : "slide";
+      slide.style.opacity = String((turn % 10) / 10);
+    }
+  }, 50);
+</script>
+</body></html>"#;
+
+/// A page whose script never yields, 100 ms after it loads.
+const HUNG: &str = r#"<!DOCTYPE html>
+<html><head><title>hung</title></head><body><p>hung</p>
+<script>setTimeout(() => { for (;;) {} }, 100);</script>
+</body></html>"#;
+
 /// A page without scripts.
 const PLAIN: &str =
     "<!DOCTYPE html><html><head><title>plain</title></head><body><p>plain</p></body></html>";
@@ -129,6 +153,9 @@ impl Server {
             .route("/comments/chunk/{n}", get(chunk))
             .route("/restless", get(|| async { Html(RESTLESS) }))
             .route("/plain", get(|| async { Html(PLAIN) }))
+            .route("/carousel", get(|| async { Html(CAROUSEL) }))
+            .route("/agent", get(agent))
+            .route("/hung", get(|| async { Html(HUNG) }))
             .with_state(chunks.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -178,6 +205,17 @@ async fn open_tabs_soon(renderer: &Renderer) -> usize {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A page that shows the `User-Agent` it was asked with.
+async fn agent(headers: HeaderMap) -> Html<String> {
+    let agent = headers
+        .get(USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("none")
+        .replace('&', "&amp;")
+        .replace('<', "&lt;");
+    Html(format!("<!DOCTYPE html><p id=\"agent\">{agent}</p>"))
 }
 
 /// The string-values of what `xpath` selects in `html`, parsed by mend.
@@ -317,13 +355,97 @@ async fn a_page_that_never_settles_is_cut_at_the_timeout() {
         .unwrap();
     let elapsed = started.elapsed();
     assert!(!page.settled);
+    // The timeout, the snapshot and closing the tab, well within the five
+    // seconds' grace a snapshot has.
     assert!(
-        elapsed >= Duration::from_secs(2) && elapsed < Duration::from_secs(4),
+        elapsed >= Duration::from_secs(2) && elapsed < Duration::from_secs(7),
         "{elapsed:?}"
     );
     let ticks: u32 = texts(&page.html, "//p[@id='clock']")[0].parse().unwrap();
     assert!(ticks > 10, "{ticks}");
     assert_eq!(open_tabs_soon(&renderer).await, 0);
+    renderer.close().await;
+}
+
+#[tokio::test]
+async fn a_page_whose_script_never_yields_is_a_timeout_not_a_hang() {
+    let Some(browser) = chromium("a_page_whose_script_never_yields_is_a_timeout_not_a_hang") else {
+        return;
+    };
+    let server = Server::start().await;
+    let options = RenderOptions {
+        settle: Duration::from_millis(300),
+        timeout: Duration::from_secs(2),
+        ..options(browser)
+    };
+    let renderer = Renderer::launch(options).await.unwrap();
+    let started = Instant::now();
+    let err = renderer
+        .render(&server.url("/hung"), &[])
+        .await
+        .unwrap_err();
+    // The timeout, then five seconds' grace for the snapshot, and closing
+    // the tab.
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    match &err {
+        RenderError::Timeout { what, limit, .. } => {
+            assert_eq!(what, "taking the snapshot");
+            assert_eq!(*limit, Duration::from_secs(2));
+        }
+        other => panic!("{other}"),
+    }
+    // The browser goes on serving other pages.
+    let page = renderer.render(&server.url("/plain"), &[]).await.unwrap();
+    assert_eq!(texts(&page.html, "//p"), ["plain"]);
+    assert_eq!(open_tabs_soon(&renderer).await, 0);
+    renderer.close().await;
+}
+
+#[tokio::test]
+async fn style_and_class_changes_do_not_keep_a_page_from_settling() {
+    let Some(browser) = chromium("style_and_class_changes_do_not_keep_a_page_from_settling") else {
+        return;
+    };
+    let server = Server::start().await;
+    let options = RenderOptions {
+        settle: Duration::from_millis(300),
+        timeout: Duration::from_secs(5),
+        ..options(browser)
+    };
+    let renderer = Renderer::launch(options).await.unwrap();
+    let started = Instant::now();
+    let page = renderer
+        .render(&server.url("/carousel"), &[])
+        .await
+        .unwrap();
+    assert!(page.settled);
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(texts(&page.html, "//li"), ["one", "two"]);
+    renderer.close().await;
+}
+
+#[tokio::test]
+async fn the_user_agent_of_the_options_is_the_one_sent() {
+    let Some(browser) = chromium("the_user_agent_of_the_options_is_the_one_sent") else {
+        return;
+    };
+    let server = Server::start().await;
+    let agent = "mend-test/1.0 (rendering; +http://127.0.0.1/)";
+    let options = RenderOptions {
+        user_agent: Some(agent.to_owned()),
+        ..options(browser)
+    };
+    let renderer = Renderer::launch(options).await.unwrap();
+    let page = renderer.render(&server.url("/agent"), &[]).await.unwrap();
+    assert_eq!(texts(&page.html, "//p[@id='agent']"), [agent]);
     renderer.close().await;
 }
 
@@ -519,6 +641,22 @@ async fn a_browser_named_wrongly_is_not_found_and_says_how_to_install_one() {
         "no Chromium browser found (/no/such/chromium is not an executable file): install \
          the chromium package (apt-get install chromium) or set MEND_CHROMIUM to the \
          browser's path"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_program_that_is_not_a_browser_fails_to_launch() {
+    let options = RenderOptions {
+        executable: Some(PathBuf::from("/bin/false")),
+        ..RenderOptions::default()
+    };
+    let err = Renderer::launch(options).await.err().unwrap();
+    assert!(matches!(err, RenderError::Launch { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot launch the browser /bin/false: "),
+        "{err}"
     );
 }
 
