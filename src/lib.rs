@@ -2,7 +2,8 @@
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
 //! `extract`, `adapt`, `health`, `site`) does no I/O, no async and reads no
-//! clock; `fetch`, `job`, `store`, `runtime` and the command line sit on top.
+//! clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime` and the command
+//! line sit on top.
 
 #![forbid(unsafe_code)]
 
@@ -13,6 +14,7 @@ pub mod extract;
 pub mod fetch;
 pub mod health;
 pub mod job;
+pub mod render;
 pub mod runtime;
 pub mod similarity;
 pub mod site;

@@ -16,8 +16,12 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use url::Url;
 
-use mend::crawl::{self, CrawlOptions, Frontier, PageRenderer, SinkFormat};
-use mend::wrapper::{HealMode, RenderMode};
+use std::future::Future;
+use std::pin::Pin;
+
+use mend::crawl::{self, CrawlOptions, Frontier, PageRenderer, RenderFailure, SinkFormat};
+use mend::render::{Action, RenderOptions, Renderer};
+use mend::wrapper::{HealMode, PageAction, RenderMode};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 
@@ -105,7 +109,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
-    let render = args.render.as_deref().and_then(|r| r.parse::<RenderMode>().ok());
+    let render = args
+        .render
+        .as_deref()
+        .and_then(|r| r.parse::<RenderMode>().ok());
     let store = super::store_for(args.store.as_deref(), &args.wrapper);
     let options = CrawlOptions {
         seeds,
@@ -215,11 +222,60 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
-/// The browser the crawl renders with.
-async fn renderer(_wrapper: &mend::wrapper::Wrapper) -> anyhow::Result<Arc<dyn PageRenderer>> {
-    anyhow::bail!(
-        "rendering needs headless Chromium, which this build of mend cannot drive yet; use --render never"
-    )
+/// The browser the crawl renders with: headless Chromium, launched once.
+async fn renderer(wrapper: &mend::wrapper::Wrapper) -> anyhow::Result<Arc<dyn PageRenderer>> {
+    let settings = &wrapper.crawl;
+    let options = RenderOptions {
+        settle: settings.settle,
+        timeout: settings.render_timeout,
+        executable: None,
+        user_agent: Some(
+            settings
+                .politeness
+                .user_agent
+                .clone()
+                .unwrap_or_else(|| crawl::USER_AGENT.to_owned()),
+        ),
+    };
+    let browser = Renderer::launch(options).await?;
+    Ok(Arc::new(Browser(browser)))
+}
+
+/// Headless Chromium as the crawl's renderer.
+struct Browser(Renderer);
+
+impl PageRenderer for Browser {
+    fn render<'a>(
+        &'a self,
+        url: &'a Url,
+        actions: &'a [PageAction],
+    ) -> Pin<Box<dyn Future<Output = crawl::Rendered> + Send + 'a>> {
+        Box::pin(async move {
+            let actions: Vec<Action> = actions.iter().map(action).collect();
+            self.0
+                .render(url.as_str(), &actions)
+                .await
+                .map(|rendered| rendered.html)
+                .map_err(|e| RenderFailure(e.to_string()))
+        })
+    }
+}
+
+/// A wrapper's action as the browser takes it: a click goes on until what
+/// it clicks is gone.
+fn action(action: &PageAction) -> Action {
+    match action {
+        PageAction::Click { xpath, max } => Action::Click {
+            xpath: xpath.clone(),
+            until_gone: true,
+            max_clicks: *max,
+        },
+        PageAction::Scroll { times } => Action::Scroll { times: *times },
+        PageAction::WaitFor { xpath, timeout } => Action::WaitFor {
+            xpath: xpath.clone(),
+            timeout: *timeout,
+        },
+    }
 }
 
 /// `--since`: RFC 3339, or a date (midnight UTC), as Unix milliseconds.

@@ -202,7 +202,11 @@ impl Fetcher {
 
     /// Fetches `url` through its host's gate, with retries; a robots.txt
     /// that forbids it is a [`FetchFailure::Robots`].
-    pub async fn fetch(&self, url: &Url, conditions: &Conditions) -> Result<Response, FetchFailure> {
+    pub async fn fetch(
+        &self,
+        url: &Url,
+        conditions: &Conditions,
+    ) -> Result<Response, FetchFailure> {
         if !self.robots(url).await.allows(url) {
             return Err(FetchFailure::Robots);
         }
@@ -276,7 +280,12 @@ impl Fetcher {
         let status = response.status();
         let headers = response.headers().clone();
         if status == StatusCode::NOT_MODIFIED {
-            return Ok(Attempt::Done(read_headers(response.url().clone(), 304, &headers, Vec::new())));
+            return Ok(Attempt::Done(read_headers(
+                response.url().clone(),
+                304,
+                &headers,
+                Vec::new(),
+            )));
         }
         if !status.is_success() {
             return Ok(Attempt::Status {
@@ -425,7 +434,10 @@ mod tests {
 
     #[test]
     fn the_charset_and_media_type_are_read_from_content_type() {
-        assert_eq!(charset("text/html; charset=\"ISO-8859-1\""), Some("ISO-8859-1".to_owned()));
+        assert_eq!(
+            charset("text/html; charset=\"ISO-8859-1\""),
+            Some("ISO-8859-1".to_owned())
+        );
         assert_eq!(charset("text/html"), None);
     }
 

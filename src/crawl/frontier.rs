@@ -266,7 +266,9 @@ impl Frontier {
                 .prepare("SELECT url, seq, depth, state FROM urls WHERE crawl_id = ?1 ORDER BY seq")
                 .map_err(|source| sqlite(path, source))?;
             statement
-                .query_map([crawl], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .query_map([crawl], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
                 .and_then(|rows| rows.collect())
                 .map_err(|source| sqlite(path, source))?
         };
@@ -547,7 +549,12 @@ impl Frontier {
 
     /// Records what a response said of `url`; `changed_at` moves only when
     /// the body's hash differs from the cached one.
-    pub fn remember(&mut self, url: &Url, entry: &CacheEntry, now: i64) -> Result<(), FrontierError> {
+    pub fn remember(
+        &mut self,
+        url: &Url,
+        entry: &CacheEntry,
+        now: i64,
+    ) -> Result<(), FrontierError> {
         let before = self.cached(url)?;
         let changed = before
             .as_ref()
@@ -589,7 +596,12 @@ impl Frontier {
     }
 
     /// Remembers whether pages of this URL shape need rendering.
-    pub fn remember_render(&mut self, wrapper: &str, shape: &str, render: bool) -> Result<(), FrontierError> {
+    pub fn remember_render(
+        &mut self,
+        wrapper: &str,
+        shape: &str,
+        render: bool,
+    ) -> Result<(), FrontierError> {
         self.conn
             .execute(
                 "INSERT INTO render_memory (wrapper, shape, render) VALUES (?1, ?2, ?3)
@@ -664,7 +676,9 @@ mod tests {
             .unwrap();
         assert_eq!(n, 3);
         assert_eq!(f.push(&[(url("http://h/b"), 2, 1.0)]).unwrap(), 0);
-        let order: Vec<String> = std::iter::from_fn(|| f.pop()).map(|q| q.url.path().to_owned()).collect();
+        let order: Vec<String> = std::iter::from_fn(|| f.pop())
+            .map(|q| q.url.path().to_owned())
+            .collect();
         assert_eq!(order, ["/b", "/a", "/c"]);
     }
 
@@ -674,11 +688,16 @@ mod tests {
         let path = dir.path().join("crawl.db");
         let (a, b, c) = (url("http://h/a"), url("http://h/b"), url("http://h/c"));
         {
-            let mut f = Frontier::begin(&path, "w", "out.ndjson", &[a.clone()], 1).unwrap();
+            let mut f =
+                Frontier::begin(&path, "w", "out.ndjson", std::slice::from_ref(&a), 1).unwrap();
             f.push(&[(a.clone(), 0, 0.0)]).unwrap();
             let first = f.pop().unwrap();
-            f.complete(&done(&first.url), &[(b.clone(), 1, 0.0), (c.clone(), 1, 0.0)], Some(120))
-                .unwrap();
+            f.complete(
+                &done(&first.url),
+                &[(b.clone(), 1, 0.0), (c.clone(), 1, 0.0)],
+                Some(120),
+            )
+            .unwrap();
             // b was popped, but the process died before its outcome.
             let _b = f.pop().unwrap();
         }
@@ -686,7 +705,9 @@ mod tests {
         assert_eq!(len, 120);
         assert_eq!(f.fetched(), 1);
         assert!(f.has_seen(&a));
-        let left: Vec<String> = std::iter::from_fn(|| f.pop()).map(|q| q.url.path().to_owned()).collect();
+        let left: Vec<String> = std::iter::from_fn(|| f.pop())
+            .map(|q| q.url.path().to_owned())
+            .collect();
         assert_eq!(left, ["/b", "/c"]);
         assert_eq!(f.done_pages().unwrap(), [(a, 2)]);
         // Another output is another crawl.
@@ -720,9 +741,18 @@ mod tests {
     fn reorder_follows_the_new_priorities() {
         let dir = tempfile::tempdir().unwrap();
         let mut f = Frontier::begin(&dir.path().join("c.db"), "w", "o", &[], 1).unwrap();
-        f.push(&[(url("http://h/list/1"), 1, 0.0), (url("http://h/wiki/x"), 1, 1.0)])
-            .unwrap();
-        f.reorder(|u, _| if u.path().starts_with("/list") { 5.0 } else { 0.0 });
+        f.push(&[
+            (url("http://h/list/1"), 1, 0.0),
+            (url("http://h/wiki/x"), 1, 1.0),
+        ])
+        .unwrap();
+        f.reorder(|u, _| {
+            if u.path().starts_with("/list") {
+                5.0
+            } else {
+                0.0
+            }
+        });
         assert_eq!(f.pop().unwrap().url.path(), "/list/1");
     }
 }

@@ -73,7 +73,11 @@ pub async fn item_rule(items: &Items, fetcher: &Fetcher, seeds: &[Url]) -> (Item
     examples.retain(|u| seen.insert(u.to_string()));
     match site::learn(&examples) {
         Some(pattern) => {
-            tracing::info!(pattern = pattern.as_str(), examples = examples.len(), "item pattern learned");
+            tracing::info!(
+                pattern = pattern.as_str(),
+                examples = examples.len(),
+                "item pattern learned"
+            );
             (ItemRule::Learned(pattern), examples)
         }
         None => {
@@ -89,12 +93,16 @@ async fn from_feeds(fetcher: &Fetcher, seed: &Url) -> Vec<Url> {
         let doc = Document::parse_with_transport(&page.body, page.charset.as_deref());
         for node in doc.descendants(NodeId::ROOT) {
             let announces_feed = doc.name(node) == "link"
-                && doc.attr(node, "rel").is_some_and(|r| r.to_ascii_lowercase().contains("alternate"))
+                && doc
+                    .attr(node, "rel")
+                    .is_some_and(|r| r.to_ascii_lowercase().contains("alternate"))
                 && doc
                     .attr(node, "type")
                     .is_some_and(|t| t.contains("rss") || t.contains("atom"));
             if announces_feed
-                && let Some(url) = doc.attr(node, "href").and_then(|h| site::resolve(&page.final_url, h))
+                && let Some(url) = doc
+                    .attr(node, "href")
+                    .and_then(|h| site::resolve(&page.final_url, h))
             {
                 candidates.push(url);
             }

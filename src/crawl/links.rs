@@ -61,7 +61,10 @@ mod tests {
         let doc = Document::parse(html.as_bytes());
         let follow: Vec<XPath> = follow.iter().map(|x| XPath::compile(x).unwrap()).collect();
         let page = Url::parse("http://h.test/blog/").unwrap();
-        let found: Vec<String> = links_of(&doc, &page, &follow).iter().map(Url::to_string).collect();
+        let found: Vec<String> = links_of(&doc, &page, &follow)
+            .iter()
+            .map(Url::to_string)
+            .collect();
         assert_eq!(found, expected);
     }
 
@@ -80,8 +83,16 @@ mod tests {
         check(
             "<a class='next' href='/page/2/'>n</a><a href='/other'>o</a>\
              <div data-url='/d/1'></div><link rel='next' href='/page/3/'>",
-            &["//a[@class='next']", "//div/@data-url", "//link[@rel='next']"],
-            &["http://h.test/page/2/", "http://h.test/d/1", "http://h.test/page/3/"],
+            &[
+                "//a[@class='next']",
+                "//div/@data-url",
+                "//link[@rel='next']",
+            ],
+            &[
+                "http://h.test/page/2/",
+                "http://h.test/d/1",
+                "http://h.test/page/3/",
+            ],
         );
     }
 

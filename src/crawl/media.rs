@@ -43,13 +43,20 @@ impl Media {
                 continue;
             }
             let entry = match fetcher.fetch(url, &Conditions::default()).await {
-                Ok(response) => match self.store(url, &response.body, response.media_type.as_deref()) {
-                    Ok((hash, file)) => json!({"url": url.as_str(), "sha256": hash, "file": file}),
-                    Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
-                },
+                Ok(response) => {
+                    match self.store(url, &response.body, response.media_type.as_deref()) {
+                        Ok((hash, file)) => {
+                            json!({"url": url.as_str(), "sha256": hash, "file": file})
+                        }
+                        Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
+                    }
+                }
                 Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
             };
-            self.known.lock().await.insert(url.to_string(), entry.clone());
+            self.known
+                .lock()
+                .await
+                .insert(url.to_string(), entry.clone());
             entries.push(entry);
         }
         entries
@@ -62,7 +69,12 @@ impl Media {
     }
 
     /// Writes `body` under its hash, unless a file of that hash is there.
-    fn store(&self, url: &Url, body: &[u8], media_type: Option<&str>) -> std::io::Result<(String, String)> {
+    fn store(
+        &self,
+        url: &Url,
+        body: &[u8],
+        media_type: Option<&str>,
+    ) -> std::io::Result<(String, String)> {
         let hash = hex(&Sha256::digest(body));
         let name = format!("{hash}{}", extension(url, media_type));
         let path = self.dir.join(&name);
@@ -77,8 +89,14 @@ impl Media {
 }
 
 fn relative(path: &Path, dir: &Path) -> String {
-    let folder = dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let folder = dir
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
     format!("{folder}/{file}")
 }
 
@@ -112,7 +130,10 @@ mod tests {
     fn the_extension_comes_from_the_url_else_the_media_type() {
         let u = |s: &str| Url::parse(s).unwrap();
         assert_eq!(extension(&u("http://h/a/1.PNG"), None), ".png");
-        assert_eq!(extension(&u("http://h/img?id=3"), Some("image/jpeg")), ".jpeg");
+        assert_eq!(
+            extension(&u("http://h/img?id=3"), Some("image/jpeg")),
+            ".jpeg"
+        );
         assert_eq!(extension(&u("http://h/img"), Some("image/svg+xml")), ".svg");
         assert_eq!(extension(&u("http://h/img"), None), "");
     }
@@ -121,9 +142,16 @@ mod tests {
     fn the_same_bytes_are_one_file() {
         let dir = tempfile::tempdir().unwrap();
         let media = Media::new(dir.path().join("media"));
-        let a = media.store(&Url::parse("http://h/a.png").unwrap(), b"png", None).unwrap();
-        let b = media.store(&Url::parse("http://h/b.png").unwrap(), b"png", None).unwrap();
+        let a = media
+            .store(&Url::parse("http://h/a.png").unwrap(), b"png", None)
+            .unwrap();
+        let b = media
+            .store(&Url::parse("http://h/b.png").unwrap(), b"png", None)
+            .unwrap();
         assert_eq!(a, b);
-        assert_eq!(std::fs::read_dir(dir.path().join("media")).unwrap().count(), 1);
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("media")).unwrap().count(),
+            1
+        );
     }
 }

@@ -43,6 +43,6 @@ pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link};
 pub use items::ItemRule;
 pub use links::links_of;
 pub use politeness::{Hosts, MAX_DELAY};
-pub use render::{PageRenderer, RenderFailure};
+pub use render::{PageRenderer, RenderFailure, Rendered};
 pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, crawl};
 pub use sink::{Sink, SinkError, SinkFormat};

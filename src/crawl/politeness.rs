@@ -193,7 +193,11 @@ mod tests {
         }
         assert_eq!(
             starts,
-            [Duration::ZERO, Duration::from_millis(200), Duration::from_millis(400)]
+            [
+                Duration::ZERO,
+                Duration::from_millis(200),
+                Duration::from_millis(400)
+            ]
         );
         // Another host does not wait for this one.
         let other = Instant::now();
@@ -206,13 +210,22 @@ mod tests {
         let hosts = Hosts::new(settings(100, 2));
         // A slow host: 2 s per response, 2 in flight, aims at 1 s apart.
         for _ in 0..12 {
-            hosts.acquire("a").await.done(Duration::from_secs(2), Some(200));
+            hosts
+                .acquire("a")
+                .await
+                .done(Duration::from_secs(2), Some(200));
         }
         let slow = hosts.delay("a");
-        assert!(slow > Duration::from_millis(900) && slow <= Duration::from_secs(1), "{slow:?}");
+        assert!(
+            slow > Duration::from_millis(900) && slow <= Duration::from_secs(1),
+            "{slow:?}"
+        );
         // A fast host goes back down to the floor, not below.
         for _ in 0..30 {
-            hosts.acquire("a").await.done(Duration::from_millis(1), Some(200));
+            hosts
+                .acquire("a")
+                .await
+                .done(Duration::from_millis(1), Some(200));
         }
         assert_eq!(hosts.delay("a"), Duration::from_millis(100));
     }
@@ -220,10 +233,16 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_429_doubles_the_delay_and_crawl_delay_raises_the_floor() {
         let hosts = Hosts::new(settings(300, 1));
-        hosts.acquire("a").await.done(Duration::from_millis(5), Some(429));
+        hosts
+            .acquire("a")
+            .await
+            .done(Duration::from_millis(5), Some(429));
         assert_eq!(hosts.delay("a"), Duration::from_millis(600));
         hosts.set_crawl_delay("b", Duration::from_secs(2));
-        hosts.acquire("b").await.done(Duration::from_millis(1), Some(200));
+        hosts
+            .acquire("b")
+            .await
+            .done(Duration::from_millis(1), Some(200));
         assert_eq!(hosts.delay("b"), Duration::from_secs(2));
     }
 

@@ -12,7 +12,9 @@ use tokio::task::JoinSet;
 use url::Url;
 
 use super::fetcher::{Conditions, FetchFailure, Fetcher};
-use super::frontier::{CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued};
+use super::frontier::{
+    CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued,
+};
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
 use super::media::Media;
@@ -203,7 +205,11 @@ pub async fn crawl(
     let started = Instant::now();
     let settings = wrapper.crawl.clone();
     let seeds: Vec<Url> = if options.seeds.is_empty() {
-        wrapper.start.iter().filter_map(|s| Url::parse(s).ok()).collect()
+        wrapper
+            .start
+            .iter()
+            .filter_map(|s| Url::parse(s).ok())
+            .collect()
     } else {
         options.seeds.clone()
     };
@@ -225,10 +231,18 @@ pub async fn crawl(
             None,
         )
     };
-    let mut sink = Sink::open(options.output.as_deref(), options.format, &wrapper, resume_at)?;
+    let mut sink = Sink::open(
+        options.output.as_deref(),
+        options.format,
+        &wrapper,
+        resume_at,
+    )?;
     let fetcher = Fetcher::new(settings.politeness.clone()).map_err(CrawlError::Client)?;
     let (rule, examples) = item_rule(&settings.items, &fetcher, &seeds).await;
-    let hosts: Vec<String> = seeds.iter().filter_map(|u| u.host_str().map(str::to_owned)).collect();
+    let hosts: Vec<String> = seeds
+        .iter()
+        .filter_map(|u| u.host_str().map(str::to_owned))
+        .collect();
     let max_depth = options.max_depth.or(settings.max_depth);
     let max_pages = options.max_pages.or(settings.max_pages);
     let order = settings.frontier;
@@ -236,7 +250,8 @@ pub async fn crawl(
         let host = url.host_str().unwrap_or_default();
         (!settings.same_site || hosts.iter().any(|h| h == host))
             && max_depth.is_none_or(|d| depth <= d)
-            && (settings.allow.is_empty() || settings.allow.iter().any(|r| r.is_match(url.as_str())))
+            && (settings.allow.is_empty()
+                || settings.allow.iter().any(|r| r.is_match(url.as_str())))
             && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
     };
     let mut model = LinkValueModel::default();
@@ -254,8 +269,10 @@ pub async fn crawl(
         }
         frontier.reorder(|u, d| priority(&model, u, d));
     } else {
-        let mut first: Vec<Link> =
-            seeds.iter().map(|u| (u.clone(), 0, priority(&model, u, 0))).collect();
+        let mut first: Vec<Link> = seeds
+            .iter()
+            .map(|u| (u.clone(), 0, priority(&model, u, 0)))
+            .collect();
         first.extend(
             examples
                 .iter()
@@ -265,7 +282,10 @@ pub async fn crawl(
         frontier.push(&first)?;
     }
     let media_dir = options.output.as_ref().map(|o| {
-        let stem = o.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = o
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         o.with_file_name(format!("{stem}-media"))
     });
     let shared = Arc::new(Shared {
@@ -302,8 +322,9 @@ pub async fn crawl(
             }
             let Some(queued) = frontier.pop() else { break };
             let hint = match shared.render {
-                RenderMode::Auto => frontier
-                    .render_memory(&shared.wrapper.name, &url_shape(&queued.url))?,
+                RenderMode::Auto => {
+                    frontier.render_memory(&shared.wrapper.name, &url_shape(&queued.url))?
+                }
                 _ => None,
             };
             let cached = match shared.since {
@@ -385,16 +406,23 @@ pub async fn crawl(
                 } else {
                     summary.errors += 1;
                     if summary.failures.len() < 20 {
-                        summary.failures.push((url.to_string(), failed.error.clone()));
+                        summary
+                            .failures
+                            .push((url.to_string(), failed.error.clone()));
                     }
                 }
-                let outcome = if failed.robots { Outcome::Skipped } else { Outcome::Failed };
+                let outcome = if failed.robots {
+                    Outcome::Skipped
+                } else {
+                    Outcome::Failed
+                };
                 frontier.complete(&completed(&fetched, outcome), &[], None)?;
             }
         }
         let idle = tasks.is_empty() && frontier.queued() == 0;
         let full = batch.len() >= options.batch.max(1);
-        let out_of_budget = max_pages.is_some_and(|max| frontier.fetched() + batch.len() as u64 >= max);
+        let out_of_budget =
+            max_pages.is_some_and(|max| frontier.fetched() + batch.len() as u64 >= max);
         if !batch.is_empty() && (full || idle || out_of_budget) {
             extractor
                 .flush(&mut batch, &mut sink, &mut frontier, &shared, &mut summary)
@@ -492,7 +520,8 @@ async fn fetch_page(
         Some(since) if item => {
             response.status == 304
                 || cached.as_ref().is_some_and(|c| {
-                    c.sha256.as_deref() == Some(hash.as_str()) && c.changed_at.is_some_and(|t| t < since)
+                    c.sha256.as_deref() == Some(hash.as_str())
+                        && c.changed_at.is_some_and(|t| t < since)
                 })
                 || response
                     .last_modified
@@ -705,7 +734,10 @@ fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
     }
     for record in &mut out.records {
         if let serde_json::Value::Object(o) = record {
-            o.insert("_media".to_owned(), serde_json::Value::Array(media.to_vec()));
+            o.insert(
+                "_media".to_owned(),
+                serde_json::Value::Array(media.to_vec()),
+            );
         }
     }
 }
@@ -717,7 +749,9 @@ pub fn url_shape(url: &Url) -> String {
         .path()
         .split('/')
         .map(|s| {
-            if s.chars().any(|c| c.is_ascii_digit() || c == '-' || c == '_') {
+            if s.chars()
+                .any(|c| c.is_ascii_digit() || c == '-' || c == '_')
+            {
                 "*"
             } else {
                 s

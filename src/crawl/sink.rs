@@ -90,12 +90,13 @@ impl Sink {
             SinkFormat::Csv => OutputFormat::Csv,
             SinkFormat::Sqlite => {
                 let path = path.ok_or(SinkError::SqliteStdout)?;
-                let sink = SqliteSink::open(path, wrapper, resume_at.unwrap_or(0)).map_err(
-                    |source| SinkError::Sqlite {
-                        path: shown.clone(),
-                        source,
-                    },
-                )?;
+                let sink =
+                    SqliteSink::open(path, wrapper, resume_at.unwrap_or(0)).map_err(|source| {
+                        SinkError::Sqlite {
+                            path: shown.clone(),
+                            source,
+                        }
+                    })?;
                 return Ok(Sink {
                     inner: Inner::Sqlite(sink),
                     path: shown,
@@ -120,7 +121,10 @@ impl Sink {
                 (Box::new(BufWriter::new(file)), at)
             }
         };
-        let counted = Counted { inner: out, written };
+        let counted = Counted {
+            inner: out,
+            written,
+        };
         let writer = if written > 0 {
             OutputWriter::continuing(counted, text_format, columns)
         } else {
@@ -210,7 +214,12 @@ impl SqliteSink {
             .patterns
             .iter()
             .filter(|p| p.is_record())
-            .map(|p| (p.name.clone(), p.patterns.iter().map(|c| c.name.clone()).collect()))
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.patterns.iter().map(|c| c.name.clone()).collect(),
+                )
+            })
             .collect();
         let fields: Vec<String> = wrapper
             .patterns
@@ -261,15 +270,23 @@ impl SqliteSink {
         let seq = i64::try_from(self.pages).unwrap_or(i64::MAX);
         self.pages += 1;
         let record = page.records.first();
-        let get = |r: Option<&Value>, k: &str| r.and_then(|r| r.get(k)).cloned().unwrap_or(Value::Null);
-        let mut values: Vec<rusqlite::types::Value> = vec![seq.into(), page.page.clone().into(), fetched_at.into()];
+        let get =
+            |r: Option<&Value>, k: &str| r.and_then(|r| r.get(k)).cloned().unwrap_or(Value::Null);
+        let mut values: Vec<rusqlite::types::Value> =
+            vec![seq.into(), page.page.clone().into(), fetched_at.into()];
         values.extend(self.fields.iter().map(|f| sql_value(&get(record, f))));
         values.push(if page.violations.is_empty() {
             rusqlite::types::Value::Null
         } else {
-            serde_json::to_string(&page.violations).unwrap_or_default().into()
+            serde_json::to_string(&page.violations)
+                .unwrap_or_default()
+                .into()
         });
-        values.push(page.error.clone().map_or(rusqlite::types::Value::Null, Into::into));
+        values.push(
+            page.error
+                .clone()
+                .map_or(rusqlite::types::Value::Null, Into::into),
+        );
         values.push(sql_value(&get(record, "_media")));
         insert(&self.conn, "pages", &values)?;
         for (name, columns) in &self.records {
@@ -300,9 +317,14 @@ impl Drop for SqliteSink {
     }
 }
 
-fn insert(conn: &Connection, table: &str, values: &[rusqlite::types::Value]) -> rusqlite::Result<()> {
+fn insert(
+    conn: &Connection,
+    table: &str,
+    values: &[rusqlite::types::Value],
+) -> rusqlite::Result<()> {
     let marks = vec!["?"; values.len()].join(", ");
-    let mut statement = conn.prepare_cached(&format!("INSERT INTO {} VALUES ({marks})", quote(table)))?;
+    let mut statement =
+        conn.prepare_cached(&format!("INSERT INTO {} VALUES ({marks})", quote(table)))?;
     statement.execute(params_from_iter(values.iter()))?;
     Ok(())
 }
@@ -344,7 +366,9 @@ mod tests {
     fn page(n: u32) -> PageOutput {
         PageOutput {
             page: format!("http://h/{n}"),
-            records: vec![serde_json::json!({"title": format!("T{n}"), "comments": [{"who": "a"}, {"who": "b"}]})],
+            records: vec![
+                serde_json::json!({"title": format!("T{n}"), "comments": [{"who": "a"}, {"who": "b"}]}),
+            ],
             violations: Vec::new(),
             adaptations: Vec::new(),
             fallbacks: Vec::new(),
@@ -370,10 +394,7 @@ mod tests {
         sink.write(page(3), 0).unwrap();
         sink.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        let pages: Vec<&str> = text
-            .lines()
-            .map(|l| l.split('"').nth(3).unwrap())
-            .collect();
+        let pages: Vec<&str> = text.lines().map(|l| l.split('"').nth(3).unwrap()).collect();
         assert_eq!(pages, ["http://h/1", "http://h/3"]);
     }
 
@@ -391,7 +412,11 @@ mod tests {
         sink.write(page(2), 0).unwrap();
         sink.commit().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text.lines().filter(|l| l.starts_with("page,")).count(), 1, "{text}");
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("page,")).count(),
+            1,
+            "{text}"
+        );
         assert_eq!(text.lines().count(), 3, "{text}");
     }
 
@@ -423,7 +448,11 @@ mod tests {
             .collect();
         assert_eq!(titles, ["T1", "T3"]);
         let comments: i64 = conn
-            .query_row("SELECT count(*) FROM comments WHERE page_url = 'http://h/3' AND fetched_at = 9", [], |r| r.get(0))
+            .query_row(
+                "SELECT count(*) FROM comments WHERE page_url = 'http://h/3' AND fetched_at = 9",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert_eq!(comments, 2);
     }

@@ -42,9 +42,9 @@ pub(crate) fn build(
     let monitor = root
         .get("monitor")
         .map(|m| super::monitor::build(m, patterns.as_deref(), text, file, out));
-    let crawl = root
-        .get("crawl")
-        .map_or_else(CrawlSettings::default, |c| super::crawl::build(c, &builder, out));
+    let crawl = root.get("crawl").map_or_else(CrawlSettings::default, |c| {
+        super::crawl::build(c, &builder, out)
+    });
     Some(Wrapper {
         name: root.get("name")?.as_str()?.to_owned(),
         start,

@@ -192,7 +192,11 @@ impl Default for Politeness {
 
 /// Reads the `crawl` block, adding a diagnostic for every problem found;
 /// what could not be read keeps its default.
-pub(super) fn build(node: &Node, builder: &Builder<'_>, out: &mut Vec<Diagnostic>) -> CrawlSettings {
+pub(super) fn build(
+    node: &Node,
+    builder: &Builder<'_>,
+    out: &mut Vec<Diagnostic>,
+) -> CrawlSettings {
     let defaults = CrawlSettings::default();
     let seconds = |key: &str, default: Duration| {
         node.get(key)
@@ -220,9 +224,7 @@ pub(super) fn build(node: &Node, builder: &Builder<'_>, out: &mut Vec<Diagnostic
         Some(items) => match items.get("learn").and_then(Node::as_str) {
             Some("sitemap") => Items::LearnFromSitemap,
             Some(_) => Items::LearnFromFeed,
-            None => builder
-                .regex(items, out)
-                .map_or(Items::All, Items::Pattern),
+            None => builder.regex(items, out).map_or(Items::All, Items::Pattern),
         },
     };
     let allow = regexes("allow", out);
@@ -248,10 +250,7 @@ pub(super) fn build(node: &Node, builder: &Builder<'_>, out: &mut Vec<Diagnostic
             .get("max_depth")
             .and_then(as_usize)
             .map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
-        max_pages: node
-            .get("max_pages")
-            .and_then(as_usize)
-            .map(|n| n as u64),
+        max_pages: node.get("max_pages").and_then(as_usize).map(|n| n as u64),
         frontier: match node.get("frontier").and_then(Node::as_str) {
             Some("bfs") => FrontierOrder::Bfs,
             _ => FrontierOrder::Learned,
@@ -313,11 +312,9 @@ fn action(node: &Node, builder: &Builder<'_>, out: &mut Vec<Diagnostic>) -> Opti
         .filter(|k| node.get(k).is_some())
         .collect();
     let refuse = |message: String, out: &mut Vec<Diagnostic>| {
-        out.push(
-            builder
-                .error_at(node, message)
-                .with_expected("one of {click: XPATH, max: N}, {scroll: N}, {wait_for: XPATH, timeout: SECONDS}"),
-        );
+        out.push(builder.error_at(node, message).with_expected(
+            "one of {click: XPATH, max: N}, {scroll: N}, {wait_for: XPATH, timeout: SECONDS}",
+        ));
         None
     };
     let [kind] = kinds[..] else {
@@ -331,7 +328,10 @@ fn action(node: &Node, builder: &Builder<'_>, out: &mut Vec<Diagnostic>) -> Opti
     };
     for (option, owner) in [("max", "click"), ("timeout", "wait_for")] {
         if node.get(option).is_some() && kind != owner {
-            return refuse(format!("{option:?} belongs to a {owner} action, not a {kind} action"), out);
+            return refuse(
+                format!("{option:?} belongs to a {owner} action, not a {kind} action"),
+                out,
+            );
         }
     }
     let value = node.get(kind)?;

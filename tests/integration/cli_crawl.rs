@@ -55,7 +55,17 @@ fn a_crawl_of_the_blog_extracts_every_post_as_the_site_holds_it_and_obeys_robots
     let site = FixtureSite::start(SiteOptions::default());
     let dir = tempfile::tempdir().unwrap();
     let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{QUICK}"));
-    let run = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "out.ndjson", "--summary-json", "s.json"]);
+    let run = crawl(
+        dir.path(),
+        &[
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "out.ndjson",
+            "--summary-json",
+            "s.json",
+        ],
+    );
     // The loop, the huge body and the 404 are errors: exit 3.
     assert_eq!(run.code, 3, "{}", run.stderr);
     let truth = site.truth();
@@ -90,12 +100,21 @@ fn a_crawl_of_the_blog_extracts_every_post_as_the_site_holds_it_and_obeys_robots
     let requests = site.requests();
     for r in &requests {
         assert!(!r.path.starts_with("/private/"), "fetched {}", r.path);
-        assert!(r.user_agent.as_deref().is_some_and(|a| a.starts_with("mend/")), "{r:?}");
+        assert!(
+            r.user_agent
+                .as_deref()
+                .is_some_and(|a| a.starts_with("mend/")),
+            "{r:?}"
+        );
     }
     // The 429 was waited for (Retry-After: 1), the 500s retried.
-    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
     assert_eq!(summary["summary"]["errors"], 3, "{summary:#}");
-    assert!(summary["summary"]["robots_skipped"].as_u64().unwrap() >= 1, "{summary:#}");
+    assert!(
+        summary["summary"]["robots_skipped"].as_u64().unwrap() >= 1,
+        "{summary:#}"
+    );
 }
 
 /// An uninterrupted crawl's output lines, sorted.
@@ -120,13 +139,30 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
     // Slow enough to be killed in the middle: one request at a time, 10 ms apart.
     let w = wrapper(
         dir.path(),
-        &format!("  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.01, concurrency: 1, timeout: 5}}\n"),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.01, concurrency: 1, timeout: 5}}\n"
+        ),
     );
-    let whole = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "whole.ndjson", "--batch", "4", "--store", "whole/mend.db"]);
+    let whole = crawl(
+        dir.path(),
+        &[
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "whole.ndjson",
+            "--batch",
+            "4",
+            "--store",
+            "whole/mend.db",
+        ],
+    );
     assert_eq!(whole.code, 0, "{}", whole.stderr);
     let expected = sorted_lines(&dir.path().join("whole.ndjson"));
     // Every post but the one whose content only a script writes.
-    assert_eq!(expected.len(), site.truth().posts.iter().filter(|p| !p.js_only).count());
+    assert_eq!(
+        expected.len(),
+        site.truth().posts.iter().filter(|p| !p.js_only).count()
+    );
     let mut rng = Rng(0x6d656e64);
     for trial in 0..10 {
         let out = format!("t{trial}.ndjson");
@@ -170,7 +206,11 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
             assert!(status.success(), "trial {trial}: {status:?}");
             break;
         }
-        assert_eq!(sorted_lines(&dir.path().join(&out)), expected, "trial {trial}, {kills} kills");
+        assert_eq!(
+            sorted_lines(&dir.path().join(&out)),
+            expected,
+            "trial {trial}, {kills} kills"
+        );
     }
 }
 
@@ -185,15 +225,33 @@ fn the_learned_frontier_reaches_every_item_in_fewer_fetches_than_breadth_first()
     let dir = tempfile::tempdir().unwrap();
     let mut last = Vec::new();
     for order in ["bfs", "learned"] {
-        let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n  frontier: {order}\n{NO_TRAPS}{QUICK}"));
+        let w = wrapper(
+            dir.path(),
+            &format!("  items: '{POSTS}'\n  frontier: {order}\n{NO_TRAPS}{QUICK}"),
+        );
         let summary = dir.path().join(format!("{order}.json"));
         let run = crawl(
             dir.path(),
-            &[w.to_str().unwrap(), &site.url(), "--out", &format!("{order}.ndjson"), "--store", &format!("{order}/mend.db"), "--concurrency", "1", "--summary-json", summary.to_str().unwrap()],
+            &[
+                w.to_str().unwrap(),
+                &site.url(),
+                "--out",
+                &format!("{order}.ndjson"),
+                "--store",
+                &format!("{order}/mend.db"),
+                "--concurrency",
+                "1",
+                "--summary-json",
+                summary.to_str().unwrap(),
+            ],
         );
         assert_eq!(run.code, 0, "{}", run.stderr);
         let s: Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
-        assert_eq!(s["summary"]["items"].as_u64(), Some(truth.item_urls.len() as u64), "{order}");
+        assert_eq!(
+            s["summary"]["items"].as_u64(),
+            Some(truth.item_urls.len() as u64),
+            "{order}"
+        );
         last.push(s["summary"]["last_item_at"].as_u64().unwrap());
     }
     let (bfs, learned) = (last[0], last[1]);
@@ -212,10 +270,19 @@ fn since_emits_only_the_posts_changed_after_it() {
         ..SiteOptions::default()
     });
     let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(dir.path(), &format!("  items: '{POSTS}'\n{NO_TRAPS}{QUICK}"));
-    let first = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"]);
+    let w = wrapper(
+        dir.path(),
+        &format!("  items: '{POSTS}'\n{NO_TRAPS}{QUICK}"),
+    );
+    let first = crawl(
+        dir.path(),
+        &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"],
+    );
     assert_eq!(first.code, 0, "{}", first.stderr);
-    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), site.truth().posts.iter().filter(|p| !p.js_only).count());
+    assert_eq!(
+        pages(&dir.path().join("first.ndjson")).len(),
+        site.truth().posts.iter().filter(|p| !p.js_only).count()
+    );
     std::thread::sleep(Duration::from_millis(1100));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -226,11 +293,135 @@ fn since_emits_only_the_posts_changed_after_it() {
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     std::thread::sleep(Duration::from_millis(1100));
     let changed = site.update_post(3);
-    let update = crawl(dir.path(), &[w.to_str().unwrap(), &site.url(), "--out", "update.ndjson", "--since", &since]);
+    let update = crawl(
+        dir.path(),
+        &[
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "update.ndjson",
+            "--since",
+            &since,
+        ],
+    );
     assert_eq!(update.code, 0, "{}", update.stderr);
     let got = pages(&dir.path().join("update.ndjson"));
     assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
-    assert_eq!(got[&changed.url]["records"][0]["body"], serde_json::json!(changed.body));
+    assert_eq!(
+        got[&changed.url]["records"][0]["body"],
+        serde_json::json!(changed.body)
+    );
     // The unchanged posts were asked for conditionally.
-    assert!(site.requests().iter().any(|r| r.if_modified_since.is_some()));
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.if_modified_since.is_some())
+    );
+}
+
+/// Whether Chromium is here; without it, a rendering test says it is
+/// skipped (and fails where `MEND_REQUIRE_CHROMIUM` asks for a browser).
+fn chromium_or_skip(test: &str) -> bool {
+    if mend::render::find_chromium().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
+        "{test}: no Chromium, and MEND_REQUIRE_CHROMIUM is set: install the chromium package"
+    );
+    eprintln!(
+        "cli_crawl::{test}: skipped: no Chromium (install the chromium package or set MEND_CHROMIUM)"
+    );
+    false
+}
+
+/// Post pages, and the post whose content only a script writes.
+const POSTS_AND_SCRIPTED: &str = r"(/\d{4}/\d{2}/[^/]+-\d+/|/js/post-\d+/)$";
+
+#[test]
+fn rendering_reads_the_scripted_post_and_every_comment_behind_show_more() {
+    if !chromium_or_skip("rendering_reads_the_scripted_post_and_every_comment_behind_show_more") {
+        return;
+    }
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 10,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: always\n  settle: 0.3\n  actions:\n    - {{click: \"//button[@class='more']\", max: 10}}\n{QUICK}"
+        ),
+    );
+    let run = crawl(
+        dir.path(),
+        &[w.to_str().unwrap(), &site.url(), "--out", "out.ndjson"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got = pages(&dir.path().join("out.ndjson"));
+    let truth = site.truth();
+    assert_eq!(got.len(), truth.posts.len());
+    for post in &truth.posts {
+        let record = &got[&post.url]["records"][0];
+        assert_eq!(record["title"], post.title.as_str(), "{}", post.url);
+        let comments: Vec<Value> = post
+            .comments
+            .iter()
+            .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
+            .collect();
+        assert_eq!(record["comments"], Value::Array(comments), "{}", post.url);
+    }
+    // The chunks were asked for by the browser, as a reader's clicks would.
+    assert_eq!(
+        site.requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/comments/"))
+            .count(),
+        3
+    );
+}
+
+#[test]
+fn render_auto_renders_only_the_pages_the_raw_html_fails_and_remembers_their_shape() {
+    if !chromium_or_skip(
+        "render_auto_renders_only_the_pages_the_raw_html_fails_and_remembers_their_shape",
+    ) {
+        return;
+    }
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 12,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: auto\n  settle: 0.3\n{QUICK}"
+        ),
+    );
+    let run = crawl(
+        dir.path(),
+        &[
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "out.ndjson",
+            "--summary-json",
+            "s.json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got = pages(&dir.path().join("out.ndjson"));
+    let truth = site.truth();
+    let scripted = truth.posts.iter().find(|p| p.js_only).unwrap();
+    assert_eq!(
+        got[&scripted.url]["records"][0]["title"],
+        scripted.title.as_str()
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(summary["summary"]["rendered"], 1, "{summary:#}");
 }

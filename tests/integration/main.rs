@@ -11,10 +11,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_crawl;
 mod cli_drift;
 mod cli_env;
 mod cli_harden;
-mod cli_crawl;
 mod cli_heal;
 mod cli_health;
 mod cli_review;
@@ -29,6 +29,7 @@ mod generate_transfer;
 mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
+mod render;
 mod swde_booksamillion;
 mod wrapper_changes;
 mod xpath_conformance;

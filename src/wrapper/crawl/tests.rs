@@ -144,6 +144,10 @@ fn shapes_and_ranges_are_the_schema_s() {
         &blog("crawl:\n  render: sometimes\n  politeness: {concurrency: 0}\n"),
         "w.yaml",
     );
-    let errors: Vec<&str> = report.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    let errors: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
 }
