@@ -20,6 +20,8 @@ const POSTS: &str = r"/\d{4}/\d{2}/[^/]+-\d+/$";
 /// The fixture blog's wrapper with a crawl block: `crawl` is appended.
 fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
     let blog = std::fs::read_to_string(Path::new(ROOT).join("examples/site/blog.yaml")).unwrap();
+    // The shipped crawl block gives way to the test's own.
+    let blog = blog.split("\ncrawl:").next().unwrap();
     let path = dir.join("blog.yaml");
     std::fs::write(&path, format!("{blog}\ncrawl:\n{crawl}")).unwrap();
     path
@@ -126,6 +128,30 @@ fn sorted_lines(path: &Path) -> Vec<String> {
         .collect();
     lines.sort();
     lines
+}
+
+#[test]
+fn the_shipped_wrapper_learns_its_items_from_the_feed_and_crawls_the_blog() {
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let run = crawl(
+        dir.path(),
+        &[&format!("{ROOT}/examples/site/blog.yaml"), &site.url(), "--out", "out.ndjson", "--store", "s/mend.db", "--summary-json", "s.json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    let rule = summary["summary"]["items_rule"].as_str().unwrap();
+    assert!(rule.contains("(learned)"), "{rule}");
+    let got = pages(&dir.path().join("out.ndjson"));
+    let expected: Vec<String> = {
+        let mut e: Vec<String> = site.truth().posts.iter().filter(|p| !p.js_only).map(|p| p.url.clone()).collect();
+        e.sort();
+        e
+    };
+    assert_eq!(got.keys().cloned().collect::<Vec<_>>(), expected);
 }
 
 #[test]
