@@ -15,11 +15,9 @@ use html5ever::interface::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use std::collections::HashMap;
 
 use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{
-    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-use html5ever::{Attribute, LocalName, QualName, TokenizerResult, ns};
+use html5ever::{Attribute, LocalName, QualName, ns};
 
 use super::{Attr, Doctype, Document, NONE, Names, Namespace, Node, NodeKind, Sym};
 
@@ -43,15 +41,9 @@ pub(super) fn parse(text: &str) -> Document {
         inner: builder,
         suppressed: RefCell::new(HashMap::new()),
     };
-    let tokenizer = Tokenizer::new(limiter, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(text));
-    // The tokenizer pauses for scripts (never, with scripting disabled) and for
-    // `<meta charset>` declarations; the bytes are already decoded, so it simply
-    // resumes until the input is consumed.
-    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-    tokenizer.end();
-    tokenizer.sink.inner.sink.into_document()
+    super::tokenizer::tokenize(text, &limiter);
+    limiter.end();
+    limiter.inner.sink.into_document()
 }
 
 /// Sits between the tokenizer and the tree builder and keeps nesting bounded
@@ -114,7 +106,24 @@ impl TokenSink for DepthLimiter {
     }
 }
 
-type Handle = u32;
+/// A node as the tree builder holds it: its scratch node and, for an
+/// element, its index in `Sink::elements`, so that the name the tree builder
+/// asks for again and again is one lookup away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Handle {
+    node: u32,
+    /// `NONE` for nodes that are not elements.
+    element: u32,
+}
+
+impl Handle {
+    fn other(node: u32) -> Handle {
+        Handle {
+            node,
+            element: NONE,
+        }
+    }
+}
 
 /// What a scratch node is; text lives in a side table so that every scratch
 /// node has the same small size.
@@ -182,7 +191,7 @@ impl Sink {
 }
 
 impl Sink {
-    fn new_node(&self, data: Data) -> Handle {
+    fn new_node(&self, data: Data) -> u32 {
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(Scratch {
             parent: NONE,
@@ -255,7 +264,7 @@ impl Sink {
     /// merging text into an adjacent text node as the tree builder requires.
     fn insert(&self, parent: u32, before: u32, child: NodeOrText<Handle>) {
         match child {
-            NodeOrText::AppendNode(node) => {
+            NodeOrText::AppendNode(Handle { node, .. }) => {
                 let mut nodes = self.nodes.borrow_mut();
                 Self::detach(&mut nodes, node);
                 Self::link(&mut nodes, parent, node, before);
@@ -291,6 +300,7 @@ impl Sink {
         let mut elements = self.elements.into_inner();
         let mut texts = self.texts.into_inner();
         let mut names = Names::default();
+        let mut atoms = AtomCache::default();
         let mut out: Vec<Node> = Vec::with_capacity(scratch.len());
         // Exact sizes (or upper bounds, counting detached nodes) for the output
         // tables, so that none of them grows by doubling.
@@ -344,12 +354,12 @@ impl Sink {
                     } else {
                         Namespace::Html
                     };
-                    node.name = names.intern(&e.name.local);
+                    node.name = atoms.intern(&mut names, &e.name.local);
                     let start = attrs.len() as u32;
                     for a in &element_attrs {
                         let name = match &a.name.prefix {
                             Some(prefix) => names.intern(&format!("{}:{}", prefix, a.name.local)),
-                            None => names.intern(&a.name.local),
+                            None => atoms.intern(&mut names, &a.name.local),
                         };
                         let vstart = text.len() as u32;
                         text.push_str(&a.value);
@@ -415,6 +425,42 @@ impl Sink {
     }
 }
 
+/// Interns html5ever's names through a small cache keyed by the atom itself.
+/// An atom compares and hashes as one integer, so the few dozen names a page
+/// uses over and over are found without hashing their text; a miss costs one
+/// ordinary lookup in [`Names`], so no input makes interning slower than that.
+struct AtomCache {
+    slots: Vec<Option<(LocalName, Sym)>>,
+}
+
+/// Slots in the cache: a power of two.
+const ATOM_SLOTS: usize = 512;
+
+impl Default for AtomCache {
+    fn default() -> Self {
+        AtomCache {
+            slots: vec![None; ATOM_SLOTS],
+        }
+    }
+}
+
+impl AtomCache {
+    fn intern(&mut self, names: &mut Names, atom: &LocalName) -> Sym {
+        // The low bits of a short atom's hash are its tag and length, so the
+        // slot comes from the top bits of a multiplicative mix of all of them.
+        let slot = (atom.get_hash().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> (64 - ATOM_SLOTS.trailing_zeros())) as usize;
+        if let Some((cached, sym)) = &self.slots[slot]
+            && cached == atom
+        {
+            return *sym;
+        }
+        let sym = names.intern(atom);
+        self.slots[slot] = Some((atom.clone(), sym));
+        sym
+    }
+}
+
 /// Moves `cur` to the next node in pre-order after a node without children,
 /// closing the sub-trees that end there; `cur` becomes NONE at the end.
 fn advance(scratch: &Chunked<Scratch>, open: &mut Vec<u32>, out: &mut [Node], cur: &mut u32) {
@@ -450,16 +496,12 @@ impl TreeSink for Sink {
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
     fn get_document(&self) -> Handle {
-        0
+        Handle::other(0)
     }
 
     fn elem_name<'a>(&'a self, target: &'a Handle) -> Ref<'a, QualName> {
-        let element = match self.nodes.borrow()[*target as usize].data {
-            Data::Element(element) => element,
-            // The tree builder only asks for names of elements.
-            _ => unreachable!("elem_name asked of a node that is not an element"),
-        };
-        Ref::map(self.elements.borrow(), |e| &e[element as usize].name)
+        // The tree builder only asks for names of elements.
+        Ref::map(self.elements.borrow(), |e| &e[target.element as usize].name)
     }
 
     fn create_element(
@@ -468,28 +510,32 @@ impl TreeSink for Sink {
         mut attrs: Vec<Attribute>,
         _flags: ElementFlags,
     ) -> Handle {
-        // The tokenizer grows the list one attribute at a time, leaving spare
-        // capacity that would otherwise be held until the tree is laid out.
+        // The tokenizer hands over lists of exactly the right size; the tree
+        // builder's own (for elements it makes up) may have spare capacity
+        // that would otherwise be held until the tree is laid out.
         attrs.shrink_to_fit();
         let element = {
             let mut elements = self.elements.borrow_mut();
             elements.push(ScratchElement { name, attrs });
             (elements.len() - 1) as u32
         };
-        self.new_node(Data::Element(element))
+        Handle {
+            node: self.new_node(Data::Element(element)),
+            element,
+        }
     }
 
     fn create_comment(&self, text: StrTendril) -> Handle {
-        self.new_node(Data::Comment(self.new_text(text)))
+        Handle::other(self.new_node(Data::Comment(self.new_text(text))))
     }
 
     fn create_pi(&self, _target: StrTendril, data: StrTendril) -> Handle {
         // HTML has no processing instructions; the HTML tree builder never calls this.
-        self.new_node(Data::Comment(self.new_text(data)))
+        Handle::other(self.new_node(Data::Comment(self.new_text(data))))
     }
 
     fn append(&self, parent: &Handle, child: NodeOrText<Handle>) {
-        self.insert(*parent, NONE, child);
+        self.insert(parent.node, NONE, child);
     }
 
     fn append_based_on_parent_node(
@@ -498,7 +544,7 @@ impl TreeSink for Sink {
         prev_element: &Handle,
         child: NodeOrText<Handle>,
     ) {
-        let has_parent = self.nodes.borrow()[*element as usize].parent != NONE;
+        let has_parent = self.nodes.borrow()[element.node as usize].parent != NONE;
         if has_parent {
             self.append_before_sibling(element, child);
         } else {
@@ -532,20 +578,19 @@ impl TreeSink for Sink {
     }
 
     fn append_before_sibling(&self, sibling: &Handle, new_node: NodeOrText<Handle>) {
-        let parent = self.nodes.borrow()[*sibling as usize].parent;
+        let parent = self.nodes.borrow()[sibling.node as usize].parent;
         if parent == NONE {
             return;
         }
-        self.insert(parent, *sibling, new_node);
+        self.insert(parent, sibling.node, new_node);
     }
 
     fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
-        let element = match self.nodes.borrow()[*target as usize].data {
-            Data::Element(element) => element,
-            _ => return,
-        };
+        if target.element == NONE {
+            return;
+        }
         let mut elements = self.elements.borrow_mut();
-        let existing = &mut elements[element as usize].attrs;
+        let existing = &mut elements[target.element as usize].attrs;
         for a in attrs {
             if !existing.iter().any(|e| e.name == a.name) {
                 existing.push(a);
@@ -554,16 +599,16 @@ impl TreeSink for Sink {
     }
 
     fn remove_from_parent(&self, target: &Handle) {
-        Self::detach(&mut self.nodes.borrow_mut(), *target);
+        Self::detach(&mut self.nodes.borrow_mut(), target.node);
     }
 
     fn reparent_children(&self, node: &Handle, new_parent: &Handle) {
         let mut nodes = self.nodes.borrow_mut();
-        let mut child = nodes[*node as usize].first_child;
+        let mut child = nodes[node.node as usize].first_child;
         while child != NONE {
             let next = nodes[child as usize].next;
             Self::detach(&mut nodes, child);
-            Self::link(&mut nodes, *new_parent, child, NONE);
+            Self::link(&mut nodes, new_parent.node, child, NONE);
             child = next;
         }
     }

@@ -1,4 +1,5 @@
-//! The HTML5 document model: an arena tree parsed with html5ever.
+//! The HTML5 document model: an arena tree parsed with html5gum's tokenizer and
+//! html5ever's tree builder.
 //!
 //! Every page is parsed once into a [`Document`], a flat arena in which nodes are
 //! stored in document (pre-order) order. A node's id is its index, so document
@@ -19,6 +20,7 @@ pub mod encoding;
 mod names;
 mod path;
 mod serialize;
+mod tokenizer;
 
 use std::ops::Range;
 

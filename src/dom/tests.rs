@@ -94,6 +94,96 @@ fn tbody_is_inserted_as_browsers_do() {
     );
 }
 
+/// Checks the string-value of the first element named `name`.
+fn check_text(html: &str, name: &str, expected: &str) {
+    let d = doc(html);
+    let element = d
+        .all()
+        .find(|&n| d.name(n) == name)
+        .unwrap_or_else(|| panic!("no <{name}> in {html:?}"));
+    assert_eq!(d.string_value(element), expected, "{html:?}");
+}
+
+#[test]
+fn raw_text_rcdata_and_plaintext_follow_the_tree_builder() {
+    check_text("<script>if (a<b) {}</script>", "script", "if (a<b) {}");
+    check_text(
+        "<script><!--<script></script>x</script>y",
+        "script",
+        "<!--<script></script>x",
+    );
+    check_text("<title>a<b>&amp;</title>", "title", "a<b>&");
+    check_text("<style>p > a { }</style>", "style", "p > a { }");
+    check_text("<plaintext><b>x</b>", "plaintext", "<b>x</b>");
+}
+
+#[test]
+fn cdata_sections_are_text_only_in_foreign_content() {
+    check_text("<svg><![CDATA[a<b]]></svg>", "svg", "a<b");
+    check_text("<svg><![CDATA[a\0b]]></svg>", "svg", "a\u{FFFD}b");
+    let d = doc("<div><![CDATA[a]]></div>");
+    let div = d.all().find(|&n| d.name(n) == "div").unwrap();
+    let comment = d.first_child(div).unwrap();
+    assert_eq!(d.kind(comment), NodeKind::Comment);
+    assert_eq!(d.text(comment), "[CDATA[a]]");
+}
+
+#[test]
+fn character_references_nulls_and_newlines_are_tokenized_as_html5lib_does() {
+    check_text("<p>&notin; &notit; &amp</p>", "p", "\u{2209} \u{AC}it; &");
+    check_text("<p>a\0b</p>", "p", "ab");
+    check_text("<p>a\r\nb\rc</p>", "p", "a\nb\nc");
+    let d = doc("<a title=\"&notit;\" href=x HREF=y id=1 id=2>");
+    let a = d.all().find(|&n| d.name(n) == "a").unwrap();
+    assert_eq!(d.attr(a, "title"), Some("&notit;"));
+    assert_eq!(d.attr(a, "href"), Some("x"));
+    assert_eq!(d.attr(a, "id"), Some("1"));
+    assert_eq!(d.attrs(a).len(), 3);
+}
+
+#[test]
+fn a_newline_from_a_character_reference_after_pre_or_textarea_is_dropped() {
+    // html5lib-tests tests3.dat; html5ever's own tokenizer kept the newline
+    // when the reference had no semicolon.
+    check_text("<pre>&#x0a;&#x0a;A</pre>", "pre", "\nA");
+    check_text("<textarea>&#xa x</textarea>", "textarea", " x");
+    check_text("<textarea>\nfoo</textarea>", "textarea", "foo");
+}
+
+#[test]
+fn a_byte_order_mark_after_a_script_is_kept_as_text() {
+    // Only a leading byte order mark is not text; html5ever's own tokenizer
+    // also dropped one wherever it resumed after a script or a `<meta charset>`.
+    check_text("<script>x</script>\u{FEFF}Y", "body", "\u{FEFF}Y");
+    check_text("<meta charset=utf-8>\u{FEFF}Y", "body", "\u{FEFF}Y");
+    check_text("\u{FEFF}<p>x", "html", "x");
+}
+
+#[test]
+fn quirks_mode_decides_whether_a_table_closes_a_paragraph() {
+    let table_path = |html: &str| {
+        let d = doc(html);
+        let table = d.all().find(|&n| d.name(n) == "table").unwrap();
+        d.path(table)
+    };
+    assert_eq!(table_path("<p><table>"), "/html/body/p/table");
+    assert_eq!(table_path("<!DOCTYPE html><p><table>"), "/html/body/table");
+    assert_eq!(
+        table_path("<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01 Transitional//EN\"><p><table>"),
+        "/html/body/p/table"
+    );
+    let d = doc("<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"x\">");
+    let doctype = d.doctype().unwrap();
+    assert_eq!(
+        (
+            doctype.name.as_str(),
+            doctype.public_id.as_str(),
+            doctype.system_id.as_str()
+        ),
+        ("html", "-//W3C//DTD HTML 4.01//EN", "x")
+    );
+}
+
 #[test]
 fn noscript_content_is_markup() {
     let d = doc("<body><noscript><img src=a.png></noscript>");

@@ -1,0 +1,389 @@
+//! Tokenizing: html5gum's WHATWG tokenizer, its events turned into the tokens
+//! that html5ever's tree builder consumes.
+//!
+//! html5ever's own tokenizer reads its input one character at a time through
+//! a queue of shared string buffers and grows every tag name, attribute and
+//! text run a character at a time; on real pages it was about two thirds of
+//! parsing. html5gum implements the same tokenization rules (it passes the
+//! html5lib tokenizer tests) over bytes and hands out whole runs of text,
+//! names and values as slices of the input. Measured with callgrind on 30
+//! Zyte article pages, tokenizing alone took about 8.7 million instructions
+//! a page with html5ever's tokenizer and 3.9 million with html5gum's; parse
+//! plus extraction (`examples/parse_extract_throughput.rs`) fell from about
+//! 13.6 to 6.9 million, and against lxml (`bench/parse_vs_lxml.py`) mend went
+//! from 0.98 to 1.82 times lxml's speed on the Zyte pages and from 1.05 to
+//! 1.97 times on the SWDE book pages (BENCHMARKS.md, "Parsing against lxml").
+//! The trees are the same as with html5ever's tokenizer on all 595 pages of
+//! the shared data folder. On generated input (10,000 malformed pages,
+//! 300,000 token soups) they differ in two ways only, both where html5gum
+//! agrees with html5lib and the specification: html5ever's tokenizer
+//! dropped a U+FEFF wherever it resumed after a `</script>` or a
+//! `<meta charset>`, not only at the start of the input, and it kept a
+//! newline written as a character reference without its semicolon right
+//! after `<pre>` or `<textarea>` (`<pre>&#xa`), which the tree builder drops.
+//!
+//! Tree construction still belongs to html5ever, and so does every decision
+//! that feeds back into tokenizing: a start tag is handed to the tree builder
+//! as soon as it is complete, and the state the tree builder asks for (raw
+//! text after `<script>` or `<style>`, RCDATA after `<title>`, plaintext) is
+//! the state html5gum goes on in; whether `<![CDATA[` opens a CDATA section
+//! is the tree builder's answer about the adjusted current node. Character
+//! data is gathered until the next token of another kind, and every U+0000
+//! in it becomes its own null-character token, as html5ever's tokenizer
+//! emits it, so the tree builder drops or replaces it by the same rules.
+//! Duplicate attributes are dropped after the first, as the tokenization
+//! rules say; end tags lose their attributes.
+//!
+//! The module refuses nothing: any string tokenizes, and no input makes it
+//! panic or recurse.
+
+use std::convert::Infallible;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::{Attribute, LocalName, QualName, ns};
+use html5gum::{Emitter, State};
+
+/// Tokenizes `text` into `sink`, the end-of-file token included. A leading
+/// byte order mark is skipped, as html5ever's tokenizer does.
+pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S) {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let events = Events::new(sink);
+    // The emitter produces no tokens of its own (it hands them to the sink
+    // as they complete), and reading a string cannot fail.
+    let Ok(()) = html5gum::Tokenizer::new_with_emitter(text, events).finish();
+}
+
+/// The html5gum emitter: it keeps the token being built and hands every
+/// finished one to the sink.
+struct Events<'a, S: TokenSink> {
+    sink: &'a S,
+    /// Character data not yet handed on.
+    text: Vec<u8>,
+    /// The tag being built.
+    tag_kind: TagKind,
+    tag_name: Vec<u8>,
+    self_closing: bool,
+    attrs: Vec<Attribute>,
+    duplicate_attrs: bool,
+    /// The attribute being built, if any.
+    in_attr: bool,
+    attr_name: Vec<u8>,
+    attr_value: Vec<u8>,
+    /// The name of the last start tag, for the appropriate end tag check.
+    last_start_tag: Vec<u8>,
+    comment: Vec<u8>,
+    doctype: DoctypeParts,
+    names: NameCache,
+}
+
+#[derive(Default)]
+struct DoctypeParts {
+    name: Option<Vec<u8>>,
+    public_id: Option<Vec<u8>>,
+    system_id: Option<Vec<u8>>,
+    force_quirks: bool,
+}
+
+impl<'a, S: TokenSink> Events<'a, S> {
+    fn new(sink: &'a S) -> Self {
+        Events {
+            sink,
+            text: Vec::new(),
+            tag_kind: TagKind::StartTag,
+            tag_name: Vec::new(),
+            self_closing: false,
+            attrs: Vec::new(),
+            duplicate_attrs: false,
+            in_attr: false,
+            attr_name: Vec::new(),
+            attr_value: Vec::new(),
+            last_start_tag: Vec::new(),
+            comment: Vec::new(),
+            doctype: DoctypeParts::default(),
+            names: NameCache::default(),
+        }
+    }
+
+    fn process(&self, token: Token) -> TokenSinkResult<S::Handle> {
+        self.sink.process_token(token, 1)
+    }
+
+    /// Hands the gathered character data on, each U+0000 as its own token.
+    fn flush_text(&mut self) {
+        if self.text.is_empty() {
+            return;
+        }
+        let mut rest = &self.text[..];
+        while let Some(nul) = memchr::memchr(0, rest) {
+            if nul > 0 {
+                let _ = self.process(Token::CharacterTokens(tendril(&rest[..nul])));
+            }
+            let _ = self.process(Token::NullCharacterToken);
+            rest = &rest[nul + 1..];
+        }
+        if !rest.is_empty() {
+            let _ = self.process(Token::CharacterTokens(tendril(rest)));
+        }
+        self.text.clear();
+    }
+
+    /// Puts the attribute being built on the tag, unless the tag has one of
+    /// that name already.
+    fn finish_attr(&mut self) {
+        if !self.in_attr {
+            return;
+        }
+        self.in_attr = false;
+        let local = self.names.get(&self.attr_name);
+        if self.attrs.iter().any(|a| a.name.local == local) {
+            self.duplicate_attrs = true;
+        } else {
+            self.attrs.push(Attribute {
+                name: QualName::new(None, ns!(), local),
+                value: tendril(&self.attr_value),
+            });
+        }
+        self.attr_name.clear();
+        self.attr_value.clear();
+    }
+
+    fn init_tag(&mut self, kind: TagKind) {
+        self.tag_kind = kind;
+        self.tag_name.clear();
+        self.self_closing = false;
+        self.attrs.clear();
+        self.duplicate_attrs = false;
+        self.in_attr = false;
+        self.attr_name.clear();
+        self.attr_value.clear();
+    }
+}
+
+/// Tag and attribute names as html5ever's atoms, through a small cache keyed
+/// by the name's bytes. Making an atom hashes the name with SipHash to find
+/// it in html5ever's static table; a page uses a few dozen names thousands
+/// of times, and a cache hit is one cheap hash and one comparison. A miss
+/// costs what making the atom costs anyway.
+struct NameCache {
+    slots: Vec<Option<LocalName>>,
+}
+
+/// Slots in the cache: a power of two.
+const NAME_SLOTS: usize = 256;
+
+impl Default for NameCache {
+    fn default() -> Self {
+        NameCache {
+            slots: vec![None; NAME_SLOTS],
+        }
+    }
+}
+
+impl NameCache {
+    fn get(&mut self, bytes: &[u8]) -> LocalName {
+        // FNV-1a over the bytes, folded to a slot by its top bits.
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        let slot = (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - NAME_SLOTS.trailing_zeros()))
+            as usize;
+        if let Some(atom) = &self.slots[slot]
+            && atom.as_bytes() == bytes
+        {
+            return atom.clone();
+        }
+        let atom = LocalName::from(text(bytes));
+        self.slots[slot] = Some(atom.clone());
+        atom
+    }
+}
+
+/// The bytes as text. They are always UTF-8, being pieces of a `&str` cut
+/// at ASCII bytes, or characters the tokenizer wrote; a stray invalid
+/// sequence would become U+FFFD rather than a panic.
+fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks
+    // the bytes in chunks and costs several times more on valid text.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+fn tendril(bytes: &[u8]) -> StrTendril {
+    StrTendril::from_slice(&text(bytes))
+}
+
+impl<S: TokenSink> Emitter for Events<'_, S> {
+    type Token = Infallible;
+
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start_tag.clear();
+        self.last_start_tag
+            .extend_from_slice(last_start_tag.unwrap_or_default());
+    }
+
+    fn emit_eof(&mut self) {
+        self.flush_text();
+        let _ = self.process(Token::EOFToken);
+    }
+
+    fn emit_error(&mut self, _error: html5gum::Error) {}
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn pop_token(&mut self) -> Option<Infallible> {
+        None
+    }
+
+    fn emit_string(&mut self, c: &[u8]) {
+        self.text.extend_from_slice(c);
+    }
+
+    fn init_start_tag(&mut self) {
+        self.init_tag(TagKind::StartTag);
+    }
+
+    fn init_end_tag(&mut self) {
+        self.init_tag(TagKind::EndTag);
+    }
+
+    fn init_comment(&mut self) {
+        self.comment.clear();
+    }
+
+    fn emit_current_tag(&mut self) -> Option<State> {
+        self.flush_text();
+        self.finish_attr();
+        let name = self.names.get(&self.tag_name);
+        let attrs = match self.tag_kind {
+            TagKind::StartTag => {
+                self.last_start_tag.clear();
+                self.last_start_tag.extend_from_slice(&self.tag_name);
+                // A list of exactly the right size, which the tree keeps as
+                // it is; the scratch list keeps its capacity for the next tag.
+                let mut attrs = Vec::with_capacity(self.attrs.len());
+                attrs.append(&mut self.attrs);
+                attrs
+            }
+            TagKind::EndTag => Vec::new(),
+        };
+        let tag = Tag {
+            kind: self.tag_kind,
+            name,
+            self_closing: self.self_closing,
+            attrs,
+            had_duplicate_attributes: self.duplicate_attrs,
+        };
+        match self.process(Token::TagToken(tag)) {
+            TokenSinkResult::RawData(RawKind::Rcdata) => Some(State::RcData),
+            TokenSinkResult::RawData(RawKind::Rawtext) => Some(State::RawText),
+            TokenSinkResult::RawData(_) => Some(State::ScriptData),
+            TokenSinkResult::Plaintext => Some(State::PlainText),
+            // A finished script (never run: scripting is off) and an
+            // encoding declaration (the text is decoded already) change
+            // nothing here.
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => None,
+        }
+    }
+
+    fn emit_current_comment(&mut self) {
+        self.flush_text();
+        let comment = tendril(&self.comment);
+        let _ = self.process(Token::CommentToken(comment));
+    }
+
+    fn emit_current_doctype(&mut self) {
+        self.flush_text();
+        let parts = std::mem::take(&mut self.doctype);
+        let doctype = Doctype {
+            name: parts.name.as_deref().map(tendril),
+            public_id: parts.public_id.as_deref().map(tendril),
+            system_id: parts.system_id.as_deref().map(tendril),
+            force_quirks: parts.force_quirks,
+        };
+        let _ = self.process(Token::DoctypeToken(doctype));
+    }
+
+    fn set_self_closing(&mut self) {
+        self.self_closing = true;
+    }
+
+    fn set_force_quirks(&mut self) {
+        self.doctype.force_quirks = true;
+    }
+
+    fn push_tag_name(&mut self, s: &[u8]) {
+        self.tag_name.extend_from_slice(s);
+    }
+
+    fn push_comment(&mut self, s: &[u8]) {
+        self.comment.extend_from_slice(s);
+    }
+
+    fn push_doctype_name(&mut self, s: &[u8]) {
+        self.doctype
+            .name
+            .get_or_insert_with(Vec::new)
+            .extend_from_slice(s);
+    }
+
+    fn init_doctype(&mut self) {
+        self.doctype = DoctypeParts::default();
+    }
+
+    fn init_attribute(&mut self) {
+        self.finish_attr();
+        self.in_attr = true;
+    }
+
+    fn push_attribute_name(&mut self, s: &[u8]) {
+        self.attr_name.extend_from_slice(s);
+    }
+
+    fn push_attribute_value(&mut self, s: &[u8]) {
+        self.attr_value.extend_from_slice(s);
+    }
+
+    fn set_doctype_public_identifier(&mut self, value: &[u8]) {
+        self.doctype.public_id = Some(value.to_vec());
+    }
+
+    fn set_doctype_system_identifier(&mut self, value: &[u8]) {
+        self.doctype.system_id = Some(value.to_vec());
+    }
+
+    fn push_doctype_public_identifier(&mut self, s: &[u8]) {
+        self.doctype
+            .public_id
+            .get_or_insert_with(Vec::new)
+            .extend_from_slice(s);
+    }
+
+    fn push_doctype_system_identifier(&mut self, s: &[u8]) {
+        self.doctype
+            .system_id
+            .get_or_insert_with(Vec::new)
+            .extend_from_slice(s);
+    }
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.tag_kind == TagKind::EndTag
+            && !self.last_start_tag.is_empty()
+            && self.tag_name == self.last_start_tag
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
+        // Pending text can still change the tree builder's current node (it
+        // may open `<body>`), so it goes first.
+        self.flush_text();
+        self.sink
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
