@@ -139,15 +139,31 @@ fn the_shipped_wrapper_learns_its_items_from_the_feed_and_crawls_the_blog() {
     let dir = tempfile::tempdir().unwrap();
     let run = crawl(
         dir.path(),
-        &[&format!("{ROOT}/examples/site/blog.yaml"), &site.url(), "--out", "out.ndjson", "--store", "s/mend.db", "--summary-json", "s.json"],
+        &[
+            &format!("{ROOT}/examples/site/blog.yaml"),
+            &site.url(),
+            "--out",
+            "out.ndjson",
+            "--store",
+            "s/mend.db",
+            "--summary-json",
+            "s.json",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let summary: Value = serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
     let rule = summary["summary"]["items_rule"].as_str().unwrap();
     assert!(rule.contains("(learned)"), "{rule}");
     let got = pages(&dir.path().join("out.ndjson"));
     let expected: Vec<String> = {
-        let mut e: Vec<String> = site.truth().posts.iter().filter(|p| !p.js_only).map(|p| p.url.clone()).collect();
+        let mut e: Vec<String> = site
+            .truth()
+            .posts
+            .iter()
+            .filter(|p| !p.js_only)
+            .map(|p| p.url.clone())
+            .collect();
         e.sort();
         e
     };
