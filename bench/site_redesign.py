@@ -27,6 +27,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -96,6 +97,15 @@ def run(mend, wrapper, pages, heal, store, jobs=None):
     return elapsed, p.stdout
 
 
+# Each fresh store draws its own tag, which a run's output names beside each
+# adaptation's id (`"store":"3fa9c2"`, `_proposals` as `3fa9c2:17`).
+STORE_TAG = re.compile(rb'("store":"|")[0-9a-f]{6}(?=[":])')
+
+
+def without_store_tags(output):
+    return STORE_TAG.sub(rb"\1TAG", output)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mend", default=os.path.join(HERE, "..", "target", "release", "mend"))
@@ -136,6 +146,7 @@ def main():
         pages_per = sorted((e["pattern"], e.get("page_count", 1)) for e in stored)
         _, one = run(args.mend, wrapper, pages, "propose", os.path.join(work, "j1.db"), jobs=1)
         _, two = run(args.mend, wrapper, pages, "propose", os.path.join(work, "j2.db"), jobs=2)
+        one, two = without_store_tags(one), without_store_tags(two)
         ratio = statistics.median(propose) / statistics.median(off)
         print(f"pages: {len(names)} redesigned christianbook pages, fields: {', '.join(FIELDS)}")
         print(f"--heal off:     median {statistics.median(off):.3f} s over {args.rounds} runs")
