@@ -340,51 +340,10 @@ impl Frontier {
     /// Queues the URLs not met before (in one transaction), each with its
     /// depth and priority; gives how many were new.
     pub fn push(&mut self, urls: &[Link]) -> Result<usize, FrontierError> {
-        let fresh: Vec<&Link> = urls
-            .iter()
-            .filter(|(u, _, _)| !self.seen.contains(u.as_str()))
-            .collect();
-        if fresh.is_empty() {
+        if urls.iter().all(|(u, _, _)| self.seen.contains(u.as_str())) {
             return Ok(0);
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|source| sqlite(&self.path, source))?;
-        let mut added = Vec::new();
-        {
-            let mut insert = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO urls (crawl_id, url, seq, depth, state)
-                     VALUES (?1, ?2, ?3, ?4, 'queued')",
-                )
-                .map_err(|source| sqlite(&self.path, source))?;
-            let mut seq = self.next_seq;
-            let mut batch_seen = HashSet::new();
-            for (url, depth, priority) in fresh {
-                if !batch_seen.insert(url.as_str()) {
-                    continue;
-                }
-                insert
-                    .execute(params![self.crawl, url.as_str(), seq, depth])
-                    .map_err(|source| sqlite(&self.path, source))?;
-                added.push(Queued {
-                    url: url.clone(),
-                    depth: *depth,
-                    seq,
-                    priority: *priority,
-                });
-                seq += 1;
-            }
-        }
-        tx.commit().map_err(|source| sqlite(&self.path, source))?;
-        let n = added.len();
-        for q in added {
-            self.next_seq = self.next_seq.max(q.seq + 1);
-            self.seen.insert(q.url.to_string());
-            self.queue.push(q);
-        }
-        Ok(n)
+        self.record(&[], urls.iter(), None)
     }
 
     /// Records `url` as met without fetching it: the target of a redirect,
@@ -447,16 +406,30 @@ impl Frontier {
         pages: &[PageLinks<'_>],
         output_len: Option<u64>,
     ) -> Result<usize, FrontierError> {
+        let outcomes: Vec<&Completed<'_>> = pages.iter().map(|(page, _)| page).collect();
+        self.record(
+            &outcomes,
+            pages.iter().flat_map(|(_, links)| links.iter()),
+            output_len,
+        )
+    }
+
+    /// The one write of the frontier: pages' outcomes, the links not met
+    /// before, and the output's length, in one transaction; then the new
+    /// links are queued in memory. Gives how many links were new.
+    fn record<'l>(
+        &mut self,
+        pages: &[&Completed<'_>],
+        links: impl Iterator<Item = &'l Link>,
+        output_len: Option<u64>,
+    ) -> Result<usize, FrontierError> {
         let path = self.path.clone();
         let fail = |source| sqlite(&path, source);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
-        let mut added = Vec::new();
-        let mut seq = self.next_seq;
-        let mut batch_seen = HashSet::new();
-        for (done_seq, (page, links)) in (self.fetched as i64..).zip(pages) {
+        for (done_seq, page) in (self.fetched as i64..).zip(pages) {
             tx.execute(
                 "UPDATE urls SET state = ?3, status = ?4, error = ?5, item = ?6, item_links = ?7,
                      fetched_at = ?8, done_seq = ?9
@@ -474,14 +447,19 @@ impl Frontier {
                 ],
             )
             .map_err(fail)?;
+        }
+        let mut added = Vec::new();
+        {
             let mut insert = tx
                 .prepare_cached(
                     "INSERT OR IGNORE INTO urls (crawl_id, url, seq, depth, state)
                      VALUES (?1, ?2, ?3, ?4, 'queued')",
                 )
                 .map_err(fail)?;
-            for (url, depth, priority) in links.iter() {
-                if self.seen.contains(url.as_str()) || !batch_seen.insert(url.as_str().to_owned()) {
+            let mut seq = self.next_seq;
+            let mut batch_seen = HashSet::new();
+            for (url, depth, priority) in links {
+                if self.seen.contains(url.as_str()) || !batch_seen.insert(url.as_str()) {
                     continue;
                 }
                 insert
@@ -506,7 +484,7 @@ impl Frontier {
         tx.commit().map_err(fail)?;
         self.fetched += pages
             .iter()
-            .filter(|(p, _)| p.outcome != Outcome::Skipped)
+            .filter(|p| p.outcome != Outcome::Skipped)
             .count() as u64;
         let n = added.len();
         for q in added {
