@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -15,6 +16,9 @@ use tokio::sync::Mutex;
 use url::Url;
 
 use super::fetcher::{Conditions, Fetcher};
+
+/// Numbers the temporary files of downloads in progress.
+static TEMPORARY: AtomicU64 = AtomicU64::new(0);
 
 /// The media folder of a crawl, and what it downloaded already.
 #[derive(Debug)]
@@ -80,7 +84,14 @@ impl Media {
         let path = self.dir.join(&name);
         if !path.exists() {
             std::fs::create_dir_all(&self.dir)?;
-            let temp = self.dir.join(format!(".{name}.part"));
+            // Two pages may bring the same bytes under two URLs at once:
+            // each writes a temporary file of its own, and the second
+            // rename puts the same content in place again.
+            let temp = self.dir.join(format!(
+                ".{name}.{}-{}.part",
+                std::process::id(),
+                TEMPORARY.fetch_add(1, Ordering::Relaxed)
+            ));
             std::fs::write(&temp, body)?;
             std::fs::rename(&temp, &path)?;
         }

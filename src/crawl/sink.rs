@@ -84,7 +84,12 @@ impl Sink {
             path: shown.clone(),
             source,
         };
-        let columns: Vec<String> = wrapper.patterns.iter().map(|p| p.name.clone()).collect();
+        let mut columns: Vec<String> = wrapper.patterns.iter().map(|p| p.name.clone()).collect();
+        // A crawl that downloads images says where each went, in CSV as in
+        // NDJSON; without a `media` rule the column would always be empty.
+        if wrapper.crawl.media.is_some() {
+            columns.push("_media".to_owned());
+        }
         let text_format = match format {
             SinkFormat::Ndjson => OutputFormat::Ndjson,
             SinkFormat::Csv => OutputFormat::Csv,

@@ -59,6 +59,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+pub use content::Roles;
 pub use truth::{Comment, Post, Trap, TrapUrl, Truth, http_date, parse_http_date};
 
 /// How long the slow post takes to answer.

@@ -15,10 +15,10 @@ use crate::support::fixture_site::{FixtureSite, SiteOptions, Variant};
 use crate::support::rng::Rng;
 
 /// The post pages' URLs: `/2024/05/a-title-7/`.
-const POSTS: &str = r"/\d{4}/\d{2}/[^/]+-\d+/$";
+pub(crate) const POSTS: &str = r"/\d{4}/\d{2}/[^/]+-\d+/$";
 
 /// The fixture blog's wrapper with a crawl block: `crawl` is appended.
-fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
+pub(crate) fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
     let blog = std::fs::read_to_string(Path::new(ROOT).join("examples/site/blog.yaml")).unwrap();
     // The shipped crawl block gives way to the test's own.
     let blog = blog.split("\ncrawl:").next().unwrap();
@@ -28,20 +28,21 @@ fn wrapper(dir: &Path, crawl: &str) -> PathBuf {
 }
 
 /// Fast politeness for tests: no delay, short timeouts, a small body limit.
-const QUICK: &str = "  politeness: {delay: 0, timeout: 5, max_bytes: 1048576, retries: 3}\n";
+pub(crate) const QUICK: &str =
+    "  politeness: {delay: 0, timeout: 5, max_bytes: 1048576, retries: 3}\n";
 
 /// The trap links a `fast` site keeps (a redirect loop, a 404), left out
 /// where a test wants a crawl without errors.
-const NO_TRAPS: &str = "  deny: [/loop/, /missing/]\n";
+pub(crate) const NO_TRAPS: &str = "  deny: [/loop/, /missing/]\n";
 
-fn crawl(dir: &Path, args: &[&str]) -> Run {
+pub(crate) fn crawl(dir: &Path, args: &[&str]) -> Run {
     let mut all = vec!["crawl"];
     all.extend_from_slice(args);
     Mend::new(&all).dir(dir).output().into()
 }
 
 /// The output's lines as JSON, by page.
-fn pages(out: &Path) -> BTreeMap<String, Value> {
+pub(crate) fn pages(out: &Path) -> BTreeMap<String, Value> {
     let text = std::fs::read_to_string(out).unwrap();
     let mut pages = BTreeMap::new();
     for line in text.lines() {

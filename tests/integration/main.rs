@@ -12,6 +12,7 @@
 mod support;
 
 mod cli_crawl;
+mod cli_crawl_outputs;
 mod cli_drift;
 mod cli_env;
 mod cli_harden;
