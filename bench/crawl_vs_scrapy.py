@@ -116,12 +116,25 @@ def start_site(site_bin, posts):
     return p, url
 
 
+def write_wrapper(work):
+    """The blog wrapper with the benchmark's crawl block, written in `work`."""
+    with open(os.path.join(REPO, "examples", "site", "blog.yaml")) as f:
+        # The shipped crawl block gives way to the benchmark's own.
+        wrapper_text = f.read().split("\ncrawl:")[0]
+    wrapper = os.path.join(work, "blog.yaml")
+    with open(wrapper, "w") as f:
+        f.write(wrapper_text + WRAPPER_CRAWL.format(regex=POST_REGEX.replace("'", "''")))
+    return wrapper
+
+
 def run_mend(mend, wrapper, url, work):
+    """Times one crawl; `mend` is the binary, or a command that runs it."""
+    command = mend if isinstance(mend, list) else [mend]
     out = os.path.join(work, "mend.ndjson")
     store = os.path.join(work, "mend-store", "mend.db")
     shutil.rmtree(os.path.dirname(store), ignore_errors=True)
     t0 = time.perf_counter()
-    p = subprocess.run([mend, "crawl", wrapper, url, "--out", out, "--store", store, "--concurrency", "16",
+    p = subprocess.run(command + ["crawl", wrapper, url, "--out", out, "--store", store, "--concurrency", "16",
                         "--quiet", "--summary-json", os.path.join(work, "mend-summary.json")],
                        capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
@@ -165,12 +178,7 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="mend-crawl-bench-")
     try:
-        with open(os.path.join(REPO, "examples", "site", "blog.yaml")) as f:
-            # The shipped crawl block gives way to the benchmark's own.
-            wrapper_text = f.read().split("\ncrawl:")[0]
-        wrapper = os.path.join(work, "blog.yaml")
-        with open(wrapper, "w") as f:
-            f.write(wrapper_text + WRAPPER_CRAWL.format(regex=POST_REGEX.replace("'", "''")))
+        wrapper = write_wrapper(work)
         spider = os.path.join(work, "spider.py")
         with open(spider, "w") as f:
             f.write(SPIDER)

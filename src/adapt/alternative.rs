@@ -10,14 +10,15 @@
 //! a record's children are tried inside the record's new instances.
 //!
 //! The module refuses to search: it only tries what it is given, so that
-//! trying costs one extraction per alternative and never a tree matching.
+//! trying costs one extraction of the pattern's top-level part per
+//! alternative and never a tree matching.
 
 use url::Url;
 
 use super::TreeGrams;
 use super::drift::drift;
 use crate::dom::Document;
-use crate::extract::{Extraction, extract};
+use crate::extract::{Extraction, Violation, extract};
 use crate::wrapper::{PatternPath, Wrapper};
 use crate::xpath::XPath;
 
@@ -121,6 +122,7 @@ pub fn substitute(
         else {
             continue;
         };
+        let top = PatternPath::top(top_name(&path));
         for (i, alt) in alternatives.iter().enumerate() {
             if alt.pattern != path || alt.xpath.source() == now {
                 continue;
@@ -129,17 +131,176 @@ pub fn substitute(
             if let Some(p) = tried.pattern_mut(&path) {
                 p.xpath = alt.xpath.clone();
             }
-            let mut extraction = extract(&tried, doc, page_url);
-            let drifted = drift(&tried, doc, grams, &extraction);
-            extraction.violations.extend(drifted);
-            if !violated(&extraction, &path) {
+            let part = checked_part(&tried, &top, doc, page_url, grams);
+            if !violated(&part, &path) {
                 tracing::debug!(pattern = %path, xpath = %alt.xpath.source(), origin = ?alt.origin, "an alternative holds");
+                out.extraction = merged(&tried, &out.extraction, &top, part);
                 out.wrapper = tried;
-                out.extraction = extraction;
                 out.used.push(i);
                 break;
             }
         }
     }
     out
+}
+
+/// The extraction, drift included, of the top-level pattern `top` of
+/// `wrapper` alone. Top-level patterns are extracted and checked for drift
+/// independently of one another, so trying an XPath in one of them only
+/// needs that pattern's part of the page read again.
+fn checked_part(
+    wrapper: &Wrapper,
+    top: &PatternPath,
+    doc: &Document,
+    page_url: Option<&Url>,
+    grams: &TreeGrams,
+) -> Extraction {
+    let mut alone = wrapper.clone();
+    alone.patterns.retain(|p| p.name == top.name());
+    let mut extraction = extract(&alone, doc, page_url);
+    let drifted = drift(&alone, doc, grams, &extraction);
+    extraction.violations.extend(drifted);
+    extraction
+}
+
+/// `whole` with the part of `top` replaced by `part`, in the order a whole
+/// extraction gives: the record's keys in the wrapper's order, then the
+/// constraints' violations pattern by pattern, then the drift check's.
+fn merged(
+    wrapper: &Wrapper,
+    whole: &Extraction,
+    top: &PatternPath,
+    part: Extraction,
+) -> Extraction {
+    let mut record = whole.record.clone();
+    if let Some(value) = part.record.get(top.name()) {
+        record.insert(top.name().to_owned(), value.clone());
+    }
+    let of = |v: &Violation, name: &str| top_name(&v.pattern) == name;
+    let mut violations = Vec::with_capacity(whole.violations.len() + part.violations.len());
+    for drift_pass in [false, true] {
+        for pattern in &wrapper.patterns {
+            let source = if pattern.name == top.name() {
+                &part.violations
+            } else {
+                &whole.violations
+            };
+            violations.extend(
+                source
+                    .iter()
+                    .filter(|v| v.is_drift() == drift_pass && of(v, &pattern.name))
+                    .cloned(),
+            );
+        }
+    }
+    Extraction { record, violations }
+}
+
+/// The name of the top-level pattern a path lies in.
+fn top_name(path: &PatternPath) -> &str {
+    path.names().first().map_or("", String::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::treegram::CaptureOptions;
+    use crate::wrapper::load_str;
+
+    const WRAPPER: &str = "name: shop
+patterns:
+  - name: title
+    xpath: /html/body/h1
+    constraints: {min: 1, max: 1}
+  - name: price
+    xpath: //p[@class='price']
+    constraints: {min: 1, max: 1, regex: '^\\$'}
+  - name: items
+    xpath: //ul[@id='items']/li
+    constraints: {min: 2}
+    patterns:
+      - name: name
+        xpath: ./b
+        constraints: {min: 1, max: 1}
+  - name: badge
+    xpath: //span[@class='badge']
+  - name: note
+    xpath: //p[@class='note']
+    constraints: {min: 1}
+";
+
+    const BEFORE: &str = "<body><h1>Lamp</h1><p class=price>$3</p>\
+        <ul id=items><li><b>a</b></li><li><b>b</b></li></ul><p class=note>n</p><span class=badge>new</span></body>";
+
+    /// The page after a redesign: the title moved into a div, the items'
+    /// names into `<i>`, the price lost its dollar, the note and the badge are
+    /// gone.
+    const AFTER: &str = "<body><div><h1>Lamp</h1></div><p class=price>3</p>\
+        <ul id=items><li><i>a</i></li><li><i>b</i></li></ul></body>";
+
+    fn alternative(pattern: &[&str], xpath: &str) -> Alternative {
+        Alternative {
+            pattern: PatternPath::from_names(pattern.iter().map(|s| (*s).to_owned()).collect()),
+            xpath: XPath::compile(xpath).unwrap(),
+            origin: Origin::Fix,
+        }
+    }
+
+    /// The extraction of the whole page with `wrapper`, drift included.
+    fn whole(wrapper: &Wrapper, doc: &Document, grams: &TreeGrams) -> Extraction {
+        let mut e = extract(wrapper, doc, None);
+        let drifted = drift(wrapper, doc, grams, &e);
+        e.violations.extend(drifted);
+        e
+    }
+
+    #[test]
+    fn a_substituted_page_reads_as_the_whole_page_with_the_alternatives_in_place() {
+        let wrapper = load_str(WRAPPER, "shop.yaml").unwrap();
+        let grams = TreeGrams::capture(
+            &wrapper,
+            &Document::parse_str(BEFORE),
+            &CaptureOptions::of(&wrapper),
+        );
+        let doc = Document::parse_str(AFTER);
+        let first = whole(&wrapper, &doc, &grams);
+        let alternatives = [
+            alternative(&["title"], "//h2"),
+            alternative(&["title"], "//div/h1"),
+            alternative(&["items", "name"], "./i"),
+            alternative(&["price"], "//p[@class='nothing']"),
+        ];
+        let out = substitute(&wrapper, &doc, None, &grams, first, &alternatives);
+        assert_eq!(out.used, [1, 2]);
+        assert_eq!(out.wrapper.patterns[0].xpath.source(), "//div/h1");
+        // What is left (the price's regex, the missing note, the badge that
+        // the drift check misses) is what the whole page gives with the
+        // alternatives that held in place, in the same order: constraints
+        // first, drift after.
+        assert_eq!(out.extraction, whole(&out.wrapper, &doc, &grams));
+        let left: Vec<String> = out
+            .extraction
+            .violations
+            .iter()
+            .map(|v| format!("{} {}", v.pattern, v.constraint))
+            .collect();
+        assert_eq!(left, ["price regex", "note min", "badge treegram"]);
+    }
+
+    #[test]
+    fn a_page_without_violations_tries_nothing() {
+        let wrapper = load_str(WRAPPER, "shop.yaml").unwrap();
+        let doc = Document::parse_str(BEFORE);
+        let first = whole(&wrapper, &doc, &TreeGrams::new());
+        let out = substitute(
+            &wrapper,
+            &doc,
+            None,
+            &TreeGrams::new(),
+            first.clone(),
+            &[alternative(&["title"], "//h2")],
+        );
+        assert!(out.used.is_empty());
+        assert_eq!(out.extraction, first);
+    }
 }

@@ -30,6 +30,15 @@ impl Violation {
     pub fn is_about_occurrences(&self) -> bool {
         matches!(self.constraint, ViolationKind::Min | ViolationKind::Max)
     }
+
+    /// Whether the drift check found this violation (the pattern no longer
+    /// selects what its tree-gram holds), rather than a constraint.
+    pub fn is_drift(&self) -> bool {
+        matches!(
+            self.constraint,
+            ViolationKind::Drift | ViolationKind::Treegram
+        )
+    }
 }
 
 /// Which constraint a violation is of, serialized as the wrapper spells the

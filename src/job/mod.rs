@@ -19,7 +19,7 @@ pub use output::{OutputFormat, OutputWriter};
 
 use crate::adapt::{self, Alternative, Substituted, TreeGrams};
 use crate::dom::Document;
-use crate::extract::{Extraction, Violation, ViolationKind, extract};
+use crate::extract::{Extraction, Violation, extract};
 use crate::fetch::{self, HttpClient, PageSource};
 use crate::wrapper::Wrapper;
 
@@ -275,7 +275,7 @@ pub fn run_pages_healing(
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
                     let first = checked(&wrapper, &doc, page.url.as_ref(), grams);
-                    let drifted = first.violations.iter().any(is_drift);
+                    let drifted = first.violations.iter().any(Violation::is_drift);
                     let tried = if first.violations.is_empty() {
                         None
                     } else {
@@ -351,11 +351,6 @@ pub fn run_pages_healing(
         emit(out);
     }
     summary
-}
-
-/// Whether a violation is the drift check's.
-fn is_drift(v: &Violation) -> bool {
-    matches!(v.constraint, ViolationKind::Drift | ViolationKind::Treegram)
 }
 
 /// A page read, parsed and extracted: `tried` is set when it had violations.
