@@ -201,6 +201,16 @@ pub(crate) enum Expr {
         name: NameId,
         token: Box<str>,
     },
+    /// Fast form of `normalize-space(.) = 'value'` (or `normalize-space()`,
+    /// either side) where `value` is already normalized: the context item's
+    /// string-value, with its whitespace normalized, is `value`. It is read
+    /// text node by text node and stops at the first difference, so a label
+    /// test over every cell of a page builds no string. With `negate`, the
+    /// form of `!=`.
+    NormalizedEq {
+        value: Box<str>,
+        negate: bool,
+    },
 }
 
 impl Expr {
@@ -213,7 +223,8 @@ impl Expr {
             | Expr::And(_)
             | Expr::Compare(..)
             | Expr::AttrEq { .. }
-            | Expr::AttrToken { .. } => Type::Boolean,
+            | Expr::AttrToken { .. }
+            | Expr::NormalizedEq { .. } => Type::Boolean,
             Expr::Union(_) | Expr::Path { .. } => Type::NodeSet,
             Expr::Filter { expr, .. } => expr.ty(),
             Expr::Call { func, .. } => func.return_type(),
@@ -225,9 +236,11 @@ impl Expr {
     /// inner steps and filters have contexts of their own).
     pub(crate) fn uses_position(&self) -> bool {
         match self {
-            Expr::Number(_) | Expr::Literal(_) | Expr::AttrEq { .. } | Expr::AttrToken { .. } => {
-                false
-            }
+            Expr::Number(_)
+            | Expr::Literal(_)
+            | Expr::AttrEq { .. }
+            | Expr::AttrToken { .. }
+            | Expr::NormalizedEq { .. } => false,
             Expr::Or(v) | Expr::And(v) | Expr::Union(v) => v.iter().any(Expr::uses_position),
             Expr::Compare(first, rest) => {
                 first.uses_position() || rest.iter().any(|(_, e)| e.uses_position())

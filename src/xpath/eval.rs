@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::dom::{Document, NodeId, Sym};
+use crate::dom::{Document, NodeId, NodeKind, Sym};
 
 use super::EvalError;
 use super::ast::{ArithOp, CmpOp, Expr, NameId, Start, Type};
@@ -23,6 +23,7 @@ use super::budget::{Budget, Meter, VALUE};
 use super::item::Item;
 use super::lexer::is_xml_space;
 use super::number::{number_to_string, string_to_number};
+use super::strings::NormalizedMatch;
 use super::value::Value;
 
 pub(crate) type R<T> = Result<T, EvalError>;
@@ -217,6 +218,9 @@ impl<'a> Evaluator<'a> {
                 },
                 _ => false,
             }),
+            Expr::NormalizedEq { value, negate } => {
+                Ok(self.normalized_eq(ctx.item, value)? != *negate)
+            }
             Expr::Number(n) => Ok(*n != 0.0 && !n.is_nan()),
             Expr::Literal(s) => Ok(!s.is_empty()),
             Expr::Path { .. } | Expr::Union(_) => self.exists(e, ctx),
@@ -226,6 +230,42 @@ impl<'a> Evaluator<'a> {
             }
             _ => Ok(self.eval(e, ctx)?.to_boolean()),
         }
+    }
+
+    /// Whether `item`'s string-value, normalized, is `value` (normalized):
+    /// read a text node at a time, up to the first difference, and paid for
+    /// by the nodes and bytes read.
+    fn normalized_eq(&mut self, item: Item, value: &str) -> R<bool> {
+        let mut m = NormalizedMatch::new(value);
+        let n = match item {
+            Item::Node(n) => n,
+            other => {
+                let s = other.str_value(self.doc);
+                self.charge(s.len() as u64)?;
+                m.feed(&s);
+                return Ok(m.matches());
+            }
+        };
+        if matches!(self.doc.kind(n), NodeKind::Text | NodeKind::Comment) {
+            let s = self.doc.text(n);
+            self.charge(s.len() as u64)?;
+            m.feed(s);
+            return Ok(m.matches());
+        }
+        let mut units = 0u64;
+        for d in self.doc.descendants(n) {
+            units += 1;
+            if self.doc.kind(d) != NodeKind::Text {
+                continue;
+            }
+            let t = self.doc.text(d);
+            units += t.len() as u64;
+            if !m.feed(t) {
+                break;
+            }
+        }
+        self.charge(units)?;
+        Ok(m.matches())
     }
 
     /// Whether a node-set expression selects anything.

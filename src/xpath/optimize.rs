@@ -8,6 +8,10 @@
 //! * `@name = 'literal'` and `@name != 'literal'` become [`Expr::AttrEq`].
 //! * `contains(concat(' ', normalize-space(@name), ' '), ' token ')` becomes
 //!   [`Expr::AttrToken`] when the token has no whitespace.
+//! * `normalize-space(.) = 'literal'` and `normalize-space() != 'literal'`
+//!   become [`Expr::NormalizedEq`] when the literal is normalized (a literal
+//!   that is not never equals a normalized string, and is left to the
+//!   general form).
 //!
 //! Each rewrite is exact; none changes what an expression means. The walk
 //! recurses on the expression tree, whose depth the parser bounds.
@@ -15,11 +19,16 @@
 use super::ast::{Axis, CmpOp, Expr, NameId, NodeTest, Start, Step};
 use super::functions::Func;
 use super::lexer::is_xml_space;
+use super::strings::is_normalized;
 
 /// Rewrites `e` in place, children first.
 pub(crate) fn optimize(e: &mut Expr) {
     match e {
-        Expr::Number(_) | Expr::Literal(_) | Expr::AttrEq { .. } | Expr::AttrToken { .. } => {}
+        Expr::Number(_)
+        | Expr::Literal(_)
+        | Expr::AttrEq { .. }
+        | Expr::AttrToken { .. }
+        | Expr::NormalizedEq { .. } => {}
         Expr::Or(v) | Expr::And(v) | Expr::Union(v) => v.iter_mut().for_each(optimize),
         Expr::Compare(first, rest) => {
             optimize(first);
@@ -46,7 +55,10 @@ pub(crate) fn optimize(e: &mut Expr) {
         }
         Expr::Call { args, .. } => args.iter_mut().for_each(optimize),
     }
-    if let Some(fast) = attr_eq(e).or_else(|| attr_token(e)) {
+    if let Some(fast) = attr_eq(e)
+        .or_else(|| attr_token(e))
+        .or_else(|| normalized_eq(e))
+    {
         *e = fast;
     }
 }
@@ -174,4 +186,98 @@ fn attr_token(e: &Expr) -> Option<Expr> {
         name,
         token: token.into(),
     })
+}
+
+/// Whether `e` is `normalize-space(.)` or `normalize-space()`: the context
+/// item's string-value, normalized.
+fn is_normalized_context(e: &Expr) -> bool {
+    let Expr::Call {
+        func: Func::NormalizeSpace,
+        args,
+        ..
+    } = e
+    else {
+        return false;
+    };
+    match args.as_slice() {
+        [] => true,
+        [
+            Expr::Path {
+                start: Start::Context,
+                steps,
+            },
+        ] => matches!(
+            steps.as_slice(),
+            [Step {
+                axis: Axis::SelfNode,
+                test: NodeTest::Node,
+                preds,
+                ..
+            }] if preds.is_empty()
+        ),
+        _ => false,
+    }
+}
+
+fn normalized_eq(e: &Expr) -> Option<Expr> {
+    let Expr::Compare(first, rest) = e else {
+        return None;
+    };
+    let [(op @ (CmpOp::Eq | CmpOp::Ne), second)] = rest.as_slice() else {
+        return None;
+    };
+    let value = match (&**first, second) {
+        (f, Expr::Literal(v)) if is_normalized_context(f) => v,
+        (Expr::Literal(v), s) if is_normalized_context(s) => v,
+        _ => return None,
+    };
+    if !is_normalized(value) {
+        return None;
+    }
+    Some(Expr::NormalizedEq {
+        value: value.clone(),
+        negate: *op == CmpOp::Ne,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xpath::parser::parse;
+
+    /// The predicate of the one step of `src`, optimized.
+    fn predicate(src: &str) -> Expr {
+        let mut e = parse(src).unwrap().expr;
+        optimize(&mut e);
+        let Expr::Path { mut steps, .. } = e else {
+            panic!("{src} is not a path");
+        };
+        steps.pop().unwrap().preds.pop().unwrap()
+    }
+
+    fn check_normalized_eq(src: &str, expected: Option<(&str, bool)>) {
+        let found = match predicate(src) {
+            Expr::NormalizedEq { value, negate } => Some((value.to_string(), negate)),
+            _ => None,
+        };
+        assert_eq!(found, expected.map(|(v, n)| (v.to_owned(), n)), "{src}");
+    }
+
+    #[test]
+    fn a_normalized_text_test_becomes_its_fast_form() {
+        check_normalized_eq(
+            "//td[normalize-space(.)='Format:']",
+            Some(("Format:", false)),
+        );
+        check_normalized_eq(
+            "//td['ISBN :' = normalize-space()]",
+            Some(("ISBN :", false)),
+        );
+        check_normalized_eq("//td[normalize-space() != 'x']", Some(("x", true)));
+        // A literal that is not normalized, another argument, or another
+        // operator keep the general form.
+        check_normalized_eq("//td[normalize-space(.)=' x']", None);
+        check_normalized_eq("//td[normalize-space(b)='x']", None);
+        check_normalized_eq("//td[normalize-space(.) < 'x']", None);
+    }
 }

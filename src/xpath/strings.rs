@@ -36,6 +36,68 @@ pub fn is_normalized(s: &str) -> bool {
     true
 }
 
+/// Compares a string, given in pieces, with a normalized string as
+/// `normalize-space` of the whole would compare, without building it: each
+/// piece is normalized as it comes, and the first difference ends the match.
+///
+/// Whitespace is the four XML space characters, all ASCII, so the pieces
+/// are read byte by byte (no byte of a multi-byte UTF-8 character is one).
+pub(crate) struct NormalizedMatch<'w> {
+    want: &'w [u8],
+    /// How many bytes of `want` matched so far.
+    at: usize,
+    /// Whitespace was read after some text: one space, unless the end comes.
+    space: bool,
+    /// A difference was found.
+    differs: bool,
+}
+
+impl<'w> NormalizedMatch<'w> {
+    /// A match against `want`, which must be normalized.
+    pub(crate) fn new(want: &'w str) -> Self {
+        NormalizedMatch {
+            want: want.as_bytes(),
+            at: 0,
+            space: false,
+            differs: false,
+        }
+    }
+
+    /// Reads the next piece; false once the strings are known to differ.
+    pub(crate) fn feed(&mut self, piece: &str) -> bool {
+        if self.differs {
+            return false;
+        }
+        for &b in piece.as_bytes() {
+            if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                // Leading whitespace is dropped, a run becomes one space.
+                self.space |= self.at > 0;
+                continue;
+            }
+            if self.space {
+                if self.want.get(self.at) != Some(&b' ') {
+                    self.differs = true;
+                    return false;
+                }
+                self.at += 1;
+                self.space = false;
+            }
+            if self.want.get(self.at) != Some(&b) {
+                self.differs = true;
+                return false;
+            }
+            self.at += 1;
+        }
+        true
+    }
+
+    /// Whether the pieces read, normalized, are the string wanted (trailing
+    /// whitespace dropped).
+    pub(crate) fn matches(&self) -> bool {
+        !self.differs && self.at == self.want.len()
+    }
+}
+
 /// `substring(s, start[, len])` with the rounding and NaN rules of section 4.2:
 /// the characters at positions p with round(start) <= p < round(start) + round(len).
 pub fn substring(s: &str, start: f64, len: Option<f64>) -> &str {
@@ -111,6 +173,42 @@ pub fn lang_matches(lang: &str, want: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn check_match(pieces: &[&str], want: &str, expected: bool) {
+        let mut m = NormalizedMatch::new(want);
+        for p in pieces {
+            m.feed(p);
+        }
+        assert_eq!(m.matches(), expected, "{pieces:?} against {want:?}");
+    }
+
+    #[test]
+    fn a_normalized_match_reads_pieces_as_one_normalized_string() {
+        check_match(&["  Format", ":\n "], "Format:", true);
+        check_match(&["ISBN", "\t", " ", ":"], "ISBN :", true);
+        check_match(&["ISBN:"], "ISBN :", false);
+        check_match(&["ISBN:x"], "ISBN:", false);
+        check_match(&["ISB"], "ISBN", false);
+        check_match(&[" ", "\n"], "", true);
+        check_match(&["a"], "", false);
+        check_match(&["é  ü"], "é ü", true);
+    }
+
+    proptest! {
+        #[test]
+        fn a_normalized_match_agrees_with_normalize_space(
+            pieces in proptest::collection::vec("[ab \t\né]{0,6}", 0..5),
+            want in "[ab é]{0,8}",
+        ) {
+            let want = normalize_space(&want);
+            let mut m = NormalizedMatch::new(&want);
+            for p in &pieces {
+                m.feed(p);
+            }
+            prop_assert_eq!(m.matches(), normalize_space(&pieces.concat()) == want);
+        }
+    }
 
     #[test]
     fn substring_follows_the_specification_examples() {

@@ -4,8 +4,9 @@
 //! the DOM directly) that must hold on every document: counts agree with the
 //! tree, unions are idempotent, node-sets come out in document order without
 //! duplicates, the `//` abbreviation means what it abbreviates, positional
-//! predicates and reverse axes count as the specification says, and a
-//! node-set is true exactly when it is non-empty.
+//! predicates and reverse axes count as the specification says, a
+//! node-set is true exactly when it is non-empty, and the optimiser's fast
+//! forms mean what they replace.
 
 use mend::dom::{Document, NodeId};
 use mend::xpath::{Item, Value, XPath};
@@ -141,6 +142,21 @@ proptest! {
             let positional = nodes(&doc, NodeId::ROOT, &format!("//{name}[1]"));
             let literal = nodes(&doc, NodeId::ROOT, &format!("/descendant-or-self::node()[true()]/child::{name}[1]"));
             prop_assert_eq!(&positional, &literal, "//{}[1]", name);
+        }
+    }
+
+    #[test]
+    fn a_normalized_text_test_means_what_normalize_space_compares(doc in document()) {
+        // `concat(...)` is a literal the optimiser does not see, so the
+        // right side is the general form the fast one replaces.
+        for value in ["t", "u v", "2", "t1", "1 2", "", "t 2", "u v t"] {
+            for (from, op) in [("//*", "="), ("//text()", "="), ("//@class", "="), ("//*", "!=")] {
+                let fast = nodes(&doc, NodeId::ROOT, &format!("{from}[normalize-space(.) {op} '{value}']"));
+                let short = nodes(&doc, NodeId::ROOT, &format!("{from}['{value}' {op} normalize-space()]"));
+                let plain = nodes(&doc, NodeId::ROOT, &format!("{from}[normalize-space(.) {op} concat('{value}', '')]"));
+                prop_assert_eq!(&fast, &plain, "{}[normalize-space(.) {} '{}']", from, op, value);
+                prop_assert_eq!(&short, &plain, "{}['{}' {} normalize-space()]", from, value, op);
+            }
         }
     }
 
