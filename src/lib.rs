@@ -15,6 +15,7 @@ pub mod fetch;
 pub mod health;
 pub mod job;
 pub mod render;
+pub mod review;
 pub mod runtime;
 pub mod similarity;
 pub mod site;

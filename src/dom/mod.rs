@@ -27,6 +27,7 @@ use std::ops::Range;
 pub use encoding::EncodingSource;
 pub use names::{Names, Sym};
 pub use path::PathCache;
+pub use serialize::escape;
 
 /// The id of a node in a [`Document`]: its index in document order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
