@@ -48,6 +48,7 @@ mod preview;
 mod reject;
 mod revert;
 mod review;
+mod review_page;
 mod run;
 mod show;
 mod similarity;
@@ -98,6 +99,8 @@ enum Command {
     Reject(reject::Args),
     /// Revert an applied or approved adaptation: put the pattern's old XPath back.
     Revert(revert::Args),
+    /// Serve the store's adaptations as a local web page.
+    Review(review_page::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
 }
@@ -131,6 +134,7 @@ pub fn main() -> ExitCode {
         Command::Approve(args) => approve::run(args),
         Command::Reject(args) => reject::run(args),
         Command::Revert(args) => revert::run(args),
+        Command::Review(args) => review_page::run(args),
         Command::Completions(args) => Ok(completions::run(&args)),
     };
     let code = match outcome {

@@ -1,0 +1,182 @@
+//! `mend review`: the store's adaptations as a local web page.
+//!
+//! The server listens on 127.0.0.1 and nowhere else, and every path starts
+//! with a random token ([`guard`]). It renders HTML on the server
+//! ([`pages`], maud escaping every value), with its one stylesheet and
+//! script embedded in the binary: no CDN, no network. A stored page is shown
+//! only sanitized ([`crate::review::sanitize`]), in a sandboxed frame, with
+//! a Content-Security-Policy that forbids scripts and every load.
+//!
+//! The store is opened once and used from blocking tasks, one request at a
+//! time: SQLite serialises writers anyway, and a review page has one reader.
+
+pub mod guard;
+mod pages;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio::net::TcpListener;
+
+use crate::store::Store;
+use guard::{Guard, Refusal};
+
+/// The policy of the review page itself: its own script and stylesheet,
+/// frames of its own snapshots, forms posted to itself, nothing else.
+const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+img-src 'self' data:; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; \
+base-uri 'none'";
+
+/// The policy of a stored page: no script, no load of any kind, its own
+/// inline styles only, and sandboxed even when opened outside its frame.
+const SNAPSHOT_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; \
+img-src data:; frame-ancestors 'self'; form-action 'none'; base-uri 'none'; sandbox";
+
+const STYLESHEET: &str = include_str!("assets/review.css");
+const SCRIPT: &str = include_str!("assets/review.js");
+
+/// What every request handler shares.
+pub struct ReviewState {
+    store: Mutex<Store>,
+    store_path: PathBuf,
+    guard: Guard,
+}
+
+/// A review server bound to its port, not yet serving.
+pub struct ReviewServer {
+    listener: TcpListener,
+    state: Arc<ReviewState>,
+}
+
+/// Why the review server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The port could not be bound.
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind {
+        /// The port asked for (0: any).
+        port: u16,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The operating system gave no randomness for the token.
+    #[error("cannot draw a random token: {0}")]
+    Random(getrandom::Error),
+    /// Serving failed.
+    #[error("the review server stopped: {0}")]
+    Serve(std::io::Error),
+}
+
+impl ReviewServer {
+    /// Binds 127.0.0.1:`port` (0: a free port) for the store at `store_path`.
+    pub async fn bind(store: Store, store_path: PathBuf, port: u16) -> Result<Self, ServeError> {
+        let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+            .await
+            .map_err(|source| ServeError::Bind { port, source })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|source| ServeError::Bind { port, source })?
+            .port();
+        let guard = Guard::new(bound).map_err(ServeError::Random)?;
+        Ok(ReviewServer {
+            listener,
+            state: Arc::new(ReviewState {
+                store: Mutex::new(store),
+                store_path,
+                guard,
+            }),
+        })
+    }
+
+    /// The page's address, token included.
+    pub fn url(&self) -> String {
+        let port = self.listener.local_addr().map_or(0, |a| a.port());
+        format!("http://127.0.0.1:{port}/{}/", self.state.guard.token())
+    }
+
+    /// Serves until `stop` completes.
+    pub async fn serve(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let app = Router::new().fallback(handle).with_state(self.state);
+        axum::serve(self.listener, app)
+            .with_graceful_shutdown(stop)
+            .await
+            .map_err(ServeError::Serve)
+    }
+}
+
+/// Every request: the guard's checks, then the page the path names.
+async fn handle(State(state): State<Arc<ReviewState>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(refusal) = state.guard.check_host(&parts.headers) {
+        return refused(refusal);
+    }
+    let path = match state.guard.strip(parts.uri.path()) {
+        Ok(rest) => rest.to_owned(),
+        Err(refusal) => return refused(refusal),
+    };
+    let query = parts.uri.query().unwrap_or("").to_owned();
+    let mut response = match (&parts.method, path.as_str()) {
+        (&Method::GET, "/assets/review.css") => asset(STYLESHEET, "text/css; charset=utf-8"),
+        (&Method::GET, "/assets/review.js") => asset(SCRIPT, "text/javascript; charset=utf-8"),
+        (&Method::GET, _) => {
+            let state = state.clone();
+            match tokio::task::spawn_blocking(move || pages::get(&state, &path, &query)).await {
+                Ok(response) => response,
+                Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            }
+        }
+        (&Method::POST, _) => {
+            if let Err(refusal) = state.guard.check_origin(&parts.headers) {
+                return refused(refusal);
+            }
+            drop(body);
+            StatusCode::NOT_FOUND.into_response()
+        }
+        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+    };
+    let headers = response.headers_mut();
+    if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_POLICY),
+        );
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn asset(text: &'static str, media_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, media_type)], text).into_response()
+}
+
+/// A refused request: as little as possible said.
+fn refused(refusal: Refusal) -> Response {
+    let (status, text) = match refusal {
+        Refusal::Token => (StatusCode::NOT_FOUND, "not found\n"),
+        Refusal::Host => (StatusCode::MISDIRECTED_REQUEST, "wrong host\n"),
+        Refusal::Forgery => (StatusCode::FORBIDDEN, "refused\n"),
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain")],
+        Body::from(text),
+    )
+        .into_response()
+}

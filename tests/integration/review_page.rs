@@ -1,0 +1,250 @@
+//! `mend review` over HTTP: the page lists the store's adaptations, and
+//! refuses what must be refused: a request without the token, for another
+//! host, a POST from another origin, and any way for a stored page to run
+//! code in it. The server listens on 127.0.0.1 only and stops by itself.
+
+use std::io::{BufRead, BufReader};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream, UdpSocket};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crate::support::cli::{Mend, bookshop_project};
+
+/// A `mend review` of a project's store, killed when dropped (and stopping
+/// by itself after a minute in any case).
+struct Review {
+    child: Child,
+    url: String,
+}
+
+impl Review {
+    fn start(dir: &Path) -> Review {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args([
+                "review",
+                "--store",
+                "wrappers/.mend/mend.db",
+                "--seconds",
+                "60",
+            ])
+            .current_dir(dir)
+            .env_remove("MEND_STORE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().to_owned();
+        assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
+        Review { child, url }
+    }
+
+    fn port(&self) -> u16 {
+        url::Url::parse(&self.url).unwrap().port().unwrap()
+    }
+}
+
+impl Drop for Review {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
+/// The bookshop project after a run that proposes heals for the redesign.
+fn healed_project() -> tempfile::TempDir {
+    let dir = bookshop_project();
+    for args in [
+        &["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"][..],
+        &[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/bookshop-redesign.html",
+            "--heal",
+            "propose",
+        ],
+    ] {
+        let out = Mend::new(args).dir(dir.path()).output();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{args:?}: {out:?}"
+        );
+    }
+    dir
+}
+
+#[test]
+fn the_list_shows_each_proposal_and_the_page_shows_one() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = client();
+    let list = http.get(&review.url).send().unwrap();
+    assert_eq!(list.status(), 200);
+    let policy = list.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"));
+    let text = list.text().unwrap();
+    for expected in [
+        "bookshop · <code>book</code>",
+        "<code>//li/div/div</code>",
+        "href=\"a/1\"",
+    ] {
+        assert!(text.contains(expected), "{expected} not in {text}");
+    }
+    let one = http.get(format!("{}a/1", review.url)).send().unwrap();
+    assert_eq!(one.status(), 200);
+    let text = one.text().unwrap();
+    assert!(text.contains("Adaptation 1 of <code>book</code>"), "{text}");
+    assert!(text.contains("<iframe sandbox=\"\""), "{text}");
+    let pending = http
+        .get(format!("{}?status=applied", review.url))
+        .send()
+        .unwrap();
+    assert!(pending.text().unwrap().contains("No adaptation matches."));
+}
+
+#[test]
+fn a_request_without_the_token_or_for_another_host_is_refused() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = client();
+    let base = format!("http://127.0.0.1:{}", review.port());
+    let token = review
+        .url
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    for path in [
+        "/".to_owned(),
+        "/a/1".to_owned(),
+        "/assets/review.js".to_owned(),
+        format!("/{}/", &token[..token.len() - 1]),
+        format!("/{token}x/"),
+    ] {
+        let r = http.get(format!("{base}{path}")).send().unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        assert!(!r.text().unwrap().contains("bookshop"), "{path}");
+    }
+    // A page of another site that resolves its own name to 127.0.0.1.
+    let r = http
+        .get(&review.url)
+        .header("host", format!("evil.test:{}", review.port()))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 421);
+}
+
+#[test]
+fn a_post_from_another_origin_is_refused() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = client();
+    for headers in [
+        vec![("origin", "http://evil.test")],
+        vec![("origin", "null")],
+        vec![("referer", "http://evil.test/")],
+        vec![
+            ("sec-fetch-site", "cross-site"),
+            ("origin", "http://evil.test"),
+        ],
+        vec![],
+    ] {
+        let mut request = http.post(format!("{}a/1/approve", review.url));
+        for (k, v) in &headers {
+            request = request.header(*k, *v);
+        }
+        let r = request.send().unwrap();
+        assert_eq!(r.status(), 403, "{headers:?}");
+    }
+}
+
+#[test]
+fn a_stored_page_with_scripts_cannot_run_them_in_the_review_page() {
+    let dir = bookshop_project();
+    let hostile = std::fs::read_to_string(dir.path().join("pages/bookshop-redesign.html"))
+        .unwrap()
+        .replace(
+            "<body>",
+            "<body onload=\"alert(1)\"><script>document.title='owned'</script>\
+             <img src=\"http://127.0.0.1:9/x.png\" onerror=\"alert(2)\">",
+        );
+    std::fs::write(dir.path().join("pages/hostile.html"), hostile).unwrap();
+    for args in [
+        &["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"][..],
+        &[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/hostile.html",
+            "--heal",
+            "propose",
+        ],
+    ] {
+        let out = Mend::new(args).dir(dir.path()).output();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{args:?}: {out:?}"
+        );
+    }
+    let review = Review::start(dir.path());
+    let http = client();
+    for side in ["old", "new"] {
+        let r = http
+            .get(format!("{}a/1/page/{side}", review.url))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let policy = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        for part in ["default-src 'none'", "sandbox", "img-src data:"] {
+            assert!(policy.contains(part), "{policy}");
+        }
+        assert!(!policy.contains("script-src"), "{policy}");
+        let page = r.text().unwrap().to_ascii_lowercase();
+        for bad in ["<script", "onload", "onerror", "src=", "alert("] {
+            assert!(!page.contains(bad), "{bad} in the {side} page: {page}");
+        }
+        assert!(
+            page.contains("data-mend-target"),
+            "{side}: no target marked"
+        );
+    }
+}
+
+#[test]
+fn the_server_listens_on_loopback_only() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let port = review.port();
+    let connects = |ip: std::net::IpAddr| {
+        TcpStream::connect_timeout(&SocketAddr::new(ip, port), Duration::from_secs(2)).is_ok()
+    };
+    assert!(connects(Ipv4Addr::LOCALHOST.into()));
+    assert!(!connects(std::net::Ipv6Addr::LOCALHOST.into()));
+    // The machine's own address on its network, if it has one: a UDP
+    // "connection" only picks the route, and sends nothing.
+    if let Ok(socket) = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0))
+        && socket.connect((Ipv4Addr::new(192, 0, 2, 1), 9)).is_ok()
+        && let Ok(own) = socket.local_addr()
+        && !own.ip().is_loopback()
+    {
+        assert!(!connects(own.ip()), "reachable at {}", own.ip());
+    }
+}
