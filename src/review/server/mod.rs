@@ -113,6 +113,18 @@ impl ReviewServer {
     }
 }
 
+/// The HTML of the list page for `query` (`status=pending&min_score=0.5`),
+/// as the server sends it under `token`: what the benchmark of a large store
+/// measures.
+pub fn list_page(
+    store: &Store,
+    store_path: &std::path::Path,
+    token: &str,
+    query: &str,
+) -> Result<String, crate::store::StoreError> {
+    pages::list(store, store_path, token, &pages::Filters::parse(query)).map(|m| m.into_string())
+}
+
 /// Every request: the guard's checks, then the page the path names.
 async fn handle(State(state): State<Arc<ReviewState>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();

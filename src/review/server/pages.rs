@@ -3,6 +3,7 @@
 //! page is written only through [`sanitize`].
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -22,7 +23,8 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
     let token = state.guard.token();
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let result = match segments.as_slice() {
-        [""] => list(state, &store, &Filters::parse(query)),
+        [""] => list(&store, &state.store_path, token, &Filters::parse(query))
+            .map(IntoResponse::into_response),
         ["a", id] => match id.parse::<i64>() {
             Ok(id) => adaptation(token, &store, AdaptationId(id)),
             Err(_) => Ok(not_found(token)),
@@ -57,7 +59,7 @@ pub(super) struct Filters {
 }
 
 impl Filters {
-    fn parse(query: &str) -> Filters {
+    pub(super) fn parse(query: &str) -> Filters {
         let mut f = Filters::default();
         for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
             match &*k {
@@ -82,7 +84,13 @@ impl Filters {
     }
 }
 
-fn list(state: &ReviewState, store: &Store, filters: &Filters) -> Result<Response, StoreError> {
+/// The list of the store's adaptations that pass `filters`.
+pub(super) fn list(
+    store: &Store,
+    store_path: &Path,
+    token: &str,
+    filters: &Filters,
+) -> Result<Markup, StoreError> {
     let records = store.adaptations(&AdaptationFilter::default())?;
     let tag = store.tag()?;
     let mut groups: BTreeMap<(&str, &str), Vec<&AdaptationRecord>> = BTreeMap::new();
@@ -94,7 +102,7 @@ fn list(state: &ReviewState, store: &Store, filters: &Filters) -> Result<Respons
     }
     let statuses = ["pending", "proposed", "applied", "abstained", "rejected"];
     let body = html! {
-        p.store { "Store " code { (state.store_path.display()) } " (tag " code { (tag) } ")" }
+        p.store { "Store " code { (store_path.display()) } " (tag " code { (tag) } ")" }
         form.filters method="get" action="./" {
             label for="status" { "Status" }
             select #status name="status" {
@@ -136,7 +144,7 @@ fn list(state: &ReviewState, store: &Store, filters: &Filters) -> Result<Respons
             }
         }
     };
-    Ok(layout(state.guard.token(), "Adaptations", body).into_response())
+    Ok(layout(token, "Adaptations", body))
 }
 
 fn adaptation(token: &str, store: &Store, id: AdaptationId) -> Result<Response, StoreError> {
