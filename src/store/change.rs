@@ -223,15 +223,37 @@ impl Store {
         &self,
         wrapper_path: Option<&Path>,
     ) -> Result<Vec<ChangeRecord>, StoreError> {
+        self.changes_where("state = 'pending'", wrapper_path, "id", None)
+    }
+
+    /// Every change of the wrapper at `wrapper_path` (canonical), or of all
+    /// wrappers, newest first, at most `limit`: the wrapper's versions.
+    pub fn changes(
+        &self,
+        wrapper_path: Option<&Path>,
+        limit: Option<u64>,
+    ) -> Result<Vec<ChangeRecord>, StoreError> {
+        self.changes_where("1", wrapper_path, "id DESC", limit)
+    }
+
+    fn changes_where(
+        &self,
+        condition: &str,
+        wrapper_path: Option<&Path>,
+        order: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<ChangeRecord>, StoreError> {
         let wanted = wrapper_path.map(path_bytes);
+        // SQLite reads a negative limit as no limit at all.
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
         let ids: Vec<i64> = self
             .conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT id FROM wrapper_changes
-                 WHERE state = 'pending' AND (?1 IS NULL OR wrapper_path = ?1)
-                 ORDER BY id",
-            )?
-            .query_map(params![wanted], |row| row.get(0))?
+                 WHERE {condition} AND (?1 IS NULL OR wrapper_path = ?1)
+                 ORDER BY {order} LIMIT ?2"
+            ))?
+            .query_map(params![wanted, limit], |row| row.get(0))?
             .collect::<Result<_, _>>()?;
         ids.into_iter()
             .map(|id| {

@@ -99,7 +99,7 @@ fn the_list_shows_each_proposal_and_the_page_shows_one() {
     assert!(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"));
     let text = list.text().unwrap();
     for expected in [
-        "bookshop · <code>book</code>",
+        "<a href=\"w/bookshop\">bookshop</a> · <code>book</code>",
         "<code>//li/div/div</code>",
         "href=\"a/1\"",
     ] {
@@ -232,4 +232,31 @@ fn the_server_listens_on_loopback_only() {
     {
         assert!(!connects(own.ip()), "reachable at {}", own.ip());
     }
+}
+
+#[test]
+fn the_history_page_charts_each_fields_fill_rate_over_the_samples() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = client();
+    let list = http.get(&review.url).send().unwrap().text().unwrap();
+    assert!(list.contains("href=\"w/bookshop\""), "{list}");
+    let r = http
+        .get(format!("{}w/bookshop", review.url))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let page = r.text().unwrap();
+    for expected in [
+        "History of bookshop",
+        "<polyline",
+        "<caption>Fill rate per field</caption>",
+        "snapshot (baseline)",
+        "run 1",
+        "<code>book/price</code>",
+    ] {
+        assert!(page.contains(expected), "{expected} not in {page}");
+    }
+    let missing = http.get(format!("{}w/nobody", review.url)).send().unwrap();
+    assert_eq!(missing.status(), 404);
 }

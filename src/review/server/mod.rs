@@ -11,6 +11,7 @@
 //! time: SQLite serialises writers anyway, and a review page has one reader.
 
 pub mod guard;
+mod history;
 mod pages;
 
 use std::net::{Ipv4Addr, SocketAddr};

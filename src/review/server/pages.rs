@@ -29,6 +29,16 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
             Ok(id) => adaptation(token, &store, AdaptationId(id)),
             Err(_) => Ok(not_found(token)),
         },
+        ["w", wrapper] => {
+            let wrapper = url::form_urlencoded::parse(format!("w={wrapper}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default();
+            super::history::history(&store, &wrapper).map(|page| match page {
+                Some(body) => layout(token, &format!("History of {wrapper}"), body).into_response(),
+                None => not_found(token),
+            })
+        }
         ["a", id, "page", side @ ("old" | "new")] => match id.parse::<i64>() {
             Ok(id) => snapshot(token, &store, AdaptationId(id), *side == "new"),
             Err(_) => Ok(not_found(token)),
@@ -121,7 +131,7 @@ pub(super) fn list(
         }
         @for ((wrapper, pattern), rows) in &groups {
             section.group {
-                h2 { (wrapper) " · " code { (pattern) } }
+                h2 { a href={ "w/" (encode(wrapper)) } { (wrapper) } " · " code { (pattern) } }
                 table {
                     thead { tr {
                         th scope="col" { "Id" } th scope="col" { "Status" }
@@ -258,12 +268,14 @@ fn score(s: Option<f64>) -> String {
     s.map_or_else(|| "–".to_owned(), |s| format!("{s:.3}"))
 }
 
-/// A small bar chart of the candidates' scores, best first, as SVG (whose
+/// A small bar chart of the best candidates' scores, best first, as SVG (whose
 /// sizes are attributes, which the page's policy allows, not styles).
 fn candidate_bars(r: &AdaptationRecord) -> Markup {
     const WIDTH: usize = 6;
     const HEIGHT: f64 = 20.0;
-    let shown: Vec<f64> = r.candidates.iter().take(8).map(|c| c.score).collect();
+    let mut shown: Vec<f64> = r.candidates.iter().map(|c| c.score).collect();
+    shown.sort_by(|a, b| b.total_cmp(a));
+    shown.truncate(8);
     let label = shown
         .iter()
         .map(|s| format!("{s:.2}"))
@@ -310,4 +322,9 @@ fn layout(token: &str, title: &str, body: Markup) -> Markup {
 /// The path of an embedded asset: `/TOKEN/assets/NAME`.
 fn asset_path(token: &str, name: &str) -> String {
     format!("/{token}/assets/{name}")
+}
+
+/// `text` as one percent-encoded path segment.
+fn encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
