@@ -66,11 +66,14 @@ impl Guard {
     /// The path under the token: `/TOKEN/rest` gives `/rest`.
     pub fn strip<'p>(&self, path: &'p str) -> Result<&'p str, Refusal> {
         let rest = path.strip_prefix('/').unwrap_or(path);
-        let (first, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        let (first, under) = match rest.find('/') {
+            Some(slash) => (&rest[..slash], &rest[slash..]),
+            None => (rest, "/"),
+        };
         if !same(first.as_bytes(), self.token.as_bytes()) {
             return Err(Refusal::Token);
         }
-        Ok(&path[path.len() - tail.len() - 1..])
+        Ok(under)
     }
 
     /// Refuses a request whose `Host` is not this server.
