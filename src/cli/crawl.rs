@@ -169,7 +169,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             say!("error: {e}");
             return Ok(ExitCode::from(match e {
                 crawl::CrawlError::NoSeeds
-                | crawl::CrawlError::Frontier(crawl::FrontierError::NothingToResume { .. })
                 | crawl::CrawlError::Sink(
                     crawl::SinkError::ResumeStdout | crawl::SinkError::SqliteStdout,
                 ) => EXIT_BAD_INPUT,
@@ -185,7 +184,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         0
     };
-    if !args.quiet {
+    if summary.finished_before && !args.quiet {
+        say!(
+            "mend: the crawl writing to {} had finished ({} pages); nothing to resume. Run without --resume to crawl again.",
+            args.out
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |p| p.display().to_string()),
+            summary.fetched_total
+        );
+    } else if !args.quiet {
         say!(
             "mend: crawled {} pages ({} in all{}), {} items, {} records, {} violations on {} pages, {} errors, {} forbidden by robots.txt{}{}; items: {}; {:.1} pages/s",
             summary.fetched,

@@ -35,16 +35,29 @@ pub enum FrontierError {
         /// What SQLite said.
         source: rusqlite::Error,
     },
-    /// `--resume` found nothing to resume.
-    #[error("no unfinished crawl of {wrapper} writing to {output} to resume in {path}")]
-    NothingToResume {
-        /// The frontier's file.
-        path: PathBuf,
-        /// The wrapper's name.
-        wrapper: String,
-        /// The output named.
-        output: String,
+}
+
+/// What `--resume` found in the frontier for a wrapper and an output.
+#[derive(Debug)]
+pub enum Resumable {
+    /// An unfinished crawl, with its queue as it was and the output length
+    /// its done pages reached.
+    Unfinished {
+        /// The crawl, ready to go on.
+        frontier: Frontier,
+        /// Bytes (or pages, for SQLite) of output its done pages account for.
+        output_len: u64,
     },
+    /// The newest crawl finished: its output is whole and nothing is left.
+    Finished {
+        /// The finished crawl.
+        crawl: CrawlId,
+        /// Pages it fetched.
+        fetched: u64,
+    },
+    /// No crawl was ever begun, or one was killed before it recorded its
+    /// start: there is nothing to go on with, so a new crawl begins.
+    Nothing,
 }
 
 /// A link to queue: the URL, its depth, its priority.
@@ -196,61 +209,101 @@ impl Frontier {
         store.with_file_name("crawl.db")
     }
 
-    /// Begins a new crawl of `wrapper` writing to `output`, from `seeds`.
+    /// Begins a new crawl of `wrapper` writing to `output`, with `seeds`
+    /// queued. The crawl and its seeds are recorded in one transaction, so a
+    /// crawl killed at any moment is either absent or resumable with its
+    /// seeds.
     pub fn begin(
         path: &Path,
         wrapper: &str,
         output: &str,
-        seeds: &[Url],
+        seeds: &[Link],
         now: i64,
     ) -> Result<Frontier, FrontierError> {
-        let conn = open(path)?;
-        let seed_text = seeds.iter().map(Url::as_str).collect::<Vec<_>>().join(" ");
-        let crawl = conn
+        let mut conn = open(path)?;
+        let fail = |source| sqlite(path, source);
+        let seed_text = seeds
+            .iter()
+            .map(|(u, _, _)| u.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let crawl: CrawlId = tx
             .query_row(
                 "INSERT INTO crawls (wrapper, output, seeds, started_at) VALUES (?1, ?2, ?3, ?4)
                  RETURNING id",
                 params![wrapper, output, seed_text, now],
                 |r| r.get(0),
             )
-            .map_err(|source| sqlite(path, source))?;
+            .map_err(fail)?;
+        let mut queue = BinaryHeap::new();
+        let mut seen = HashSet::new();
+        let mut next_seq = 0;
+        for (url, depth, priority) in seeds {
+            if !seen.insert(url.to_string()) {
+                continue;
+            }
+            tx.execute(
+                "INSERT INTO urls (crawl_id, url, seq, depth, state) VALUES (?1, ?2, ?3, ?4, 'queued')",
+                params![crawl, url.as_str(), next_seq, depth],
+            )
+            .map_err(fail)?;
+            queue.push(Queued {
+                url: url.clone(),
+                depth: *depth,
+                seq: next_seq,
+                priority: *priority,
+            });
+            next_seq += 1;
+        }
+        tx.commit().map_err(fail)?;
         Ok(Frontier {
             conn,
             path: path.to_owned(),
             crawl,
-            queue: BinaryHeap::new(),
-            seen: HashSet::new(),
-            next_seq: 0,
+            queue,
+            seen,
+            next_seq,
             fetched: 0,
         })
     }
 
-    /// Opens the newest unfinished crawl of `wrapper` writing to `output`,
-    /// with its queue as it was; gives it and the output length its done
-    /// pages reached.
-    pub fn resume(
-        path: &Path,
-        wrapper: &str,
-        output: &str,
-    ) -> Result<(Frontier, u64), FrontierError> {
+    /// Looks at the newest crawl of `wrapper` writing to `output`: an
+    /// unfinished one is opened with its queue as it was, a finished one is
+    /// reported as such, and without one there is [`Resumable::Nothing`].
+    /// Only the newest counts: an older unfinished crawl was superseded by
+    /// the one begun after it, which truncated the output.
+    pub fn resume(path: &Path, wrapper: &str, output: &str) -> Result<Resumable, FrontierError> {
         let conn = open(path)?;
-        let found: Option<(CrawlId, i64)> = conn
+        let found: Option<(CrawlId, i64, bool)> = conn
             .query_row(
-                "SELECT id, output_len FROM crawls
-                 WHERE wrapper = ?1 AND output = ?2 AND finished_at IS NULL
+                "SELECT id, output_len, finished_at IS NOT NULL FROM crawls
+                 WHERE wrapper = ?1 AND output = ?2
                  ORDER BY id DESC LIMIT 1",
                 params![wrapper, output],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
             .map_err(|source| sqlite(path, source))?;
-        let Some((crawl, output_len)) = found else {
-            return Err(FrontierError::NothingToResume {
-                path: path.to_owned(),
-                wrapper: wrapper.to_owned(),
-                output: output.to_owned(),
-            });
+        let Some((crawl, output_len, finished)) = found else {
+            return Ok(Resumable::Nothing);
         };
+        if finished {
+            let fetched: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM urls
+                     WHERE crawl_id = ?1 AND state NOT IN ('queued', 'skipped')",
+                    [crawl],
+                    |r| r.get(0),
+                )
+                .map_err(|source| sqlite(path, source))?;
+            return Ok(Resumable::Finished {
+                crawl,
+                fetched: u64::try_from(fetched).unwrap_or(0),
+            });
+        }
         let mut frontier = Frontier {
             conn,
             path: path.to_owned(),
@@ -288,7 +341,10 @@ impl Frontier {
             }
             frontier.seen.insert(url);
         }
-        Ok((frontier, u64::try_from(output_len).unwrap_or(0)))
+        Ok(Resumable::Unfinished {
+            frontier,
+            output_len: u64::try_from(output_len).unwrap_or(0),
+        })
     }
 
     /// The crawl's id.
@@ -667,8 +723,7 @@ mod tests {
         let (a, b, c) = (url("http://h/a"), url("http://h/b"), url("http://h/c"));
         {
             let mut f =
-                Frontier::begin(&path, "w", "out.ndjson", std::slice::from_ref(&a), 1).unwrap();
-            f.push(&[(a.clone(), 0, 0.0)]).unwrap();
+                Frontier::begin(&path, "w", "out.ndjson", &[(a.clone(), 0, 0.0)], 1).unwrap();
             let first = f.pop().unwrap();
             f.complete(
                 &done(&first.url),
@@ -679,8 +734,14 @@ mod tests {
             // b was popped, but the process died before its outcome.
             let _b = f.pop().unwrap();
         }
-        let (mut f, len) = Frontier::resume(&path, "w", "out.ndjson").unwrap();
-        assert_eq!(len, 120);
+        let Resumable::Unfinished {
+            frontier: mut f,
+            output_len,
+        } = Frontier::resume(&path, "w", "out.ndjson").unwrap()
+        else {
+            panic!("the crawl is unfinished");
+        };
+        assert_eq!(output_len, 120);
         assert_eq!(f.fetched(), 1);
         assert!(f.has_seen(&a));
         let left: Vec<String> = std::iter::from_fn(|| f.pop())
@@ -691,10 +752,32 @@ mod tests {
         // Another output is another crawl.
         assert!(matches!(
             Frontier::resume(&path, "w", "other.ndjson"),
-            Err(FrontierError::NothingToResume { .. })
+            Ok(Resumable::Nothing)
         ));
         f.finish(9).unwrap();
-        assert!(Frontier::resume(&path, "w", "out.ndjson").is_err());
+        assert!(matches!(
+            Frontier::resume(&path, "w", "out.ndjson"),
+            Ok(Resumable::Finished { fetched: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn a_crawl_killed_right_after_it_began_resumes_with_its_seeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.db");
+        let seeds = [(url("http://h/"), 0, 0.0), (url("http://h/x"), 0, 0.0)];
+        drop(Frontier::begin(&path, "w", "out.ndjson", &seeds, 1).unwrap());
+        let Ok(Resumable::Unfinished {
+            frontier: mut f,
+            output_len: 0,
+        }) = Frontier::resume(&path, "w", "out.ndjson")
+        else {
+            panic!("the begun crawl is resumable");
+        };
+        let left: Vec<String> = std::iter::from_fn(|| f.pop())
+            .map(|q| q.url.path().to_owned())
+            .collect();
+        assert_eq!(left, ["/", "/x"]);
     }
 
     #[test]

@@ -39,7 +39,7 @@ mod run;
 mod sink;
 
 pub use fetcher::{Conditions, FetchFailure, Fetcher, Response, USER_AGENT};
-pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link};
+pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link, Resumable};
 pub use items::ItemRule;
 pub use links::links_of;
 pub use politeness::{Hosts, MAX_DELAY};

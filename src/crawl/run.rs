@@ -13,7 +13,7 @@ use url::Url;
 
 use super::fetcher::{Conditions, FetchFailure, Fetcher};
 use super::frontier::{
-    CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued,
+    CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
 };
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
@@ -126,6 +126,9 @@ pub struct CrawlSummary {
     pub pages_per_second: f64,
     /// Whether this crawl resumed an earlier one.
     pub resumed: bool,
+    /// Whether `--resume` found the crawl finished already, so that nothing
+    /// was fetched and the output was left as it was.
+    pub finished_before: bool,
     /// The crawl's id in the frontier.
     pub crawl_id: i64,
     /// The first failures, with their URLs.
@@ -222,14 +225,36 @@ pub async fn crawl(
         .as_ref()
         .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
     let now = unix_millis();
-    let (mut frontier, resume_at) = if options.resume {
-        let (frontier, at) = Frontier::resume(&options.frontier, &wrapper.name, &output_name)?;
-        (frontier, Some(at))
+    let found = if options.resume {
+        Frontier::resume(&options.frontier, &wrapper.name, &output_name)?
     } else {
-        (
-            Frontier::begin(&options.frontier, &wrapper.name, &output_name, &seeds, now)?,
-            None,
-        )
+        Resumable::Nothing
+    };
+    let (mut frontier, resume_at) = match found {
+        Resumable::Unfinished {
+            frontier,
+            output_len,
+        } => (frontier, Some(output_len)),
+        // The output is whole already: going on means doing nothing, so a
+        // `--resume` retried after a crawl that ended is harmless.
+        Resumable::Finished { crawl, fetched } => {
+            return Ok(CrawlSummary {
+                fetched_total: fetched,
+                resumed: true,
+                finished_before: true,
+                crawl_id: crawl,
+                ..CrawlSummary::default()
+            });
+        }
+        // Seeds go in with the crawl's first record; their priorities are
+        // set once the item rule is known, below.
+        Resumable::Nothing => {
+            let first: Vec<Link> = seeds.iter().map(|u| (u.clone(), 0, 0.0)).collect();
+            (
+                Frontier::begin(&options.frontier, &wrapper.name, &output_name, &first, now)?,
+                None,
+            )
+        }
     };
     let mut sink = Sink::open(
         options.output.as_deref(),
@@ -267,20 +292,17 @@ pub async fn crawl(
         for (url, n) in frontier.done_pages()? {
             model.learn(&url, n);
         }
-        frontier.reorder(|u, d| priority(&model, u, d));
-    } else {
-        let mut first: Vec<Link> = seeds
-            .iter()
-            .map(|u| (u.clone(), 0, priority(&model, u, 0)))
-            .collect();
-        first.extend(
-            examples
-                .iter()
-                .filter(|u| allowed(u, 1))
-                .map(|u| (u.clone(), 1, priority(&model, u, 1))),
-        );
-        frontier.push(&first)?;
     }
+    frontier.reorder(|u, d| priority(&model, u, d));
+    // The seeds' examples of item pages, when the item rule was learned from
+    // them; a crawl killed before they were queued queues them on resume,
+    // and those already met are left as they are.
+    let first: Vec<Link> = examples
+        .iter()
+        .filter(|u| allowed(u, 1))
+        .map(|u| (u.clone(), 1, priority(&model, u, 1)))
+        .collect();
+    frontier.push(&first)?;
     let media_dir = options.output.as_ref().map(|o| {
         let stem = o
             .file_stem()

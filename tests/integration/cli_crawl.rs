@@ -211,7 +211,9 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
         let out = format!("t{trial}.ndjson");
         let store = format!("t{trial}/mend.db");
         let mut kills = 0;
-        let mut resume = false;
+        // `--resume` with nothing to resume begins the crawl: odd trials
+        // start that way, as a retry loop that always passes it would.
+        let mut resume = trial % 2 == 1;
         loop {
             let mut args = vec![
                 "crawl".to_owned(),
@@ -255,6 +257,25 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
             "trial {trial}, {kills} kills"
         );
     }
+    // Resuming a crawl that finished leaves its output as it is.
+    let before = std::fs::read(dir.path().join("t0.ndjson")).unwrap();
+    let again = crawl(
+        dir.path(),
+        &[
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "t0.ndjson",
+            "--batch",
+            "4",
+            "--store",
+            "t0/mend.db",
+            "--resume",
+        ],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stderr.contains("nothing to resume"), "{}", again.stderr);
+    assert_eq!(std::fs::read(dir.path().join("t0.ndjson")).unwrap(), before);
 }
 
 #[test]
