@@ -2,8 +2,8 @@
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
 //! `extract`, `adapt`, `health`, `site`) does no I/O, no async and reads no
-//! clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime` and the command
-//! line sit on top.
+//! clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime`, `review`
+//! and the command line sit on top.
 
 #![forbid(unsafe_code)]
 

@@ -54,7 +54,6 @@ mod show;
 mod similarity;
 mod snapshot;
 mod stdout;
-mod undo;
 mod validate;
 mod xpath;
 

@@ -1,29 +1,27 @@
-//! `mend reject ID...`: refuse adaptations' new XPaths.
+//! `mend reject ID...`: refuse adaptations' new XPaths; `--pending` or
+//! `--pattern PATH` rejects every waiting proposal (of one pattern).
 //!
-//! The verdict is recorded with its reason, and the store remembers the XPath
-//! as a negative example: healing never proposes it again for that wrapper's
-//! pattern. A proposal leaves the wrapper file as it is, and its twins (the
-//! same XPath, recorded one per page by an earlier mend) are rejected with
-//! it. An adaptation whose XPath is in the wrapper (applied by a run in
-//! `auto` mode, or approved) is first reverted (`undo.rs`): the old XPath is
-//! put back through the wrapper-change protocol, and only then is the
-//! verdict turned into a rejection. `--pending` or `--pattern PATH` rejects
-//! every waiting proposal (of one pattern).
+//! The decision is `mend::review::reject`: the verdict is recorded with its
+//! reason, and healing never proposes the XPath again for that wrapper's
+//! pattern. A proposal leaves the wrapper file as it is, and its twins are
+//! rejected with it; an adaptation whose XPath is in the wrapper (applied by
+//! a run in `auto` mode, or approved) is first reverted, as `mend revert`
+//! does. This module prints what it did.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use mend::store::{AdaptationId, AdaptationStatus, Store, Verdict};
+use mend::review::{self, Rejected, ReviewError};
+use mend::store::{AdaptationId, Store};
 
-use super::review::{self, StoreArg, WrapperArg};
-use super::undo;
+use super::review::{self as cli, StoreArg, WrapperArg};
 
 /// Reject proposed, applied or approved adaptations; their XPaths are never proposed again.
 #[derive(clap::Args, Debug)]
-#[command(after_long_help = review::STORE_RULE)]
+#[command(after_long_help = cli::STORE_RULE)]
 pub struct Args {
     #[command(flatten)]
-    targets: review::Targets,
+    targets: cli::Targets,
     /// Why, for the history.
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
@@ -39,7 +37,7 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    Ok(review::for_each_target(
+    Ok(cli::for_each_target(
         &args.store,
         &args.targets,
         "reject",
@@ -53,67 +51,34 @@ fn reject(
     path: &Path,
     id: AdaptationId,
 ) -> Result<ExitCode, ExitCode> {
-    let record = review::adaptation(store, path, id)?;
-    let reason = args.reason.as_deref();
-    if undo::in_wrapper(store, &record)? {
-        let file = review::wrapper_of(store, &record, path, args.wrapper.wrapper.as_deref())?;
-        undo::revert(store, path, &record, &file, reason, args.force)?;
-        store
-            .turn_to_rejection(id, reason, review::now())
-            .map_err(|e| review::store_failure(&e))?;
-        out!(
-            "rejected adaptation {} of {} in {}: {} will not be proposed again",
-            record.id,
-            record.pattern,
-            record.wrapper,
-            record.new_xpath.as_deref().unwrap_or("(none)")
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(decision) = &record.decision {
-        return Err(review::bad_input(format!(
-            "adaptation {} was already {} at {}",
-            record.id, decision.verdict, decision.decided_at
-        )));
-    }
-    match record.status {
-        AdaptationStatus::Proposed | AdaptationStatus::Applied => {}
-        AdaptationStatus::Abstained => {
-            return Err(review::bad_input(format!(
-                "adaptation {} abstained: it found no XPath, so there is nothing to reject",
-                record.id
-            )));
+    let options = cli::options(args.reason.as_deref(), args.force, &args.wrapper);
+    let rejected = match review::reject(store, path, id, &options) {
+        Ok(rejected) => rejected,
+        Err(e) => {
+            // The XPath is out of the wrapper even so: say so first.
+            if let ReviewError::RevertedNotRejected { reverted, .. } = &e {
+                cli::print_reverted(reverted);
+            }
+            return Err(cli::report(&e));
         }
-        AdaptationStatus::Rejected => {
-            return Err(review::bad_input(format!(
-                "adaptation {} was already refused by the run{}: its XPath was never used",
-                record.id,
-                record
-                    .reason
-                    .as_deref()
-                    .map(|r| format!(" ({r})"))
-                    .unwrap_or_default()
-            )));
-        }
+    };
+    let Rejected {
+        record,
+        reverted,
+        twins,
+    } = &rejected;
+    if let Some(reverted) = reverted {
+        cli::print_reverted(reverted);
     }
-    let twins = store
-        .pending_twins(id)
-        .map_err(|e| review::store_failure(&e))?;
-    review::decide(store, path, id, Verdict::Rejected, reason)?;
-    let twin_reason = format!("the same XPath as adaptation {id}, rejected with it");
-    for twin in &twins {
-        review::decide(store, path, *twin, Verdict::Rejected, Some(&twin_reason))?;
-    }
-    let new = record.new_xpath.as_deref().unwrap_or("(none)");
     out!(
-        "rejected adaptation {} of {} in {}: {new} will not be proposed again",
+        "rejected adaptation {} of {} in {}: {} will not be proposed again",
         record.id,
         record.pattern,
-        record.wrapper
+        record.wrapper,
+        record.new_xpath.as_deref().unwrap_or("(none)")
     );
     if !twins.is_empty() {
-        let list: Vec<String> = twins.iter().map(ToString::to_string).collect();
-        out!("rejected with it: {} (the same XPath)", list.join(", "));
+        out!("rejected with it: {} (the same XPath)", cli::ids(twins));
     }
     Ok(ExitCode::SUCCESS)
 }

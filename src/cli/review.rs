@@ -1,6 +1,6 @@
-//! What the review commands (`log`, `show`, `approve`, `reject`) share:
-//! finding and opening the store, looking up an adaptation, and finding the
-//! wrapper file a run used.
+//! What the review commands (`log`, `show`, `approve`, `reject`, `revert`)
+//! share: finding and opening the store, the adaptations a command names,
+//! and printing what `mend::review` refused.
 //!
 //! Each helper prints its own error and gives the exit code to end with, so
 //! a command reads as a straight line of `?`s over `Result<_, ExitCode>`.
@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use mend::review::{DecisionOptions, Reverted, ReviewError};
 use mend::runtime;
 use mend::store::{
-    AdaptationId, AdaptationRecord, AdaptationRef, ChangeState, Decision, STORE_DIR, STORE_FILE,
-    Store, StoreError, Timestamp, Verdict,
+    AdaptationId, AdaptationRecord, AdaptationRef, ChangeState, STORE_DIR, STORE_FILE, Store,
+    StoreError, Timestamp,
 };
-use mend::wrapper::{self, Wrapper};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 
@@ -148,11 +148,10 @@ pub fn failure(message: impl std::fmt::Display) -> ExitCode {
 /// Maps a store error to its message and exit code: a file that is not a
 /// mend store is bad input; anything else is a failure.
 pub fn store_failure(e: &StoreError) -> ExitCode {
-    match e {
-        StoreError::NotADatabase { .. }
-        | StoreError::Foreign { .. }
-        | StoreError::TooNew { .. } => bad_input(e),
-        _ => failure(e),
+    if e.is_not_a_store() {
+        bad_input(e)
+    } else {
+        failure(e)
     }
 }
 
@@ -242,18 +241,7 @@ pub fn own_id(
     path: &Path,
     reference: &AdaptationRef,
 ) -> Result<AdaptationId, ExitCode> {
-    let Some(theirs) = &reference.tag else {
-        return Ok(reference.id);
-    };
-    let ours = store.tag().map_err(|e| store_failure(&e))?;
-    if *theirs == ours {
-        return Ok(reference.id);
-    }
-    Err(bad_input(format!(
-        "adaptation {reference} belongs to the store tagged {theirs}, but {} is tagged {ours}: \
-         pass --store PATH (or set MEND_STORE) to read the store of the run that printed it",
-        path.display()
-    )))
+    mend::review::own_id(store, path, reference).map_err(|e| report(&e))
 }
 
 /// The adaptation `id`, or exit 2 when the store has none with that id.
@@ -262,187 +250,75 @@ pub fn adaptation(
     path: &Path,
     id: AdaptationId,
 ) -> Result<AdaptationRecord, ExitCode> {
-    match store.adaptation(id) {
-        Ok(Some(record)) => Ok(record),
-        Ok(None) => Err(bad_input(unknown(store, path, id))),
-        Err(e) => Err(store_failure(&e)),
-    }
+    mend::review::adaptation(store, path, id).map_err(|e| report(&e))
 }
 
-/// Why there is no adaptation `id`: the store read, the ids it has, and
-/// that an id from a run that used another store means nothing here.
-fn unknown(store: &Store, path: &Path, id: AdaptationId) -> String {
-    let filter = mend::store::AdaptationFilter {
-        limit: Some(1),
-        ..Default::default()
-    };
-    let newest = store
-        .adaptations(&filter)
-        .ok()
-        .and_then(|r| r.first().map(|r| r.id));
-    match newest {
-        Some(newest) => format!(
-            "no adaptation {id} in the store {} (its newest is {newest}); an id printed by a run that used another store needs --store PATH",
-            path.display()
-        ),
-        None => format!(
-            "no adaptation {id} in the store {}: it holds none; an id printed by a run that used another store needs --store PATH",
-            path.display()
-        ),
-    }
-}
-
-/// The wrapper file of the run that made `record`: its canonical path, or
-/// for runs of an older mend, the path as the run was given it.
+/// The wrapper file of the run that made `record`, as the store recorded it.
 pub fn recorded_wrapper_path(
     store: &Store,
     record: &AdaptationRecord,
 ) -> Result<PathBuf, ExitCode> {
-    match store.run(record.run_id) {
-        Ok(Some(run)) => Ok(run.wrapper_file.unwrap_or(run.wrapper_path)),
-        Ok(None) => Err(failure(format!(
-            "the store holds no run {} for adaptation {}",
-            record.run_id, record.id
-        ))),
-        Err(e) => Err(store_failure(&e)),
+    mend::review::recorded_wrapper_path(store, record).map_err(|e| report(&e))
+}
+
+/// Prints a refused or failed decision (the wrapper's diagnostics first,
+/// when it does not load) and gives its exit code: 2 when the person can act
+/// on it, else 3.
+pub fn report(e: &ReviewError) -> ExitCode {
+    if let Some(diagnostics) = e.diagnostics() {
+        say_raw!("{diagnostics}");
+    }
+    if e.is_bad_input() {
+        bad_input(e)
+    } else {
+        failure(e)
     }
 }
 
-/// Finds the wrapper file a run recorded as `recorded`, from the store at
-/// `store`: the path as it is if absolute or found from the current
-/// directory; else, for a store in a `.mend` folder, the file of that name
-/// beside the folder (where `mend run` keeps a wrapper's store), since a
-/// relative path was relative to wherever the run was started.
-pub fn find_wrapper_file(recorded: &Path, store: &Path) -> Option<PathBuf> {
-    if recorded.is_file() {
-        return Some(recorded.to_owned());
+/// What a decision command was asked along with the decision, now.
+pub fn options<'a>(
+    reason: Option<&'a str>,
+    force: bool,
+    wrapper: &'a WrapperArg,
+) -> DecisionOptions<'a> {
+    DecisionOptions {
+        reason,
+        force,
+        wrapper: wrapper.wrapper.as_deref(),
+        now: now(),
     }
-    if recorded.is_absolute() {
-        return None;
-    }
-    let store_dir = store.parent()?;
-    if store_dir.file_name()? != STORE_DIR {
-        return None;
-    }
-    let beside = store_dir.parent()?.join(recorded.file_name()?);
-    beside.is_file().then_some(beside)
 }
 
-/// [`find_wrapper_file`], or a message saying where it was looked for.
-pub fn wrapper_file(recorded: &Path, store: &Path) -> Result<PathBuf, String> {
-    find_wrapper_file(recorded, store).ok_or_else(|| {
-        format!(
-            "the wrapper file {} that the run used is not found (looked from the current \
-             directory and beside the store's folder)",
-            recorded.display()
-        )
-    })
-}
-
-/// The wrapper file a review command changes for `record`: `given` (from
-/// `--wrapper`), else the file the run used, found from its canonical path.
-pub fn wrapper_of(
-    store: &Store,
-    record: &AdaptationRecord,
-    store_path: &Path,
-    given: Option<&Path>,
-) -> Result<PathBuf, ExitCode> {
-    if let Some(given) = given {
-        return if given.is_file() {
-            Ok(given.to_owned())
-        } else {
-            Err(bad_input(format!(
-                "--wrapper {}: no such file",
-                given.display()
-            )))
-        };
-    }
-    let recorded = recorded_wrapper_path(store, record)?;
-    wrapper_file(&recorded, store_path)
-        .map_err(|why| bad_input(format!("{why}; pass --wrapper PATH to name it")))
-}
-
-/// Refuses a wrapper file whose `name` is not the wrapper the adaptation
-/// belongs to (another project's file at the same place, say), unless the
-/// person named the file with `--wrapper`.
-pub fn check_wrapper_name(
-    wrapper: &Wrapper,
-    record: &AdaptationRecord,
-    file: &Path,
-    given: bool,
-) -> Result<(), ExitCode> {
-    if wrapper.name == record.wrapper {
-        return Ok(());
-    }
-    if given {
+/// Prints what a revert did (`mend revert`, and `mend reject` of an
+/// adaptation that was in the wrapper): notes and warnings on standard error, the
+/// revert itself on standard output.
+pub fn print_reverted(reverted: &Reverted) {
+    for file in &reverted.left_alone {
         say!(
-            "note: {} is the wrapper {:?}; adaptation {} was made for {:?}, applied as asked",
-            file.display(),
-            wrapper.name,
-            record.id,
-            record.wrapper
+            "note: {} is left as it is (it is new since, or changed since)",
+            file.display()
         );
-        return Ok(());
     }
-    Err(bad_input(format!(
-        "{} is the wrapper {:?}, but adaptation {} belongs to the wrapper {:?}; pass \
-         --wrapper PATH to change that file anyway",
-        file.display(),
-        wrapper.name,
+    if let Some(e) = &reverted.unmarked {
+        say!("warning: {e}");
+    }
+    let record = &reverted.record;
+    out!(
+        "reverted adaptation {} of {} in {}: {} has\n  xpath: {}\nagain ({} is kept in the \
+         pattern's history)",
         record.id,
-        record.wrapper
-    )))
+        record.pattern,
+        record.wrapper,
+        reverted.file.display(),
+        record.old_xpath,
+        reverted.new_xpath
+    );
 }
 
-/// The XPath that `record`'s pattern has now in `wrapper` (loaded from
-/// `file`), or exit 2 when the wrapper no longer has the pattern.
-pub fn current_xpath<'w>(
-    wrapper: &'w Wrapper,
-    record: &AdaptationRecord,
-    file: &Path,
-) -> Result<&'w str, ExitCode> {
-    record
-        .pattern
-        .parse::<mend::wrapper::PatternPath>()
-        .ok()
-        .and_then(|path| wrapper.pattern(&path))
-        .map(|p| p.xpath.source())
-        .ok_or_else(|| {
-            bad_input(format!(
-                "{} has no pattern {} now",
-                file.display(),
-                record.pattern
-            ))
-        })
-}
-
-/// Loads wrapper text, for reading a pattern's current XPath; the error is
-/// the rendered diagnostics.
-pub fn load_wrapper_text(text: &str, file: &Path) -> Result<Wrapper, String> {
-    wrapper::load_str(text, &file.display().to_string())
-        .map_err(|diagnostics| wrapper::render_all(&diagnostics))
-}
-
-/// Records a person's verdict on adaptation `id`, now.
-pub fn decide(
-    store: &mut Store,
-    path: &Path,
-    id: AdaptationId,
-    verdict: Verdict,
-    reason: Option<&str>,
-) -> Result<Decision, ExitCode> {
-    match store.decide(id, verdict, reason, now()) {
-        Ok(decision) => Ok(decision),
-        // Another process may have decided it since it was read.
-        Err(e @ (StoreError::AlreadyDecided { .. } | StoreError::NotProposed { .. })) => {
-            Err(bad_input(e))
-        }
-        Err(StoreError::UnknownAdaptation(id)) => Err(bad_input(format!(
-            "no adaptation {id} in {}",
-            path.display()
-        ))),
-        Err(e) => Err(store_failure(&e)),
-    }
+/// Ids as a list in words: `4, 7, 9`.
+pub fn ids(ids: &[AdaptationId]) -> String {
+    let list: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    list.join(", ")
 }
 
 /// The current time, as the store records it.

@@ -128,7 +128,7 @@ impl Review {
             Err(e) => return Err(review::store_failure(&e)),
         };
 
-        let wrapper_file = match review::wrapper_file(&recorded_wrapper, store_path) {
+        let wrapper_file = match mend::review::wrapper_file(&recorded_wrapper, store_path) {
             Ok(file) => Some(file),
             Err(message) => {
                 notes.push(message);
@@ -141,7 +141,7 @@ impl Review {
                 .ok()
         });
         let wrapper = match (&text, &wrapper_file) {
-            (Some(text), Some(file)) => review::load_wrapper_text(text, file)
+            (Some(text), Some(file)) => mend::review::load_wrapper_text(text, file)
                 .map_err(|d| notes.push(format!("the wrapper file does not load now:\n{d}")))
                 .ok(),
             _ => None,

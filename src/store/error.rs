@@ -124,3 +124,17 @@ pub enum StoreError {
     #[error("the store holds a damaged value: {0}")]
     Corrupt(String),
 }
+
+impl StoreError {
+    /// Whether the file is not a store this mend can use (not an SQLite
+    /// database, another program's, or written by a newer mend): a mistake in
+    /// the path a person gave, rather than a failure of the store.
+    pub fn is_not_a_store(&self) -> bool {
+        matches!(
+            self,
+            StoreError::NotADatabase { .. }
+                | StoreError::Foreign { .. }
+                | StoreError::TooNew { .. }
+        )
+    }
+}
