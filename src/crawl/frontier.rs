@@ -44,7 +44,7 @@ pub enum Resumable {
     /// its done pages reached.
     Unfinished {
         /// The crawl, ready to go on.
-        frontier: Frontier,
+        frontier: Box<Frontier>,
         /// Bytes (or pages, for SQLite) of output its done pages account for.
         output_len: u64,
     },
@@ -342,7 +342,7 @@ impl Frontier {
             frontier.seen.insert(url);
         }
         Ok(Resumable::Unfinished {
-            frontier,
+            frontier: Box::new(frontier),
             output_len: u64::try_from(output_len).unwrap_or(0),
         })
     }

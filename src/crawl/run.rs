@@ -234,7 +234,7 @@ pub async fn crawl(
         Resumable::Unfinished {
             frontier,
             output_len,
-        } => (frontier, Some(output_len)),
+        } => (*frontier, Some(output_len)),
         // The output is whole already: going on means doing nothing, so a
         // `--resume` retried after a crawl that ended is harmless.
         Resumable::Finished { crawl, fetched } => {

@@ -274,7 +274,11 @@ fn a_crawl_killed_at_random_moments_resumes_to_the_same_output_with_nothing_twic
         ],
     );
     assert_eq!(again.code, 0, "{}", again.stderr);
-    assert!(again.stderr.contains("nothing to resume"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("nothing to resume"),
+        "{}",
+        again.stderr
+    );
     assert_eq!(std::fs::read(dir.path().join("t0.ndjson")).unwrap(), before);
 }
 

@@ -260,3 +260,161 @@ fn the_history_page_charts_each_fields_fill_rate_over_the_samples() {
     let missing = http.get(format!("{}w/nobody", review.url)).send().unwrap();
     assert_eq!(missing.status(), 404);
 }
+
+/// The nonce of form `id` on `page`.
+fn nonce_of(page: &str, id: &str) -> String {
+    let form = page
+        .split(&format!("<form id=\"{id}\""))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no form {id} in {page}"));
+    let value = form.split("name=\"nonce\" value=\"").nth(1).unwrap();
+    value[..value.find('"').unwrap()].to_owned()
+}
+
+/// Posts form `form` of adaptation `id`'s page with `fields`, as the page
+/// itself would; gives the response.
+fn decide(
+    http: &reqwest::blocking::Client,
+    review: &Review,
+    id: u32,
+    form: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::blocking::Response {
+    let page = http
+        .get(format!("{}a/{id}", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let nonce = nonce_of(&page, form);
+    let mut all = vec![("nonce", nonce.as_str())];
+    all.extend_from_slice(fields);
+    http.post(format!("{}a/{id}/{form}", review.url))
+        .header("origin", format!("http://127.0.0.1:{}", review.port()))
+        .form(&all)
+        .send()
+        .unwrap()
+}
+
+fn no_redirects() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn approving_on_the_page_writes_the_wrapper_as_mend_approve_does() {
+    let by_command = healed_project();
+    let out = Mend::new(&["approve", "1", "--store", "wrappers/.mend/mend.db"])
+        .dir(by_command.path())
+        .output();
+    assert!(out.status.success(), "{out:?}");
+    let on_page = healed_project();
+    let review = Review::start(on_page.path());
+    let http = no_redirects();
+    let r = decide(&http, &review, 1, "approve", &[]);
+    assert_eq!(r.status(), 303);
+    let to = r.headers()["location"].to_str().unwrap().to_owned();
+    let wrapper = |dir: &Path| std::fs::read(dir.join("wrappers/bookshop.yaml")).unwrap();
+    assert_eq!(wrapper(on_page.path()), wrapper(by_command.path()));
+    let page = http
+        .get(format!("http://127.0.0.1:{}{to}", review.port()))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(page.contains("Approved."), "{page}");
+    assert!(page.contains("form id=\"revert\""), "{page}");
+    assert!(!page.contains("form id=\"approve\""), "{page}");
+}
+
+#[test]
+fn a_replayed_or_unissued_nonce_is_refused_and_changes_nothing() {
+    let dir = healed_project();
+    let before = std::fs::read(dir.path().join("wrappers/bookshop.yaml")).unwrap();
+    let review = Review::start(dir.path());
+    let http = no_redirects();
+    let origin = format!("http://127.0.0.1:{}", review.port());
+    let page = http
+        .get(format!("{}a/1", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let nonce = nonce_of(&page, "reject");
+    let post = |nonce: &str| {
+        http.post(format!("{}a/1/reject", review.url))
+            .header("origin", &origin)
+            .form(&[("nonce", nonce), ("reason", "wrong")])
+            .send()
+            .unwrap()
+            .status()
+    };
+    assert_eq!(post("00112233445566778899aabbccddeeff"), 403);
+    assert_eq!(post(""), 403);
+    assert_eq!(post(&nonce), 303);
+    // The same form sent again: a replay.
+    assert_eq!(post(&nonce), 403);
+    assert_eq!(
+        std::fs::read(dir.path().join("wrappers/bookshop.yaml")).unwrap(),
+        before
+    );
+    let out = Mend::new(&["show", "1", "--store", "wrappers/.mend/mend.db"])
+        .dir(dir.path())
+        .output();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("rejected") && shown.contains("wrong"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn approve_then_revert_on_the_page_leaves_the_wrapper_as_the_commands_do() {
+    let by_command = healed_project();
+    for args in [&["approve", "1"][..], &["revert", "1"]] {
+        let mut all = args.to_vec();
+        all.extend(["--store", "wrappers/.mend/mend.db"]);
+        let out = Mend::new(&all).dir(by_command.path()).output();
+        assert!(out.status.success(), "{all:?}: {out:?}");
+    }
+    let dir = healed_project();
+    let wrapper = |dir: &Path| std::fs::read(dir.join("wrappers/bookshop.yaml")).unwrap();
+    let before = wrapper(dir.path());
+    let review = Review::start(dir.path());
+    let http = no_redirects();
+    assert_eq!(decide(&http, &review, 1, "approve", &[]).status(), 303);
+    assert_ne!(wrapper(dir.path()), before);
+    assert_eq!(decide(&http, &review, 1, "revert", &[]).status(), 303);
+    assert_eq!(wrapper(dir.path()), wrapper(by_command.path()));
+    // Approving what was reverted is refused, with the reason, and changes
+    // nothing (the page no longer shows the form; its nonce is another's).
+    let page = http
+        .get(format!("{}a/1", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(page.contains("approved, then reverted"), "{page}");
+    assert!(!page.contains("<form id="), "{page}");
+    let other = http
+        .get(format!("{}a/2", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let nonce = nonce_of(&other, "reject");
+    let refused = http
+        .post(format!("{}a/1/approve", review.url))
+        .header("origin", format!("http://127.0.0.1:{}", review.port()))
+        .form(&[("nonce", nonce.as_str())])
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), 409);
+    let text = refused.text().unwrap();
+    assert!(text.contains("Nothing was changed"), "{text}");
+    assert_eq!(wrapper(dir.path()), wrapper(by_command.path()));
+}

@@ -148,7 +148,7 @@ impl Guard {
 }
 
 /// `bytes` random bytes from the operating system, in hexadecimal.
-fn random_hex(bytes: usize) -> Result<String, getrandom::Error> {
+pub(super) fn random_hex(bytes: usize) -> Result<String, getrandom::Error> {
     let mut buf = vec![0u8; bytes];
     getrandom::fill(&mut buf)?;
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())

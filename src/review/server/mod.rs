@@ -10,10 +10,12 @@
 //! The store is opened once and used from blocking tasks, one request at a
 //! time: SQLite serialises writers anyway, and a review page has one reader.
 
+mod actions;
 pub mod guard;
 mod history;
 mod pages;
 
+use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -42,11 +44,40 @@ img-src data:; frame-ancestors 'self'; form-action 'none'; base-uri 'none'; sand
 const STYLESHEET: &str = include_str!("assets/review.css");
 const SCRIPT: &str = include_str!("assets/review.js");
 
+/// How many decisions' notices are kept for their pages to show; the
+/// oldest go first.
+const MAX_NOTICES: usize = 64;
+
 /// What every request handler shares.
 pub struct ReviewState {
     store: Mutex<Store>,
     store_path: PathBuf,
     guard: Guard,
+    /// What the last decisions came to, by a random key the redirect after
+    /// each carries: the page it leads to says what was done.
+    notices: Mutex<VecDeque<(String, actions::Notice)>>,
+}
+
+impl ReviewState {
+    /// Keeps `notice` for the page shown after the decision; gives its key.
+    fn remember(&self, notice: actions::Notice) -> String {
+        let key = guard::random_hex(8).unwrap_or_default();
+        let mut notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        if notices.len() >= MAX_NOTICES {
+            notices.pop_front();
+        }
+        notices.push_back((key.clone(), notice));
+        key
+    }
+
+    /// The notice kept under `key`.
+    fn notice(&self, key: &str) -> Option<actions::Notice> {
+        let notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        notices
+            .iter()
+            .find(|(k, _)| !k.is_empty() && k == key)
+            .map(|(_, n)| n.clone())
+    }
 }
 
 /// A review server bound to its port, not yet serving.
@@ -91,6 +122,7 @@ impl ReviewServer {
                 store: Mutex::new(store),
                 store_path,
                 guard,
+                notices: Mutex::new(VecDeque::new()),
             }),
         })
     }
@@ -151,8 +183,7 @@ async fn handle(State(state): State<Arc<ReviewState>>, request: Request) -> Resp
             if let Err(refusal) = state.guard.check_origin(&parts.headers) {
                 return refused(refusal);
             }
-            drop(body);
-            StatusCode::NOT_FOUND.into_response()
+            actions::post(state.clone(), path, body).await
         }
         _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
     };
@@ -167,9 +198,12 @@ async fn handle(State(state): State<Arc<ReviewState>>, request: Request) -> Resp
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    // The address holds the token: it may go to this server only. (With
+    // `no-referrer` a browser would send `Origin: null` on the page's own
+    // forms, which the guard must refuse.)
     headers.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
@@ -180,7 +214,7 @@ fn asset(text: &'static str, media_type: &'static str) -> Response {
 }
 
 /// A refused request: as little as possible said.
-fn refused(refusal: Refusal) -> Response {
+pub(super) fn refused(refusal: Refusal) -> Response {
     let (status, text) = match refusal {
         Refusal::Token => (StatusCode::NOT_FOUND, "not found\n"),
         Refusal::Host => (StatusCode::MISDIRECTED_REQUEST, "wrong host\n"),

@@ -9,6 +9,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
+use super::actions::Notice;
 use super::{ReviewState, SNAPSHOT_POLICY};
 use crate::dom::Document;
 use crate::review::sanitize::{sanitize, targets_of};
@@ -26,7 +27,12 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
         [""] => list(&store, &state.store_path, token, &Filters::parse(query))
             .map(IntoResponse::into_response),
         ["a", id] => match id.parse::<i64>() {
-            Ok(id) => adaptation(token, &store, AdaptationId(id)),
+            Ok(id) => {
+                let notice = url::form_urlencoded::parse(query.as_bytes())
+                    .find(|(k, _)| k == "notice")
+                    .and_then(|(_, key)| state.notice(&key));
+                adaptation(state, &store, AdaptationId(id), notice.as_ref())
+            }
             Err(_) => Ok(not_found(token)),
         },
         ["w", wrapper] => {
@@ -45,18 +51,21 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
         },
         _ => Ok(not_found(token)),
     };
-    result.unwrap_or_else(|e| {
-        tracing::error!(error = %e, "the review page could not read the store");
-        (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            layout(
-                token,
-                "Error",
-                html! { p { "The store could not be read: " (e) } },
-            ),
-        )
-            .into_response()
-    })
+    result.unwrap_or_else(|e| store_failure(token, &e))
+}
+
+/// The page for a store that could not be read.
+pub(super) fn store_failure(token: &str, e: &StoreError) -> Response {
+    tracing::error!(error = %e, "the review page could not read the store");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        layout(
+            token,
+            "Error",
+            html! { p { "The store could not be read: " (e) } },
+        ),
+    )
+        .into_response()
 }
 
 /// The list's filters, from the query string.
@@ -157,15 +166,39 @@ pub(super) fn list(
     Ok(layout(token, "Adaptations", body))
 }
 
-fn adaptation(token: &str, store: &Store, id: AdaptationId) -> Result<Response, StoreError> {
+/// The page of adaptation `id`, saying what `notice` tells of a decision
+/// just made or refused.
+pub(super) fn adaptation(
+    state: &ReviewState,
+    store: &Store,
+    id: AdaptationId,
+    notice: Option<&Notice>,
+) -> Result<Response, StoreError> {
+    let token = state.guard.token();
     let Some(r) = store.adaptation(id)? else {
         return Ok(not_found(token));
     };
+    let ids: Vec<AdaptationId> = store
+        .adaptations(&AdaptationFilter::default())?
+        .iter()
+        .map(|a| a.id)
+        .collect();
+    let previous = ids.iter().filter(|&&i| i < id).max();
+    let next = ids.iter().filter(|&&i| i > id).min();
     let body = html! {
-        p { a href="../" { "All adaptations" } }
+        nav.moves aria-label="Adaptations" {
+            a href="../" { "All adaptations" }
+            @if let Some(p) = previous { " · " a #previous rel="prev" href=(p.0) { "Previous (k)" } }
+            @if let Some(n) = next { " · " a #next rel="next" href=(n.0) { "Next (j)" } }
+        }
         h2 { "Adaptation " (r.id) " of " code { (r.pattern) } " in " (r.wrapper) }
+        @if let Some(n) = notice { (notice_box(n)) }
+        (decisions(state, store, &r, notice))
         dl.facts {
-            dt { "Status" } dd { (status_of(&r)) }
+            dt { "Status" } dd {
+                (status_of(&r))
+                @if !store.reverts(r.id)?.is_empty() { ", then reverted" }
+            }
             dt { "Old XPath" } dd { code { (r.old_xpath) } }
             dt { "New XPath" } dd { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
             dt { "Score" } dd { (score(r.score)) " (runner-up " (score(r.runner_up)) ")" }
@@ -245,6 +278,74 @@ fn snapshot(
         &doc,
         &targets_of(&doc, &paths),
     )))
+}
+
+/// What a decision just came to.
+fn notice_box(n: &Notice) -> Markup {
+    html! {
+        div.notice.done[n.done].refused[!n.done] role=(if n.done { "status" } else { "alert" }) {
+            @for line in &n.lines { p { (line) } }
+            @if let Some(d) = &n.diagnostics { pre { (d) } }
+        }
+    }
+}
+
+/// The forms for the decisions that `r` can take now: approve and reject a
+/// proposal that waits; revert and reject an adaptation in the wrapper.
+fn decisions(
+    state: &ReviewState,
+    store: &Store,
+    r: &AdaptationRecord,
+    notice: Option<&Notice>,
+) -> Markup {
+    let pending = r.is_pending();
+    let in_wrapper = !pending && crate::review::in_wrapper(store, r).unwrap_or(false);
+    if !pending && !in_wrapper {
+        return html! {};
+    }
+    let may_force = notice.is_some_and(|n| n.may_force);
+    let nonce = || state.guard.issue().unwrap_or_default();
+    let force = |form: &str| {
+        html! {
+            @if may_force {
+                p {
+                    input type="checkbox" name="force" value="1" id={ "force-" (form) };
+                    label for={ "force-" (form) } { " even though the wrapper file has changed since" }
+                }
+            }
+        }
+    };
+    html! {
+        section.decide aria-labelledby="decide" {
+            h3 #decide { "Decide" }
+            @if pending {
+                form #approve method="post" action={ (r.id.0) "/approve" } {
+                    input type="hidden" name="nonce" value=(nonce());
+                    (force("approve"))
+                    button type="submit" aria-keyshortcuts="a" {
+                        "Approve: write the new XPath to the wrapper " kbd { "a" }
+                    }
+                }
+            }
+            @if in_wrapper {
+                form #revert method="post" action={ (r.id.0) "/revert" } {
+                    input type="hidden" name="nonce" value=(nonce());
+                    (force("revert"))
+                    button type="submit" { "Revert: put the old XPath back" }
+                }
+            }
+            form #reject method="post" action={ (r.id.0) "/reject" } {
+                input type="hidden" name="nonce" value=(nonce());
+                label for="reason" { "Why reject " kbd { "r" } }
+                textarea #reason name="reason" rows="2" maxlength="2000"
+                    aria-keyshortcuts="r" {}
+                (force("reject"))
+                button type="submit" {
+                    @if in_wrapper { "Reject: take it out of the wrapper" } @else { "Reject" }
+                }
+            }
+        }
+    }
 }
 
 fn with_snapshot_policy(page: String) -> Response {

@@ -1,5 +1,8 @@
-// mend review: keyboard moves between the rows of the list (j and k) and
-// opens one (Enter). Everything else works without this script.
+// mend review: keys for the whole flow without a mouse. On the list, j and
+// k move between the rows and Enter opens one; on an adaptation, j and k go
+// to the next and previous one, a takes the focus to Approve (Enter or
+// Space then approves) and r to the reason for rejecting. Everything works
+// without this script: the keys only move the focus or follow links.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   const rows = Array.from(document.querySelectorAll("tr.row"));
@@ -12,14 +15,32 @@ document.addEventListener("DOMContentLoaded", () => {
     rows[current].setAttribute("tabindex", "-1");
     rows[current].focus();
   };
+  const follow = (selector) => {
+    const link = document.querySelector(selector);
+    if (link) link.click();
+  };
+  const focus = (selector) => {
+    const element = document.querySelector(selector);
+    if (element) element.focus();
+  };
   document.addEventListener("keydown", (e) => {
     const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (e.key === "j") select(current + 1);
-    else if (e.key === "k") select(current - 1);
-    else if (e.key === "Enter" && current >= 0) {
-      const link = rows[current].querySelector("a");
-      if (link) link.click();
+    if (rows.length > 0) {
+      if (e.key === "j") select(current + 1);
+      else if (e.key === "k") select(current - 1);
+      else if (e.key === "Enter" && current >= 0) {
+        const link = rows[current].querySelector("a");
+        if (link) link.click();
+      }
+      return;
+    }
+    if (e.key === "j") follow("a#next");
+    else if (e.key === "k") follow("a#previous");
+    else if (e.key === "a") focus("form#approve button");
+    else if (e.key === "r") {
+      e.preventDefault();
+      focus("textarea#reason");
     }
   });
 });
