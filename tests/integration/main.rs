@@ -31,6 +31,7 @@ mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
 mod render;
+mod review_browser;
 mod review_page;
 mod swde_booksamillion;
 mod wrapper_changes;

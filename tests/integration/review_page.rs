@@ -13,13 +13,13 @@ use crate::support::cli::{Mend, bookshop_project};
 
 /// A `mend review` of a project's store, killed when dropped (and stopping
 /// by itself after a minute in any case).
-struct Review {
+pub(crate) struct Review {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Review {
-    fn start(dir: &Path) -> Review {
+    pub(crate) fn start(dir: &Path) -> Review {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
             .args([
                 "review",
@@ -64,7 +64,7 @@ fn client() -> reqwest::blocking::Client {
 }
 
 /// The bookshop project after a run that proposes heals for the redesign.
-fn healed_project() -> tempfile::TempDir {
+pub(crate) fn healed_project() -> tempfile::TempDir {
     let dir = bookshop_project();
     propose(dir.path(), "pages/bookshop-redesign.html");
     dir

@@ -1,0 +1,319 @@
+//! `mend review` in headless Chromium, driven with the keyboard alone: the
+//! list, a proposal opened with j and Enter, approved with a and Enter,
+//! another rejected with r, a reason and Enter, the first reverted by
+//! tabbing to its button. After each decision the wrapper file is byte for
+//! byte what the commands (`mend approve`, `mend reject`, `mend revert`)
+//! leave in a twin project. Screenshots of the list and of a proposal go
+//! to `target/review-screenshots/`, and axe-core checks both pages when
+//! `MEND_AXE_JS` names its script (CI installs it).
+//!
+//! Without Chromium the test says it is skipped (and fails where
+//! `MEND_REQUIRE_CHROMIUM` asks for a browser).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::page::ScreenshotParams;
+use chromiumoxide::{Browser, BrowserConfig, Page};
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use super::review_page::{Review, healed_project};
+use crate::support::cli::{Mend, ROOT};
+
+#[test]
+fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_write() {
+    let Some(chromium) = mend::render::find_chromium() else {
+        assert!(
+            std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
+            "no Chromium, and MEND_REQUIRE_CHROMIUM is set: install the chromium package"
+        );
+        eprintln!(
+            "review_browser: skipped: no Chromium (install the chromium package or set MEND_CHROMIUM)"
+        );
+        return;
+    };
+    let axe = axe_script();
+    let by_commands = healed_project();
+    let on_page = healed_project();
+    let review = Review::start(on_page.path());
+    let shots = Path::new(ROOT).join("target/review-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable(chromium)
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .window_size(1280, 900)
+            .args(["disable-gpu", "disable-dev-shm-usage", "no-first-run"])
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let connection = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser.new_page(review.url.as_str()).await.unwrap();
+        ready(&page).await;
+        let wrapper = |dir: &Path| std::fs::read(dir.join("wrappers/bookshop.yaml")).unwrap();
+
+        // The list: j selects the first row, Enter opens it.
+        assert!(text(&page).await.contains("bookshop"));
+        page.save_screenshot_to(&shots.join("list.png")).await;
+        if let Some(axe) = &axe {
+            check_axe(&page, axe, "the list").await;
+        }
+        key(&page, "j").await;
+        key(&page, "Enter").await;
+        wait_for(&page, "location.pathname.endsWith('/a/1')").await;
+        ready(&page).await;
+        page.save_screenshot_to(&shots.join("proposal.png")).await;
+        if let Some(axe) = &axe {
+            check_axe(&page, axe, "a proposal").await;
+        }
+
+        // a takes the focus to Approve; Enter approves.
+        key(&page, "a").await;
+        assert_eq!(
+            eval(&page, "document.activeElement.closest('form').id").await,
+            "approve"
+        );
+        key(&page, "Enter").await;
+        wait_for(
+            &page,
+            "document.body && document.body.innerText.includes('Approved.')",
+        )
+        .await;
+        commands(by_commands.path(), &["approve", "1"]);
+        assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
+
+        // j goes to the next proposal; r to the reason; Tab to Reject.
+        key(&page, "j").await;
+        wait_for(&page, "location.pathname.endsWith('/a/2')").await;
+        ready(&page).await;
+        key(&page, "r").await;
+        assert_eq!(eval(&page, "document.activeElement.id").await, "reason");
+        page.execute(InsertTextParams::new("the aside is not a book"))
+            .await
+            .unwrap();
+        key(&page, "Tab").await;
+        assert_eq!(
+            eval(&page, "document.activeElement.closest('form').id").await,
+            "reject"
+        );
+        key(&page, "Enter").await;
+        wait_for(
+            &page,
+            "document.body && document.body.innerText.includes('Rejected.')",
+        )
+        .await;
+        commands(
+            by_commands.path(),
+            &["reject", "2", "--reason", "the aside is not a book"],
+        );
+        assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
+
+        // k goes back to the approved one; Tab reaches Revert.
+        key(&page, "k").await;
+        wait_for(&page, "location.pathname.endsWith('/a/1')").await;
+        ready(&page).await;
+        let mut tabs = 0;
+        while eval(
+            &page,
+            "(document.activeElement.closest('form') || {}).id || ''",
+        )
+        .await
+            != "revert"
+        {
+            tabs += 1;
+            assert!(tabs < 40, "Tab never reached Revert");
+            key(&page, "Tab").await;
+        }
+        key(&page, "Enter").await;
+        wait_for(
+            &page,
+            "document.body && document.body.innerText.includes('Reverted.')",
+        )
+        .await;
+        commands(by_commands.path(), &["revert", "1"]);
+        assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
+
+        browser.close().await.unwrap();
+        browser.wait().await.unwrap();
+        connection.abort();
+    });
+    eprintln!(
+        "review_browser: screenshots in {} (list.png, proposal.png){}",
+        shots.display(),
+        if axe.is_some() {
+            "; axe-core found nothing"
+        } else {
+            "; axe-core not run (set MEND_AXE_JS)"
+        }
+    );
+}
+
+/// The axe-core script `MEND_AXE_JS` names; where `MEND_REQUIRE_CHROMIUM`
+/// asks for the browser tests, it must be there.
+fn axe_script() -> Option<String> {
+    match std::env::var_os("MEND_AXE_JS") {
+        Some(path) => Some(std::fs::read_to_string(PathBuf::from(path)).unwrap()),
+        None => {
+            assert!(
+                std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
+                "MEND_REQUIRE_CHROMIUM is set but MEND_AXE_JS is not: the accessibility check must run"
+            );
+            None
+        }
+    }
+}
+
+/// Runs axe-core's WCAG 2 A and AA rules on the page; fails on any
+/// violation, naming the rule and the elements.
+async fn check_axe(page: &Page, axe: &str, what: &str) {
+    evaluate(page, axe, false).await;
+    let found = evaluate(
+        page,
+        "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+           .then(r => ({
+             passes: r.passes.map(p => p.id),
+             violations: r.violations.map(v => v.id + ': ' + v.help + ' at '
+               + v.nodes.map(n => n.target.join(' ')).join(', ')),
+           }))",
+        true,
+    )
+    .await;
+    let violations = found["violations"].as_array().cloned().unwrap_or_default();
+    assert!(violations.is_empty(), "axe-core on {what}: {violations:#?}");
+    // The rules the issue names were run and passed, not skipped.
+    let passes: Vec<&str> = found["passes"]
+        .as_array()
+        .map(|p| p.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for rule in ["color-contrast", "label", "html-has-lang", "document-title"] {
+        assert!(
+            passes.contains(&rule),
+            "axe-core on {what} did not pass {rule}: {passes:?}"
+        );
+    }
+}
+
+/// Presses `name` on the keyboard, as a person would.
+async fn key(page: &Page, name: &str) {
+    let (code, key_code, text) = match name {
+        "Enter" => ("Enter".to_owned(), 13, Some("\r".to_owned())),
+        "Tab" => ("Tab".to_owned(), 9, None),
+        letter => (
+            format!("Key{}", letter.to_ascii_uppercase()),
+            i64::from(letter.to_ascii_uppercase().as_bytes()[0]),
+            Some(letter.to_owned()),
+        ),
+    };
+    let mut down = DispatchKeyEventParams::builder()
+        .key(name)
+        .code(code.clone())
+        .windows_virtual_key_code(key_code)
+        .native_virtual_key_code(key_code);
+    let kind = if let Some(text) = text {
+        down = down.text(text);
+        DispatchKeyEventType::KeyDown
+    } else {
+        DispatchKeyEventType::RawKeyDown
+    };
+    page.execute(down.r#type(kind).build().unwrap())
+        .await
+        .unwrap();
+    let up = DispatchKeyEventParams::builder()
+        .r#type(DispatchKeyEventType::KeyUp)
+        .key(name)
+        .code(code)
+        .windows_virtual_key_code(key_code)
+        .native_virtual_key_code(key_code)
+        .build()
+        .unwrap();
+    page.execute(up).await.unwrap();
+}
+
+async fn evaluate(page: &Page, expression: &str, promise: bool) -> Value {
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .return_by_value(true)
+        .await_promise(promise)
+        .build()
+        .unwrap();
+    page.evaluate_expression(params)
+        .await
+        .unwrap()
+        .value()
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// The string `expression` gives in the page.
+async fn eval(page: &Page, expression: &str) -> String {
+    match evaluate(page, expression, false).await {
+        Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+async fn text(page: &Page) -> String {
+    eval(page, "document.body ? document.body.innerText : ''").await
+}
+
+/// Waits (up to ten seconds) until `condition` holds in the page; a page
+/// in the middle of loading counts as not yet.
+async fn wait_for(page: &Page, condition: &str) {
+    let expression =
+        format!("(() => {{ try {{ return !!({condition}); }} catch (e) {{ return false; }} }})()");
+    for _ in 0..200 {
+        let params = EvaluateParams::builder()
+            .expression(expression.clone())
+            .return_by_value(true)
+            .build()
+            .unwrap();
+        if let Ok(result) = page.evaluate_expression(params).await
+            && result.value() == Some(&Value::Bool(true))
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let url = page.url().await.ok().flatten().unwrap_or_default();
+    panic!("{condition} never held; at {url}: {}", text(page).await);
+}
+
+/// Waits until the page has loaded and its script has run.
+async fn ready(page: &Page) {
+    wait_for(page, "document.readyState === 'complete'").await;
+}
+
+/// Runs `mend ARGS --store ...` in `dir`; it must succeed.
+fn commands(dir: &Path, args: &[&str]) {
+    let mut all = args.to_vec();
+    all.extend(["--store", "wrappers/.mend/mend.db"]);
+    let out = Mend::new(&all).dir(dir).output();
+    assert!(out.status.success(), "{all:?}: {out:?}");
+}
+
+trait Screenshot {
+    async fn save_screenshot_to(&self, path: &Path);
+}
+
+impl Screenshot for Page {
+    /// Saves the whole page as a PNG at `path`.
+    async fn save_screenshot_to(&self, path: &Path) {
+        let png = self
+            .screenshot(ScreenshotParams::builder().full_page(true).build())
+            .await
+            .unwrap();
+        std::fs::write(path, png).unwrap();
+    }
+}
