@@ -151,6 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Err(e) => return failed(e),
             };
         report_written(&written, &skipped);
+        keep_capture(&mut store, &wrapper, &written, &first.name, &first.bytes);
         warn_brittle(&wrapper, &written.files);
         if written.wrapper_changed {
             say!("mend: {} now names its tree-grams", args.wrapper.display());
@@ -170,6 +171,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         out!("{}: {} -> {} ({})", h.pattern, h.old, h.new, h.kind);
     }
     report_written(&done.written, &done.skipped);
+    keep_capture(
+        &mut store,
+        &wrapper,
+        &done.written,
+        &first.name,
+        &first.bytes,
+    );
     for left in plan.left.iter().chain(&done.refused) {
         say!("{}: left as {}: {}", left.pattern, left.xpath, left.reason);
     }
@@ -211,6 +219,27 @@ fn record_baseline(
             );
             ExitCode::from(EXIT_FAILURE)
         }
+    }
+}
+
+/// Keeps the page the tree-grams were captured on in the store, for the
+/// review page to show beside a proposal's new page. The tree-grams are
+/// saved already: a failure here is a warning.
+fn keep_capture(store: &mut Store, wrapper: &Wrapper, written: &Written, name: &str, bytes: &[u8]) {
+    let names: Vec<String> = written
+        .files
+        .iter()
+        .map(|(_, c)| c.pattern.to_string())
+        .collect();
+    let patterns: Vec<&str> = names.iter().map(String::as_str).collect();
+    if patterns.is_empty() {
+        return;
+    }
+    let at = Timestamp::from(SystemTime::now());
+    if let Err(e) = store.record_capture(&wrapper.name, &patterns, name, bytes, at) {
+        say!(
+            "warning: the tree-grams are saved, but their page could not be kept in the store: {e}"
+        );
     }
 }
 

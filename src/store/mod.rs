@@ -30,6 +30,7 @@
 
 mod adaptation;
 mod batch;
+mod capture;
 mod change;
 mod decision;
 mod error;
@@ -55,6 +56,7 @@ pub use adaptation::{
     NewAdaptation,
 };
 pub use batch::Batch;
+pub use capture::CaptureRecord;
 pub use change::{ChangeEffect, ChangeKind, ChangeRecord, ChangeState, FileChange};
 pub use decision::{Decision, Verdict};
 pub use error::StoreError;

@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -233,6 +233,20 @@ CREATE TABLE store_identity (
     tag TEXT NOT NULL CHECK (length(tag) = 6 AND tag NOT GLOB '*[^0-9a-f]*')
 );
 INSERT INTO store_identity (tag) VALUES (lower(hex(randomblob(3))));
+";
+
+/// The pages `mend snapshot` captured tree-grams on, by pattern: what a
+/// reviewer compares a proposal's new page with.
+const V6: &str = "
+CREATE TABLE captures (
+    id          INTEGER PRIMARY KEY,
+    wrapper     TEXT    NOT NULL,
+    pattern     TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    sha256      TEXT    NOT NULL REFERENCES snapshots (sha256),
+    captured_at INTEGER NOT NULL
+);
+CREATE INDEX captures_by_pattern ON captures (wrapper, pattern, captured_at);
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its
