@@ -44,7 +44,6 @@ mod completions;
 mod crawl;
 mod log;
 mod logging;
-mod preview;
 mod reject;
 mod revert;
 mod review;

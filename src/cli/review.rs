@@ -253,14 +253,6 @@ pub fn adaptation(
     mend::review::adaptation(store, path, id).map_err(|e| report(&e))
 }
 
-/// The wrapper file of the run that made `record`, as the store recorded it.
-pub fn recorded_wrapper_path(
-    store: &Store,
-    record: &AdaptationRecord,
-) -> Result<PathBuf, ExitCode> {
-    mend::review::recorded_wrapper_path(store, record).map_err(|e| report(&e))
-}
-
 /// Prints a refused or failed decision (the wrapper's diagnostics first,
 /// when it does not load) and gives its exit code: 2 when the person can act
 /// on it, else 3.

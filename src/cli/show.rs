@@ -16,20 +16,19 @@
 //! since) is said in a note; it is not an error.
 
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use serde_json::{Value as Json, json};
 
 use mend::dom::Document;
-use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationRef, AdaptationStatus, Store};
-use mend::wrapper::replace_xpath;
-use mend::wrapper::{PatternPath, Wrapper};
-use mend::xpath::{EvalError, Item, XML_NAMESPACE, XPath};
+use mend::review::preview;
+use mend::review::{Inspection, Side};
+use mend::store::{AdaptationRecord, AdaptationRef, Store};
+use mend::xpath::{Item, XML_NAMESPACE};
 
 use super::log::score;
-use super::preview::{self, PagePreview};
 use super::review::{self, StoreArg};
 
 /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.
@@ -83,23 +82,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `show` adds to the record.
+/// What `show` adds to the record: the library's inspection, and the
+/// matches of the old and new XPath on the stored page.
 struct Review {
-    /// The wrapper file the run used, if it was found.
-    wrapper_file: Option<PathBuf>,
-    /// The run's name for it.
-    recorded_wrapper: PathBuf,
-    /// Where the page came from.
-    page: Option<String>,
-    /// The unified diff of the wrapper file that approving would make.
-    yaml_diff: Option<String>,
+    inspection: Inspection,
     /// What the old XPath matches on the page.
     before: Option<Matched>,
     /// What the new XPath matches on the page.
     after: Option<Matched>,
-    /// The new XPath on every stored page of the run and of the entry.
-    preview: Option<Vec<PagePreview>>,
-    /// What could not be shown, and why.
+    /// The inspection's notes, then what `show` could not show.
     notes: Vec<String>,
 }
 
@@ -121,125 +112,39 @@ impl Review {
         store_path: &Path,
         record: &AdaptationRecord,
     ) -> Result<Review, ExitCode> {
-        let recorded_wrapper = review::recorded_wrapper_path(store, record)?;
-        let mut notes = Vec::new();
-        let page = match store.page(record.page_id) {
-            Ok(page) => page.map(|p| p.url_or_path),
-            Err(e) => return Err(review::store_failure(&e)),
-        };
-
-        let wrapper_file = match mend::review::wrapper_file(&recorded_wrapper, store_path) {
-            Ok(file) => Some(file),
-            Err(message) => {
-                notes.push(message);
-                None
-            }
-        };
-        let text = wrapper_file.as_ref().and_then(|file| {
-            std::fs::read_to_string(file)
-                .map_err(|e| notes.push(format!("cannot read {}: {e}", file.display())))
-                .ok()
-        });
-        let wrapper = match (&text, &wrapper_file) {
-            (Some(text), Some(file)) => mend::review::load_wrapper_text(text, file)
-                .map_err(|d| notes.push(format!("the wrapper file does not load now:\n{d}")))
-                .ok(),
-            _ => None,
-        };
-        let found = wrapper
-            .as_ref()
-            .zip(record.pattern.parse::<PatternPath>().ok())
-            .and_then(|(w, path)| w.pattern(&path));
-        if wrapper.is_some() && found.is_none() {
-            notes.push(format!(
-                "the wrapper file has no pattern {} now",
-                record.pattern
-            ));
-        }
-
-        let yaml_diff = match (&record.new_xpath, &text, &wrapper_file) {
-            (None, _, _) => {
-                notes.push(format!(
-                    "the adaptation is {} and has no new XPath, so there is no change to show",
-                    record.status
-                ));
-                None
-            }
-            (Some(new), Some(text), Some(file)) => {
-                let current = found.map(|p| p.xpath.source());
-                if current == Some(new.as_str()) {
-                    notes.push("the wrapper file already holds the new XPath".to_owned());
-                    None
-                } else {
-                    if let Some(current) = current.filter(|c| *c != record.old_xpath) {
-                        notes.push(format!(
-                            "the wrapper file has changed since: the XPath of {} is now {current}, \
-                             not the adaptation's old XPath {}",
-                            record.pattern, record.old_xpath
-                        ));
-                    }
-                    match replace_xpath(text, &record.pattern.split('/').collect::<Vec<_>>(), new) {
-                        Ok(edited) => Some(unified_diff(text, &edited, file)),
-                        Err(e) => {
-                            notes.push(format!("cannot show the change to the wrapper: {e}"));
-                            None
-                        }
-                    }
-                }
-            }
-            _ => None,
-        };
-
+        let mut inspection =
+            mend::review::inspect(store, store_path, record).map_err(|e| review::report(&e))?;
+        let mut notes = std::mem::take(&mut inspection.notes);
         let (mut before, mut after) = (None, None);
-        let html = match store.page_html(record.page_id) {
-            Ok(html) => html,
-            Err(e) => return Err(review::store_failure(&e)),
-        };
-        match html {
-            None => notes.push(format!(
+        let html = store
+            .page_html(record.page_id)
+            .map_err(|e| review::store_failure(&e))?;
+        match (html, &inspection.parents) {
+            (None, _) => notes.push(format!(
                 "no snapshot of page {} was kept, so no matches can be shown",
                 record.page_id
             )),
-            Some(html) => match parent_xpaths(store, record, wrapper.as_ref(), &mut notes)? {
-                None => notes.push(format!(
-                    "cannot find the parents of {} in the wrapper, so no matches can be shown",
-                    record.pattern
-                )),
-                Some(parents) => {
-                    let doc = Document::parse(&html);
-                    let mut matches = |which: &str, parents: &[String], source: &str| {
-                        show_matches(&doc, parents, source)
-                            .map_err(|e| notes.push(format!("the {which} XPath {source}: {e}")))
-                            .ok()
-                    };
-                    before = matches("old", &parents.before, &record.old_xpath);
-                    after = record
-                        .new_xpath
-                        .as_deref()
-                        .and_then(|new| matches("new", &parents.after, new));
-                }
-            },
-        }
-        let preview = match &wrapper {
-            Some(w) if record.new_xpath.is_some() => {
-                match preview::preview(store, record, w).map_err(|e| review::store_failure(&e))? {
-                    Ok(pages) => Some(pages),
-                    Err(why) => {
-                        notes.push(format!("no preview on the stored pages: {why}"));
-                        None
-                    }
-                }
+            (Some(_), None) => {}
+            (Some(html), Some(parents)) => {
+                let doc = Document::parse(&html);
+                let mut matches = |which: &str, side: Side, source: &str| {
+                    parents
+                        .select(&doc, side, source)
+                        .map(|items| show_matches(&doc, &items))
+                        .map_err(|e| notes.push(format!("the {which} XPath {e}")))
+                        .ok()
+                };
+                before = matches("old", Side::Old, &record.old_xpath);
+                after = record
+                    .new_xpath
+                    .as_deref()
+                    .and_then(|new| matches("new", Side::New, new));
             }
-            _ => None,
-        };
+        }
         Ok(Review {
-            wrapper_file,
-            recorded_wrapper,
-            page,
-            yaml_diff,
+            inspection,
             before,
             after,
-            preview,
             notes,
         })
     }
@@ -259,10 +164,10 @@ impl Review {
         if let Some(object) = json.as_object_mut() {
             object.insert(
                 "wrapper_path".into(),
-                json!(self.recorded_wrapper.to_string_lossy()),
+                json!(self.inspection.recorded_wrapper.to_string_lossy()),
             );
-            object.insert("page".into(), json!(self.page));
-            object.insert("yaml_diff".into(), json!(self.yaml_diff));
+            object.insert("page".into(), json!(self.inspection.page));
+            object.insert("yaml_diff".into(), json!(self.inspection.yaml_diff));
             object.insert(
                 "matched".into(),
                 json!({
@@ -272,7 +177,7 @@ impl Review {
                     "after_total": total(&self.after),
                 }),
             );
-            object.insert("preview".into(), json!(self.preview));
+            object.insert("preview".into(), json!(self.inspection.preview));
             object.insert("notes".into(), json!(self.notes));
         }
         Ok(json)
@@ -292,10 +197,14 @@ impl Review {
         field(
             out,
             "wrapper",
-            &format!("{} ({})", r.wrapper, self.recorded_wrapper.display()),
+            &format!(
+                "{} ({})",
+                r.wrapper,
+                self.inspection.recorded_wrapper.display()
+            ),
         )?;
         field(out, "run", &r.run_id)?;
-        let page = self.page.as_deref().unwrap_or("?");
+        let page = self.inspection.page.as_deref().unwrap_or("?");
         field(out, "page", &format!("{} ({page})", r.page_id))?;
         field(out, "created", &r.created_at)?;
         match &r.decision {
@@ -364,11 +273,12 @@ impl Review {
             writeln!(out, "  {mark}  {:<10} {}", c.constraint, c.detail)?;
         }
 
-        if let Some(diff) = &self.yaml_diff {
+        if let Some(diff) = &self.inspection.yaml_diff {
             let file = self
+                .inspection
                 .wrapper_file
                 .as_deref()
-                .unwrap_or(&self.recorded_wrapper);
+                .unwrap_or(&self.inspection.recorded_wrapper);
             writeln!(out, "\nwrapper change ({})", file.display())?;
             out.write_all(diff.as_bytes())?;
             if !diff.ends_with('\n') {
@@ -395,7 +305,7 @@ impl Review {
                 }
             }
         }
-        if let Some(pages) = &self.preview {
+        if let Some(pages) = &self.inspection.preview {
             writeln!(
                 out,
                 "\nthe new XPath on the stored pages ({})",
@@ -421,97 +331,9 @@ impl Review {
     }
 }
 
-/// The unified diff from `old` to `new`, both named `file`, with three
-/// lines of context.
-fn unified_diff(old: &str, new: &str, file: &Path) -> String {
-    let name = file.display().to_string();
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&name, &name)
-        .to_string()
-}
-
-/// The XPaths of a nested pattern's parents, outermost first, on the side
-/// of the old XPath and on the side of the new one.
-struct Parents {
-    before: Vec<String>,
-    after: Vec<String>,
-}
-
-/// The parents' XPaths for showing matches: those the run used on the page.
-/// A parent adapted on the same page (healing a record pattern, then its
-/// fields) has its old XPath before and its new one after; any other parent
-/// has its XPath in the wrapper file. `None` when a parent is neither.
-fn parent_xpaths(
-    store: &Store,
-    record: &AdaptationRecord,
-    wrapper: Option<&Wrapper>,
-    notes: &mut Vec<String>,
-) -> Result<Option<Parents>, ExitCode> {
-    let names: Vec<&str> = record.pattern.split('/').collect();
-    let mut parents = Parents {
-        before: Vec::new(),
-        after: Vec::new(),
-    };
-    for depth in 1..names.len() {
-        let path = names[..depth].join("/");
-        let filter = AdaptationFilter {
-            run: Some(record.run_id),
-            pattern: Some(&path),
-            ..AdaptationFilter::default()
-        };
-        let adapted = store
-            .adaptations(&filter)
-            .map_err(|e| review::store_failure(&e))?
-            .into_iter()
-            .find(|a| {
-                a.page_id == record.page_id
-                    && matches!(
-                        a.status,
-                        AdaptationStatus::Proposed | AdaptationStatus::Applied
-                    )
-            });
-        if let Some(parent) = adapted
-            && let Some(new) = parent.new_xpath
-        {
-            notes.push(format!(
-                "{path} was adapted on this page too (adaptation {}, {}{}): the old XPath is \
-                 shown in its old instances, the new one in its new instances",
-                parent.id,
-                parent.status,
-                parent
-                    .decision
-                    .map(|d| format!(", {}", d.verdict))
-                    .unwrap_or_default()
-            ));
-            parents.before.push(parent.old_xpath);
-            parents.after.push(new);
-            continue;
-        }
-        let Some(pattern) = wrapper
-            .zip(path.parse::<PatternPath>().ok())
-            .and_then(|(w, p)| w.pattern(&p))
-        else {
-            return Ok(None);
-        };
-        parents.before.push(pattern.xpath.source().to_owned());
-        parents.after.push(pattern.xpath.source().to_owned());
-    }
-    Ok(Some(parents))
-}
-
-/// Compiles `source` and shows the first few items it selects in every
-/// instance of the parents, whose XPaths are `parents`.
-fn show_matches(doc: &Document, parents: &[String], source: &str) -> Result<Matched, String> {
-    let parents = parents
-        .iter()
-        .map(|p| XPath::compile(p).map_err(|e| format!("the parent XPath {p}: {}", e.message)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let xpath = XPath::compile(source).map_err(|e| e.message)?;
-    let parents: Vec<&XPath> = parents.iter().collect();
-    let items = select_nested(doc, &parents, &xpath).map_err(|e| e.message)?;
-    Ok(Matched {
+/// The first few of `items` shown, and how many there were.
+fn show_matches(doc: &Document, items: &[Item]) -> Matched {
+    Matched {
         total: items.len(),
         shown: items
             .iter()
@@ -521,25 +343,7 @@ fn show_matches(doc: &Document, parents: &[String], source: &str) -> Result<Matc
                 html: cut(&dedent(&item_html(doc, item)), MATCH_LINES, MATCH_CHARS),
             })
             .collect(),
-    })
-}
-
-/// The items `target` selects, in document order without repeats, when it
-/// is evaluated in every instance of the last of `parents`, each parent
-/// being evaluated in every instance of the one before, from the document
-/// node: a nested pattern's matches on a whole page.
-pub(super) fn select_nested(
-    doc: &Document,
-    parents: &[&XPath],
-    target: &XPath,
-) -> Result<Vec<Item>, EvalError> {
-    let mut items = Vec::new();
-    for context in mend::xpath::select_nested(doc, parents)? {
-        items.extend(target.select_item(doc, context)?);
     }
-    items.sort_unstable();
-    items.dedup();
-    Ok(items)
 }
 
 /// The HTML of an item: an element's or text's own serialisation, an
@@ -621,36 +425,14 @@ fn cut(text: &str, lines: usize, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn paths(doc: &Document, items: &[Item]) -> Vec<String> {
-        items.iter().map(|i| i.path(doc)).collect()
-    }
-
-    #[test]
-    fn nested_patterns_are_evaluated_in_each_parent_instance() {
-        let doc = Document::parse_str(
-            "<ul><li><p>1</p><p>2</p></li><li><p>3</p></li></ul><p>outside</p>",
-        );
-        let book = XPath::compile("//li").unwrap();
-        let price = XPath::compile("./p[1]").unwrap();
-        let items = select_nested(&doc, &[&book], &price).unwrap();
-        assert_eq!(
-            paths(&doc, &items),
-            ["/html/body/ul/li[1]/p[1]", "/html/body/ul/li[2]/p"]
-        );
-        // Overlapping contexts give each node once, in document order.
-        let anywhere = XPath::compile("//p").unwrap();
-        assert_eq!(select_nested(&doc, &[&book], &anywhere).unwrap().len(), 4);
-        assert_eq!(select_nested(&doc, &[], &price).unwrap().len(), 0);
-        let attr = XPath::compile("//li/@x").unwrap();
-        assert!(select_nested(&doc, &[], &attr).unwrap().is_empty());
-    }
+    use mend::review::Parents;
 
     #[test]
     fn attributes_show_as_name_and_value() {
         let doc = Document::parse_str("<a href='/b?x=1&amp;y=\"2\"'>b</a>");
-        let href = XPath::compile("//a/@href").unwrap();
-        let items = select_nested(&doc, &[], &href).unwrap();
+        let items = Parents::default()
+            .select(&doc, Side::Old, "//a/@href")
+            .unwrap();
         assert_eq!(
             item_html(&doc, items[0]),
             "href=\"/b?x=1&amp;y=&quot;2&quot;\""

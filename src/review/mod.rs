@@ -2,9 +2,13 @@
 //!
 //! The decisions: approving a proposal, rejecting an adaptation, reverting
 //! one, with the same effect whoever asks (`mend approve`, `mend reject`,
-//! `mend revert`, or the review page). Beyond the command line: stored
-//! pages made safe to show (`sanitize`, pure), and the local review page
-//! that shows them (`server`, axum on 127.0.0.1).
+//! `mend revert`, or the review page). What a person is shown before
+//! deciding, the same to whoever shows it (`mend show`, the review page):
+//! the wrapper diff, the selections in their parents' instances, the
+//! preview on the stored pages ([`inspect`], [`preview`]), and the old and
+//! new sub-trees aligned ([`alignment`], pure). Beyond the command line:
+//! stored pages made safe to show (`sanitize`, pure), and the local review
+//! page that shows them (`server`, axum on 127.0.0.1).
 //!
 //! A decision that changes the wrapper file goes through the wrapper-change
 //! protocol of [`crate::runtime`]: the wrapper's lock, the journal in the
@@ -25,10 +29,14 @@
 //! there is to tell them. Choosing which adaptations to decide and finding
 //! the store are the caller's.
 
+pub mod alignment;
 mod approve;
 mod change;
+mod change_class;
 mod error;
+mod inspect;
 mod lookup;
+pub mod preview;
 mod reject;
 mod revert;
 pub mod sanitize;
@@ -41,7 +49,9 @@ mod tests;
 use std::path::Path;
 
 pub use approve::{Approved, approve};
+pub use change_class::ChangeClass;
 pub use error::{Action, Changed, ReviewError};
+pub use inspect::{Inspection, Parents, Side, inspect, parents_of};
 pub use lookup::{adaptation, own_id};
 pub use reject::{Rejected, reject};
 pub use revert::{Reverted, in_wrapper, revert};

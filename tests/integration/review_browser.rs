@@ -78,6 +78,7 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
         if let Some(axe) = &axe {
             check_axe(&page, axe, "a proposal").await;
         }
+        hover_links_the_pair(&page).await;
 
         // a takes the focus to Approve; Enter approves.
         key(&page, "a").await;
@@ -203,6 +204,30 @@ async fn check_axe(page: &Page, axe: &str, what: &str) {
             "axe-core on {what} did not pass {rule}: {passes:?}"
         );
     }
+}
+
+/// Points the mouse at the new sub-tree's line of the first pair: it and
+/// its pair in the old sub-tree are marked, and nothing else; moving away
+/// unmarks them.
+async fn hover_links_the_pair(page: &Page) {
+    let at = evaluate(
+        page,
+        "(() => { const line = document.querySelectorAll('ol.tree')[1]
+                      .querySelector('li[data-pair=\"0\"]');
+                  line.scrollIntoView({block: 'center'});
+                  const r = line.getBoundingClientRect();
+                  return [r.left + 10, r.top + r.height / 2]; })()",
+        false,
+    )
+    .await;
+    let point = |x: f64, y: f64| chromiumoxide::layout::Point { x, y };
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    page.move_mouse(point(x, y)).await.unwrap();
+    let linked = "Array.from(document.querySelectorAll('ol.tree li.linked'))
+                    .map(l => l.dataset.pair).join(',')";
+    wait_for(page, &format!("{linked} === '0,0'")).await;
+    page.move_mouse(point(1.0, 1.0)).await.unwrap();
+    wait_for(page, &format!("{linked} === ''")).await;
 }
 
 /// Presses `name` on the keyboard, as a person would.

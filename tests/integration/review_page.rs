@@ -117,6 +117,135 @@ fn the_list_shows_each_proposal_and_the_page_shows_one() {
     assert!(pending.text().unwrap().contains("No adaptation matches."));
 }
 
+/// The proposal for `book/in_stock` in a healed bookshop project: a field
+/// nested in the `book` records, whose record pattern was healed on the
+/// same page.
+const IN_STOCK: &str = "3";
+
+#[test]
+fn a_proposal_page_shows_the_diff_and_preview_that_mend_show_gives() {
+    let dir = healed_project();
+    let show = Mend::new(&["show", IN_STOCK, "--json"])
+        .dir(dir.path())
+        .output();
+    assert!(show.status.success(), "{show:?}");
+    let show: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(show["pattern"], "book/in_stock");
+    let review = Review::start(dir.path());
+    let page = client()
+        .get(format!("{}a/{IN_STOCK}", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    // Every line of the diff `mend show` prints, as the page escapes it.
+    let diff = show["yaml_diff"].as_str().unwrap();
+    assert!(diff.contains("+        xpath: "), "{diff}");
+    for line in diff.lines() {
+        let escaped = line
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        assert!(page.contains(&escaped), "{line:?} not on the page: {page}");
+    }
+    // The same preview, page by page.
+    for p in show["preview"].as_array().unwrap() {
+        let row = format!(
+            "<code>{}</code></td><td class=\"effect",
+            p["name"].as_str().unwrap()
+        );
+        assert!(page.contains(&row), "{row} not on the page");
+        assert!(page.contains(p["effect"].as_str().unwrap()));
+    }
+    assert!(page.contains("0 fixed, 1 unchanged, 0 changed, 0 broken, 0 still violated"));
+    // The old side is the page the tree-grams were captured on.
+    assert!(
+        page.contains("Old: <code>pages/bookshop.html</code>, where the tree-gram was captured")
+    );
+    assert!(page.contains("New: <code>pages/bookshop-redesign.html</code>"));
+    // The sub-trees aligned: the stock line pairs with the availability
+    // line under the same number, both marked as selected.
+    let stock = "p.stock.in &quot;In stock&quot; <span class=\"pair\">[6]</span>";
+    let availability =
+        "p.availability.available &quot;In stock&quot; <span class=\"pair\">[6]</span>";
+    for line in [stock, availability] {
+        assert!(page.contains(line), "{line} not on the page: {page}");
+    }
+    assert_eq!(page.matches("◀ selected").count(), 2);
+    assert!(page.contains("data-pair=\"5\""));
+    assert!(page.contains("6 elements paired by simple tree matching"));
+}
+
+#[test]
+fn a_nested_pattern_is_marked_in_its_parents_instances_on_the_captured_page() {
+    // The stock field as a child step: from the page's root `./p` selects
+    // nothing, so only an evaluation in the books' instances marks it.
+    let dir = bookshop_project();
+    let wrapper = dir.path().join("wrappers/bookshop.yaml");
+    let text = std::fs::read_to_string(&wrapper).unwrap();
+    let child = text.replace(
+        "xpath: .//p[contains(concat(' ', normalize-space(@class), ' '), ' stock ')]",
+        "xpath: ./p[contains(concat(' ', normalize-space(@class), ' '), ' stock ')]",
+    );
+    assert_ne!(child, text);
+    std::fs::write(&wrapper, child).unwrap();
+    propose(dir.path(), "pages/bookshop-redesign.html");
+    let log = Mend::new(&["log", "--json", "--pattern", "book/in_stock"])
+        .dir(dir.path())
+        .output();
+    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let id = &log[0]["id"];
+    assert!(
+        log[0]["new_xpath"].as_str().unwrap().starts_with("./"),
+        "{log}"
+    );
+    let review = Review::start(dir.path());
+    let http = client();
+    let side = |side: &str| {
+        http.get(format!("{}a/{id}/page/{side}", review.url))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap()
+    };
+    let (old, new) = (side("old"), side("new"));
+    // One mention in the page's style, then one per marked node.
+    for (name, page, class) in [("old", &old, "stock in"), ("new", &new, "availability")] {
+        assert_eq!(
+            page.matches("data-mend-target").count() - 1,
+            6,
+            "{name}: {page}"
+        );
+        assert!(page.contains(class), "{name}");
+    }
+    // The old page is the captured page, not the redesign the run read.
+    assert!(old.contains("class=\"books\""), "{old}");
+    assert!(!new.contains("class=\"books\""));
+}
+
+#[test]
+fn the_list_filters_by_the_class_of_change() {
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = client();
+    let rows = |query: &str| {
+        http.get(format!("{}?{query}", review.url))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap()
+            .matches("<tr class=\"row\"")
+            .count()
+    };
+    assert_eq!(rows(""), 3);
+    assert_eq!(rows("class=missing"), 3);
+    assert_eq!(rows("class=drift"), 0);
+    assert_eq!(rows("class=value&status=pending"), 0);
+    // An unknown class filters nothing out.
+    assert_eq!(rows("class=moved"), 3);
+}
+
 #[test]
 fn a_request_without_the_token_or_for_another_host_is_refused() {
     let dir = healed_project();
@@ -177,14 +306,21 @@ fn a_post_from_another_origin_is_refused() {
 #[test]
 fn a_stored_page_with_scripts_cannot_run_them_in_the_review_page() {
     let dir = bookshop_project();
-    let hostile = std::fs::read_to_string(dir.path().join("pages/bookshop-redesign.html"))
-        .unwrap()
-        .replace(
-            "<body>",
-            "<body onload=\"alert(1)\"><script>document.title='owned'</script>\
-             <img src=\"http://127.0.0.1:9/x.png\" onerror=\"alert(2)\">",
-        );
-    std::fs::write(dir.path().join("pages/hostile.html"), hostile).unwrap();
+    // Both sides hostile: the page the tree-grams are captured on (the old
+    // side) and the redesign the run reads (the new side).
+    let hostile = |page: &str| {
+        std::fs::read_to_string(dir.path().join(page))
+            .unwrap()
+            .replace(
+                "<body>",
+                "<body onload=\"alert(1)\"><script>document.title='owned'</script>\
+                 <img src=\"http://127.0.0.1:9/x.png\" onerror=\"alert(2)\">",
+            )
+    };
+    let redesign = hostile("pages/bookshop-redesign.html");
+    let captured = hostile("pages/bookshop.html");
+    std::fs::write(dir.path().join("pages/hostile.html"), redesign).unwrap();
+    std::fs::write(dir.path().join("pages/bookshop.html"), captured).unwrap();
     propose(dir.path(), "pages/hostile.html");
     let review = Review::start(dir.path());
     let http = client();

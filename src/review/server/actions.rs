@@ -113,7 +113,7 @@ pub(super) async fn post(state: std::sync::Arc<ReviewState>, path: String, body:
             let key = worker.remember(notice);
             Ok(key)
         } else {
-            Err(Box::new(pages::adaptation(
+            Err(Box::new(super::proposal::adaptation(
                 &worker,
                 &store,
                 id,
@@ -133,7 +133,7 @@ pub(super) async fn post(state: std::sync::Arc<ReviewState>, path: String, body:
         }
         Ok(Err(page)) => {
             let mut page =
-                (*page).unwrap_or_else(|e| pages::store_failure(state.guard.token(), &e));
+                (*page).unwrap_or_else(|e| pages::review_failure(state.guard.token(), &e));
             *page.status_mut() = StatusCode::CONFLICT;
             page
         }

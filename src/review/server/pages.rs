@@ -1,6 +1,7 @@
-//! The review page's HTML: the list of adaptations, one adaptation, and a
-//! stored page made safe to show. Every value is escaped by maud; a stored
-//! page is written only through [`sanitize`].
+//! The review page's HTML: the routes of its GETs, the list of adaptations
+//! and the layout every page shares (one adaptation is [`proposal`]'s).
+//! Every value is escaped by maud; a stored page is written only through
+//! [`crate::review::sanitize`].
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,14 +10,11 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
-use super::actions::Notice;
-use super::{ReviewState, SNAPSHOT_POLICY};
-use crate::dom::Document;
-use crate::review::sanitize::{sanitize, targets_of};
+use super::{ReviewState, SNAPSHOT_POLICY, proposal};
+use crate::review::{ChangeClass, ReviewError, Side};
 use crate::store::{
     AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store, StoreError,
 };
-use crate::xpath::{Value, XPath};
 
 /// The response to a GET of `path` (under the token) with `query`.
 pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
@@ -25,13 +23,14 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let result = match segments.as_slice() {
         [""] => list(&store, &state.store_path, token, &Filters::parse(query))
-            .map(IntoResponse::into_response),
+            .map(IntoResponse::into_response)
+            .map_err(ReviewError::from),
         ["a", id] => match id.parse::<i64>() {
             Ok(id) => {
                 let notice = url::form_urlencoded::parse(query.as_bytes())
                     .find(|(k, _)| k == "notice")
                     .and_then(|(_, key)| state.notice(&key));
-                adaptation(state, &store, AdaptationId(id), notice.as_ref())
+                proposal::adaptation(state, &store, AdaptationId(id), notice.as_ref())
             }
             Err(_) => Ok(not_found(token)),
         },
@@ -40,22 +39,29 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
                 .next()
                 .map(|(_, v)| v.into_owned())
                 .unwrap_or_default();
-            super::history::history(&store, &wrapper).map(|page| match page {
-                Some(body) => layout(token, &format!("History of {wrapper}"), body).into_response(),
-                None => not_found(token),
-            })
+            super::history::history(&store, &wrapper)
+                .map(|page| match page {
+                    Some(body) => {
+                        layout(token, &format!("History of {wrapper}"), body).into_response()
+                    }
+                    None => not_found(token),
+                })
+                .map_err(ReviewError::from)
         }
         ["a", id, "page", side @ ("old" | "new")] => match id.parse::<i64>() {
-            Ok(id) => snapshot(token, &store, AdaptationId(id), *side == "new"),
+            Ok(id) => {
+                let side = if *side == "new" { Side::New } else { Side::Old };
+                proposal::snapshot(state, &store, AdaptationId(id), side)
+            }
             Err(_) => Ok(not_found(token)),
         },
         _ => Ok(not_found(token)),
     };
-    result.unwrap_or_else(|e| store_failure(token, &e))
+    result.unwrap_or_else(|e| review_failure(token, &e))
 }
 
-/// The page for a store that could not be read.
-pub(super) fn store_failure(token: &str, e: &StoreError) -> Response {
+/// The page for a store that could not be read, or a run missing from it.
+pub(super) fn review_failure(token: &str, e: &ReviewError) -> Response {
     tracing::error!(error = %e, "the review page could not read the store");
     (
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -75,6 +81,8 @@ pub(super) struct Filters {
     status: Option<String>,
     /// Only scores at or above this.
     min_score: Option<f64>,
+    /// Only this class of change.
+    class: Option<ChangeClass>,
 }
 
 impl Filters {
@@ -84,6 +92,7 @@ impl Filters {
             match &*k {
                 "status" if !v.is_empty() => f.status = Some(v.into_owned()),
                 "min_score" => f.min_score = v.parse().ok().filter(|s: &f64| s.is_finite()),
+                "class" => f.class = ChangeClass::parse(&v),
                 _ => {}
             }
         }
@@ -100,6 +109,7 @@ impl Filters {
             && self
                 .min_score
                 .is_none_or(|m| r.score.is_some_and(|s| s >= m))
+            && self.class.is_none_or(|c| ChangeClass::of(r) == c)
     }
 }
 
@@ -130,6 +140,15 @@ pub(super) fn list(
                     option value=(s) selected[filters.status.as_deref() == Some(s)] { (s) }
                 }
             }
+            label for="class" { "Change" }
+            select #class name="class" {
+                option value="" { "any" }
+                @for c in ChangeClass::ALL {
+                    option value=(c.as_str()) selected[filters.class == Some(c)] {
+                        (c.as_str()) ": " (c.description())
+                    }
+                }
+            }
             label for="min_score" { "Score at least" }
             input #min_score name="min_score" type="number" min="0" max="1" step="0.05"
                 value=[filters.min_score];
@@ -143,7 +162,7 @@ pub(super) fn list(
                 h2 { a href={ "w/" (encode(wrapper)) } { (wrapper) } " · " code { (pattern) } }
                 table {
                     thead { tr {
-                        th scope="col" { "Id" } th scope="col" { "Status" }
+                        th scope="col" { "Id" } th scope="col" { "Status" } th scope="col" { "Change" }
                         th scope="col" { "New XPath" } th scope="col" { "Pages" }
                         th scope="col" { "Score" } th scope="col" { "Candidates" }
                     } }
@@ -152,6 +171,7 @@ pub(super) fn list(
                             tr.row data-id=(r.id) {
                                 td { a href={ "a/" (r.id) } { (r.id) } }
                                 td { (status_of(r)) }
+                                td { (ChangeClass::of(r)) }
                                 td { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
                                 td { (r.page_count) }
                                 td { (score(r.score)) }
@@ -166,189 +186,7 @@ pub(super) fn list(
     Ok(layout(token, "Adaptations", body))
 }
 
-/// The page of adaptation `id`, saying what `notice` tells of a decision
-/// just made or refused.
-pub(super) fn adaptation(
-    state: &ReviewState,
-    store: &Store,
-    id: AdaptationId,
-    notice: Option<&Notice>,
-) -> Result<Response, StoreError> {
-    let token = state.guard.token();
-    let Some(r) = store.adaptation(id)? else {
-        return Ok(not_found(token));
-    };
-    let ids: Vec<AdaptationId> = store
-        .adaptations(&AdaptationFilter::default())?
-        .iter()
-        .map(|a| a.id)
-        .collect();
-    let previous = ids.iter().filter(|&&i| i < id).max();
-    let next = ids.iter().filter(|&&i| i > id).min();
-    let body = html! {
-        nav.moves aria-label="Adaptations" {
-            a href="../" { "All adaptations" }
-            @if let Some(p) = previous { " · " a #previous rel="prev" href=(p.0) { "Previous (k)" } }
-            @if let Some(n) = next { " · " a #next rel="next" href=(n.0) { "Next (j)" } }
-        }
-        h2 { "Adaptation " (r.id) " of " code { (r.pattern) } " in " (r.wrapper) }
-        @if let Some(n) = notice { (notice_box(n)) }
-        (decisions(state, store, &r, notice))
-        dl.facts {
-            dt { "Status" } dd {
-                (status_of(&r))
-                @if !store.reverts(r.id)?.is_empty() { ", then reverted" }
-            }
-            dt { "Old XPath" } dd { code { (r.old_xpath) } }
-            dt { "New XPath" } dd { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
-            dt { "Score" } dd { (score(r.score)) " (runner-up " (score(r.runner_up)) ")" }
-            dt { "Pages" } dd { (r.page_count) }
-            @if let Some(reason) = &r.reason { dt { "Why" } dd { (reason) } }
-        }
-        div.pages {
-            figure {
-                figcaption { "What the old XPath selects on the stored page" }
-                iframe sandbox="" title="The stored page, the old XPath's selection marked"
-                    src={ (r.id) "/page/old#mend-target" } {}
-            }
-            figure {
-                figcaption { "What the new XPath selects on the stored page" }
-                iframe sandbox="" title="The stored page, the new XPath's selection marked"
-                    src={ (r.id) "/page/new#mend-target" } {}
-            }
-        }
-        h3 { "Sample values" }
-        table {
-            thead { tr { th scope="col" { "Before" } th scope="col" { "After" } } }
-            tbody {
-                @for i in 0..r.samples_before.len().max(r.samples_after.len()) {
-                    tr {
-                        td { (r.samples_before.get(i).map(ToString::to_string).unwrap_or_default()) }
-                        td { (r.samples_after.get(i).map(ToString::to_string).unwrap_or_default()) }
-                    }
-                }
-            }
-        }
-        h3 { "Constraints" }
-        ul {
-            @for c in &r.constraint_results {
-                li { (if c.passed { "held" } else { "failed" }) ": " (c.constraint) " — " (c.detail) }
-            }
-        }
-        h3 { "Candidates" }
-        ol {
-            @for c in &r.candidates {
-                li { code { (c.xpath) } " " (format!("{:.3}", c.score)) " (" (c.algorithm) ")" }
-            }
-        }
-    };
-    Ok(layout(token, &format!("Adaptation {}", r.id), body).into_response())
-}
-
-/// The adaptation's stored page, sanitized, with what the old (or new)
-/// XPath selects on it marked.
-fn snapshot(
-    token: &str,
-    store: &Store,
-    id: AdaptationId,
-    new: bool,
-) -> Result<Response, StoreError> {
-    let Some(r) = store.adaptation(id)? else {
-        return Ok(not_found(token));
-    };
-    let Some(html) = store.page_html(r.page_id)? else {
-        let page = "<!DOCTYPE html><p>No copy of this page was kept.</p>";
-        return Ok(with_snapshot_policy(page.to_owned()));
-    };
-    let doc = Document::parse(&html);
-    let xpath = if new {
-        r.new_xpath.as_deref()
-    } else {
-        Some(r.old_xpath.as_str())
-    };
-    let paths: Vec<String> = xpath
-        .and_then(|x| XPath::compile(x).ok())
-        .and_then(|x| x.evaluate(&doc, crate::dom::NodeId::ROOT).ok())
-        .map(|v| match v {
-            Value::Nodes(items) => items.iter().map(|i| i.path(&doc)).collect(),
-            _ => Vec::new(),
-        })
-        .unwrap_or_default();
-    Ok(with_snapshot_policy(sanitize(
-        &doc,
-        &targets_of(&doc, &paths),
-    )))
-}
-
-/// What a decision just came to.
-fn notice_box(n: &Notice) -> Markup {
-    html! {
-        div.notice.done[n.done].refused[!n.done] role=(if n.done { "status" } else { "alert" }) {
-            @for line in &n.lines { p { (line) } }
-            @if let Some(d) = &n.diagnostics { pre { (d) } }
-        }
-    }
-}
-
-/// The forms for the decisions that `r` can take now: approve and reject a
-/// proposal that waits; revert and reject an adaptation in the wrapper.
-fn decisions(
-    state: &ReviewState,
-    store: &Store,
-    r: &AdaptationRecord,
-    notice: Option<&Notice>,
-) -> Markup {
-    let pending = r.is_pending();
-    let in_wrapper = !pending && crate::review::in_wrapper(store, r).unwrap_or(false);
-    if !pending && !in_wrapper {
-        return html! {};
-    }
-    let may_force = notice.is_some_and(|n| n.may_force);
-    let nonce = || state.guard.issue().unwrap_or_default();
-    let force = |form: &str| {
-        html! {
-            @if may_force {
-                p {
-                    input type="checkbox" name="force" value="1" id={ "force-" (form) };
-                    label for={ "force-" (form) } { " even though the wrapper file has changed since" }
-                }
-            }
-        }
-    };
-    html! {
-        section.decide aria-labelledby="decide" {
-            h3 #decide { "Decide" }
-            @if pending {
-                form #approve method="post" action={ (r.id.0) "/approve" } {
-                    input type="hidden" name="nonce" value=(nonce());
-                    (force("approve"))
-                    button type="submit" aria-keyshortcuts="a" {
-                        "Approve: write the new XPath to the wrapper " kbd { "a" }
-                    }
-                }
-            }
-            @if in_wrapper {
-                form #revert method="post" action={ (r.id.0) "/revert" } {
-                    input type="hidden" name="nonce" value=(nonce());
-                    (force("revert"))
-                    button type="submit" { "Revert: put the old XPath back" }
-                }
-            }
-            form #reject method="post" action={ (r.id.0) "/reject" } {
-                input type="hidden" name="nonce" value=(nonce());
-                label for="reason" { "Why reject " kbd { "r" } }
-                textarea #reason name="reason" rows="2" maxlength="2000"
-                    aria-keyshortcuts="r" {}
-                (force("reject"))
-                button type="submit" {
-                    @if in_wrapper { "Reject: take it out of the wrapper" } @else { "Reject" }
-                }
-            }
-        }
-    }
-}
-
-fn with_snapshot_policy(page: String) -> Response {
+pub(super) fn with_snapshot_policy(page: String) -> Response {
     let mut response = ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response();
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
@@ -357,7 +195,7 @@ fn with_snapshot_policy(page: String) -> Response {
     response
 }
 
-fn status_of(r: &AdaptationRecord) -> String {
+pub(super) fn status_of(r: &AdaptationRecord) -> String {
     match (&r.decision, r.status) {
         (Some(d), _) => d.verdict.to_string(),
         (None, AdaptationStatus::Proposed) => "pending".to_owned(),
@@ -365,7 +203,7 @@ fn status_of(r: &AdaptationRecord) -> String {
     }
 }
 
-fn score(s: Option<f64>) -> String {
+pub(super) fn score(s: Option<f64>) -> String {
     s.map_or_else(|| "–".to_owned(), |s| format!("{s:.3}"))
 }
 
@@ -394,7 +232,7 @@ fn candidate_bars(r: &AdaptationRecord) -> Markup {
     }
 }
 
-fn not_found(token: &str) -> Response {
+pub(super) fn not_found(token: &str) -> Response {
     (
         StatusCode::NOT_FOUND,
         layout(token, "Not found", html! { p { "Nothing here." } }),
@@ -402,7 +240,7 @@ fn not_found(token: &str) -> Response {
         .into_response()
 }
 
-fn layout(token: &str, title: &str, body: Markup) -> Markup {
+pub(super) fn layout(token: &str, title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {

@@ -3,6 +3,8 @@
 // to the next and previous one, a takes the focus to Approve (Enter or
 // Space then approves) and r to the reason for rejecting. Everything works
 // without this script: the keys only move the focus or follow links.
+// Pointing at a line of the aligned sub-trees marks it and its pair on the
+// other side.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   const rows = Array.from(document.querySelectorAll("tr.row"));
@@ -23,6 +25,14 @@ document.addEventListener("DOMContentLoaded", () => {
     const element = document.querySelector(selector);
     if (element) element.focus();
   };
+  const link = (pair, on) => {
+    document.querySelectorAll(`ol.tree li[data-pair="${pair}"]`)
+      .forEach((line) => line.classList.toggle("linked", on));
+  };
+  document.querySelectorAll("ol.tree li[data-pair]").forEach((line) => {
+    line.addEventListener("mouseenter", () => link(line.dataset.pair, true));
+    line.addEventListener("mouseleave", () => link(line.dataset.pair, false));
+  });
   document.addEventListener("keydown", (e) => {
     const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -1,6 +1,7 @@
-//! What `mend show` previews before a person approves: the adaptation's new
-//! XPath against its old one on every stored page of its run and of its
-//! entry, each page said to be fixed, unchanged, changed or broken by it.
+//! What a person sees before approving (in `mend show` and on the review
+//! page): the adaptation's new XPath against its old one on every stored
+//! page of its run and of its entry, each page said to be fixed,
+//! unchanged, changed or broken by it.
 //!
 //! The comparison is by the wrapper's constraints and values, not by the
 //! drift check (no tree-grams are read here): a page is fixed when the old
@@ -12,11 +13,11 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use mend::dom::Document;
-use mend::extract::{Extraction, extract};
-use mend::store::{AdaptationRecord, PageId, Store, StoreError};
-use mend::wrapper::{PatternPath, Wrapper};
-use mend::xpath::XPath;
+use crate::dom::Document;
+use crate::extract::{Extraction, extract};
+use crate::store::{AdaptationRecord, PageId, Store, StoreError};
+use crate::wrapper::{PatternPath, Wrapper};
+use crate::xpath::XPath;
 
 /// At most this many pages are previewed, the first by id.
 pub const MAX_PAGES: usize = 50;

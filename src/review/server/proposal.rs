@@ -1,0 +1,408 @@
+//! The page of one adaptation: its facts and the decisions it can take, the
+//! old page and the new page side by side with each XPath's selection
+//! marked, the old and new sub-trees aligned with their pairs linked, the
+//! diff approving would make to the wrapper file, the sample values, and
+//! the preview of the new XPath on the run's stored pages.
+//!
+//! Everything a person is shown is what `mend show` shows
+//! ([`crate::review::inspect`]): the same diff, the same preview, nested
+//! patterns evaluated in their parents' instances on both. The old side is
+//! the page the tree-gram was captured on when the store kept it (a
+//! `mend snapshot` of this version), else the run's page, where the old
+//! XPath selects what it selects now; the caption says which.
+
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+
+use super::ReviewState;
+use super::actions::Notice;
+use super::pages::{layout, not_found, score, status_of, with_snapshot_policy};
+use crate::dom::{Document, NodeId};
+use crate::review::alignment::{AlignedTrees, TreeLine, align_subtrees};
+use crate::review::preview::{self, Effect, PagePreview};
+use crate::review::sanitize::{sanitize, targets_of};
+use crate::review::{ChangeClass, Parents, ReviewError, Side};
+use crate::store::{AdaptationFilter, AdaptationId, AdaptationRecord, Store, StoreError};
+use crate::xpath::{Item, Value, XPath};
+
+/// The page of adaptation `id`, saying what `notice` tells of a decision
+/// just made or refused.
+pub(super) fn adaptation(
+    state: &ReviewState,
+    store: &Store,
+    id: AdaptationId,
+    notice: Option<&Notice>,
+) -> Result<Response, ReviewError> {
+    let token = state.guard.token();
+    let Some(r) = store.adaptation(id)? else {
+        return Ok(not_found(token));
+    };
+    let ids: Vec<AdaptationId> = store
+        .adaptations(&AdaptationFilter::default())?
+        .iter()
+        .map(|a| a.id)
+        .collect();
+    let inspection = crate::review::inspect(store, &state.store_path, &r)?;
+    let old = shown(store, &r, inspection.parents.as_ref(), Side::Old)?;
+    let new = shown(store, &r, inspection.parents.as_ref(), Side::New)?;
+    let aligned = match (&old, &new) {
+        (Some(o), Some(n)) => o
+            .first()
+            .zip(n.first())
+            .map(|(a, b)| align_subtrees(&o.doc, a, &n.doc, b)),
+        _ => None,
+    };
+    let mut notes = inspection.notes.clone();
+    for (which, side) in [("old", &old), ("new", &new)] {
+        if let Some(Err(e)) = side.as_ref().map(|s| &s.items) {
+            notes.push(format!("the {which} XPath {e}"));
+        }
+    }
+    let previous = ids.iter().filter(|&&i| i < id).max();
+    let next = ids.iter().filter(|&&i| i > id).min();
+    let class = ChangeClass::of(&r);
+    let body = html! {
+        nav.moves aria-label="Adaptations" {
+            a href="../" { "All adaptations" }
+            @if let Some(p) = previous { " · " a #previous rel="prev" href=(p.0) { "Previous (k)" } }
+            @if let Some(n) = next { " · " a #next rel="next" href=(n.0) { "Next (j)" } }
+        }
+        h2 { "Adaptation " (r.id) " of " code { (r.pattern) } " in " (r.wrapper) }
+        @if let Some(n) = notice { (notice_box(n)) }
+        (decisions(state, store, &r, notice))
+        dl.facts {
+            dt { "Status" } dd {
+                (status_of(&r))
+                @if !store.reverts(r.id)?.is_empty() { ", then reverted" }
+            }
+            dt { "Change" } dd { (class) ": " (class.description()) }
+            dt { "Old XPath" } dd { code { (r.old_xpath) } }
+            dt { "New XPath" } dd { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
+            dt { "Score" } dd { (score(r.score)) " (runner-up " (score(r.runner_up)) ")" }
+            dt { "Pages" } dd { (r.page_count) }
+            dt { "Wrapper file" } dd { code { (inspection.wrapper_file.as_deref().unwrap_or(&inspection.recorded_wrapper).display()) } }
+            @if let Some(reason) = &r.reason { dt { "Why" } dd { (reason) } }
+        }
+        div.pages {
+            figure {
+                @match &old {
+                    Some(o) if o.captured => figcaption { "Old: " code { (o.name) } ", where the tree-gram was captured; " (count(&o.items)) " selected by the old XPath, marked" },
+                    Some(o) => figcaption { "Old XPath on the run's page " code { (o.name) } " (the page the tree-gram was captured on was not kept); " (count(&o.items)) " selected, marked" },
+                    None => figcaption { "Old: no copy of the page was kept" },
+                }
+                iframe sandbox="" title="The old page, the old XPath's selection marked"
+                    src={ (r.id) "/page/old#mend-target" } {}
+            }
+            figure {
+                @match &new {
+                    Some(n) => figcaption { "New: " code { (n.name) } "; " (count(&n.items)) " selected by the new XPath, marked" },
+                    None => figcaption { "New: no copy of the page was kept" },
+                }
+                iframe sandbox="" title="The new page, the new XPath's selection marked"
+                    src={ (r.id) "/page/new#mend-target" } {}
+            }
+        }
+        @if let Some(aligned) = &aligned { (subtrees(aligned)) }
+        h3 { "Wrapper change" }
+        @match &inspection.yaml_diff {
+            Some(diff) => (yaml_diff(diff)),
+            None => p { "Approving would not change the wrapper file (see the notes)." },
+        }
+        h3 { "Sample values" }
+        table {
+            thead { tr { th scope="col" { "Before" } th scope="col" { "After" } } }
+            tbody {
+                @for i in 0..r.samples_before.len().max(r.samples_after.len()) {
+                    tr {
+                        td { (r.samples_before.get(i).map(ToString::to_string).unwrap_or_default()) }
+                        td { (r.samples_after.get(i).map(ToString::to_string).unwrap_or_default()) }
+                    }
+                }
+            }
+        }
+        @if let Some(pages) = &inspection.preview { (preview_table(pages)) }
+        h3 { "Constraints" }
+        ul {
+            @for c in &r.constraint_results {
+                li { (if c.passed { "held" } else { "failed" }) ": " (c.constraint) " — " (c.detail) }
+            }
+        }
+        h3 { "Candidates" }
+        ol {
+            @for c in &r.candidates {
+                li { code { (c.xpath) } " " (format!("{:.3}", c.score)) " (" (c.algorithm) ")" }
+            }
+        }
+        @if !notes.is_empty() {
+            h3 { "Notes" }
+            ul.notes { @for n in &notes { li { pre { (n) } } } }
+        }
+    };
+    Ok(layout(token, &format!("Adaptation {}", r.id), body).into_response())
+}
+
+/// The page of one side of adaptation `id`, sanitized, with what that
+/// side's XPath selects on it marked.
+pub(super) fn snapshot(
+    state: &ReviewState,
+    store: &Store,
+    id: AdaptationId,
+    side: Side,
+) -> Result<Response, ReviewError> {
+    let token = state.guard.token();
+    let Some(r) = store.adaptation(id)? else {
+        return Ok(not_found(token));
+    };
+    let parents = crate::review::parents_of(store, &state.store_path, &r)?;
+    let Some(shown) = shown(store, &r, parents.as_ref(), side)? else {
+        let page = "<!DOCTYPE html><p>No copy of this page was kept.</p>";
+        return Ok(with_snapshot_policy(page.to_owned()));
+    };
+    let paths: Vec<String> = match &shown.items {
+        Ok(items) => items.iter().map(|i| i.path(&shown.doc)).collect(),
+        Err(_) => Vec::new(),
+    };
+    Ok(with_snapshot_policy(sanitize(
+        &shown.doc,
+        &targets_of(&shown.doc, &paths),
+    )))
+}
+
+/// One side of an adaptation: the page it is shown on and what its XPath
+/// selects there.
+struct Shown {
+    /// Where the page came from.
+    name: String,
+    /// Whether it is the page the tree-gram was captured on.
+    captured: bool,
+    doc: Document,
+    /// The selection, or why the XPath could not be evaluated.
+    items: Result<Vec<Item>, String>,
+}
+
+impl Shown {
+    /// The node the sub-trees are aligned at: the first selected.
+    fn first(&self) -> Option<NodeId> {
+        self.items.as_ref().ok()?.first().map(|i| i.owner())
+    }
+}
+
+/// The page of `side` of `r` and its selection: nested in the parents'
+/// instances when they are known, else from the root. `None` when no copy
+/// of the page was kept, or the side has no XPath.
+fn shown(
+    store: &Store,
+    r: &AdaptationRecord,
+    parents: Option<&Parents>,
+    side: Side,
+) -> Result<Option<Shown>, StoreError> {
+    let xpath = match side {
+        Side::Old => r.old_xpath.as_str(),
+        Side::New => match r.new_xpath.as_deref() {
+            Some(x) => x,
+            None => return Ok(None),
+        },
+    };
+    let capture = match side {
+        Side::Old => store.capture_before(&r.wrapper, &r.pattern, r.created_at)?,
+        Side::New => None,
+    };
+    let (html, name, captured) = match &capture {
+        Some(c) => (store.capture_html(c)?, c.name.clone(), true),
+        None => {
+            let name = store
+                .page(r.page_id)?
+                .map_or_else(|| "(unknown)".to_owned(), |p| p.url_or_path);
+            (store.page_html(r.page_id)?, name, false)
+        }
+    };
+    let Some(html) = html else { return Ok(None) };
+    let doc = Document::parse(&html);
+    let items = match parents {
+        Some(parents) => parents.select(&doc, side, xpath),
+        None => from_root(&doc, xpath),
+    };
+    Ok(Some(Shown {
+        name,
+        captured,
+        doc,
+        items,
+    }))
+}
+
+/// What `xpath` selects from the document node.
+fn from_root(doc: &Document, xpath: &str) -> Result<Vec<Item>, String> {
+    let compiled = XPath::compile(xpath).map_err(|e| format!("{xpath}: {}", e.message))?;
+    match compiled.evaluate(doc, NodeId::ROOT) {
+        Ok(Value::Nodes(items)) => Ok(items),
+        Ok(_) => Ok(Vec::new()),
+        Err(e) => Err(format!("{xpath}: {}", e.message)),
+    }
+}
+
+/// `3 nodes`, or why there are none.
+fn count(items: &Result<Vec<Item>, String>) -> String {
+    match items {
+        Ok(items) if items.len() == 1 => "1 node".to_owned(),
+        Ok(items) => format!("{} nodes", items.len()),
+        Err(_) => "nothing (the XPath failed)".to_owned(),
+    }
+}
+
+/// The old and new sub-trees side by side; a line and its pair on the
+/// other side carry the same `data-pair`, which the script highlights
+/// together on hover or focus.
+fn subtrees(aligned: &AlignedTrees) -> Markup {
+    let side = |title: &str, lines: &[TreeLine]| {
+        html! {
+            figure.tree {
+                figcaption { (title) }
+                ol.tree {
+                    @for l in lines {
+                        @let indent = "  ".repeat(l.depth.min(40));
+                        li.paired[l.pair.is_some()].selected[l.selected] data-pair=[l.pair] {
+                            span.indent { (indent) }
+                            (l.label)
+                            @if let Some(p) = l.pair { " " span.pair { "[" (p + 1) "]" } }
+                            @if l.selected { " " span.mark { "◀ selected" } }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    html! {
+        section.aligned aria-labelledby="aligned" {
+            h3 #aligned { "Sub-trees, aligned" }
+            p {
+                (aligned.pairs) " elements paired by simple tree matching; a pair has the same number "
+                "on both sides, and pointing at one line marks its pair."
+                @if aligned.cut { " The trees are cut at their first lines." }
+            }
+            div.trees {
+                (side("Old", &aligned.old))
+                (side("New", &aligned.new))
+            }
+        }
+    }
+}
+
+/// A unified diff with its added and removed lines marked.
+fn yaml_diff(diff: &str) -> Markup {
+    html! {
+        pre.diff aria-label="The unified diff of the wrapper file" {
+            @for line in diff.lines() {
+                @let class = if line.starts_with("+++") || line.starts_with("---") {
+                    "head"
+                } else if line.starts_with('+') {
+                    "add"
+                } else if line.starts_with('-') {
+                    "del"
+                } else if line.starts_with("@@") {
+                    "hunk"
+                } else {
+                    "same"
+                };
+                span class=(class) { (line) } "\n"
+            }
+        }
+    }
+}
+
+/// What the new XPath does on the run's stored pages.
+fn preview_table(pages: &[PagePreview]) -> Markup {
+    html! {
+        section.preview aria-labelledby="preview" {
+            h3 #preview { "The new XPath on the run's pages" }
+            p { (preview::tally(pages)) }
+            @if pages.len() >= preview::MAX_PAGES { p { "The first " (preview::MAX_PAGES) " pages by id." } }
+            table {
+                thead { tr { th scope="col" { "Page" } th scope="col" { "Effect" } } }
+                tbody {
+                    @for p in pages {
+                        tr {
+                            td { code { (p.name) } }
+                            td class=(effect_class(p.effect)) { (p.effect.as_str()) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn effect_class(effect: Effect) -> &'static str {
+    match effect {
+        Effect::Fixed => "effect good",
+        Effect::Broken | Effect::StillViolated => "effect bad",
+        Effect::Unchanged | Effect::Changed => "effect",
+    }
+}
+
+/// What a decision just came to.
+fn notice_box(n: &Notice) -> Markup {
+    html! {
+        div.notice.done[n.done].refused[!n.done] role=(if n.done { "status" } else { "alert" }) {
+            @for line in &n.lines { p { (line) } }
+            @if let Some(d) = &n.diagnostics { pre { (d) } }
+        }
+    }
+}
+
+/// The forms for the decisions that `r` can take now: approve and reject a
+/// proposal that waits; revert and reject an adaptation in the wrapper.
+fn decisions(
+    state: &ReviewState,
+    store: &Store,
+    r: &AdaptationRecord,
+    notice: Option<&Notice>,
+) -> Markup {
+    let pending = r.is_pending();
+    let in_wrapper = !pending && crate::review::in_wrapper(store, r).unwrap_or(false);
+    if !pending && !in_wrapper {
+        return html! {};
+    }
+    let may_force = notice.is_some_and(|n| n.may_force);
+    let nonce = || state.guard.issue().unwrap_or_default();
+    let force = |form: &str| {
+        html! {
+            @if may_force {
+                p {
+                    input type="checkbox" name="force" value="1" id={ "force-" (form) };
+                    label for={ "force-" (form) } { " even though the wrapper file has changed since" }
+                }
+            }
+        }
+    };
+    html! {
+        section.decide aria-labelledby="decide" {
+            h3 #decide { "Decide" }
+            @if pending {
+                form #approve method="post" action={ (r.id.0) "/approve" } {
+                    input type="hidden" name="nonce" value=(nonce());
+                    (force("approve"))
+                    button type="submit" aria-keyshortcuts="a" {
+                        "Approve: write the new XPath to the wrapper " kbd { "a" }
+                    }
+                }
+            }
+            @if in_wrapper {
+                form #revert method="post" action={ (r.id.0) "/revert" } {
+                    input type="hidden" name="nonce" value=(nonce());
+                    (force("revert"))
+                    button type="submit" { "Revert: put the old XPath back" }
+                }
+            }
+            form #reject method="post" action={ (r.id.0) "/reject" } {
+                input type="hidden" name="nonce" value=(nonce());
+                label for="reason" { "Why reject " kbd { "r" } }
+                textarea #reason name="reason" rows="2" maxlength="2000"
+                    aria-keyshortcuts="r" {}
+                (force("reject"))
+                button type="submit" {
+                    @if in_wrapper { "Reject: take it out of the wrapper" } @else { "Reject" }
+                }
+            }
+        }
+    }
+}
