@@ -21,6 +21,7 @@ pub mod similarity;
 pub mod site;
 pub mod store;
 pub mod treegram;
+pub mod unstable;
 pub mod wrapper;
 pub mod xpath;
 
