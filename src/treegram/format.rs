@@ -31,7 +31,7 @@ pub(crate) const RAW: [&str; 8] = [
     "textarea",
 ];
 /// Elements that have no end tag.
-const VOID: [&str; 14] = [
+pub(crate) const VOID: [&str; 14] = [
     "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
     "track", "wbr",
 ];

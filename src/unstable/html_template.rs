@@ -19,29 +19,11 @@ use std::fmt::Write as _;
 
 use super::{UNSTABLE_TEXT_ELEMENT, VALUE_SEPARATOR};
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::treegram::{MASKED_ATTR, UNSTABLE_ATTR};
+use crate::treegram::{MASKED_ATTR, RAW, UNSTABLE_ATTR, VOID};
 
 /// The most distinct values kept of one unstable text or attribute: a
 /// clock watched for minutes shows hundreds; the first few say enough.
 pub const MAX_VALUES: usize = 32;
-
-/// Elements whose content is not markup, left out of a template.
-const RAW: [&str; 8] = [
-    "script",
-    "style",
-    "xmp",
-    "iframe",
-    "noembed",
-    "noframes",
-    "plaintext",
-    "textarea",
-];
-
-/// Elements that have no end tag.
-const VOID: [&str; 14] = [
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr",
-];
 
 /// A page's template.
 #[derive(Clone, Debug, PartialEq, Eq)]
