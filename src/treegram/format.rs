@@ -237,13 +237,7 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
         let children: Vec<NodeId> = if skipped || raw {
             Vec::new()
         } else {
-            doc.children(node)
-                .filter(|&c| match doc.kind(c) {
-                    NodeKind::Element => true,
-                    NodeKind::Text => !doc.text(c).trim().is_empty(),
-                    _ => false,
-                })
-                .collect()
+            markup_children(doc, node).collect()
         };
         match children.as_slice() {
             [] => {
@@ -370,12 +364,22 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-fn escape_text(text: &str) -> String {
+/// The children of `node` that a readable copy of a page keeps: elements,
+/// and text that is not white space alone.
+pub(crate) fn markup_children(doc: &Document, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    doc.children(node).filter(|&c| match doc.kind(c) {
+        NodeKind::Element => true,
+        NodeKind::Text => !doc.text(c).trim().is_empty(),
+        _ => false,
+    })
+}
+
+pub(crate) fn escape_text(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
-fn escape_attr(text: &str) -> String {
+pub(crate) fn escape_attr(text: &str) -> String {
     text.replace('&', "&amp;").replace('"', "&quot;")
 }

@@ -43,7 +43,7 @@ mod locators;
 mod mask;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_file};
-pub(crate) use format::{RAW, VOID};
+pub(crate) use format::{RAW, VOID, escape_attr, escape_text, markup_children};
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::GramMask;
 

@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 
 use super::{UNSTABLE_TEXT_ELEMENT, VALUE_SEPARATOR};
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::treegram::{MASKED_ATTR, RAW, UNSTABLE_ATTR, VOID};
+use crate::treegram::{
+    MASKED_ATTR, RAW, UNSTABLE_ATTR, VOID, escape_attr, escape_text, markup_children,
+};
 
 /// The most distinct values kept of one unstable text or attribute: a
 /// clock watched for minutes shows hundreds; the first few say enough.
@@ -537,16 +539,6 @@ fn loads_in_comment(doc: &Document) -> Option<usize> {
         })
 }
 
-fn escape_text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-fn escape_attr(s: &str) -> String {
-    escape_text(s).replace('"', "&quot;")
-}
-
 /// A tree that a template's children pair with: a page, or another
 /// template.
 pub(super) trait View {
@@ -581,13 +573,7 @@ impl View for DocView<'_> {
         if RAW.contains(&doc.name(node)) {
             return Vec::new();
         }
-        doc.children(node)
-            .filter(|&c| match doc.kind(c) {
-                NodeKind::Element => true,
-                NodeKind::Text => !doc.text(c).trim().is_empty(),
-                _ => false,
-            })
-            .collect()
+        markup_children(doc, node).collect()
     }
 
     fn text(&self, node: NodeId) -> Option<Cow<'_, str>> {
