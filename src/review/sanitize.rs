@@ -130,9 +130,15 @@ pub fn sanitize(doc: &Document, targets: &[NodeId]) -> String {
     out.push_str("<!DOCTYPE html>");
     // Each entry is a node to open, or (with `close`) the end tag to write.
     let mut stack: Vec<(NodeId, Option<&str>)> = Vec::new();
+    // How many `style` elements are open: all text below one is CSS, even
+    // inside the elements an SVG `style` may hold (its CSS is its whole text).
+    let mut in_style = 0usize;
     push_children(doc, NodeId::ROOT, &mut stack);
     while let Some((n, close)) = stack.pop() {
         if let Some(name) = close {
+            if name.eq_ignore_ascii_case("style") {
+                in_style = in_style.saturating_sub(1);
+            }
             out.push_str("</");
             out.push_str(name);
             out.push('>');
@@ -141,8 +147,7 @@ pub fn sanitize(doc: &Document, targets: &[NodeId]) -> String {
         match doc.kind(n) {
             NodeKind::Document | NodeKind::Comment => {}
             NodeKind::Text => {
-                let parent = doc.parent(n).map(|p| doc.name(p).to_ascii_lowercase());
-                if parent.as_deref() == Some("style") {
+                if in_style > 0 {
                     out.push_str(&scrub_css(doc.text(n)));
                 } else {
                     escape(doc.text(n), false, &mut out);
@@ -170,6 +175,9 @@ pub fn sanitize(doc: &Document, targets: &[NodeId]) -> String {
                     out.push_str("</style>");
                 }
                 if !is_void(&lower) {
+                    if lower == "style" {
+                        in_style += 1;
+                    }
                     stack.push((n, Some(shown)));
                     push_children(doc, n, &mut stack);
                 }

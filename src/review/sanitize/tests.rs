@@ -157,6 +157,19 @@ fn style_text_cannot_close_its_element() {
 }
 
 #[test]
+fn css_in_the_elements_an_svg_style_holds_is_scrubbed() {
+    // An SVG `style` holds elements, and its CSS is all the text below it:
+    // escapes there could spell `url(` and `@import`. Found by the property
+    // test below.
+    let out = clean(
+        "<svg><style><svg>u\\rl(y)@im\\port 'x';<div></div></svg></style></svg>",
+        &[],
+    );
+    check_inert(&out);
+    assert!(out.contains("invalid(y)@invalid 'x';"), "{out}");
+}
+
+#[test]
 fn a_deep_page_is_sanitized_without_recursion() {
     let depth = 100_000;
     let html = format!("{}x{}", "<div>".repeat(depth), "</div>".repeat(depth));
