@@ -26,16 +26,29 @@ pub(crate) struct Profile {
     text: String,
     shape: String,
     attrs: BTreeSet<String>,
+    /// Whether some of the text was unstable (it changed across loads) and
+    /// is left out of `text`.
+    unstable: bool,
 }
 
 impl Profile {
     /// The profile of `item` (owned by the element `owner`) in `doc`; masked
     /// attributes and mend's own marks are left out.
     pub(crate) fn of(doc: &Document, owner: NodeId, item: Item, mask: &dyn Mask) -> Profile {
-        let raw = match item {
-            Item::Attr { index, .. } => doc.attr_value(doc.attr_at(index as usize)).to_owned(),
+        let (raw, unstable) = match item {
+            Item::Attr { index, .. } => {
+                let attr = doc.attr_at(index as usize);
+                if mask.masks_attr(doc, owner, doc.attr_name(attr)) {
+                    (String::new(), true)
+                } else {
+                    (doc.attr_value(attr).to_owned(), false)
+                }
+            }
             Item::Node(n) if doc.is_element(n) => element_text(doc, n, mask),
-            other => other.string_value(doc),
+            Item::Node(n) if doc.kind(n) == NodeKind::Text && mask.masks_text(doc, n) => {
+                (String::new(), true)
+            }
+            other => (other.string_value(doc), false),
         };
         let text: String = raw
             .split_ascii_whitespace()
@@ -72,12 +85,19 @@ impl Profile {
             shape: shape(&text),
             text,
             attrs,
+            unstable,
         }
     }
 
     /// The element's tag.
     pub(crate) fn tag(&self) -> &str {
         &self.tag
+    }
+
+    /// Whether some of its text was unstable and is left out of
+    /// [`Profile::text`].
+    pub(crate) fn is_unstable(&self) -> bool {
+        self.unstable
     }
 
     /// The text, its words joined by one space (its first
@@ -92,21 +112,26 @@ impl Profile {
 /// them and between nodes (a tree-gram file writes each node on its own
 /// line), leaving out what a tree-gram leaves out, the bodies of raw-text
 /// elements (scripts, styles, text areas) and of masked elements. Only the
-/// first [`MAX_TEXT`] characters or so are gathered.
-fn element_text(doc: &Document, element: NodeId, mask: &dyn Mask) -> String {
+/// first [`MAX_TEXT`] characters or so are gathered. Unstable texts are left
+/// out too, and the flag returned says whether there were any.
+fn element_text(doc: &Document, element: NodeId, mask: &dyn Mask) -> (String, bool) {
     let mut out = String::new();
+    let mut unstable = false;
     if RAW.contains(&doc.name(element)) {
-        return out;
+        return (out, unstable);
     }
     let end = doc.subtree_end(element);
     let mut chars = 0;
     let mut n = NodeId(element.0 + 1);
     while n < end && chars < MAX_TEXT {
         if doc.is_element(n) && (RAW.contains(&doc.name(n)) || mask.skips(doc, n)) {
+            unstable |= mask.skips(doc, n);
             n = doc.subtree_end(n);
             continue;
         }
-        if doc.kind(n) == NodeKind::Text {
+        if doc.kind(n) == NodeKind::Text && mask.masks_text(doc, n) {
+            unstable = true;
+        } else if doc.kind(n) == NodeKind::Text {
             for word in doc.text(n).trim().split_ascii_whitespace() {
                 if !out.is_empty() {
                     out.push(' ');
@@ -118,7 +143,7 @@ fn element_text(doc: &Document, element: NodeId, mask: &dyn Mask) -> String {
         }
         n = NodeId(n.0 + 1);
     }
-    out
+    (out, unstable)
 }
 
 /// The parts of a likeness, each in [0, 1].
@@ -135,7 +160,24 @@ pub(crate) struct Likeness {
 /// How much `b` looks like `a`.
 pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
     let tag = f64::from(u8::from(a.tag == b.tag));
-    let text = match (a.text.is_empty(), b.text.is_empty()) {
+    let text = if a.unstable || b.unstable {
+        unstable_text_likeness(a, b)
+    } else {
+        text_likeness(a, b)
+    };
+    let union = a.attrs.union(&b.attrs).count();
+    let attrs = if union == 0 {
+        1.0
+    } else {
+        a.attrs.intersection(&b.attrs).count() as f64 / union as f64
+    };
+    Likeness { tag, text, attrs }
+}
+
+/// How alike two texts are, neither holding unstable parts: equal, or alike
+/// as written or by shape.
+fn text_likeness(a: &Profile, b: &Profile) -> f64 {
+    match (a.text.is_empty(), b.text.is_empty()) {
         (true, true) => 1.0,
         (true, false) | (false, true) => 0.0,
         _ if a.text == b.text => 1.0,
@@ -153,14 +195,28 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
             };
             written.max(shaped)
         }
+    }
+}
+
+/// How alike two texts are when one or both had unstable parts, which say
+/// nothing and are left out: a date that changed is no evidence either way.
+/// What stays is whether each side still has text, and how many of the
+/// stable words of one are among the words of the other (the larger share
+/// either way, so the measure is symmetric).
+fn unstable_text_likeness(a: &Profile, b: &Profile) -> f64 {
+    let has_text = |p: &Profile| p.unstable || !p.text.is_empty();
+    if has_text(a) != has_text(b) {
+        return 0.0;
+    }
+    let share = |kept: &Profile, other: &Profile| -> f64 {
+        let words: Vec<&str> = kept.text.split(' ').filter(|w| !w.is_empty()).collect();
+        if words.is_empty() {
+            return 1.0;
+        }
+        let theirs: BTreeSet<&str> = other.text.split(' ').collect();
+        words.iter().filter(|w| theirs.contains(*w)).count() as f64 / words.len() as f64
     };
-    let union = a.attrs.union(&b.attrs).count();
-    let attrs = if union == 0 {
-        1.0
-    } else {
-        a.attrs.intersection(&b.attrs).count() as f64 / union as f64
-    };
-    Likeness { tag, text, attrs }
+    share(a, b).max(share(b, a))
 }
 
 /// The shape of a text: each run of digits becomes `9`, each run of letters
@@ -255,6 +311,54 @@ mod tests {
         assert_eq!(page.text, "£ 12 .99 each");
         assert_eq!(kept.text, page.text);
         assert_eq!(likeness(&kept, &page).text, 1.0);
+    }
+
+    /// A profile of the element with id `t` in `html` whose text nodes
+    /// holding `unstable` are masked, as a learned template masks them.
+    fn profile_masked(html: &str, unstable: &'static str) -> Profile {
+        use crate::similarity::Mask;
+        struct Texts(&'static str);
+        impl Mask for Texts {
+            fn masks_text(&self, doc: &Document, node: NodeId) -> bool {
+                doc.text(node).contains(self.0)
+            }
+        }
+        let doc = Document::parse_str(html);
+        let n = doc
+            .all()
+            .find(|&n| doc.is_element(n) && doc.attr(n, "id") == Some("t"))
+            .expect("an element with id t");
+        Profile::of(&doc, n, Item::Node(n), &Texts(unstable))
+    }
+
+    #[test]
+    fn an_unstable_text_is_no_evidence_either_way() {
+        let kept = profile_masked(r#"<span id="t">Jul 23</span>"#, "Jul");
+        assert!(kept.is_unstable());
+        assert_eq!(kept.text(), "");
+        let check = |html: &str, expected: f64| {
+            let page = profile(html);
+            let l = likeness(&kept, &page);
+            assert_eq!(l.text, expected, "{html}");
+            assert_eq!(likeness(&page, &kept), l, "symmetric: {html}");
+        };
+        check(r#"<span id="t">Aug 15</span>"#, 1.0);
+        check(r#"<span id="t">Write a review</span>"#, 1.0);
+        // A node that lost its text is still unlike one that had some.
+        check(r#"<span id="t"></span>"#, 0.0);
+    }
+
+    #[test]
+    fn the_stable_words_beside_an_unstable_text_still_count() {
+        let kept = profile_masked(
+            r#"<p id="t">Posted <span>Jul 23</span> in Events</p>"#,
+            "Jul",
+        );
+        assert_eq!(kept.text(), "Posted in Events");
+        let same = profile(r#"<p id="t">Posted <span>Aug 15</span> in Events</p>"#);
+        assert_eq!(likeness(&kept, &same).text, 1.0);
+        let other = profile(r#"<p id="t">Sold by <span>Acme</span></p>"#);
+        assert_eq!(likeness(&kept, &other).text, 0.0);
     }
 
     #[test]

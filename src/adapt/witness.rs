@@ -27,7 +27,8 @@
 //! On another page of the same site the stored text is the capture page's
 //! value, and it does not recur next to the field with the same tag, so the
 //! check stays silent there. It refuses texts without a letter or shorter
-//! than [`MIN_TEXT`] characters (a year or a count recurs by chance),
+//! than [`MIN_TEXT`] characters (a year or a count recurs by chance), texts
+//! the tree-gram marks unstable (the next load has another),
 //! neighbourhoods over [`MAX_NODES`] nodes, patterns with several parent
 //! instances, and more than one witness: it points at a node only when
 //! exactly one answers.
@@ -88,13 +89,16 @@ pub(crate) fn witness(
         .unwrap_or(0)
         .saturating_mul(SIZE_FACTOR)
         .saturating_add(SIZE_SLACK);
-    let stored_element =
-        |owner: NodeId, target: &crate::treegram::Target| match target.item(&gram.doc, owner) {
-            Some(Item::Node(n)) if n == owner => {
-                Some(Profile::of(&gram.doc, n, Item::Node(n), &GramMask))
-            }
-            _ => None,
-        };
+    let stored_element = |owner: NodeId, target: &crate::treegram::Target| match target
+        .item(&gram.doc, owner)
+    {
+        // A text that changes from load to load witnesses nothing: the
+        // next load has another, and the stored one may recur by chance.
+        Some(Item::Node(n)) if n == owner => {
+            Some(Profile::of(&gram.doc, n, Item::Node(n), &GramMask)).filter(|p| !p.is_unstable())
+        }
+        _ => None,
+    };
     if record {
         // Each stored record is an instance of its own, under a template
         // that names its path on the capture page.

@@ -40,8 +40,10 @@ macro_rules! out {
 }
 
 mod approve;
+mod capture;
 mod completions;
 mod crawl;
+mod learn;
 mod log;
 mod logging;
 mod reject;
@@ -86,6 +88,8 @@ enum Command {
     Similarity(similarity::Args),
     /// Capture tree-grams on a page where the wrapper works.
     Snapshot(snapshot::Args),
+    /// Learn what changes from load to load of a page (dates, clocks, ads) and capture tree-grams that ignore it.
+    Learn(learn::Args),
     /// List adaptations from the store, newest first; with --health, the
     /// field health of the last runs.
     Log(log::Args),
@@ -127,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Learn(args) => learn::run(args),
         Command::Log(args) => log::run(args),
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),

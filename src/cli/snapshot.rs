@@ -16,10 +16,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::SystemTime;
 
 use anyhow::Context as _;
 
+use super::capture::{keep_capture, plural, record_baseline, refuse_violated, report_written};
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::adapt::TreeGrams;
 use mend::dom::Document;
@@ -27,11 +27,12 @@ use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
 use mend::health::HealthTally;
 use mend::runtime::{
-    RuntimeError, Written, capture_treegrams, choose_hardenings, record_health_baseline,
+    Project, RuntimeError, capture_treegrams, choose_hardenings, load_unstable_template,
     save_hardened, save_treegrams,
 };
-use mend::store::{Store, Timestamp};
-use mend::treegram::Skipped;
+use mend::similarity::{Mask, NoMask};
+use mend::store::Store;
+use mend::unstable::TemplateMask;
 use mend::wrapper::{PatternPath, Wrapper};
 
 /// Captures tree-grams for every pattern of a wrapper that matches a page.
@@ -134,7 +135,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let (first, url, doc) = &pages[0];
-    let capture = |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only);
     let failed = |e: RuntimeError| {
         say!("error: {e}; the wrapper and its tree-grams are as they were");
         Ok(ExitCode::from(if e.is_bad_input() {
@@ -143,6 +143,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             EXIT_FAILURE
         }))
     };
+    // What `mend learn` found unstable on the wrapper's pages stays marked.
+    let template = match load_unstable_template(&Project::of(&args.wrapper), &wrapper) {
+        Ok(t) => t,
+        Err(e) => return failed(e),
+    };
+    let mask: Box<dyn Mask> = match &template {
+        Some(t) => Box::new(TemplateMask::new(t, doc)),
+        None => Box::new(NoMask),
+    };
+    let capture =
+        |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only, mask.as_ref());
     if !args.harden {
         let (captured, skipped) = capture(&wrapper);
         let written =
@@ -191,91 +202,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
     Ok(record_baseline(&mut store, &wrapper, pages.len(), &health))
-}
-
-/// Records the field statistics of the snapshot's pages as the wrapper's
-/// health baseline; the tree-grams are saved already, so a failure here
-/// leaves them and says so.
-fn record_baseline(
-    store: &mut Store,
-    wrapper: &Wrapper,
-    pages: usize,
-    health: &HealthTally,
-) -> ExitCode {
-    let stats = health.stats();
-    let at = Timestamp::from(SystemTime::now());
-    match record_health_baseline(store, wrapper, pages as u64, &stats, at) {
-        Ok(_) => {
-            say!(
-                "mend: health baseline of {} recorded over {}",
-                plural(stats.len(), "pattern"),
-                plural(pages, "page")
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            say!(
-                "error: the tree-grams are saved, but the health baseline could not be                  recorded: {e}"
-            );
-            ExitCode::from(EXIT_FAILURE)
-        }
-    }
-}
-
-/// Keeps the page the tree-grams were captured on in the store, for the
-/// review page to show beside a proposal's new page. The tree-grams are
-/// saved already: a failure here is a warning.
-fn keep_capture(store: &mut Store, wrapper: &Wrapper, written: &Written, name: &str, bytes: &[u8]) {
-    let names: Vec<String> = written
-        .files
-        .iter()
-        .map(|(_, c)| c.pattern.to_string())
-        .collect();
-    let patterns: Vec<&str> = names.iter().map(String::as_str).collect();
-    if patterns.is_empty() {
-        return;
-    }
-    let at = Timestamp::from(SystemTime::now());
-    if let Err(e) = store.record_capture(&wrapper.name, &patterns, name, bytes, at) {
-        say!(
-            "warning: the tree-grams are saved, but their page could not be kept in the store: {e}"
-        );
-    }
-}
-
-/// Explains that the wrapper's constraints fail on a page, which a
-/// snapshot refuses without --force.
-fn refuse_violated(page: &str, violations: &[mend::extract::Violation]) {
-    say!(
-        "error: the wrapper's constraints fail on {page} ({}, the first: {} {} expected {}, found \
-         {}); a tree-gram must capture a page where the wrapper works (--force to capture anyway)",
-        plural(violations.len(), "violation"),
-        violations[0].pattern,
-        violations[0].constraint,
-        violations[0].expected,
-        violations[0].found,
-    );
-}
-
-/// Lists the tree-grams written (standard output) and the patterns that
-/// got none (standard error).
-fn report_written(written: &Written, skipped: &[Skipped]) {
-    for (path, c) in &written.files {
-        out!(
-            "{}: {} ({})",
-            c.pattern,
-            path.display(),
-            plural(c.instances, "instance")
-        );
-    }
-    for s in skipped {
-        say!("{}: no tree-gram: {}", s.pattern, s.reason);
-    }
-}
-
-/// `n` and the word, with an `s` unless `n` is 1.
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Warns about every captured pattern whose XPath is brittle, naming the

@@ -52,7 +52,7 @@ mod script;
 
 pub use error::RenderError;
 pub use locate::{CHROMIUM_ENV, find_chromium};
-pub use options::{Action, MAX_TIMEOUT, RenderOptions};
+pub use options::{Action, MAX_TIMEOUT, RenderOptions, Watch};
 pub use renderer::{Rendered, Renderer};
 
 #[cfg(test)]

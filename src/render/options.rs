@@ -68,6 +68,39 @@ impl RenderOptions {
     }
 }
 
+/// How long a rendered page is watched for change after it settles, for
+/// learning what changes on its own (a clock, a rotating teaser): at least
+/// `min`, and, while it keeps changing, at most `max`. The Demodocus
+/// crawler's settings, 8 and 20 seconds, are the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watch {
+    /// The least time watched.
+    pub min: Duration,
+    /// The most time watched.
+    pub max: Duration,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch {
+            min: Duration::from_secs(8),
+            max: Duration::from_secs(20),
+        }
+    }
+}
+
+impl Watch {
+    /// Checks that `min` is not longer than `max`, and `max` at most a day.
+    pub fn validate(&self) -> Result<(), RenderError> {
+        if self.min > self.max || self.max > MAX_TIMEOUT {
+            return Err(RenderError::InvalidOptions(
+                "the watch must be at least as long as its minimum, and at most a day".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Something done on a loaded page before its snapshot, in the order given.
 /// Selectors are XPath 1.0 expressions, evaluated in the page by the
 /// browser's `document.evaluate`; mend compiles each first, so that a

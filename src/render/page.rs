@@ -74,6 +74,71 @@ pub(super) async fn render(
     })
 }
 
+/// How often a watched page's DOM is looked at.
+pub(super) const WATCH_POLL: Duration = Duration::from_millis(500);
+
+/// The most snapshots one watch takes: a page that changes on every poll
+/// (a clock with tenths) gives enough values long before this.
+pub(super) const MAX_WATCH_SNAPSHOTS: usize = 40;
+
+/// Renders `url` in the blank tab `page` (loading and settling before
+/// `deadline`), then watches it as `watch` says, snapshotting each version
+/// of its DOM (see [`super::Renderer::watch`]).
+pub(super) async fn watch(
+    page: &Page,
+    url: &str,
+    options: &RenderOptions,
+    watch: super::Watch,
+    deadline: Instant,
+) -> Result<Vec<Rendered>, RenderError> {
+    let mut run = Run {
+        page,
+        url,
+        limit: options.timeout,
+        deadline,
+        clicks: 0,
+        settler: Settler::new(options.settle),
+    };
+    let loaded = run.load().await?;
+    let settled = loaded && run.settle().await?;
+    let rendered = |snapshot: Snapshot| Rendered {
+        html: snapshot.html,
+        final_url: snapshot.url,
+        clicks: 0,
+        settled,
+    };
+    let mut out = vec![rendered(run.snapshot().await?)];
+    let started = Instant::now();
+    let mut last_change = started;
+    let mut version = run
+        .eval::<String>(script::DOM_VERSION, Instant::now() + SNAPSHOT_GRACE)
+        .await
+        .ok();
+    // Each poll may take up to the snapshot grace; the watch ends by then.
+    run.deadline = started + watch.max;
+    loop {
+        let now = Instant::now();
+        let watched = now.duration_since(started);
+        if watched >= watch.max
+            || (watched >= watch.min && now.duration_since(last_change) >= options.settle)
+            || out.len() >= MAX_WATCH_SNAPSHOTS
+        {
+            break;
+        }
+        sleep(WATCH_POLL.min(watch.max - watched)).await;
+        let now_version = run
+            .eval::<String>(script::DOM_VERSION, Instant::now() + SNAPSHOT_GRACE)
+            .await
+            .ok();
+        if now_version.is_some() && now_version != version {
+            version = now_version;
+            last_change = Instant::now();
+            out.push(rendered(run.snapshot().await?));
+        }
+    }
+    Ok(out)
+}
+
 /// A tab that is closed when it is done with, or when the render is
 /// abandoned (its future dropped), so that no tab outlives its page.
 pub(super) struct OpenTab {

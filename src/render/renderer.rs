@@ -13,7 +13,7 @@ use tracing::Instrument;
 use super::locate::locate;
 use super::options::check_url;
 use super::page::{self, OpenTab, SNAPSHOT_GRACE};
-use super::{Action, RenderError, RenderOptions};
+use super::{Action, RenderError, RenderOptions, Watch};
 
 /// Command-line switches of the browser, besides the profile folder, the
 /// user agent and what chromiumoxide adds itself (`--headless`,
@@ -241,6 +241,49 @@ impl Renderer {
                     "page rendered"
                 ),
                 Err(e) => tracing::debug!(error = %e, "page not rendered"),
+            }
+            result
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Renders `url` as [`Renderer::render`] does (without actions), then
+    /// watches the page for change as `watch` says: the DOM is looked at
+    /// every half second, and each version seen is snapshotted, the settled
+    /// page first, at most 40 in all.
+    /// Watching ends at `watch.max`, or once `watch.min` has passed and the
+    /// DOM has been quiet for the settle time. The page's timeout bounds
+    /// loading and settling; the watch comes on top of it.
+    pub async fn watch(&self, url: &str, watch: Watch) -> Result<Vec<Rendered>, RenderError> {
+        check_url(url)?;
+        watch.validate()?;
+        let span = tracing::info_span!("watch", url);
+        async {
+            let deadline = Instant::now() + self.options.timeout;
+            let page = match tokio::time::timeout_at(deadline, self.browser.new_page("about:blank"))
+                .await
+            {
+                Ok(Ok(page)) => page,
+                Ok(Err(e)) => {
+                    return Err(RenderError::Browser {
+                        url: url.to_owned(),
+                        message: format!("cannot open a tab: {e}"),
+                    });
+                }
+                Err(_) => {
+                    return Err(RenderError::Timeout {
+                        url: url.to_owned(),
+                        what: "opening a tab".to_owned(),
+                        limit: self.options.timeout,
+                    });
+                }
+            };
+            let tab = OpenTab::new(page.clone());
+            let result = page::watch(&page, url, &self.options, watch, deadline).await;
+            tab.close().await;
+            if let Ok(versions) = &result {
+                tracing::debug!(versions = versions.len(), "page watched");
             }
             result
         }

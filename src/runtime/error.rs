@@ -47,6 +47,15 @@ pub enum RuntimeError {
         /// What is wrong with it.
         why: String,
     },
+    /// The wrapper's learned unstable-content template is not one mend
+    /// will read: not a regular file, too large, or not a template.
+    #[error("the unstable-content template at {}: {why}", path.display())]
+    BadTemplate {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The wrapper file does not load.
     #[error("cannot load {}: {message}", path.display())]
     Load {
@@ -63,7 +72,9 @@ impl RuntimeError {
     pub fn is_bad_input(&self) -> bool {
         matches!(
             self,
-            RuntimeError::BadTreegram { .. } | RuntimeError::Load { .. }
+            RuntimeError::BadTreegram { .. }
+                | RuntimeError::BadTemplate { .. }
+                | RuntimeError::Load { .. }
         )
     }
 

@@ -108,7 +108,12 @@ pub fn choose_hardenings(
                 continue;
             }
         };
-        let members = ensemble(first, own.source(), &per_context);
+        let members = ensemble(
+            first,
+            own.source(),
+            &per_context,
+            &crate::similarity::NoMask,
+        );
         if members.is_empty() {
             plan.left.push(leave(format!(
                 "it has no locator ensemble (it selects nothing on {first_name}, or nothing \
@@ -285,8 +290,15 @@ pub fn save_hardened(
     } else {
         ChangeKind::Harden
     };
-    let (written, _) =
-        commit_with_treegrams(store, &lock, &project, (before, text), captured, kind)?;
+    let (written, _) = commit_with_treegrams(
+        store,
+        &lock,
+        &project,
+        (before, text),
+        captured,
+        Vec::new(),
+        kind,
+    )?;
     Ok(HardenWritten {
         hardened,
         refused,

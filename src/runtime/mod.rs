@@ -41,6 +41,7 @@ mod lock;
 mod project;
 mod session;
 mod treegrams;
+mod unstable_template;
 
 #[cfg(test)]
 mod change_tests;
@@ -64,4 +65,8 @@ pub use session::Session;
 pub use treegrams::{
     MAX_TREEGRAM_BYTES, Planned, Written, capture_treegrams, load_treegrams, plan_treegrams,
     save_treegrams,
+};
+pub use unstable_template::{
+    MAX_TEMPLATE_BYTES, UNSTABLE_TEMPLATE_NAME, learn_template, load_unstable_template,
+    save_learned, unstable_template_file,
 };

@@ -30,7 +30,14 @@ impl Shop {
         let wrapper = shop.wrapper();
         let page = shop.page("examples/pages/bookshop.html");
         let doc = crate::dom::Document::parse(&page.bytes);
-        let (captured, skipped) = capture_treegrams(&wrapper, &doc, &page.bytes, None, None);
+        let (captured, skipped) = capture_treegrams(
+            &wrapper,
+            &doc,
+            &page.bytes,
+            None,
+            None,
+            &crate::similarity::NoMask,
+        );
         assert!(skipped.is_empty(), "{skipped:?}");
         let mut store = crate::store::Store::open_in_memory().unwrap();
         let written = save_treegrams(

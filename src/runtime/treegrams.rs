@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::{Carried, Project, RuntimeError, WrapperLock, make_change, read_current, reconcile};
 use crate::adapt::TreeGrams;
 use crate::dom::Document;
-use crate::similarity::NoMask;
+use crate::similarity::Mask;
 use crate::store::{ChangeKind, FileChange, Store, Timestamp};
 use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture};
 use crate::wrapper::{self, PatternPath, Wrapper};
@@ -103,12 +103,17 @@ pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams,
 
 /// Captures the tree-grams of `wrapper`'s patterns (of `only`, when given)
 /// on a page, stamped with the page's hash and the time now.
+///
+/// `unstable` says what changes from load to load on the page (a learned
+/// template laid over it, `mend learn`); it is marked in the files, and
+/// no comparison or locator leans on it.
 pub fn capture_treegrams(
     wrapper: &Wrapper,
     doc: &Document,
     bytes: &[u8],
     url: Option<&str>,
     only: Option<&[PatternPath]>,
+    unstable: &dyn Mask,
 ) -> (Vec<Captured>, Vec<Skipped>) {
     let sha: String = Sha256::digest(bytes)
         .iter()
@@ -122,7 +127,7 @@ pub fn capture_treegrams(
         instances: wrapper.adapt.treegram_instances,
         min_context: wrapper.adapt.treegram_min_context,
         only,
-        unstable: &NoMask,
+        unstable,
     };
     capture(wrapper, doc, &options)
 }
@@ -209,6 +214,7 @@ pub fn save_treegrams(
         &project,
         (before, text),
         captured,
+        Vec::new(),
         ChangeKind::Snapshot,
     )?;
     for (pattern, g) in saved {
@@ -221,20 +227,23 @@ pub fn save_treegrams(
 /// wrapper file: `texts` is the wrapper's text as read under the lock and
 /// as the caller edited it; each tree-gram is named in the edited text
 /// ([`plan_treegrams`]), and the files and the wrapper are journaled as a
-/// change of `kind` and written. Gives what was written and the parsed
-/// tree-grams.
+/// change of `kind` and written, with the `extra` files (the unstable
+/// template `mend learn` writes beside the tree-grams). Gives what was
+/// written and the parsed tree-grams.
 pub(super) fn commit_with_treegrams(
     store: &mut Store,
     lock: &WrapperLock,
     project: &Project,
     texts: (String, String),
     captured: Vec<Captured>,
+    extra: Vec<FileChange>,
     kind: ChangeKind,
 ) -> Result<(Written, Vec<(PatternPath, TreeGram)>), RuntimeError> {
     let (before, mut text) = texts;
     let planned = plan_treegrams(project, &mut text, captured)?;
     let wrapper_changed = text != before;
     let mut files = planned.files;
+    files.extend(extra);
     files.push(FileChange {
         path: lock.wrapper().to_owned(),
         before: Some(before.into_bytes()),

@@ -115,6 +115,23 @@ pub trait Mask {
         let _ = (doc, node, name);
         false
     }
+
+    /// Whether the text node `node` is unstable: its words change from
+    /// load to load (a date, a clock, a counter), so that comparing them
+    /// says nothing and no locator may lean on them. Labels never hold
+    /// text, so the similarity functions need not ask; what compares text
+    /// (a node's own evidence, witnesses, generated locators) does.
+    fn masks_text(&self, doc: &Document, node: NodeId) -> bool {
+        let _ = (doc, node);
+        false
+    }
+
+    /// The values seen of the unstable text node `node`, joined by `||`,
+    /// when the mask knows them (written into tree-grams for a person).
+    fn text_values(&self, doc: &Document, node: NodeId) -> Option<String> {
+        let _ = (doc, node);
+        None
+    }
 }
 
 /// The mask that hides nothing.

@@ -75,30 +75,40 @@ pub struct Skipped {
 /// `wrapper` goes: `treegrams/<wrapper>/<pattern path>.html`, with any
 /// character that is unsafe in a file name replaced by `_`.
 pub fn treegram_file(wrapper: &str, pattern: &PatternPath) -> String {
-    let clean = |s: &str| -> String {
-        let c: String = s
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if c.is_empty() || c.chars().all(|c| c == '.') {
-            "_".to_owned()
-        } else {
-            c
-        }
-    };
-    let mut file = format!("treegrams/{}", clean(wrapper));
+    let mut file = treegram_dir(wrapper);
     for name in pattern.names() {
         file.push('/');
-        file.push_str(&clean(name));
+        file.push_str(&clean_file_name(name));
     }
     file.push_str(".html");
     file
+}
+
+/// The folder of the wrapper named `wrapper`'s tree-grams, relative to its
+/// project directory: `treegrams/<wrapper>`. Other files learned about the
+/// wrapper's pages sit there too, with a dot in their names, which no
+/// pattern's file has (pattern names have no dot).
+pub fn treegram_dir(wrapper: &str) -> String {
+    format!("treegrams/{}", clean_file_name(wrapper))
+}
+
+/// `s` with any character that is unsafe in a file name replaced by `_`.
+fn clean_file_name(s: &str) -> String {
+    let c: String = s
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if c.is_empty() || c.chars().all(|c| c == '.') {
+        "_".to_owned()
+    } else {
+        c
+    }
 }
 
 /// Builds the tree-gram of every pattern of `wrapper` that matches on `doc`
@@ -164,7 +174,12 @@ pub fn capture(
                         sha256: options.sha256.to_owned(),
                         captured: options.captured.to_owned(),
                         matched,
-                        locators: super::ensemble(doc, pattern.xpath.source(), &per_context),
+                        locators: super::ensemble(
+                            doc,
+                            pattern.xpath.source(),
+                            &per_context,
+                            options.unstable,
+                        ),
                     };
                     // An instance that would not read back as written is
                     // left out: it would lose its target or its shape.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, Locator, LocatorKind, MASKED_ATTR,
-    TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR,
+    TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR,
 };
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
@@ -215,6 +215,12 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
         }
         if skipped {
             let _ = write!(open, " {UNSTABLE_ATTR}=\"\"");
+        } else if let Some(values) = unstable_text(doc, node, unstable) {
+            let _ = write!(
+                open,
+                " {UNSTABLE_TEXT_ATTR}=\"{}\"",
+                escape_attr(&cut(&values, MAX_ATTR))
+            );
         }
         if let Some(tokens) = marks.get(&node) {
             let value = if tokens.iter().all(String::is_empty) {
@@ -257,6 +263,23 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
         }
     }
     written
+}
+
+/// The values seen of the unstable texts directly in `element`, joined by
+/// `||` (empty when the mask does not know them), or `None` when none of
+/// its texts is unstable.
+fn unstable_text(doc: &Document, element: NodeId, unstable: &dyn Mask) -> Option<String> {
+    let mut values: Vec<String> = Vec::new();
+    let mut any = false;
+    for child in doc.children(element) {
+        if doc.kind(child) == NodeKind::Text && unstable.masks_text(doc, child) {
+            any = true;
+            if let Some(v) = unstable.text_values(doc, child) {
+                values.push(v);
+            }
+        }
+    }
+    any.then(|| values.join(crate::unstable::VALUE_SEPARATOR))
 }
 
 /// Reads a tree-gram file.

@@ -15,6 +15,7 @@
 use std::fmt;
 
 use crate::dom::{Document, NodeId, NodeKind};
+use crate::similarity::Mask;
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances, looks_generated};
 use crate::xpath::{Item, XPath};
 
@@ -107,12 +108,20 @@ impl fmt::Display for LocatorKind {
 /// kinds still missing, simple expressions on the first target's own
 /// element (a stable attribute, a stable class token, its path of tags and
 /// positions from the parent instance), each kept only if it is exact.
-pub fn ensemble(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) -> Vec<Locator> {
+///
+/// No locator tests what `unstable` marks: a locator by a date's text
+/// selects the target on the capture page and nothing on the next load.
+pub fn ensemble(
+    doc: &Document,
+    own: &str,
+    per_context: &[(Item, Vec<Item>)],
+    unstable: &dyn Mask,
+) -> Vec<Locator> {
     if per_context.iter().all(|(_, t)| t.is_empty()) {
         return Vec::new();
     }
-    let mut out = generated(doc, own, per_context);
-    for xpath in simple_candidates(doc, per_context) {
+    let mut out = generated(doc, own, per_context, unstable);
+    for xpath in simple_candidates(doc, per_context, unstable) {
         if out.len() == MAX_LOCATORS - 1 {
             break;
         }
@@ -124,7 +133,8 @@ pub fn ensemble(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) ->
             out.push(Locator { kind, xpath });
         }
     }
-    if let Some(xpath) = own_text(doc, per_context).filter(|x| exact(doc, x, per_context)) {
+    if let Some(xpath) = own_text(doc, per_context, unstable).filter(|x| exact(doc, x, per_context))
+    {
         out.push(Locator {
             kind: LocatorKind::Text,
             xpath,
@@ -140,12 +150,16 @@ const MAX_OWN_TEXT: usize = 80;
 
 /// A locator by the target's own text, for a pattern that matched one
 /// element in all: its tag and its whole text, spaces normalized.
-fn own_text(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Option<String> {
+fn own_text(
+    doc: &Document,
+    per_context: &[(Item, Vec<Item>)],
+    unstable: &dyn Mask,
+) -> Option<String> {
     let mut all = per_context.iter().flat_map(|(_, t)| t.iter());
     let (Some(&Item::Node(n)), None) = (all.next(), all.next()) else {
         return None;
     };
-    if !doc.is_element(n) {
+    if !doc.is_element(n) || has_unstable_text(doc, n, unstable) {
         return None;
     }
     let text = Item::Node(n)
@@ -166,8 +180,24 @@ fn own_text(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Option<String>
     ))
 }
 
+/// Whether a text of the sub-tree of `element` is unstable, or the
+/// sub-tree itself is.
+fn has_unstable_text(doc: &Document, element: NodeId, unstable: &dyn Mask) -> bool {
+    let end = doc.subtree_end(element);
+    (element.0..end.0).map(NodeId).any(|n| match doc.kind(n) {
+        NodeKind::Text => unstable.masks_text(doc, n),
+        NodeKind::Element => unstable.skips(doc, n),
+        _ => false,
+    })
+}
+
 /// The generator's locators, one per kind.
-fn generated(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) -> Vec<Locator> {
+fn generated(
+    doc: &Document,
+    own: &str,
+    per_context: &[(Item, Vec<Item>)],
+    unstable: &dyn Mask,
+) -> Vec<Locator> {
     let instances: Vec<Instance> = per_context
         .iter()
         .map(|(context, targets)| Instance {
@@ -177,6 +207,7 @@ fn generated(doc: &Document, own: &str, per_context: &[(Item, Vec<Item>)]) -> Ve
         .collect();
     let options = GenerateOptions {
         max_alternatives: 16,
+        unstable: super::unstable_parts(doc, unstable),
         ..GenerateOptions::default()
     };
     let Ok(generated) = generate_for_instances(doc, &instances, &options) else {
@@ -238,7 +269,11 @@ const DESCRIPTIVE: [&str; 10] = [
 /// attribute, by each stable class token, and by its path of tags and
 /// positions from its context, each with the step that leads to the target
 /// (`/@href`, `/text()[k]`).
-fn simple_candidates(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Vec<String> {
+fn simple_candidates(
+    doc: &Document,
+    per_context: &[(Item, Vec<Item>)],
+    unstable: &dyn Mask,
+) -> Vec<String> {
     let Some((context, first)) = per_context
         .iter()
         .find_map(|(c, t)| t.first().map(|f| (*c, *f)))
@@ -277,12 +312,14 @@ fn simple_candidates(doc: &Document, per_context: &[(Item, Vec<Item>)]) -> Vec<S
             && !value.trim().is_empty()
             && value.len() <= 80
             && !looks_generated(value)
+            && !unstable.masks_attr(doc, owner, name)
         {
             out.push(format!("{start}{tag}[@{name}={quoted}]{suffix}"));
         }
     }
     for token in doc
         .attr(owner, "class")
+        .filter(|_| !unstable.masks_attr(doc, owner, "class"))
         .unwrap_or_default()
         .split_ascii_whitespace()
     {
@@ -336,7 +373,7 @@ fn ends_in_attribute_step(xpath: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dom::NodeId;
+    use crate::similarity::NoMask;
     use crate::xpath::XPath;
 
     fn check_kind(xpath: &str, expected: LocatorKind) {
@@ -369,7 +406,12 @@ mod tests {
             .unwrap()
             .select_item(&doc, Item::Node(NodeId::ROOT))
             .unwrap();
-        let locators = ensemble(&doc, own, &[(Item::Node(NodeId::ROOT), targets.clone())]);
+        let locators = ensemble(
+            &doc,
+            own,
+            &[(Item::Node(NodeId::ROOT), targets.clone())],
+            &NoMask,
+        );
         assert!(locators.len() >= 2, "{locators:?}");
         let kinds: Vec<LocatorKind> = locators.iter().map(|l| l.kind).collect();
         let mut distinct = kinds.clone();
@@ -388,6 +430,14 @@ mod tests {
     #[test]
     fn nothing_matched_gives_no_locators() {
         let doc = Document::parse_str("<p>x</p>");
-        assert!(ensemble(&doc, "//q", &[(Item::Node(NodeId::ROOT), Vec::new())]).is_empty());
+        assert!(
+            ensemble(
+                &doc,
+                "//q",
+                &[(Item::Node(NodeId::ROOT), Vec::new())],
+                &NoMask
+            )
+            .is_empty()
+        );
     }
 }

@@ -1,12 +1,15 @@
-//! The mask a tree-gram carries: elements marked unstable, attributes masked.
+//! The mask a tree-gram carries: elements marked unstable, attributes
+//! masked, texts marked unstable.
 
-use super::{MASKED_ATTR, UNSTABLE_ATTR};
-use crate::dom::{Document, NodeId};
+use super::{MASKED_ATTR, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR};
+use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
+use crate::xpath::generate::UnstableParts;
 
 /// Hides what a tree-gram file marks unstable from every comparison: an
-/// element with `data-mend-unstable` (and its sub-tree), and the attributes an
-/// element lists in `data-mend-masked`.
+/// element with `data-mend-unstable` (and its sub-tree), the attributes an
+/// element lists in `data-mend-masked`, and the text directly in an element
+/// with `data-mend-unstable-text`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GramMask;
 
@@ -19,4 +22,50 @@ impl Mask for GramMask {
         doc.attr(node, MASKED_ATTR)
             .is_some_and(|list| list.split_ascii_whitespace().any(|n| n == name))
     }
+
+    fn masks_text(&self, doc: &Document, node: NodeId) -> bool {
+        doc.parent(node)
+            .is_some_and(|p| doc.is_element(p) && doc.attr(p, UNSTABLE_TEXT_ATTR).is_some())
+            || doc
+                .ancestors(node)
+                .any(|a| doc.is_element(a) && doc.attr(a, UNSTABLE_ATTR).is_some())
+    }
+
+    fn text_values(&self, doc: &Document, node: NodeId) -> Option<String> {
+        let parent = doc.parent(node).filter(|&p| doc.is_element(p))?;
+        doc.attr(parent, UNSTABLE_TEXT_ATTR)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    }
+}
+
+/// What `mask` marks unstable on `doc`, as the parts no generated XPath may
+/// test: the texts it masks, the attributes it masks, and every text and
+/// attribute below an element it skips. One pass in document order.
+pub fn unstable_parts(doc: &Document, mask: &dyn Mask) -> UnstableParts {
+    let mut parts = UnstableParts::default();
+    let mut skipped_until: Option<NodeId> = None;
+    for n in doc.all() {
+        let inside = skipped_until.is_some_and(|end| n < end);
+        if !inside {
+            skipped_until = None;
+        }
+        match doc.kind(n) {
+            NodeKind::Text if inside || mask.masks_text(doc, n) => parts.add_text(n),
+            NodeKind::Element => {
+                let skipped = inside || mask.skips(doc, n);
+                for attr in doc.attrs(n) {
+                    let name = doc.attr_name(attr);
+                    if skipped || mask.masks_attr(doc, n, name) {
+                        parts.add_attr(n, name);
+                    }
+                }
+                if skipped && !inside {
+                    skipped_until = Some(doc.subtree_end(n));
+                }
+            }
+            _ => {}
+        }
+    }
+    parts
 }

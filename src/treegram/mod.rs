@@ -22,7 +22,9 @@
 //! bodies are left out, long text is cut, and what is known to be unstable is
 //! masked: an element marked `data-mend-unstable` is left out of every
 //! comparison with its sub-tree, and attributes named in `data-mend-masked`
-//! are left out of labels (their values are blanked). Ids that look generated
+//! are left out of labels (their values are blanked), and the text directly
+//! in an element marked `data-mend-unstable-text` (the values seen, joined by
+//! `||`) is compared by nothing. Ids that look generated
 //! are masked at capture, because they change from one load to the next.
 //!
 //! ## What it refuses
@@ -42,10 +44,10 @@ mod format;
 mod locators;
 mod mask;
 
-pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_file};
+pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_dir, treegram_file};
 pub(crate) use format::{RAW, VOID, escape_attr, escape_text, markup_children};
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
-pub use mask::GramMask;
+pub use mask::{GramMask, unstable_parts};
 
 use crate::dom::{Document, NodeId};
 use crate::xpath::Item;
@@ -62,6 +64,10 @@ pub const CONTEXT_ATTR: &str = "data-mend-context";
 pub const UNSTABLE_ATTR: &str = "data-mend-unstable";
 /// The attribute that lists the masked attributes of an element.
 pub const MASKED_ATTR: &str = "data-mend-masked";
+/// The attribute that marks an element whose own text is unstable (it
+/// changed across loads of the page), its value the values seen joined by
+/// `||` (`Jul 23||Jun 8`): no comparison, witness or locator leans on it.
+pub const UNSTABLE_TEXT_ATTR: &str = "data-mend-unstable-text";
 
 /// A tree-gram read from its file.
 #[derive(Debug)]

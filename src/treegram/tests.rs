@@ -364,3 +364,97 @@ fn a_target_inside_a_plaintext_is_not_written_unmarked() {
         "{skipped:?}"
     );
 }
+
+/// What a template learned over two loads of `PAGE` marks: the prices
+/// changed (with the values seen), and so did the first row's id.
+fn learned_mask(doc: &Document) -> crate::unstable::TemplateMask {
+    let mut template = crate::unstable::HtmlTemplate::from_document(doc);
+    let next = PAGE
+        .replace("£1.00", "£1.10")
+        .replace("£2.00", "£2.20")
+        .replace("row-83412", "row-90007");
+    template.add(&Document::parse_str(&next));
+    crate::unstable::TemplateMask::new(&template, doc)
+}
+
+#[test]
+fn unstable_text_is_marked_with_its_values_and_masked_when_read_back() {
+    let w = wrapper::load_str(WRAPPER, "shop.yaml").expect("the wrapper loads");
+    let doc = Document::parse_str(PAGE);
+    let mask = learned_mask(&doc);
+    let options = CaptureOptions {
+        instances: 4,
+        min_context: 1,
+        unstable: &mask,
+        ..CaptureOptions::of(&w)
+    };
+    let (all, _) = capture(&w, &doc, &options);
+    let price = all.iter().find(|c| c.pattern == "item/price").unwrap();
+    assert!(
+        price
+            .html
+            .contains(r#"<td class="price" data-mend-unstable-text="£1.00||£1.10" data-mend-target="">£1.00</td>"#),
+        "{}",
+        price.html
+    );
+    assert!(
+        price
+            .html
+            .contains(r#"<td class="price" data-mend-target="">£3.00</td>"#)
+    );
+    let g = TreeGram::parse(price.html.as_bytes()).unwrap();
+    let texts: Vec<(String, bool, Option<String>)> = g
+        .doc
+        .all()
+        .filter(|&n| g.doc.kind(n) == crate::dom::NodeKind::Text && g.doc.text(n).contains('£'))
+        .map(|n| {
+            (
+                g.doc.text(n).trim().to_owned(),
+                GramMask.masks_text(&g.doc, n),
+                GramMask.text_values(&g.doc, n),
+            )
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("£1.00".into(), true, Some("£1.00||£1.10".into())),
+            ("£2.00".into(), true, Some("£2.00||£2.20".into())),
+            ("£3.00".into(), false, None),
+            ("£4.00".into(), false, None),
+        ]
+    );
+    // No locator leans on the row's id that changed.
+    let heading = all.iter().find(|c| c.pattern == "item").unwrap();
+    assert!(
+        heading.html.contains(r#"data-mend-masked="id""#),
+        "{}",
+        heading.html
+    );
+    assert!(!heading.html.contains("row-83412"), "{}", heading.html);
+}
+
+#[test]
+fn unstable_parts_cover_a_skipped_sub_tree_and_masked_texts_and_attributes() {
+    let doc =
+        Document::parse_str(r#"<div id="a" title="x"><p>one <b>two</b></p><i>three</i></div>"#);
+    let find = |name: &str| {
+        doc.all()
+            .find(|&n| doc.is_element(n) && doc.name(n) == name)
+            .unwrap()
+    };
+    let (div, p, i) = (find("div"), find("p"), find("i"));
+    let mask = crate::similarity::MaskFn(move |_: &Document, n: NodeId, attr: Option<&str>| {
+        (n == p && attr.is_none()) || (n == div && attr == Some("title"))
+    });
+    let parts = unstable_parts(&doc, &mask);
+    let text_of = |e: NodeId| {
+        doc.children(e)
+            .find(|&c| doc.kind(c) == crate::dom::NodeKind::Text)
+    };
+    assert!(parts.text(text_of(p).unwrap()));
+    assert!(parts.text(text_of(find("b")).unwrap()));
+    assert!(!parts.text(text_of(i).unwrap()));
+    assert!(parts.attr(div, "title"));
+    assert!(!parts.attr(div, "id"));
+}

@@ -15,7 +15,7 @@ use crate::similarity::Mask;
 pub struct TemplateMask {
     skipped: HashSet<NodeId>,
     attrs: HashMap<NodeId, Vec<String>>,
-    texts: HashSet<NodeId>,
+    texts: HashMap<NodeId, String>,
 }
 
 impl TemplateMask {
@@ -31,7 +31,7 @@ impl TemplateMask {
             let node = template.node(t);
             if node.name.is_none() {
                 if node.text.is_unstable() {
-                    mask.texts.insert(d);
+                    mask.texts.insert(d, node.text.values());
                 }
                 continue;
             }
@@ -49,7 +49,7 @@ impl TemplateMask {
                     if doc.is_element(child) {
                         mask.skipped.insert(child);
                     } else {
-                        mask.texts.insert(child);
+                        mask.texts.insert(child, String::new());
                     }
                 }
                 continue;
@@ -62,7 +62,7 @@ impl TemplateMask {
     /// Whether the text node `node` is unstable (its own, or below an
     /// unstable sub-tree's root).
     pub fn is_unstable_text(&self, doc: &Document, node: NodeId) -> bool {
-        self.texts.contains(&node) || doc.ancestors(node).any(|a| self.skipped.contains(&a))
+        self.texts.contains_key(&node) || doc.ancestors(node).any(|a| self.skipped.contains(&a))
     }
 
     /// How many elements, attributes and texts it marks.
@@ -84,5 +84,13 @@ impl Mask for TemplateMask {
         self.attrs
             .get(&node)
             .is_some_and(|names| names.iter().any(|n| n == name))
+    }
+
+    fn masks_text(&self, doc: &Document, node: NodeId) -> bool {
+        self.is_unstable_text(doc, node)
+    }
+
+    fn text_values(&self, _: &Document, node: NodeId) -> Option<String> {
+        self.texts.get(&node).filter(|v| !v.is_empty()).cloned()
     }
 }

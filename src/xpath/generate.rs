@@ -97,6 +97,7 @@ mod render;
 mod search;
 mod siblings;
 mod targets;
+mod unstable;
 
 #[cfg(test)]
 mod tests;
@@ -111,6 +112,7 @@ pub use heuristics::looks_generated;
 use targets::{
     Group, Targets, attribute_suffix, check_instances, child_suffix, group_of, label_owners, owner,
 };
+pub use unstable::UnstableParts;
 
 /// How hard [`generate`] may look.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +125,9 @@ pub struct GenerateOptions {
     pub max_candidates: usize,
     /// How many runner-up expressions to report besides the chosen one.
     pub max_alternatives: usize,
+    /// Text and attributes no expression may test, as they change from one
+    /// load of the page to the next.
+    pub unstable: UnstableParts,
 }
 
 impl Default for GenerateOptions {
@@ -131,6 +136,7 @@ impl Default for GenerateOptions {
             max_steps: 5,
             max_candidates: 2_000,
             max_alternatives: 3,
+            unstable: UnstableParts::default(),
         }
     }
 }
@@ -492,7 +498,7 @@ impl Env<'_> {
                     plans.push(own(suffix, cost));
                 }
                 if kind == NodeKind::Text
-                    && let Some(labels) = label_owners(doc, targets)
+                    && let Some(labels) = label_owners(doc, targets, &self.options.unstable)
                 {
                     plans.push(Plan {
                         owners: labels,
@@ -523,7 +529,8 @@ impl Env<'_> {
             }
             return (out, 1);
         }
-        let mut scope = levels::Scope::new(self.doc, &rest, self.options.max_steps);
+        let mut scope = levels::Scope::new(self.doc, &rest, self.options.max_steps)
+            .with_unstable(&self.options.unstable);
         if plan.labels {
             scope = scope.with_label_owners();
         }

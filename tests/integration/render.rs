@@ -26,7 +26,7 @@ use axum::http::header::USER_AGENT;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Html;
 use axum::routing::get;
-use mend::render::{Action, RenderError, RenderOptions, Renderer, find_chromium};
+use mend::render::{Action, RenderError, RenderOptions, Renderer, Watch, find_chromium};
 use mend::{Document, XPath};
 
 /// The browser to test with; `None`, after saying so, when there is none
@@ -132,6 +132,17 @@ const HUNG: &str = r#"<!DOCTYPE html>
 <script>setTimeout(() => { for (;;) {} }, 100);</script>
 </body></html>"#;
 
+/// A clock that ticks every 700 ms (slower than the tests' settle time, so
+/// that the page settles between ticks), beside a heading that stays.
+const CLOCK: &str = r#"<!DOCTYPE html>
+<html><head><title>clock</title></head><body>
+<h1>Official time</h1><p id="myTime">tick 0</p>
+<script>
+  let ticks = 0;
+  setInterval(() => { document.getElementById("myTime").textContent = "tick " + (++ticks); }, 700);
+</script>
+</body></html>"#;
+
 /// A page without scripts.
 const PLAIN: &str =
     "<!DOCTYPE html><html><head><title>plain</title></head><body><p>plain</p></body></html>";
@@ -153,6 +164,7 @@ impl Server {
             .route("/comments/chunk/{n}", get(chunk))
             .route("/restless", get(|| async { Html(RESTLESS) }))
             .route("/plain", get(|| async { Html(PLAIN) }))
+            .route("/clock", get(|| async { Html(CLOCK) }))
             .route("/carousel", get(|| async { Html(CAROUSEL) }))
             .route("/agent", get(agent))
             .route("/hung", get(|| async { Html(HUNG) }))
@@ -726,4 +738,62 @@ async fn render_timings() {
          page of five scripted items {simple:?}, three-chunk page {comments:?}"
     );
     assert!(launch < Duration::from_secs(10) && simple < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_watched_clock_gives_a_version_per_tick_and_its_text_is_learned_unstable() {
+    let Some(browser) =
+        chromium("a_watched_clock_gives_a_version_per_tick_and_its_text_is_learned_unstable")
+    else {
+        return;
+    };
+    let server = Server::start().await;
+    let renderer = Renderer::launch(options(browser)).await.unwrap();
+    let watch = Watch {
+        min: Duration::from_secs(2),
+        max: Duration::from_secs(4),
+    };
+    let started = Instant::now();
+    let versions = renderer.watch(&server.url("/clock"), watch).await.unwrap();
+    let watched = started.elapsed();
+    // A tick every 0.7 s for at least 2 s: three versions at the least, and
+    // the watch went on while the clock kept changing, up to its maximum.
+    assert!(versions.len() >= 3, "{} versions", versions.len());
+    assert!(watched >= Duration::from_secs(2), "{watched:?}");
+    let times: Vec<String> = versions
+        .iter()
+        .map(|v| texts(&v.html, "//p[@id='myTime']").concat())
+        .collect();
+    let mut distinct = times.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(
+        distinct.len(),
+        times.len(),
+        "one version per tick: {times:?}"
+    );
+    let docs: Vec<Document> = versions
+        .iter()
+        .map(|v| Document::parse_str(&v.html))
+        .collect();
+    let mut template = mend::unstable::HtmlTemplate::from_document(&docs[0]);
+    for d in &docs[1..] {
+        template.add(d);
+    }
+    let mask = mend::unstable::TemplateMask::new(&template, &docs[0]);
+    let (_, _, unstable_texts) = mask.counts();
+    assert_eq!(
+        unstable_texts,
+        1,
+        "the clock's text alone: {}",
+        template.to_html()
+    );
+    assert!(template.to_html().contains(&times.join("||")));
+
+    // A page that does not change is watched for the minimum only.
+    let started = Instant::now();
+    let plain = renderer.watch(&server.url("/plain"), watch).await.unwrap();
+    assert_eq!(plain.len(), 1);
+    assert!(started.elapsed() < Duration::from_secs(4) + Duration::from_millis(900));
+    renderer.close().await;
 }

@@ -78,6 +78,8 @@ pub(super) struct Scope<'a> {
     depths: Vec<usize>,
     /// Whether the owners are labels, so that their own text may be tested.
     labels: bool,
+    /// What no predicate may test.
+    unstable: Option<&'a super::UnstableParts>,
 }
 
 impl<'a> Scope<'a> {
@@ -122,6 +124,7 @@ impl<'a> Scope<'a> {
             chain_contexts,
             depths,
             labels: false,
+            unstable: None,
         }
     }
 
@@ -130,6 +133,25 @@ impl<'a> Scope<'a> {
     pub fn with_label_owners(mut self) -> Self {
         self.labels = true;
         self
+    }
+
+    /// Keeps every predicate off `unstable`'s texts and attributes.
+    pub fn with_unstable(mut self, unstable: &'a super::UnstableParts) -> Self {
+        self.unstable = Some(unstable).filter(|u| !u.is_empty());
+        self
+    }
+
+    /// Whether the attribute `name` of `node` is unstable.
+    fn unstable_attr(&self, node: NodeId, name: &str) -> bool {
+        self.unstable.is_some_and(|u| u.attr(node, name))
+    }
+
+    /// The label text of `node`, when it is a label whose text is stable.
+    fn label(&self, node: NodeId) -> Option<String> {
+        if self.unstable.is_some_and(|u| u.in_text_of(self.doc, node)) {
+            return None;
+        }
+        short_label(self.doc, node)
     }
 
     /// How many levels every owner has below the context (at least one).
@@ -191,7 +213,7 @@ impl<'a> Scope<'a> {
         for attr in doc.attrs(first) {
             let name = doc.attr_name(attr);
             let value = doc.attr_value(attr);
-            if !is_ncname(name) {
+            if !is_ncname(name) || nodes.iter().any(|&n| self.unstable_attr(n, name)) {
                 continue;
             }
             let cost = if name == "id" {
@@ -253,6 +275,9 @@ impl<'a> Scope<'a> {
         let Some(class) = doc.attr_sym(first, class_sym) else {
             return;
         };
+        if nodes.iter().any(|&n| self.unstable_attr(n, "class")) {
+            return;
+        }
         let mut seen = BTreeSet::new();
         for token in class_tokens(class) {
             if seen.len() >= MAX_CLASS_OPTIONS || !usable_class(token) || !seen.insert(token) {
@@ -336,7 +361,7 @@ impl<'a> Scope<'a> {
     fn own_text_option(&self, nodes: &[NodeId], opts: &mut Vec<Opt>) {
         let mut shared: Option<String> = None;
         for &n in nodes {
-            match (short_label(self.doc, n), &shared) {
+            match (self.label(n), &shared) {
                 (Some(t), None) => shared = Some(t),
                 (Some(t), Some(s)) if t == *s => {}
                 _ => return,
@@ -380,7 +405,7 @@ impl<'a> Scope<'a> {
                     if !is_ncname(tag) {
                         return None;
                     }
-                    return short_label(doc, p).map(|t| (tag.to_owned(), t));
+                    return self.label(p).map(|t| (tag.to_owned(), t));
                 }
                 NodeKind::Text => {
                     let text = doc.text(p);
@@ -390,7 +415,7 @@ impl<'a> Scope<'a> {
                     {
                         continue;
                     }
-                    return short_label(doc, p).map(|t| ("text()".to_owned(), t));
+                    return self.label(p).map(|t| ("text()".to_owned(), t));
                 }
                 _ => continue,
             }
@@ -407,7 +432,7 @@ impl<'a> Scope<'a> {
             if !is_ncname(tag) || self.holds_owner(c) {
                 continue;
             }
-            if let Some(text) = short_label(doc, c) {
+            if let Some(text) = self.label(c) {
                 out.insert((tag.to_owned(), text));
             }
         }
@@ -416,7 +441,9 @@ impl<'a> Scope<'a> {
 
     fn own_prefix(&self, n: NodeId) -> Option<String> {
         let doc = self.doc;
-        if doc.subtree_size(n) > MAX_PREFIX_SUBTREE {
+        if doc.subtree_size(n) > MAX_PREFIX_SUBTREE
+            || self.unstable.is_some_and(|u| u.in_text_of(doc, n))
+        {
             return None;
         }
         own_prefix_label(&normalize_space(&doc.string_value(n)))
@@ -487,7 +514,7 @@ impl<'a> Scope<'a> {
                     break;
                 }
                 cur = p;
-                for (pred, cost) in anchor_preds(doc, p) {
+                for (pred, cost) in anchor_preds(doc, p, self.unstable) {
                     mine.entry(pred)
                         .or_insert_with(|| (cost, BTreeSet::new()))
                         .1
@@ -521,12 +548,17 @@ impl<'a> Scope<'a> {
 
 /// The strong tests of one element that make good anchors: a hand-written
 /// id, an allowlisted attribute value, a stable class token.
-fn anchor_preds(doc: &Document, node: NodeId) -> Vec<(Pred, u32)> {
+fn anchor_preds(
+    doc: &Document,
+    node: NodeId,
+    unstable: Option<&super::UnstableParts>,
+) -> Vec<(Pred, u32)> {
     let mut out = Vec::new();
+    let unstable = |name: &str| unstable.is_some_and(|u| u.attr(node, name));
     for attr in doc.attrs(node) {
         let name = doc.attr_name(attr);
         let value = doc.attr_value(attr);
-        if !is_ncname(name) || !usable_value(value) {
+        if !is_ncname(name) || !usable_value(value) || unstable(name) {
             continue;
         }
         let cost = if name == "id" {
@@ -544,7 +576,7 @@ fn anchor_preds(doc: &Document, node: NodeId) -> Vec<(Pred, u32)> {
             ));
         }
     }
-    if let Some(class) = doc.attr(node, "class") {
+    if let Some(class) = doc.attr(node, "class").filter(|_| !unstable("class")) {
         for token in class_tokens(class)
             .filter(|t| usable_class(t))
             .take(MAX_CLASS_OPTIONS)

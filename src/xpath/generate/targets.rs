@@ -50,6 +50,7 @@ pub(super) fn attribute_suffix(name: &str) -> String {
 pub(super) fn label_owners(
     doc: &Document,
     targets: &Targets,
+    unstable: &super::UnstableParts,
 ) -> Option<Vec<(NodeId, Vec<NodeId>)>> {
     let mut out = Vec::with_capacity(targets.len());
     for (ctx, items) in targets {
@@ -60,6 +61,9 @@ pub(super) fn label_owners(
                 return None;
             }
             super::heuristics::short_label(doc, prev)?;
+            if unstable.in_text_of(doc, prev) {
+                return None;
+            }
             labels.push(prev);
         }
         labels.sort_unstable();
