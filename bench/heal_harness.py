@@ -150,7 +150,7 @@ MARK = "data-mendcase"
 TAG_RE = re.compile(rb"<([A-Za-z][A-Za-z0-9:_-]*)")
 SIGNATURE_RE = re.compile(r'\s+signature="[^"]*"')
 CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.I)
-TRACKS = ("google", "mutants", "swde", "mutation", "records")
+TRACKS = ("google", "mutants", "swde", "mutation", "records", "reload", "reload-unlearned")
 RUN_TIMEOUT = 600                      # seconds for one mend process
 BUCKETS = ((3_000, "<3k"), (15_000, "3k-15k"), (60_000, "15k-60k"), (float("inf"), ">60k"))
 
@@ -542,11 +542,15 @@ def load_manifest(path):
         for key in ("id", "track", "old", "new", "target"):
             if key not in c:
                 raise SystemExit(f"{path}:{n}: the case has no {key!r}")
-        for key in ("old", "new"):
-            p = Path(c[key])
+        def resolve(name):
+            p = Path(name)
             if not p.is_absolute():
                 p = base / p if (base / p).exists() else Path.cwd() / p
-            c[key] = str(p.resolve())
+            return str(p.resolve())
+        for key in ("old", "new"):
+            c[key] = resolve(c[key])
+        if c.get("learn"):
+            c["learn"] = [resolve(x) for x in c["learn"]]
         c.setdefault("kind", "")
         c.setdefault("severity", 0)
         c.setdefault("expected", None)
@@ -702,9 +706,15 @@ def mend_side(mend, case, d, robust):
             w.write_text(WRAPPER_RECORDS.format(xpath=json.dumps(start)))
         else:
             w.write_text(WRAPPER.format(xpath=json.dumps(case["target"])))
-        p = mend.run("snapshot", w, case["old"])
-        if p.returncode != 0:
-            return failed(res, failure("snapshot", p))
+        if case.get("learn"):
+            # The reload track: what changes between loads is learned first.
+            p = mend.run("learn", w, case["old"], *case["learn"])
+            if p.returncode != 0:
+                return failed(res, failure("learn", p))
+        else:
+            p = mend.run("snapshot", w, case["old"])
+            if p.returncode != 0:
+                return failed(res, failure("snapshot", p))
         store = d / "store.db"
     t1 = time.perf_counter()
     p = mend.run("run", w, case["new"], "--heal", "auto", "--format", "json", "--store", store, "--quiet")
@@ -985,7 +995,9 @@ def summarise(outcomes, tools):
         by_track.setdefault(o["track"], []).append(o)
     summary = {"tracks": {}, "failures": {}, "risk_coverage": {}, "reliability": {}}
     for track, os_ in sorted(by_track.items()):
-        summary["tracks"][track] = {"n": len(os_), **{tool: tally(os_, tool) for tool in tools}}
+        summary["tracks"][track] = {"n": len(os_), **{tool: tally(os_, tool) for tool in tools},
+                                    "mend_heals": sum(1 for o in os_ if (o.get("mend") or {}).get("healed")),
+                                    "mend_violated": sum(1 for o in os_ if (o.get("mend") or {}).get("violated"))}
         summary["failures"][track] = {
             tool: [{"id": o["id"], **o[tool]["failure"]} for o in os_ if (o.get(tool) or {}).get("failure")]
             for tool in tools if tool != "scrapling"}
@@ -1033,6 +1045,13 @@ def report(outcomes, args, timings, summary):
         by_track.setdefault(o["track"], []).append(o)
     L += ["## Per track", ""]
     L += table_by(outcomes, lambda o: o["track"], tools, "track")
+    L.append("")
+    L += ["mend's heals (adaptations proposed or applied) and patterns left violated, per track; on the "
+          "reload tracks a right answer needs neither:", ""]
+    L.append("| track | n | heals | violated |")
+    L.append("| --- | --- | --- | --- |")
+    for tr, t in summary["tracks"].items():
+        L.append(f"| {tr} | {t['n']} | {t['mend_heals']} | {t['mend_violated']} |")
     L.append("")
 
     L += ["## Failures (judged wrong)", ""]
@@ -1435,7 +1454,8 @@ def check_floor(outcomes, floors, tools=("mend",)):
     """The floors missed.  Per track: mend's share of correct cases must not fall below
     min_correct and its share of wrong cases not rise above max_wrong (percent of every case of
     the track: a failed mend command is a wrong case, never left out); max_union_of_positions caps
-    the records whose final XPath is a union of positional paths.  A track's optional "robust"
+    the records whose final XPath is a union of positional paths; max_heals caps the cases mend healed
+(the reload track's 0).  A track's optional "robust"
     object holds the same keys for the robust-XPath column (checked when that column ran)."""
     failures = []
     for track, floor in floors.items():
@@ -1454,6 +1474,11 @@ def check_floor(outcomes, floors, tools=("mend",)):
                 failures.append(f"{track}: {name} {share['correct']:.1f}% correct, under the floor {fl['min_correct']}%")
             if share["wrong"] > fl.get("max_wrong", 100):
                 failures.append(f"{track}: {name} {share['wrong']:.1f}% wrong, over the ceiling {fl['max_wrong']}%")
+            if "max_heals" in fl and tool == "mend":
+                n = sum(1 for o in cases if (o.get(tool) or {}).get("healed"))
+                if n > fl["max_heals"]:
+                    failures.append(f"{track}: {name} healed {n} cases (at most {fl['max_heals']}: "
+                                    f"a reload is not a redesign)")
             if "max_union_of_positions" in fl:
                 n = sum(1 for o in cases if (o.get(tool) or {}).get("union_of_positions"))
                 if n > fl["max_union_of_positions"]:

@@ -364,3 +364,31 @@ fn a_url_is_fetched_as_many_times_as_asked() {
         "{clock}"
     );
 }
+
+#[test]
+fn a_template_that_is_a_link_is_refused_by_learn_and_snapshot_and_nothing_is_written() {
+    let dir = project(2);
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        outside.path(),
+        "<!-- mend unstable-content template of 2 loads -->",
+    )
+    .unwrap();
+    let link = dir.path().join("treegrams/events/page.unstable.html");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+    for args in [
+        &["learn", "wrappers/events.yaml", "load1.html", "load2.html"][..],
+        &["snapshot", "wrappers/events.yaml", "load1.html"],
+    ] {
+        let out = mend_in(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(read(dir.path(), "wrappers/events.yaml"), WRAPPER);
+    assert!(!dir.path().join("treegrams/events/clock.html").exists());
+}
