@@ -19,6 +19,7 @@ pub mod review;
 pub mod runtime;
 pub mod similarity;
 pub mod site;
+pub mod site_template;
 pub mod store;
 pub mod treegram;
 pub mod unstable;

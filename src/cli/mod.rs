@@ -55,6 +55,7 @@ mod show;
 mod similarity;
 mod snapshot;
 mod stdout;
+mod template;
 mod validate;
 mod xpath;
 
@@ -90,6 +91,8 @@ enum Command {
     Snapshot(snapshot::Args),
     /// Learn what changes from load to load of a page (dates, clocks, ads) and capture tree-grams that ignore it.
     Learn(learn::Args),
+    /// Find the site's template (header, menus, footer its pages share) and write it beside the tree-grams.
+    Template(template::Args),
     /// List adaptations from the store, newest first; with --health, the
     /// field health of the last runs.
     Log(log::Args),
@@ -132,6 +135,7 @@ pub fn main() -> ExitCode {
         Command::Similarity(args) => similarity::run(args),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Learn(args) => learn::run(args),
+        Command::Template(args) => template::run(args),
         Command::Log(args) => log::run(args),
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),

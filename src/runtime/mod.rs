@@ -67,6 +67,7 @@ pub use treegrams::{
     save_treegrams,
 };
 pub use unstable_template::{
-    MAX_TEMPLATE_BYTES, UNSTABLE_TEMPLATE_NAME, learn_template, load_unstable_template,
-    save_learned, unstable_template_file,
+    MAX_TEMPLATE_BYTES, SITE_TEMPLATE_NAME, UNSTABLE_TEMPLATE_NAME, learn_template,
+    load_unstable_template, save_learned, save_site_template, site_template_file,
+    unstable_template_file,
 };

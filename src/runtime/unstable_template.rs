@@ -24,6 +24,57 @@ use crate::wrapper::Wrapper;
 /// dot, which no pattern name has, so it never takes a pattern's place.
 pub const UNSTABLE_TEMPLATE_NAME: &str = "page.unstable.html";
 
+/// The site template's file name (`mend template`) in the same folder.
+pub const SITE_TEMPLATE_NAME: &str = "site.template.html";
+
+/// Where the site template of the wrapper named `wrapper` goes, relative
+/// to its project directory.
+pub fn site_template_file(wrapper: &str) -> String {
+    format!("{}/{SITE_TEMPLATE_NAME}", treegram_dir(wrapper))
+}
+
+/// Writes a site template (`mend template`) beside the wrapper's
+/// tree-grams, as a `snapshot` change of the wrapper-change protocol; the
+/// wrapper file is not changed. Gives the file's path.
+pub fn save_site_template(
+    store: &mut Store,
+    wrapper_path: &Path,
+    wrapper: &Wrapper,
+    html: &str,
+) -> Result<std::path::PathBuf, RuntimeError> {
+    let lock = WrapperLock::acquire(wrapper_path)?;
+    reconcile(store, &lock)?;
+    let project = Project::of(wrapper_path);
+    let before = project.read_wrapper()?;
+    let path = project.dir.join(site_template_file(&wrapper.name));
+    let file = planned_file(&path, html.as_bytes().to_vec())?;
+    let text = before.clone();
+    commit_with_treegrams(
+        store,
+        &lock,
+        &project,
+        (before, text),
+        Vec::new(),
+        vec![file],
+        ChangeKind::Snapshot,
+    )?;
+    Ok(path)
+}
+
+/// The change of the file at `path` to `after`, with what it holds now.
+fn planned_file(path: &Path, after: Vec<u8>) -> Result<FileChange, RuntimeError> {
+    let absolute = std::path::absolute(path).map_err(|error| RuntimeError::Io {
+        action: "find",
+        path: path.to_owned(),
+        error,
+    })?;
+    Ok(FileChange {
+        before: read_current(&absolute)?,
+        path: absolute,
+        after,
+    })
+}
+
 /// The largest template file mend reads: a whole page's skeleton, so
 /// larger than a tree-gram may be.
 pub const MAX_TEMPLATE_BYTES: u64 = 64 * 1024 * 1024;
@@ -125,16 +176,7 @@ pub fn save_learned(
     let project = Project::of(wrapper_path);
     let before = project.read_wrapper()?;
     let path = project.dir.join(unstable_template_file(&wrapper.name));
-    let absolute = std::path::absolute(&path).map_err(|error| RuntimeError::Io {
-        action: "find",
-        path: path.clone(),
-        error,
-    })?;
-    let template_file = FileChange {
-        before: read_current(&absolute)?,
-        path: absolute,
-        after: template.to_html().into_bytes(),
-    };
+    let template_file = planned_file(&path, template.to_html().into_bytes())?;
     let text = before.clone();
     let (written, saved) = commit_with_treegrams(
         store,
