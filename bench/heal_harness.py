@@ -485,15 +485,23 @@ def swde_cases(mend, pages, data, work, fields, page_count):
     return cases, units
 
 
-def prepare_swde_unit(mend, unit, scrapling, robust):
+def prepare_swde_unit(mend, unit, scrapling, robust, site_template=False):
     """Snapshot the unit's wrapper on page 0000, make the robust XPath there, save Scrapling's
     fingerprint there.  A failed snapshot is kept in the unit (every page of it is then judged
-    wrong for mend), as is a failed robust XPath (wrong for the robust column)."""
+    wrong for mend), as is a failed robust XPath (wrong for the robust column).  With
+    site_template, `mend template` first learns the site's template from the site's last four
+    pages (0196-0199), so that the snapshot marks whether the target is in the site's frame."""
     d = Path(unit["dir"])
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     w = d / "wrapper.yaml"
     w.write_text(WRAPPER_SWDE.format(xpath=json.dumps(unit["mend_path"])))
+    if site_template:
+        site_dir = Path(unit["page0"]).parent
+        p = mend.run("template", w, *[site_dir / f"{i:04d}.htm" for i in range(196, 200)])
+        if p.returncode != 0:
+            unit["snapshot_failure"] = failure("template", p)
+            return
     p = mend.run("snapshot", w, unit["page0"])
     unit["snapshot_failure"] = failure("snapshot", p) if p.returncode != 0 else None
     if robust:
@@ -1030,6 +1038,7 @@ def report(outcomes, args, timings, summary):
     L = ["# Healing: mend, Scrapling and a robust XPath on the same cases", ""]
     L.append(f"mend `{args.mend}`; Scrapling {args.scrapling_version or 'not run'}; "
              f"robust-XPath baseline {'on' if args.robust else 'not run'}; "
+             f"{'site templates on swde (mend template, pages 0196-0199); ' if args.site_template else ''}"
              f"tracks {','.join(args.tracks)}{' (quick slice)' if args.quick else ''}; jobs {args.jobs}; "
              f"{len(outcomes)} cases; wall time {timings['total']:.0f} s "
              f"(preparation {timings['prepare']:.0f} s, cases {timings['cases']:.0f} s).")
@@ -1282,6 +1291,9 @@ def main():
     ap.add_argument("--no-scrapling", dest="scrapling", action="store_false")
     ap.add_argument("--no-robust", dest="robust", action="store_false",
                     help="leave out the robust-XPath baseline column")
+    ap.add_argument("--site-template", action="store_true",
+                    help="on the swde track, learn each site's template (mend template, pages 0196-0199) "
+                         "before the snapshot")
     ap.add_argument("--mutant-cap", type=int, default=None, help="at most N cases a mutant page")
     ap.add_argument("--swde-pages", type=int, default=199, help="pages 0001..N of each SWDE site")
     ap.add_argument("--records-seed", type=int, default=1, help="seed of the generated records cases")
@@ -1390,7 +1402,7 @@ def main():
                     continue
         tasks.append((c, None, judge))
     for unit in units:
-        prepare_swde_unit(mend, unit, args.scrapling, args.robust)
+        prepare_swde_unit(mend, unit, args.scrapling, args.robust, args.site_template)
     by_unit = {u["dir"]: u for u in units}
     for c, _, _ in tasks:
         if c["track"] == "swde":

@@ -84,6 +84,7 @@ pub fn heal_extracted(
         grams,
         rejections,
         search: *search,
+        frame: std::cell::OnceCell::new(),
     };
     // Every extraction the pass keeps carries the drift violations too.
     let with_drift = |w: &Wrapper, mut e: Extraction| {
@@ -211,6 +212,7 @@ pub fn relocate(
         grams,
         rejections,
         search: *search,
+        frame: std::cell::OnceCell::new(),
     };
     let extraction = extract(wrapper, doc, page_url);
     let mut attempted = attempt(&env, wrapper, &extraction, path, Trigger::Forced);

@@ -303,6 +303,7 @@ mod tests {
             min_context: 1,
             only: None,
             unstable: &NoMask,
+            frame: None,
         };
         let gram = TreeGram::parse(capture(&w, &doc, &options).0[0].html.as_bytes()).unwrap();
         let (owner, _) = gram.instances[0].targets[0];

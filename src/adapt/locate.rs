@@ -173,6 +173,8 @@ pub(crate) struct Field<'a> {
     pub pattern: &'a Pattern,
     pub doc: &'a Document,
     pub base: Option<&'a Url>,
+    /// The page's elements in the site's frame, which are no candidates.
+    pub frame: Option<&'a std::collections::HashSet<NodeId>>,
 }
 
 /// The candidate nodes for the gram target `(owner, target)` of `instance`
@@ -238,6 +240,9 @@ pub(crate) fn rank_targets(
     let mut choices = Vec::new();
     for t in root..end {
         let owner = page.node(t);
+        if field.frame.is_some_and(|f| f.contains(&owner)) {
+            continue;
+        }
         let Some(item) = item_for(doc, owner, target.1) else {
             continue;
         };

@@ -114,10 +114,14 @@ impl Default for Search {
     }
 }
 
-/// The tree-grams of a wrapper's patterns, by pattern path (`book/price`).
+/// The tree-grams of a wrapper's patterns, by pattern path (`book/price`),
+/// and the site's template when one is known (`mend template`): a pattern
+/// whose tree-gram says its targets were the page's own content is never
+/// healed onto the template's frame.
 #[derive(Debug, Default)]
 pub struct TreeGrams {
     by_pattern: HashMap<PatternPath, TreeGram>,
+    site: Option<crate::site_template::SiteTemplate>,
 }
 
 impl TreeGrams {
@@ -137,6 +141,16 @@ impl TreeGrams {
             }
         }
         grams
+    }
+
+    /// Sets the site's template.
+    pub fn set_site_template(&mut self, site: Option<crate::site_template::SiteTemplate>) {
+        self.site = site;
+    }
+
+    /// The site's template, when one is known.
+    pub fn site_template(&self) -> Option<&crate::site_template::SiteTemplate> {
+        self.site.as_ref()
     }
 
     /// Adds the tree-gram of the pattern at `path`.

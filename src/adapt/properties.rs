@@ -471,6 +471,7 @@ proptest! {
             min_context,
             only: None,
             unstable: &NoMask,
+            frame: None,
         };
         let (captured, skipped) = capture(&w, &doc, &options);
         match (captured.as_slice(), skipped.as_slice()) {

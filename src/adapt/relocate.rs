@@ -31,6 +31,22 @@ pub(crate) struct Env<'a> {
     pub grams: &'a TreeGrams,
     pub rejections: &'a Rejections,
     pub search: Search,
+    /// The page's elements in the site's frame, laid over it the first time
+    /// a content pattern asks (once per page), when a site template is known.
+    pub frame: std::cell::OnceCell<Option<std::collections::HashSet<NodeId>>>,
+}
+
+impl Env<'_> {
+    /// The page's elements in the site's frame, when a site template is known.
+    pub(crate) fn frame(&self) -> Option<&std::collections::HashSet<NodeId>> {
+        self.frame
+            .get_or_init(|| {
+                self.grams
+                    .site_template()
+                    .map(|t| t.regions(self.doc).nodes)
+            })
+            .as_ref()
+    }
 }
 
 /// An adaptation and, when it healed, the wrapper and extraction it led to.
@@ -642,6 +658,13 @@ fn decide(
                 pattern,
                 doc: env.doc,
                 base: env.base.as_ref(),
+                // A pattern of the page's own content is never healed onto
+                // the frame every page shares: a menu's label, a footer's.
+                frame: if gram.header.frame == Some(false) {
+                    env.frame()
+                } else {
+                    None
+                },
             },
         })
     };

@@ -30,11 +30,10 @@ use mend::fetch::{self, HttpClient, Page, PageSource};
 use mend::health::HealthTally;
 use mend::render::{RenderOptions, Renderer, Watch};
 use mend::runtime::{
-    Project, capture_treegrams, learn_template, load_unstable_template, save_learned,
+    CaptureMarks, Project, capture_treegrams, learn_template, load_unstable_template, save_learned,
     unstable_template_file,
 };
 use mend::store::Store;
-use mend::unstable::TemplateMask;
 use mend::wrapper::PatternPath;
 
 /// How many times one URL is loaded when `--loads` is not given.
@@ -143,8 +142,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say!("error: no load of the page was read");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     };
-    let mask = TemplateMask::new(&template, &docs[0]);
-    let (elements, attributes, texts) = mask.counts();
+    let marks = match CaptureMarks::of(&project, &wrapper, &docs[0]) {
+        Ok(m) => m.with_unstable(&template, &docs[0]),
+        Err(e) => {
+            say!("error: {e}; the wrapper and its tree-grams are as they were");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    let (elements, attributes, texts) = marks.unstable_mask().map_or((0, 0, 0), |m| m.counts());
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
     let (captured, skipped) = capture_treegrams(
         &wrapper,
@@ -152,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &first.bytes,
         url.as_deref(),
         only,
-        &mask,
+        &marks,
     );
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut store = match Store::open(&store_path) {

@@ -27,12 +27,10 @@ use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
 use mend::health::HealthTally;
 use mend::runtime::{
-    Project, RuntimeError, capture_treegrams, choose_hardenings, load_unstable_template,
-    save_hardened, save_treegrams,
+    CaptureMarks, Project, RuntimeError, capture_treegrams, choose_hardenings, save_hardened,
+    save_treegrams,
 };
-use mend::similarity::{Mask, NoMask};
 use mend::store::Store;
-use mend::unstable::TemplateMask;
 use mend::wrapper::{PatternPath, Wrapper};
 
 /// Captures tree-grams for every pattern of a wrapper that matches a page.
@@ -143,17 +141,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             EXIT_FAILURE
         }))
     };
-    // What `mend learn` found unstable on the wrapper's pages stays marked.
-    let template = match load_unstable_template(&Project::of(&args.wrapper), &wrapper) {
-        Ok(t) => t,
+    // What `mend learn` and `mend template` found about the wrapper's pages
+    // is marked in the tree-grams.
+    let marks = match CaptureMarks::of(&Project::of(&args.wrapper), &wrapper, doc) {
+        Ok(m) => m,
         Err(e) => return failed(e),
     };
-    let mask: Box<dyn Mask> = match &template {
-        Some(t) => Box::new(TemplateMask::new(t, doc)),
-        None => Box::new(NoMask),
-    };
     let capture =
-        |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only, mask.as_ref());
+        |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only, &marks);
     if !args.harden {
         let (captured, skipped) = capture(&wrapper);
         let written =

@@ -10,11 +10,9 @@ use super::{
 };
 use crate::dom::Document;
 use crate::runtime::{self, Planned, Project, RuntimeError};
-use crate::similarity::{Mask, NoMask};
 use crate::store::{
     AdaptationId, AdaptationRecord, AdaptationStatus, ChangeKind, FileChange, Store,
 };
-use crate::unstable::TemplateMask;
 use crate::wrapper::{PatternPath, replace_xpath};
 
 /// What an approval did.
@@ -204,20 +202,16 @@ fn refresh_treegram(
     let wrapper = load_wrapper_text(text, file)
         .map_err(|diagnostics| ReviewError::RewrittenDoesNotLoad { diagnostics })?;
     let doc = Document::parse(&html);
-    // What the wrapper learned to be unstable stays marked in the new tree-gram.
+    // What the wrapper learned about its pages stays marked in the new tree-gram.
     let project = Project::of(file);
-    let template = runtime::load_unstable_template(&project, &wrapper)?;
-    let mask: Box<dyn Mask> = match &template {
-        Some(t) => Box::new(TemplateMask::new(t, &doc)),
-        None => Box::new(NoMask),
-    };
+    let marks = runtime::CaptureMarks::of(&project, &wrapper, &doc)?;
     let (captured, skipped) = runtime::capture_treegrams(
         &wrapper,
         &doc,
         &html,
         url.as_deref(),
         Some(&[pattern]),
-        mask.as_ref(),
+        &marks,
     );
     for s in &skipped {
         tracing::warn!(pattern = %s.pattern, reason = %s.reason, "no tree-gram refreshed");

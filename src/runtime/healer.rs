@@ -16,9 +16,7 @@ use crate::dom::Document;
 use crate::extract::{Extraction, extract};
 use crate::fetch;
 use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, page_output as output};
-use crate::similarity::{Mask, NoMask};
 use crate::store::{AdaptationStatus, FileChange, page_hash};
-use crate::unstable::TemplateMask;
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
 
@@ -317,8 +315,6 @@ impl Runtime {
         let mut planned = Planned::default();
         if next.adapt.update_treegrams && !written.is_empty() {
             // Each healed pattern's tree-gram is taken on the page that found its heal.
-            // What the wrapper learned to be unstable stays marked in them.
-            let template = super::load_unstable_template(&self.project, &next)?;
             let mut captured = Vec::new();
             for &i in &written {
                 let e = &self.ledger.entries[i];
@@ -326,12 +322,9 @@ impl Runtime {
                 let Some(bytes) = &page.bytes else { continue };
                 let doc = Document::parse(bytes);
                 let only = [e.run.adaptation.pattern.clone()];
-                let mask: Box<dyn Mask> = match &template {
-                    Some(t) => Box::new(TemplateMask::new(t, &doc)),
-                    None => Box::new(NoMask),
-                };
-                let (c, _) =
-                    capture_treegrams(&next, &doc, bytes, None, Some(&only), mask.as_ref());
+                // What the wrapper learned about its pages stays marked in them.
+                let marks = super::CaptureMarks::of(&self.project, &next, &doc)?;
+                let (c, _) = capture_treegrams(&next, &doc, bytes, None, Some(&only), &marks);
                 captured.extend(c);
             }
             planned = plan_treegrams(&self.project, &mut text, captured)?;

@@ -40,8 +40,8 @@ mod ledger;
 mod lock;
 mod project;
 mod session;
+mod templates;
 mod treegrams;
-mod unstable_template;
 
 #[cfg(test)]
 mod change_tests;
@@ -62,12 +62,12 @@ pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use project::{Project, write_atomically, write_bytes_atomically};
 pub use session::Session;
+pub use templates::{
+    CaptureMarks, MAX_TEMPLATE_BYTES, SITE_TEMPLATE_NAME, UNSTABLE_TEMPLATE_NAME, learn_template,
+    load_site_template, load_unstable_template, save_learned, save_site_template,
+    site_template_file, unstable_template_file,
+};
 pub use treegrams::{
     MAX_TREEGRAM_BYTES, Planned, Written, capture_treegrams, load_treegrams, plan_treegrams,
     save_treegrams,
-};
-pub use unstable_template::{
-    MAX_TEMPLATE_BYTES, SITE_TEMPLATE_NAME, UNSTABLE_TEMPLATE_NAME, learn_template,
-    load_unstable_template, save_learned, save_site_template, site_template_file,
-    unstable_template_file,
 };

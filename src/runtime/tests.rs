@@ -36,7 +36,7 @@ impl Shop {
             &page.bytes,
             None,
             None,
-            &crate::similarity::NoMask,
+            &super::CaptureMarks::none(),
         );
         assert!(skipped.is_empty(), "{skipped:?}");
         let mut store = crate::store::Store::open_in_memory().unwrap();

@@ -9,7 +9,6 @@ use sha2::{Digest, Sha256};
 use super::{Carried, Project, RuntimeError, WrapperLock, make_change, read_current, reconcile};
 use crate::adapt::TreeGrams;
 use crate::dom::Document;
-use crate::similarity::Mask;
 use crate::store::{ChangeKind, FileChange, Store, Timestamp};
 use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture};
 use crate::wrapper::{self, PatternPath, Wrapper};
@@ -20,7 +19,7 @@ use crate::wrapper::{self, PatternPath, Wrapper};
 pub const MAX_TREEGRAM_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Loads every tree-gram the wrapper's patterns have, by their `treegram:`
-/// key or at the default place. A file that cannot be parsed is reported as
+/// key or at the default place, and the site template beside them, if any. A file that cannot be parsed is reported as
 /// a warning and skipped; one that mend will not read (outside the project
 /// directory, not a regular file such as a FIFO or a device, over
 /// [`MAX_TREEGRAM_BYTES`]) is an error, as the wrapper is wrong.
@@ -98,22 +97,25 @@ pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams,
             Err(e) => tracing::warn!(file = %full.display(), error = %e, "tree-gram skipped"),
         }
     }
+    // The site's frame, which content patterns are never healed onto.
+    grams.set_site_template(super::load_site_template(project, wrapper)?);
     Ok(grams)
 }
 
 /// Captures the tree-grams of `wrapper`'s patterns (of `only`, when given)
 /// on a page, stamped with the page's hash and the time now.
 ///
-/// `unstable` says what changes from load to load on the page (a learned
-/// template laid over it, `mend learn`); it is marked in the files, and
-/// no comparison or locator leans on it.
+/// `marks` are the wrapper's templates laid over the page: what changes from
+/// load to load (`mend learn`), marked in the files so that no comparison
+/// or locator leans on it, and the site's frame (`mend template`), which
+/// each file says whether its targets are in.
 pub fn capture_treegrams(
     wrapper: &Wrapper,
     doc: &Document,
     bytes: &[u8],
     url: Option<&str>,
     only: Option<&[PatternPath]>,
-    unstable: &dyn Mask,
+    marks: &super::CaptureMarks,
 ) -> (Vec<Captured>, Vec<Skipped>) {
     let sha: String = Sha256::digest(bytes)
         .iter()
@@ -127,7 +129,8 @@ pub fn capture_treegrams(
         instances: wrapper.adapt.treegram_instances,
         min_context: wrapper.adapt.treegram_min_context,
         only,
-        unstable,
+        unstable: marks.unstable(),
+        frame: marks.frame(),
     };
     capture(wrapper, doc, &options)
 }

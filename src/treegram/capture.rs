@@ -1,5 +1,7 @@
 //! Capturing tree-grams from a page on which the wrapper is known good.
 
+use std::collections::HashSet;
+
 use super::Header;
 use super::Target;
 use super::format::{self, Draft};
@@ -30,6 +32,9 @@ pub struct CaptureOptions<'a> {
     pub only: Option<&'a [PatternPath]>,
     /// What is known to be unstable on the page, masked in the file.
     pub unstable: &'a dyn Mask,
+    /// The page's elements that lie in the site's template, when one is
+    /// known: each tree-gram records whether its targets are among them.
+    pub frame: Option<&'a HashSet<NodeId>>,
 }
 
 impl CaptureOptions<'static> {
@@ -44,6 +49,7 @@ impl CaptureOptions<'static> {
             min_context: wrapper.adapt.treegram_min_context,
             only: None,
             unstable: &crate::similarity::NoMask,
+            frame: None,
         }
     }
 }
@@ -174,6 +180,12 @@ pub fn capture(
                         sha256: options.sha256.to_owned(),
                         captured: options.captured.to_owned(),
                         matched,
+                        frame: options.frame.map(|frame| {
+                            per_context
+                                .iter()
+                                .flat_map(|(_, items)| items)
+                                .all(|item| frame.contains(&item.owner()))
+                        }),
                         locators: super::ensemble(
                             doc,
                             pattern.xpath.source(),

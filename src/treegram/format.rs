@@ -74,6 +74,9 @@ pub(super) fn write(
     meta("sha256", &header.sha256);
     meta("captured", &header.captured);
     meta("matched", &header.matched.to_string());
+    if let Some(frame) = header.frame {
+        meta("frame", if frame { "yes" } else { "no" });
+    }
     for locator in &header.locators {
         let _ = writeln!(
             out,
@@ -309,6 +312,13 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                     "sha256" => header.sha256 = value,
                     "captured" => header.captured = value,
                     "matched" => header.matched = value.trim().parse().unwrap_or(0),
+                    "frame" => {
+                        header.frame = match value.trim() {
+                            "yes" => Some(true),
+                            "no" => Some(false),
+                            _ => None,
+                        }
+                    }
                     "locator" => {
                         let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);
                         if let Some(kind) = kind.filter(|_| !value.trim().is_empty()) {

@@ -12,8 +12,9 @@
 //! for its N-th text child. A header of
 //! `<meta name="mend:*">` elements records the wrapper, the pattern path, its
 //! XPath, the page's URL and SHA-256, the capture time, how many nodes the
-//! pattern matched, and the pattern's *locator ensemble*: other XPaths that
-//! selected exactly the same nodes, one per kind of evidence (`locators.rs`).
+//! pattern matched, the pattern's *locator ensemble*: other XPaths that
+//! selected exactly the same nodes, one per kind of evidence (`locators.rs`),
+//! and, when the site's template was known, whether the targets lay in it.
 //!
 //! The file is written one element per line with two-space indentation, so
 //! that a tree-gram diffs well in git, and every instance sits inside a
@@ -103,6 +104,12 @@ pub struct Header {
     /// Other XPaths that selected exactly the same nodes on the page, one
     /// per kind of evidence (`<meta name="mend:locator" data-kind=...>`).
     pub locators: Vec<Locator>,
+    /// Whether the pattern's targets lay in the site's template (the frame
+    /// every page shares, `mend template`) on the capture page: `yes` for a
+    /// menu's or a footer's label, `no` for a page's own content, absent
+    /// when no template was known (`<meta name="mend:frame">`). A content
+    /// pattern is never healed onto the frame.
+    pub frame: Option<bool>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

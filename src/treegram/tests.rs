@@ -38,6 +38,7 @@ fn captured(k: usize, min: usize) -> (Vec<Captured>, Vec<Skipped>) {
         min_context: min,
         only: None,
         unstable: &NoMask,
+        frame: None,
     };
     capture(&w, &doc, &options)
 }
@@ -92,6 +93,7 @@ fn header_round_trips() {
             captured: "2026-11-22T01:00:00Z".into(),
             matched: 4,
             locators: Vec::new(),
+            frame: None,
         }
     );
 }
@@ -220,6 +222,7 @@ fn unstable_elements_are_marked_and_skipped() {
         min_context: 1,
         only: Some(&["item".parse().unwrap()]),
         unstable: &hide_links,
+        frame: None,
     };
     let (all, _) = capture(&w, &doc, &options);
     assert_eq!(all.len(), 1);
@@ -280,6 +283,7 @@ fn capture_field(xpath: &str, body: &str, min: usize) -> (Vec<Captured>, Vec<Ski
         min_context: min,
         only: None,
         unstable: &NoMask,
+        frame: None,
     };
     capture(&w, &doc, &options)
 }
@@ -337,6 +341,7 @@ fn only_the_instances_that_would_not_read_back_are_left_out() {
         min_context: 1,
         only: Some(&["card".parse().unwrap()]),
         unstable: &NoMask,
+        frame: None,
     };
     let (all, skipped) = capture(&w, &doc, &options);
     assert!(skipped.is_empty(), "{skipped:?}");

@@ -207,3 +207,90 @@ fn saved_pages_that_link_to_each_other_are_taken_by_their_links() {
     }
     assert!(Path::new(&dir.path().join("treegrams/shop/site.template.html")).exists());
 }
+
+/// A book page of a shop whose header holds an `h1` of the same class as
+/// the book's title; `title: None` is a page without the book's title.
+fn book_page(title: Option<&str>, price: &str, about: &str) -> String {
+    let heading = title.map_or(String::new(), |t| format!("<h1 class=\"title\">{t}</h1>"));
+    format!(
+        "<!DOCTYPE html><html><head><title>Shop</title></head><body>\
+         <header class=\"site\"><h1 class=\"title\">Books Ltd</h1><nav><a href=\"/new\">New</a> \
+         <a href=\"/sale\">Sale</a></nav></header>\
+         <main class=\"content\">{heading}<p class=\"price\">{price}</p>\
+         <div class=\"about\">{about}</div></main>\
+         <footer><p>© Books Ltd</p></footer></body></html>"
+    )
+}
+
+#[test]
+fn a_content_field_is_not_healed_onto_the_sites_frame() {
+    let books = [
+        ("The Hobbit", "£8.99"),
+        ("Dune", "£9.50"),
+        ("Emma", "£4.25"),
+        ("Ulysses", "£12.00"),
+    ];
+    let wrapper = "name: shop\npatterns:\n  - name: title\n    xpath: \"//main/h1[@class='title']\"\n    constraints: {min: 1, max: 1}\n";
+    let setup = |with_template: bool| {
+        let dir = project();
+        std::fs::write(dir.path().join("wrappers/shop.yaml"), wrapper).unwrap();
+        for (i, (t, p)) in books.iter().enumerate() {
+            std::fs::write(
+                dir.path().join(format!("p{i}.html")),
+                book_page(Some(t), p, &format!("About {t}")),
+            )
+            .unwrap();
+        }
+        // The book's title is gone from the new page.
+        std::fs::write(
+            dir.path().join("new.html"),
+            book_page(None, "£7.10", "About it"),
+        )
+        .unwrap();
+        if with_template {
+            let out = Mend::new(&[
+                "template",
+                "wrappers/shop.yaml",
+                "p0.html",
+                "p1.html",
+                "p2.html",
+                "p3.html",
+            ])
+            .dir(dir.path())
+            .output();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        }
+        let out = Mend::new(&["snapshot", "wrappers/shop.yaml", "p0.html"])
+            .dir(dir.path())
+            .output();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        dir
+    };
+    let run = |dir: &Path| -> serde_json::Value {
+        let out = Mend::new(&["run", "wrappers/shop.yaml", "new.html", "--heal", "propose"])
+            .dir(dir)
+            .output();
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
+    };
+    // The control: without the template, the header's heading of the same
+    // tag and class is taken for the missing title.
+    let plain = setup(false);
+    let json = run(plain.path());
+    assert_eq!(json["records"][0]["title"], "Books Ltd", "{json}");
+    // With it, the tree-gram knows the title was the page's own content,
+    // the header is the frame, and the missing title stays missing.
+    let framed = setup(true);
+    let gram = std::fs::read_to_string(framed.path().join("treegrams/shop/title.html")).unwrap();
+    assert!(
+        gram.contains("<meta name=\"mend:frame\" content=\"no\">"),
+        "{gram}"
+    );
+    let json = run(framed.path());
+    assert_eq!(
+        json["records"][0]["title"],
+        serde_json::Value::Null,
+        "{json}"
+    );
+    assert_eq!(json["adaptations"][0]["status"], "abstained", "{json}");
+    assert_eq!(json["violations"][0]["constraint"], "min", "{json}");
+}

@@ -275,6 +275,7 @@ fn heal_one(
         min_context: settings.treegram_min_context,
         only: None,
         unstable: &NoMask,
+        frame: None,
     };
     let (captured, skipped) = capture(&w, old, &options);
     let Some(c) = captured.into_iter().next() else {

@@ -1,23 +1,31 @@
-//! The unstable-content template of a wrapper's pages: learned by
-//! `mend learn` over several loads of a page (`mend::unstable`'s ADD), kept
-//! beside the tree-grams as `treegrams/<wrapper>/page.unstable.html`, and
-//! laid over a page whenever tree-grams are captured from it again (a heal's
-//! refresh, an approval), so that what changes from load to load stays
-//! marked unstable in every tree-gram the wrapper gets.
+//! The templates learned about a wrapper's pages, kept beside its
+//! tree-grams:
 //!
-//! The template and the tree-grams captured with it are written as one
-//! change of the wrapper-change protocol: a crash leaves both as they were
-//! or both new.
+//! - the unstable-content template (`page.unstable.html`), learned by
+//!   `mend learn` over several loads of a page (`mend::unstable`'s ADD):
+//!   what changes from load to load;
+//! - the site template (`site.template.html`), found by `mend template`
+//!   (`mend::site_template`): the frame every page of the site shares.
+//!
+//! Both are laid over a page whenever tree-grams are captured from it
+//! ([`CaptureMarks`]: `mend snapshot`, `mend learn`, a heal's refresh, an
+//! approval), so that what changes stays marked unstable in every tree-gram
+//! the wrapper gets, and each tree-gram says whether its targets are in the
+//! frame. Each is written with the wrapper-change protocol: a crash leaves
+//! a template and the tree-grams captured with it as they were or both new.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use super::treegrams::commit_with_treegrams;
 use super::{Project, RuntimeError, WrapperLock, Written, read_current, reconcile};
 use crate::adapt::TreeGrams;
-use crate::dom::Document;
+use crate::dom::{Document, NodeId};
+use crate::similarity::{Mask, NoMask};
+use crate::site_template::SiteTemplate;
 use crate::store::{ChangeKind, FileChange, Store};
 use crate::treegram::{Captured, treegram_dir};
-use crate::unstable::HtmlTemplate;
+use crate::unstable::{HtmlTemplate, TemplateMask};
 use crate::wrapper::Wrapper;
 
 /// The template's file name in the wrapper's tree-gram folder. It has a
@@ -94,17 +102,42 @@ pub fn load_unstable_template(
     wrapper: &Wrapper,
 ) -> Result<Option<HtmlTemplate>, RuntimeError> {
     let path = project.dir.join(unstable_template_file(&wrapper.name));
+    let Some(text) = read_template(&path)? else {
+        return Ok(None);
+    };
+    let template = HtmlTemplate::from_html(&text);
+    if template.loads() == 0 {
+        return Err(RuntimeError::BadTemplate {
+            path,
+            why: "it does not read as a template mend learn wrote (no count of loads)".to_owned(),
+        });
+    }
+    Ok(Some(template))
+}
+
+/// Reads the wrapper's site template (`mend template`), if it has one, with
+/// the same refusals as [`load_unstable_template`].
+pub fn load_site_template(
+    project: &Project,
+    wrapper: &Wrapper,
+) -> Result<Option<SiteTemplate>, RuntimeError> {
+    let path = project.dir.join(site_template_file(&wrapper.name));
+    Ok(read_template(&path)?.map(|text| SiteTemplate::from_html(&text)))
+}
+
+/// The text of a template file, `None` when there is none.
+fn read_template(path: &Path) -> Result<Option<String>, RuntimeError> {
     let bad = |why: String| RuntimeError::BadTemplate {
-        path: path.clone(),
+        path: path.to_owned(),
         why,
     };
-    let meta = match std::fs::symlink_metadata(&path) {
+    let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
             return Err(RuntimeError::Io {
                 action: "read",
-                path,
+                path: path.to_owned(),
                 error,
             });
         }
@@ -121,18 +154,64 @@ pub fn load_unstable_template(
             meta.len()
         )));
     }
-    let text = std::fs::read_to_string(&path).map_err(|error| RuntimeError::Io {
-        action: "read",
-        path: path.clone(),
-        error,
-    })?;
-    let template = HtmlTemplate::from_html(&text);
-    if template.loads() == 0 {
-        return Err(bad(
-            "it does not read as a template mend learn wrote (no count of loads)".to_owned(),
-        ));
+    std::fs::read_to_string(path)
+        .map(Some)
+        .map_err(|error| RuntimeError::Io {
+            action: "read",
+            path: path.to_owned(),
+            error,
+        })
+}
+
+/// What a capture marks on its page from the wrapper's templates: the
+/// unstable content, and the page's elements in the site's frame.
+#[derive(Debug, Default)]
+pub struct CaptureMarks {
+    unstable: Option<TemplateMask>,
+    frame: Option<HashSet<NodeId>>,
+}
+
+impl CaptureMarks {
+    /// No marks: no template is known.
+    pub fn none() -> CaptureMarks {
+        CaptureMarks::default()
     }
-    Ok(Some(template))
+
+    /// The wrapper's templates, as its project holds them, laid over `doc`.
+    pub fn of(
+        project: &Project,
+        wrapper: &Wrapper,
+        doc: &Document,
+    ) -> Result<CaptureMarks, RuntimeError> {
+        let unstable =
+            load_unstable_template(project, wrapper)?.map(|t| TemplateMask::new(&t, doc));
+        let frame = load_site_template(project, wrapper)?.map(|t| t.regions(doc).nodes);
+        Ok(CaptureMarks { unstable, frame })
+    }
+
+    /// The same, with `template` (just learned) for the unstable content.
+    pub fn with_unstable(mut self, template: &HtmlTemplate, doc: &Document) -> CaptureMarks {
+        self.unstable = Some(TemplateMask::new(template, doc));
+        self
+    }
+
+    /// The unstable content, as the mask a capture takes.
+    pub fn unstable(&self) -> &dyn Mask {
+        match &self.unstable {
+            Some(m) => m,
+            None => &NoMask,
+        }
+    }
+
+    /// The unstable template's mask, when there is one.
+    pub fn unstable_mask(&self) -> Option<&TemplateMask> {
+        self.unstable.as_ref()
+    }
+
+    /// The page's elements in the site's frame, when a site template is known.
+    pub fn frame(&self) -> Option<&HashSet<NodeId>> {
+        self.frame.as_ref()
+    }
 }
 
 /// The template of `loads` (loads of one page, the first being the one
