@@ -115,13 +115,15 @@ impl Default for Search {
 }
 
 /// The tree-grams of a wrapper's patterns, by pattern path (`book/price`),
-/// and the site's template when one is known (`mend template`): a pattern
-/// whose tree-gram says its targets were the page's own content is never
-/// healed onto the template's frame.
+/// and the templates learned about its pages: the site's template (`mend
+/// template`), whose frame a pattern of the page's own content is never
+/// healed onto, and the template of what changes from load to load (`mend
+/// learn`), which no XPath a heal generates tests.
 #[derive(Debug, Default)]
 pub struct TreeGrams {
     by_pattern: HashMap<PatternPath, TreeGram>,
     site: Option<crate::site_template::SiteTemplate>,
+    unstable: Option<crate::unstable::HtmlTemplate>,
 }
 
 impl TreeGrams {
@@ -141,6 +143,17 @@ impl TreeGrams {
             }
         }
         grams
+    }
+
+    /// Sets the template of what changes from load to load (`mend learn`),
+    /// which no XPath a heal generates may test.
+    pub fn set_unstable_template(&mut self, template: Option<crate::unstable::HtmlTemplate>) {
+        self.unstable = template;
+    }
+
+    /// The template of what changes from load to load, when one is known.
+    pub fn unstable_template(&self) -> Option<&crate::unstable::HtmlTemplate> {
+        self.unstable.as_ref()
     }
 
     /// Sets the site's template.

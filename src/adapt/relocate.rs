@@ -37,6 +37,18 @@ pub(crate) struct Env<'a> {
 }
 
 impl Env<'_> {
+    /// What the wrapper's unstable-content template marks on the page, as
+    /// the parts a generated XPath must not test (empty without one).
+    pub(crate) fn unstable_parts(&self) -> crate::xpath::generate::UnstableParts {
+        match self.grams.unstable_template() {
+            Some(t) => crate::treegram::unstable_parts(
+                self.doc,
+                &crate::unstable::TemplateMask::new(t, self.doc),
+            ),
+            None => crate::xpath::generate::UnstableParts::default(),
+        }
+    }
+
     /// The page's elements in the site's frame, when a site template is known.
     pub(crate) fn frame(&self) -> Option<&std::collections::HashSet<NodeId>> {
         self.frame
@@ -926,6 +938,9 @@ fn prove(
         .collect();
     let options = GenerateOptions {
         max_alternatives: 8,
+        // What the wrapper learned to change from load to load (`mend
+        // learn`) is no anchor: it would select nothing on the next load.
+        unstable: env.unstable_parts(),
         ..GenerateOptions::default()
     };
     let generated = generate_for_instances(env.doc, &instances, &options)

@@ -99,6 +99,8 @@ pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams,
     }
     // The site's frame, which content patterns are never healed onto.
     grams.set_site_template(super::load_site_template(project, wrapper)?);
+    // What changes from load to load, which no generated XPath may test.
+    grams.set_unstable_template(super::load_unstable_template(project, wrapper)?);
     Ok(grams)
 }
 

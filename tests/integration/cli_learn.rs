@@ -392,3 +392,62 @@ fn a_template_that_is_a_link_is_refused_by_learn_and_snapshot_and_nothing_is_wri
     assert_eq!(read(dir.path(), "wrappers/events.yaml"), WRAPPER);
     assert!(!dir.path().join("treegrams/events/clock.html").exists());
 }
+
+/// A book's details, whose first label carries the date of the last update.
+fn details(updated: &str, price_class: bool, price: &str) -> String {
+    let class = if price_class { " class=\"price\"" } else { "" };
+    format!(
+        "<!DOCTYPE html><html><body><div class=\"box\"><dl>\
+         <dt>Updated {updated}</dt><dd{class}>{price}</dd><dt>Pages</dt><dd>320</dd>\
+         <dt>Format</dt><dd>Paperback</dd></dl></div></body></html>"
+    )
+}
+
+#[test]
+fn a_heal_never_anchors_its_xpath_on_a_learned_unstable_label() {
+    let wrapper = "name: b\npatterns:\n  - name: price\n    xpath: \"//dd[@class='price']\"\n    constraints: {min: 1, max: 1}\n";
+    let setup = || {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("wrappers")).unwrap();
+        std::fs::write(dir.path().join("wrappers/b.yaml"), wrapper).unwrap();
+        for (i, d) in ["Jul 23", "Aug 2", "Sep 14"].iter().enumerate() {
+            std::fs::write(
+                dir.path().join(format!("l{}.html", i + 1)),
+                details(d, true, "£3.10"),
+            )
+            .unwrap();
+        }
+        // The price lost its class; the date moved on.
+        std::fs::write(
+            dir.path().join("new.html"),
+            details("Oct 5", false, "£3.40"),
+        )
+        .unwrap();
+        dir
+    };
+    let healed_xpath = |dir: &Path| -> String {
+        let out = Mend::new(&["run", "wrappers/b.yaml", "new.html", "--heal", "propose"])
+            .dir(dir)
+            .output();
+        let json: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+        assert_eq!(json["records"][0]["price"], "£3.40", "{json}");
+        json["adaptations"][0]["new_xpath"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // The control: the date is the nearest label, and the heal leans on it.
+    let plain = setup();
+    let out = mend_in(plain.path(), &["snapshot", "wrappers/b.yaml", "l1.html"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(healed_xpath(plain.path()).contains("Updated Oct 5"));
+    // Learned, the date is no anchor.
+    let learned = setup();
+    let out = mend_in(
+        learned.path(),
+        &["learn", "wrappers/b.yaml", "l1.html", "l2.html", "l3.html"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let xpath = healed_xpath(learned.path());
+    assert!(!xpath.contains("Updated"), "{xpath}");
+}
