@@ -43,6 +43,7 @@ mod approve;
 mod capture;
 mod completions;
 mod crawl;
+mod history;
 mod learn;
 mod log;
 mod logging;
@@ -91,6 +92,10 @@ enum Command {
     Snapshot(snapshot::Args),
     /// Learn what changes from load to load of a page (dates, clocks, ads) and capture tree-grams that ignore it.
     Learn(learn::Args),
+    /// List the wrapper's versions and its pages' versions, with their times.
+    History(history::Args),
+    /// Compare two wrapper versions (YAML diff) or two page versions (structure), as `mend history` names them.
+    Diff(history::DiffArgs),
     /// Find the site's template (header, menus, footer its pages share) and write it beside the tree-grams.
     Template(template::Args),
     /// List adaptations from the store, newest first; with --health, the
@@ -136,6 +141,8 @@ pub fn main() -> ExitCode {
         Command::Snapshot(args) => snapshot::run(args),
         Command::Learn(args) => learn::run(args),
         Command::Template(args) => template::run(args),
+        Command::History(args) => history::run(args),
+        Command::Diff(args) => history::diff(args),
         Command::Log(args) => log::run(args),
         Command::Show(args) => show::run(args),
         Command::Approve(args) => approve::run(args),

@@ -208,7 +208,7 @@ fn yaml_diff(
 
 /// The unified diff from `old` to `new`, both named `file`, with three
 /// lines of context.
-fn unified_diff(old: &str, new: &str, file: &Path) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, file: &Path) -> String {
     let name = file.display().to_string();
     similar::TextDiff::from_lines(old, new)
         .unified_diff()

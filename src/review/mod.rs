@@ -34,6 +34,7 @@ mod approve;
 mod change;
 mod change_class;
 mod error;
+pub mod history;
 mod inspect;
 mod lookup;
 pub mod preview;

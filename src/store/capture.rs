@@ -74,6 +74,29 @@ impl Store {
             .optional()?)
     }
 
+    /// Every capture of `wrapper`, oldest first.
+    pub fn captures(&self, wrapper: &str) -> Result<Vec<CaptureRecord>, StoreError> {
+        let mut statement = self.conn.prepare_cached(
+            "SELECT wrapper, pattern, name, sha256, captured_at FROM captures
+             WHERE wrapper = ?1 ORDER BY captured_at, id",
+        )?;
+        let rows = statement.query_map(params![wrapper], |r| {
+            Ok(CaptureRecord {
+                wrapper: r.get(0)?,
+                pattern: r.get(1)?,
+                name: r.get(2)?,
+                sha256: r.get(3)?,
+                captured_at: Timestamp::from_unix_millis(r.get(4)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The bytes of a page the store keeps, by their SHA-256 (in hex).
+    pub fn kept_page(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        snapshot::load(&self.conn, sha256)
+    }
+
     /// The bytes of a captured page.
     pub fn capture_html(&self, capture: &CaptureRecord) -> Result<Option<Vec<u8>>, StoreError> {
         snapshot::load(&self.conn, &capture.sha256)

@@ -18,6 +18,7 @@ mod cli_env;
 mod cli_harden;
 mod cli_heal;
 mod cli_health;
+mod cli_history;
 mod cli_learn;
 mod cli_review;
 mod cli_run;
