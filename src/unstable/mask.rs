@@ -16,6 +16,9 @@ pub struct TemplateMask {
     skipped: HashSet<NodeId>,
     attrs: HashMap<NodeId, Vec<String>>,
     texts: HashMap<NodeId, String>,
+    /// How many of `texts` are unstable in their own right (not only for
+    /// lying below a skipped element).
+    own_texts: usize,
 }
 
 impl TemplateMask {
@@ -32,6 +35,7 @@ impl TemplateMask {
             if node.name.is_none() {
                 if node.text.is_unstable() {
                     mask.texts.insert(d, node.text.values());
+                    mask.own_texts += 1;
                 }
                 continue;
             }
@@ -48,8 +52,18 @@ impl TemplateMask {
                 for child in view.kids(d) {
                     if doc.is_element(child) {
                         mask.skipped.insert(child);
+                        // Every text below is unstable too; recorded here,
+                        // once (skipped sub-trees do not nest), so that a
+                        // text is looked up, not its ancestors walked.
+                        let end = doc.subtree_end(child);
+                        for n in (child.0..end.0).map(NodeId) {
+                            if doc.kind(n) == crate::dom::NodeKind::Text {
+                                mask.texts.insert(n, String::new());
+                            }
+                        }
                     } else {
                         mask.texts.insert(child, String::new());
+                        mask.own_texts += 1;
                     }
                 }
                 continue;
@@ -61,8 +75,8 @@ impl TemplateMask {
 
     /// Whether the text node `node` is unstable (its own, or below an
     /// unstable sub-tree's root).
-    pub fn is_unstable_text(&self, doc: &Document, node: NodeId) -> bool {
-        self.texts.contains_key(&node) || doc.ancestors(node).any(|a| self.skipped.contains(&a))
+    pub fn is_unstable_text(&self, _doc: &Document, node: NodeId) -> bool {
+        self.texts.contains_key(&node)
     }
 
     /// How many elements, attributes and texts it marks.
@@ -70,7 +84,7 @@ impl TemplateMask {
         (
             self.skipped.len(),
             self.attrs.values().map(Vec::len).sum(),
-            self.texts.len(),
+            self.own_texts,
         )
     }
 }

@@ -249,3 +249,32 @@ proptest! {
         prop_assert_eq!(HtmlTemplate::from_html(&written).to_html(), written);
     }
 }
+
+#[test]
+fn texts_below_a_skipped_deep_nest_are_unstable_without_walking_their_ancestors() {
+    // The slot's children came and went between the loads: everything in
+    // it is unstable, down to the text at the bottom of a deep nest.
+    let depth = 50_000;
+    let nest = format!(
+        "{}deep text{}",
+        "<div>".repeat(depth),
+        "</div>".repeat(depth)
+    );
+    let a = Document::parse_str(&format!(
+        "<main><section id=\"slot\">{nest}</section></main>"
+    ));
+    let b = Document::parse_str("<main><section id=\"slot\"><p>x</p><p>y</p></section></main>");
+    let mut template = HtmlTemplate::from_document(&a);
+    template.add(&b);
+    let mask = TemplateMask::new(&template, &a);
+    let deepest = a
+        .all()
+        .filter(|&n| a.kind(n) == crate::dom::NodeKind::Text)
+        .last()
+        .unwrap();
+    assert!(mask.is_unstable_text(&a, deepest));
+    // One skipped element (the nest's root); no text unstable in its own right.
+    assert_eq!(mask.counts(), (1, 0, 0));
+    let parts = crate::treegram::unstable_parts(&a, &mask);
+    assert!(parts.text(deepest));
+}
