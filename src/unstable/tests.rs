@@ -269,8 +269,7 @@ fn texts_below_a_skipped_deep_nest_are_unstable_without_walking_their_ancestors(
     let mask = TemplateMask::new(&template, &a);
     let deepest = a
         .all()
-        .filter(|&n| a.kind(n) == crate::dom::NodeKind::Text)
-        .last()
+        .rfind(|&n| a.kind(n) == crate::dom::NodeKind::Text)
         .unwrap();
     assert!(mask.is_unstable_text(&a, deepest));
     // One skipped element (the nest's root); no text unstable in its own right.
