@@ -58,6 +58,17 @@ impl Project {
         self.dir.join(file)
     }
 
+    /// The project directory, canonical. The directory of `wrappers/x.yaml`
+    /// given relative to the current folder is the empty path, which does
+    /// not canonicalize by itself: it is the current folder.
+    pub fn canonical_dir(&self) -> std::io::Result<PathBuf> {
+        if self.dir.as_os_str().is_empty() {
+            Path::new(".").canonicalize()
+        } else {
+            self.dir.canonicalize()
+        }
+    }
+
     /// Reads the wrapper file's text.
     pub fn read_wrapper(&self) -> Result<String, RuntimeError> {
         std::fs::read_to_string(&self.wrapper_path).map_err(|error| RuntimeError::Io {

@@ -102,7 +102,7 @@ pub fn load_unstable_template(
     wrapper: &Wrapper,
 ) -> Result<Option<HtmlTemplate>, RuntimeError> {
     let path = project.dir.join(unstable_template_file(&wrapper.name));
-    let Some(text) = read_template(&path)? else {
+    let Some(text) = read_template(project, &path)? else {
         return Ok(None);
     };
     let template = HtmlTemplate::from_html(&text);
@@ -122,11 +122,13 @@ pub fn load_site_template(
     wrapper: &Wrapper,
 ) -> Result<Option<SiteTemplate>, RuntimeError> {
     let path = project.dir.join(site_template_file(&wrapper.name));
-    Ok(read_template(&path)?.map(|text| SiteTemplate::from_html(&text)))
+    Ok(read_template(project, &path)?.map(|text| SiteTemplate::from_html(&text)))
 }
 
-/// The text of a template file, `None` when there is none.
-fn read_template(path: &Path) -> Result<Option<String>, RuntimeError> {
+/// The text of a template file, `None` when there is none. As with
+/// tree-grams, a file that resolves outside the project directory (through
+/// a linked folder) is refused.
+fn read_template(project: &Project, path: &Path) -> Result<Option<String>, RuntimeError> {
     let bad = |why: String| RuntimeError::BadTemplate {
         path: path.to_owned(),
         why,
@@ -152,6 +154,15 @@ fn read_template(path: &Path) -> Result<Option<String>, RuntimeError> {
         return Err(bad(format!(
             "{} bytes, over the limit of {MAX_TEMPLATE_BYTES}",
             meta.len()
+        )));
+    }
+    if let (Ok(file), Ok(dir)) = (path.canonicalize(), project.canonical_dir())
+        && !file.starts_with(&dir)
+    {
+        return Err(bad(format!(
+            "it resolves to {}, outside the project directory {}",
+            file.display(),
+            dir.display()
         )));
     }
     std::fs::read_to_string(path)

@@ -69,7 +69,7 @@ pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams,
             )));
         }
         // A symbolic link inside the project may still point outside it.
-        if let (Ok(file), Ok(dir)) = (full.canonicalize(), project.dir.canonicalize())
+        if let (Ok(file), Ok(dir)) = (full.canonicalize(), project.canonical_dir())
             && !file.starts_with(&dir)
         {
             return Err(bad(format!(

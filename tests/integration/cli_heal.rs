@@ -499,3 +499,32 @@ fn one_odd_page_among_ten_leaves_the_wrapper_alone_and_one_proposal_waits() {
     assert!(!pending.is_empty());
     assert!(pending.iter().all(|r| r.page_count == 1));
 }
+
+/// Regression: with the wrapper named by a relative path under `wrappers/`
+/// (the usual `mend run wrappers/x.yaml`), the project directory was the
+/// empty path, which does not canonicalize, so a tree-gram reached through
+/// a linked folder outside the project was read without a word.
+#[cfg(unix)]
+#[test]
+fn a_treegram_in_a_linked_folder_outside_a_relative_project_is_refused() {
+    let dir = crate::support::cli::bookshop_project();
+    let out = crate::support::cli::Mend::new(&[
+        "snapshot",
+        "wrappers/bookshop.yaml",
+        "pages/bookshop.html",
+    ])
+    .dir(dir.path())
+    .output();
+    assert_eq!(out.status.code(), Some(0));
+    let outside = tempfile::tempdir().unwrap();
+    let moved = outside.path().join("bookshop");
+    std::fs::rename(dir.path().join("treegrams/bookshop"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, dir.path().join("treegrams/bookshop")).unwrap();
+    let out =
+        crate::support::cli::Mend::new(&["run", "wrappers/bookshop.yaml", "pages/bookshop.html"])
+            .dir(dir.path())
+            .output();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("outside the project directory"), "{err}");
+}

@@ -451,3 +451,27 @@ fn a_heal_never_anchors_its_xpath_on_a_learned_unstable_label() {
     let xpath = healed_xpath(learned.path());
     assert!(!xpath.contains("Updated"), "{xpath}");
 }
+
+#[test]
+fn a_template_reached_through_a_linked_folder_outside_the_project_is_refused() {
+    let dir = project(2);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("page.unstable.html"),
+        "<!-- mend unstable-content template of 2 loads -->",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("treegrams")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("treegrams/events")).unwrap();
+    let out = mend_in(
+        dir.path(),
+        &["snapshot", "wrappers/events.yaml", "load1.html"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("outside the project directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(dir.path(), "wrappers/events.yaml"), WRAPPER);
+}
