@@ -38,14 +38,7 @@ pub(super) async fn render(
     options: &RenderOptions,
     deadline: Instant,
 ) -> Result<Rendered, RenderError> {
-    let mut run = Run {
-        page,
-        url,
-        limit: options.timeout,
-        deadline,
-        clicks: 0,
-        settler: Settler::new(options.settle),
-    };
+    let mut run = Run::new(page, url, options, deadline);
     let loaded = run.load().await?;
     let mut settled = loaded && run.settle().await?;
     if settled {
@@ -91,14 +84,7 @@ pub(super) async fn watch(
     watch: super::Watch,
     deadline: Instant,
 ) -> Result<Vec<Rendered>, RenderError> {
-    let mut run = Run {
-        page,
-        url,
-        limit: options.timeout,
-        deadline,
-        clicks: 0,
-        settler: Settler::new(options.settle),
-    };
+    let mut run = Run::new(page, url, options, deadline);
     let loaded = run.load().await?;
     let settled = loaded && run.settle().await?;
     let rendered = |snapshot: Snapshot| Rendered {
@@ -206,7 +192,18 @@ enum EvalError {
     Browser(String),
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A render of `url` in `page` with `options`, to end by `deadline`.
+    fn new(page: &'a Page, url: &'a str, options: &RenderOptions, deadline: Instant) -> Run<'a> {
+        Run {
+            page,
+            url,
+            limit: options.timeout,
+            deadline,
+            clicks: 0,
+            settler: Settler::new(options.settle),
+        }
+    }
     /// Navigates the tab to the URL and waits for its `load` event. Gives
     /// whether it loaded in time; a page that did not but has a document
     /// (a stylesheet or an image that never comes) is still snapshotted.

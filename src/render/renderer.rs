@@ -211,24 +211,7 @@ impl Renderer {
         async {
             let started = Instant::now();
             let deadline = started + self.options.timeout;
-            let page = match tokio::time::timeout_at(deadline, self.browser.new_page("about:blank"))
-                .await
-            {
-                Ok(Ok(page)) => page,
-                Ok(Err(e)) => {
-                    return Err(RenderError::Browser {
-                        url: url.to_owned(),
-                        message: format!("cannot open a tab: {e}"),
-                    });
-                }
-                Err(_) => {
-                    return Err(RenderError::Timeout {
-                        url: url.to_owned(),
-                        what: "opening a tab".to_owned(),
-                        limit: self.options.timeout,
-                    });
-                }
-            };
+            let page = self.new_tab(url, deadline).await?;
             let tab = OpenTab::new(page.clone());
             let result = page::render(&page, url, actions, &self.options, deadline).await;
             tab.close().await;
@@ -261,24 +244,7 @@ impl Renderer {
         let span = tracing::info_span!("watch", url);
         async {
             let deadline = Instant::now() + self.options.timeout;
-            let page = match tokio::time::timeout_at(deadline, self.browser.new_page("about:blank"))
-                .await
-            {
-                Ok(Ok(page)) => page,
-                Ok(Err(e)) => {
-                    return Err(RenderError::Browser {
-                        url: url.to_owned(),
-                        message: format!("cannot open a tab: {e}"),
-                    });
-                }
-                Err(_) => {
-                    return Err(RenderError::Timeout {
-                        url: url.to_owned(),
-                        what: "opening a tab".to_owned(),
-                        limit: self.options.timeout,
-                    });
-                }
-            };
+            let page = self.new_tab(url, deadline).await?;
             let tab = OpenTab::new(page.clone());
             let result = page::watch(&page, url, &self.options, watch, deadline).await;
             tab.close().await;
@@ -289,6 +255,26 @@ impl Renderer {
         }
         .instrument(span)
         .await
+    }
+
+    /// Opens a blank tab for the page at `url` before `deadline`.
+    async fn new_tab(
+        &self,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<chromiumoxide::Page, RenderError> {
+        match tokio::time::timeout_at(deadline, self.browser.new_page("about:blank")).await {
+            Ok(Ok(page)) => Ok(page),
+            Ok(Err(e)) => Err(RenderError::Browser {
+                url: url.to_owned(),
+                message: format!("cannot open a tab: {e}"),
+            }),
+            Err(_) => Err(RenderError::Timeout {
+                url: url.to_owned(),
+                what: "opening a tab".to_owned(),
+                limit: self.options.timeout,
+            }),
+        }
     }
 
     /// How many tabs the browser has open: none between renders, one per
