@@ -7,16 +7,14 @@
 //! left out (they say nothing a person sees, and a script's content changes
 //! with every build).
 //!
-//! Children are paired "in any order" as the paper says, made
-//! deterministic and linear: children are grouped by tag (text is one
-//! group), and within a group those with the same key (their own text and
-//! stable attributes) pair first, in order, then the rest in document
-//! order. A group whose sizes differ means children came or went.
+//! Children are paired "in any order" as the paper says, by
+//! [`super::pairing::pair_children`]. A group of children whose sizes
+//! differ means children came or went.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 
+use super::pairing::pair_children;
 use super::{UNSTABLE_TEXT_ELEMENT, VALUE_SEPARATOR};
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::treegram::{
@@ -509,7 +507,7 @@ fn attrs_differ(node: &TemplateNode, seen: &[(&str, &str)]) -> Option<String> {
         .map(|(n, _)| format!("an attribute {n} it never had"))
 }
 
-fn label_of(node: &TemplateNode) -> &str {
+pub(super) fn label_of(node: &TemplateNode) -> &str {
     node.name.as_deref().unwrap_or("#text")
 }
 
@@ -636,94 +634,4 @@ impl View for TemplateView<'_> {
             .filter_map(|(n, c)| Some((n.as_str(), c.stable()?)))
             .collect()
     }
-}
-
-/// The pairs of a template node's children with another tree's node's.
-pub(super) struct Pairing<N> {
-    pub pairs: Vec<(TemplateNodeId, N)>,
-    /// Whether every child on both sides has its pair.
-    pub complete: bool,
-}
-
-/// Pairs the children of template node `t` with those of `other`'s node
-/// `d`: grouped by tag, same keys first, the rest in order.
-pub(super) fn pair_children<V: View>(
-    template: &HtmlTemplate,
-    t: TemplateNodeId,
-    other: &V,
-    d: V::Node,
-) -> Pairing<V::Node> {
-    let mut groups: BTreeMap<String, (Vec<TemplateNodeId>, Vec<V::Node>)> = BTreeMap::new();
-    for &c in &template.node(t).children {
-        let label = label_of(template.node(c)).to_owned();
-        groups.entry(label).or_default().0.push(c);
-    }
-    for c in other.kids(d) {
-        groups
-            .entry(other.label(c).to_owned())
-            .or_default()
-            .1
-            .push(c);
-    }
-    let mut pairing = Pairing {
-        pairs: Vec::new(),
-        complete: true,
-    };
-    let own = TemplateView(template);
-    for (mine, theirs) in groups.values() {
-        if mine.len() != theirs.len() {
-            pairing.complete = false;
-        }
-        // What the group's keys leave out: attributes unstable on any of
-        // its template nodes, and text when any text in it is unstable.
-        let masked: Vec<&str> = mine
-            .iter()
-            .flat_map(|&c| template.node(c).attrs.iter())
-            .filter(|(_, content)| content.is_unstable())
-            .map(|(n, _)| n.as_str())
-            .collect();
-        let text_known = mine.iter().all(|&c| own.text(c).is_some());
-        let key = |text: Option<Cow<'_, str>>, attrs: Vec<(&str, &str)>| -> String {
-            let mut key = if text_known {
-                text.map(Cow::into_owned).unwrap_or_default()
-            } else {
-                String::new()
-            };
-            let mut attrs: Vec<(&str, &str)> = attrs
-                .into_iter()
-                .filter(|(n, _)| !masked.contains(n))
-                .collect();
-            attrs.sort_unstable();
-            for (n, v) in attrs {
-                let _ = write!(key, "\u{1}{n}={v}");
-            }
-            key
-        };
-        let my_keys: Vec<String> = mine
-            .iter()
-            .map(|&c| key(own.text(c), own.attrs(c)))
-            .collect();
-        let their_keys: Vec<String> = theirs
-            .iter()
-            .map(|&c| key(other.text(c), other.attrs(c)))
-            .collect();
-        let mut by_key: HashMap<&str, VecDeque<usize>> = HashMap::new();
-        for (j, k) in their_keys.iter().enumerate() {
-            by_key.entry(k.as_str()).or_default().push_back(j);
-        }
-        let mut taken = vec![false; theirs.len()];
-        let mut left = Vec::new();
-        for (i, k) in my_keys.iter().enumerate() {
-            match by_key.get_mut(k.as_str()).and_then(VecDeque::pop_front) {
-                Some(j) => {
-                    taken[j] = true;
-                    pairing.pairs.push((mine[i], theirs[j]));
-                }
-                None => left.push(mine[i]),
-            }
-        }
-        let rest = (0..theirs.len()).filter(|&j| !taken[j]).map(|j| theirs[j]);
-        pairing.pairs.extend(left.into_iter().zip(rest));
-    }
-    pairing
 }

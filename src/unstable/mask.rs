@@ -2,7 +2,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::html_template::{DocView, HtmlTemplate, View, pair_children};
+use super::html_template::{DocView, HtmlTemplate, View};
+use super::pairing::pair_children;
 use crate::dom::{Document, NodeId};
 use crate::similarity::Mask;
 

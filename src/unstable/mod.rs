@@ -20,6 +20,7 @@
 
 mod html_template;
 mod mask;
+mod pairing;
 
 #[cfg(test)]
 mod tests;

@@ -277,3 +277,18 @@ fn texts_below_a_skipped_deep_nest_are_unstable_without_walking_their_ancestors(
     let parts = crate::treegram::unstable_parts(&a, &mask);
     assert!(parts.text(deepest));
 }
+
+#[test]
+fn a_class_unstable_on_one_sibling_does_not_blur_the_others() {
+    // The second load has a `p` whose class came; that class is unstable on
+    // that `p` alone, so its stable siblings still pair by their own class
+    // and text, and the template matches both loads it learned.
+    let a = "<html><body><div></div><li><li></li><div></div><span></span>\
+             <p class='k2'>t2</p><span></span><div></div><span></span><li></li><p><p>";
+    let b = "<html><body><span></span><div></div><div></div><li></li><p>t2</p><span></span>\
+             <div><div></div></div><li></li><p class='k1'></p><span><div></div></span><li></li>\
+             <p class='k2'>t2";
+    let template = learned(&[a, b]);
+    assert_eq!(template.matches(&doc(a)), Ok(()));
+    assert_eq!(template.matches(&doc(b)), Ok(()));
+}
