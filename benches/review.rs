@@ -58,6 +58,7 @@ fn large_store() -> Store {
                 score: found.then_some(score),
                 runner_up: Some(score / 2.0),
                 status,
+                change_scope: None,
                 reason: (!found).then(|| "no candidate above the threshold".to_owned()),
                 candidates: (0..3)
                     .map(|c| Candidate {

@@ -112,6 +112,7 @@ fn adaptation(page_id: mend::store::PageId, i: usize) -> NewAdaptation {
         score: Some(0.9),
         runner_up: Some(0.4),
         status: AdaptationStatus::Proposed,
+        change_scope: Some("local".to_owned()),
         reason: None,
         candidates: (0..20)
             .map(|c| Candidate {

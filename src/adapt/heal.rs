@@ -85,6 +85,7 @@ pub fn heal_extracted(
         rejections,
         search: *search,
         frame: std::cell::OnceCell::new(),
+        facts: std::cell::OnceCell::new(),
     };
     // Every extraction the pass keeps carries the drift violations too.
     let with_drift = |w: &Wrapper, mut e: Extraction| {
@@ -213,6 +214,7 @@ pub fn relocate(
         rejections,
         search: *search,
         frame: std::cell::OnceCell::new(),
+        facts: std::cell::OnceCell::new(),
     };
     let extraction = extract(wrapper, doc, page_url);
     let mut attempted = attempt(&env, wrapper, &extraction, path, Trigger::Forced);

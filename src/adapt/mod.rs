@@ -52,6 +52,9 @@
 //! node set that such an XPath selects.
 
 mod alternative;
+mod change_scope;
+#[cfg(test)]
+mod change_scope_tests;
 mod cluster;
 mod confidence;
 mod drift;
@@ -73,6 +76,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use alternative::{Alternative, Origin, Substituted, history_alternatives, substitute};
+pub use change_scope::{ChangeScope, MAX_CANDIDATES, PageFacts, Sensed, sense};
 pub use confidence::{Evidence, confidence};
 pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
@@ -305,6 +309,12 @@ pub struct Adaptation {
     pub outcome: Outcome,
     /// Why it ran.
     pub trigger: Trigger,
+    /// How the page changed around the pattern (`change_scope.rs`), when
+    /// the pattern has a tree-gram to sense it against.
+    pub change_scope: Option<ChangeScope>,
+    /// Whether the heal was found inside the old parent's region, searched
+    /// first for a local change, rather than in the whole scope.
+    pub found_in_parent: bool,
     /// The algorithm of the winning candidate.
     pub algorithm: Option<Algorithm>,
     /// The label mode of the winning candidate.

@@ -9,12 +9,15 @@ use url::Url;
 use super::cluster::{Rule, clusters};
 use super::drift;
 use super::locate::{self, Field};
-use super::{Adaptation, CandidateReport, Check, Outcome, Rejections, Search, TreeGrams, Trigger};
+use super::{
+    Adaptation, CandidateReport, ChangeScope, Check, Outcome, Rejections, Search, Sensed,
+    TreeGrams, Trigger,
+};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
 use crate::treegram::{GramMask, LocatorKind, TreeGram};
-use crate::wrapper::{Pattern, PatternPath, Wrapper};
+use crate::wrapper::{Pattern, PatternPath, SearchScope, Wrapper};
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances};
 use crate::xpath::{Item, XPath};
 
@@ -31,9 +34,12 @@ pub(crate) struct Env<'a> {
     pub grams: &'a TreeGrams,
     pub rejections: &'a Rejections,
     pub search: Search,
-    /// The page's elements in the site's frame, laid over it the first time
-    /// a content pattern asks (once per page), when a site template is known.
-    pub frame: std::cell::OnceCell<Option<std::collections::HashSet<NodeId>>>,
+    /// The site's template laid over the page the first time a content
+    /// pattern or change sensing asks (once per page), when one is known.
+    pub frame: std::cell::OnceCell<Option<crate::site_template::Regions>>,
+    /// What the wrapper's templates say of the page as a whole, sensed the
+    /// first time a pattern's change is classified.
+    pub facts: std::cell::OnceCell<super::PageFacts>,
 }
 
 impl Env<'_> {
@@ -51,15 +57,33 @@ impl Env<'_> {
 
     /// The page's elements in the site's frame, when a site template is known.
     pub(crate) fn frame(&self) -> Option<&std::collections::HashSet<NodeId>> {
+        self.regions().map(|r| &r.nodes)
+    }
+
+    fn regions(&self) -> Option<&crate::site_template::Regions> {
         self.frame
-            .get_or_init(|| {
-                self.grams
-                    .site_template()
-                    .map(|t| t.regions(self.doc).nodes)
-            })
+            .get_or_init(|| self.grams.site_template().map(|t| t.regions(self.doc)))
             .as_ref()
     }
+
+    /// What the wrapper's templates say of the page as a whole: whether it
+    /// matches the unstable-content template, and whether the site's frame
+    /// changed on it.
+    pub(crate) fn facts(&self) -> super::PageFacts {
+        *self.facts.get_or_init(|| super::PageFacts {
+            only_unstable: self
+                .grams
+                .unstable_template()
+                .is_some_and(|t| t.matches(self.doc).is_ok()),
+            frame_changed: self.regions().is_some_and(|r| r.coverage() < FRAME_KEPT),
+        })
+    }
 }
+
+/// The least share of the site's template a page keeps for its frame to
+/// count as unchanged: a template learned from a few pages may hold an
+/// element that one page of the same design lacks.
+const FRAME_KEPT: f64 = 0.98;
 
 /// An adaptation and, when it healed, the wrapper and extraction it led to.
 pub(crate) struct Attempted {
@@ -97,6 +121,8 @@ pub(crate) fn attempt(
         new_xpath: None,
         outcome: Outcome::Abstained,
         trigger,
+        change_scope: None,
+        found_in_parent: false,
         algorithm: None,
         label: None,
         score: None,
@@ -153,6 +179,9 @@ pub(crate) fn attempt(
             Some((x, sel))
         })
         .collect();
+
+    let sensed = sense_change(env, gram, &current);
+    adaptation.change_scope = Some(sensed.class);
 
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.
@@ -230,122 +259,148 @@ pub(crate) fn attempt(
     let mut best_seen: Option<Best> = None;
     let mut only_rejected = false;
     let mut fallback: Option<Attempted> = None;
-    for &label in &labels_tried {
-        for &algorithm in &settings.algorithms {
-            let how = Attempt {
-                algorithm,
-                label,
-                threshold: settings.threshold,
-                margin: settings.margin,
-            };
-            let chosen = match decide(env, pattern, gram, &scopes, how, &mut adaptation.candidates)
-            {
-                Ok(chosen) => chosen,
-                Err(refusal) => {
-                    if let Some(b) = refusal.best
-                        && best_seen.is_none_or(|s| b.score > s.score)
-                    {
-                        best_seen = Some(b);
+    // A local change is searched for inside the old parent's region first
+    // (a field in one scope: in several, each has its own region), and in
+    // the whole scope when nothing there is proven.
+    let mut passes = vec![None];
+    if settings.search_scope == SearchScope::ParentFirst
+        && !pattern.is_record()
+        && scopes.len() == 1
+        && let Some(within) = sensed.within.filter(|_| sensed.class == ChangeScope::Local)
+    {
+        passes.insert(0, Some(within));
+    }
+    for within in passes {
+        if within.is_some() {
+            tracing::debug!(pattern = %path, "a local change: searching the old parent's region first");
+        }
+        for &label in &labels_tried {
+            for &algorithm in &settings.algorithms {
+                let how = Attempt {
+                    algorithm,
+                    label,
+                    threshold: settings.threshold,
+                    margin: settings.margin,
+                };
+                let chosen = match decide(
+                    env,
+                    pattern,
+                    gram,
+                    &scopes,
+                    within,
+                    how,
+                    &mut adaptation.candidates,
+                ) {
+                    Ok(chosen) => chosen,
+                    Err(refusal) => {
+                        if let Some(b) = refusal.best
+                            && best_seen.is_none_or(|s| b.score > s.score)
+                        {
+                            best_seen = Some(b);
+                        }
+                        last_reason = format!(
+                            "{} with {label:?} labels: {}",
+                            name(algorithm),
+                            refusal.reason
+                        );
+                        continue;
                     }
-                    last_reason = format!(
-                        "{} with {label:?} labels: {}",
-                        name(algorithm),
-                        refusal.reason
-                    );
+                };
+                if chosen.targets == current {
+                    adaptation.algorithm = Some(algorithm);
+                    adaptation.label = Some(label);
+                    adaptation.score = Some(chosen.score);
+                    adaptation.runner_up = chosen.runner_up;
+                    adaptation.similarity = Some(chosen.similarity);
+                    return Attempted {
+                        adaptation: Adaptation {
+                            reason: Some(
+                                "re-located to the nodes its XPath already selects".to_owned(),
+                            ),
+                            ..adaptation
+                        },
+                        healed: None,
+                        unchanged: true,
+                        children: Vec::new(),
+                    };
+                }
+                if let Some((x, _)) = rejected.iter().find(|(_, sel)| *sel == chosen.targets) {
+                    only_rejected = true;
+                    last_reason =
+                        format!("the best candidate is what the rejected XPath {x} selects");
                     continue;
                 }
-            };
-            if chosen.targets == current {
-                adaptation.algorithm = Some(algorithm);
-                adaptation.label = Some(label);
-                adaptation.score = Some(chosen.score);
-                adaptation.runner_up = chosen.runner_up;
-                adaptation.similarity = Some(chosen.similarity);
-                return Attempted {
-                    adaptation: Adaptation {
-                        reason: Some(
-                            "re-located to the nodes its XPath already selects".to_owned(),
-                        ),
-                        ..adaptation
-                    },
-                    healed: None,
-                    unchanged: true,
-                    children: Vec::new(),
-                };
-            }
-            if let Some((x, _)) = rejected.iter().find(|(_, sel)| *sel == chosen.targets) {
-                only_rejected = true;
-                last_reason = format!("the best candidate is what the rejected XPath {x} selects");
-                continue;
-            }
-            let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, false);
-            let confidence = super::confidence(&evidence);
-            // The model was fitted on fields only: a record is not held to it.
-            if !pattern.is_record() && confidence < settings.min_confidence {
-                only_rejected = false;
-                last_reason = format!(
-                    "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
-                    name(algorithm),
-                    settings.min_confidence,
-                    evidence.similarity,
-                    evidence.likeness,
-                    100.0 * evidence.votes_for,
-                    100.0 * evidence.votes_against,
-                );
-                adaptation.confidence = Some(confidence);
-                adaptation.evidence = Some(evidence);
-                continue;
-            }
-            match prove(env, wrapper, pattern, path, &scopes, &chosen) {
-                Ok((xpath, healed_wrapper, extraction)) => {
-                    let mut done = healed_adaptation(
-                        adaptation.clone(),
-                        pattern,
-                        xpath,
-                        &chosen,
-                        evidence,
-                        &extraction,
+                let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, false);
+                let confidence = super::confidence(&evidence);
+                // The model was fitted on fields only: a record is not held to it.
+                if !pattern.is_record() && confidence < settings.min_confidence {
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
+                        name(algorithm),
+                        settings.min_confidence,
+                        evidence.similarity,
+                        evidence.likeness,
+                        100.0 * evidence.votes_for,
+                        100.0 * evidence.votes_against,
                     );
-                    done.algorithm = Some(algorithm);
-                    done.label = Some(label);
-                    done.similarity = Some(chosen.similarity);
-                    // A record is proven by its fields too: if they cannot
-                    // all be found in the chosen instances, another
-                    // candidate may be the real one.
-                    if !pattern.is_record() || !settings.triggers.top_down {
-                        return Attempted {
+                    adaptation.confidence = Some(confidence);
+                    adaptation.evidence = Some(evidence);
+                    continue;
+                }
+                match prove(env, wrapper, pattern, path, &scopes, &chosen) {
+                    Ok((xpath, healed_wrapper, extraction)) => {
+                        let mut done = healed_adaptation(
+                            adaptation.clone(),
+                            pattern,
+                            xpath,
+                            &chosen,
+                            evidence,
+                            &extraction,
+                        );
+                        done.algorithm = Some(algorithm);
+                        done.label = Some(label);
+                        done.similarity = Some(chosen.similarity);
+                        done.found_in_parent = within.is_some();
+                        // A record is proven by its fields too: if they cannot
+                        // all be found in the chosen instances, another
+                        // candidate may be the real one.
+                        if !pattern.is_record() || !settings.triggers.top_down {
+                            return Attempted {
+                                adaptation: done,
+                                healed: Some((healed_wrapper, extraction)),
+                                unchanged: false,
+                                children: Vec::new(),
+                            };
+                        }
+                        if let Some((w, e, children)) =
+                            fields_heal(env, &healed_wrapper, &extraction, path)
+                        {
+                            return Attempted {
+                                adaptation: done,
+                                healed: Some((w, e)),
+                                unchanged: false,
+                                children,
+                            };
+                        }
+                        let proven = Attempted {
                             adaptation: done,
                             healed: Some((healed_wrapper, extraction)),
                             unchanged: false,
                             children: Vec::new(),
                         };
+                        only_rejected = false;
+                        last_reason = format!(
+                            "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
+                            name(algorithm)
+                        );
+                        fallback.get_or_insert(proven);
                     }
-                    if let Some((w, e, children)) =
-                        fields_heal(env, &healed_wrapper, &extraction, path)
-                    {
-                        return Attempted {
-                            adaptation: done,
-                            healed: Some((w, e)),
-                            unchanged: false,
-                            children,
-                        };
+                    Err(reason) => {
+                        only_rejected = false;
+                        last_reason =
+                            format!("{} with {label:?} labels: {reason}", name(algorithm));
                     }
-                    let proven = Attempted {
-                        adaptation: done,
-                        healed: Some((healed_wrapper, extraction)),
-                        unchanged: false,
-                        children: Vec::new(),
-                    };
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
-                        name(algorithm)
-                    );
-                    fallback.get_or_insert(proven);
-                }
-                Err(reason) => {
-                    only_rejected = false;
-                    last_reason = format!("{} with {label:?} labels: {reason}", name(algorithm));
                 }
             }
         }
@@ -365,6 +420,19 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// How the page changed around the pattern of `gram` (`change_scope.rs`);
+/// `current` is what its XPath selects now, in each scope.
+fn sense_change(env: &Env<'_>, gram: &TreeGram, current: &[Vec<Item>]) -> Sensed {
+    let selected = |target: NodeId| {
+        current.iter().flatten().any(|item| match *item {
+            Item::Node(n) => n == target || env.doc.parent(n) == Some(target),
+            Item::Attr { element, .. } => element == target,
+            Item::Namespace(_) => false,
+        })
+    };
+    super::sense(env.doc, gram, env.facts(), &selected)
 }
 
 /// `a` as healed: the new XPath, the choice's score and runner-up, its
@@ -621,6 +689,9 @@ struct RecordSearch<'a> {
     views: Vec<LabeledTree>,
     /// Whether the pattern matched several instances per scope at capture.
     repeated: bool,
+    /// The page's elements in the site's frame, which a record of the
+    /// page's own content takes none of.
+    frame: Option<&'a std::collections::HashSet<NodeId>>,
 }
 
 /// One candidate node set in one scope.
@@ -639,6 +710,7 @@ fn decide(
     pattern: &Pattern,
     gram: &TreeGram,
     scopes: &[Item],
+    within: Option<NodeId>,
     how: Attempt,
     reports: &mut Vec<CandidateReport>,
 ) -> Result<Assignment, Refusal> {
@@ -659,6 +731,13 @@ fn decide(
             pattern,
             views,
             repeated: gram.header.matched >= 2 * scopes.len().max(1),
+            // A record of the page's own content (a product list) is never
+            // healed onto the frame's lists (the menu's items).
+            frame: if gram.header.frame == Some(false) {
+                env.frame()
+            } else {
+                None
+            },
         })
     } else {
         let sentinel = labels.intern("\u{1}instance");
@@ -689,7 +768,15 @@ fn decide(
         let report = s < 2;
         let reports = report.then_some(&mut *reports);
         let ranked = match &kind {
-            Kind::Field(search) => search.rank(env, scope, how, &mut labels, reports),
+            // A field's search of a local change looks in the old parent's
+            // region only; what it finds is still written from the scope.
+            Kind::Field(search) => search.rank(
+                env,
+                within.map_or(scope, Item::Node),
+                how,
+                &mut labels,
+                reports,
+            ),
             Kind::Record(search) => search
                 .rank(env, scope, how, &mut labels, reports)
                 .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
@@ -861,6 +948,7 @@ impl RecordSearch<'_> {
             pattern,
             views,
             repeated,
+            frame,
         } = self;
         let (pattern, repeated) = (*pattern, *repeated);
         let root = scope_root(env.doc, scope)?;
@@ -877,6 +965,14 @@ impl RecordSearch<'_> {
             },
             &env.search,
         );
+        let mut found = found;
+        if let Some(frame) = frame {
+            for c in &mut found {
+                if c.not_viable.is_none() && c.members.iter().any(|m| frame.contains(m)) {
+                    c.not_viable = Some("its items lie in the site's frame".to_owned());
+                }
+            }
+        }
         if let Some(reports) = reports {
             for c in found.iter().take(REPORTED) {
                 reports.push(CandidateReport {
@@ -941,6 +1037,9 @@ fn prove(
         // What the wrapper learned to change from load to load (`mend
         // learn`) is no anchor: it would select nothing on the next load.
         unstable: env.unstable_parts(),
+        // The layout every page of the site shares is the anchor a later
+        // page keeps: its landmarks are preferred.
+        landmarks: env.frame().cloned().unwrap_or_default(),
         ..GenerateOptions::default()
     };
     let generated = generate_for_instances(env.doc, &instances, &options)

@@ -1,7 +1,9 @@
 //! `mend log`: list adaptations from the store, newest first.
 //!
 //! The plain form is a table for a terminal: one line per adaptation with
-//! its id, time (UTC), wrapper, pattern, status, the pages it stands for
+//! its id, time (UTC), wrapper, pattern, status, the scope of the page's
+//! change (`none`, `unstable`, `template`, `local`, `structural`; `-` when
+//! it was not sensed), the pages it stands for
 //! (one entry per change: identical heals of a run are one line), decision,
 //! score, runner-up and its old → new XPath, long values cut with an
 //! ellipsis. `--json` prints a JSON array of the full records instead.
@@ -166,18 +168,19 @@ fn table(records: &[AdaptationRecord]) -> String {
         "WRAPPER",
         "PATTERN",
         "STATUS",
+        "CHANGE",
         "PAGES",
         "DECISION",
         "SCORE",
         "RUNNER-UP",
         "OLD → NEW XPATH",
     ];
-    let rows: Vec<[String; 10]> = records.iter().map(row).collect();
+    let rows: Vec<[String; 11]> = records.iter().map(row).collect();
     // Numbers line up on the right, words on the left.
-    health::columns(&header.map(str::to_owned), &rows, &[0, 5, 7, 8])
+    health::columns(&header.map(str::to_owned), &rows, &[0, 6, 8, 9])
 }
 
-fn row(record: &AdaptationRecord) -> [String; 10] {
+fn row(record: &AdaptationRecord) -> [String; 11] {
     let decision = match (&record.decision, record.is_pending()) {
         (Some(decision), _) => decision.verdict.to_string(),
         (None, true) => "pending".to_owned(),
@@ -193,6 +196,10 @@ fn row(record: &AdaptationRecord) -> [String; 10] {
         truncate(&record.wrapper, NAME_CHARS),
         truncate(&record.pattern, NAME_CHARS),
         record.status.to_string(),
+        record
+            .change_scope
+            .clone()
+            .unwrap_or_else(|| "-".to_owned()),
         record.page_count.to_string(),
         decision,
         score(record.score),

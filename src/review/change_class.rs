@@ -122,6 +122,7 @@ mod tests {
             score: None,
             runner_up: None,
             status: AdaptationStatus::Abstained,
+            change_scope: None,
             reason: None,
             candidates: Vec::new(),
             samples_before: Vec::new(),

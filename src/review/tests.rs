@@ -88,6 +88,7 @@ impl Shop {
                 score: Some(0.93),
                 runner_up: Some(0.41),
                 status,
+                change_scope: None,
                 reason: None,
                 candidates: vec![],
                 samples_before: vec![json!(null), json!(null)],

@@ -74,6 +74,7 @@ impl RunAdaptation {
             score: a.score,
             runner_up: a.runner_up,
             status: self.status,
+            change_scope: a.change_scope.map(|c| c.as_str().to_owned()),
             reason: self.reason.clone(),
             candidates: a
                 .candidates
@@ -128,6 +129,8 @@ impl RunAdaptation {
             "confidence": a.confidence,
             "evidence": a.evidence,
             "trigger": a.trigger,
+            "change_scope": a.change_scope,
+            "found_in_parent": a.found_in_parent,
             "reason": self.reason,
         })
     }

@@ -105,6 +105,7 @@ fn applied(page: crate::store::PageId) -> NewAdaptation {
         score: Some(0.9),
         runner_up: Some(0.1),
         status: AdaptationStatus::Applied,
+        change_scope: None,
         reason: None,
         candidates: Vec::new(),
         samples_before: Vec::new(),

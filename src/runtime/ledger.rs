@@ -193,6 +193,8 @@ mod tests {
             new_xpath: Some(new.to_owned()),
             outcome: Outcome::Healed,
             trigger: Trigger::Violation,
+            change_scope: None,
+            found_in_parent: false,
             algorithm: None,
             label: None,
             score: None,

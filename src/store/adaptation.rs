@@ -120,6 +120,9 @@ pub struct NewAdaptation {
     pub runner_up: Option<f64>,
     /// What the run did.
     pub status: AdaptationStatus,
+    /// How the page changed around the pattern (`none`, `unstable`,
+    /// `template`, `local` or `structural`), when it was sensed.
+    pub change_scope: Option<String>,
     /// Why, in words, when the status needs explaining (abstained, rejected).
     pub reason: Option<String>,
     /// Every candidate considered, best first.
@@ -159,6 +162,8 @@ pub struct AdaptationRecord {
     pub runner_up: Option<f64>,
     /// What the run did.
     pub status: AdaptationStatus,
+    /// How the page changed around the pattern, when it was sensed.
+    pub change_scope: Option<String>,
     /// Why, in words, when the status needs explaining.
     pub reason: Option<String>,
     /// Every candidate considered, best first.
@@ -380,8 +385,8 @@ fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreErr
     let after = serde_json::to_string(&a.samples_after).map_err(StoreError::Json)?;
     conn.prepare_cached(
         "INSERT INTO adaptations (page_id, pattern, old_xpath, new_xpath, algorithm, score,
-             runner_up, status, reason, samples_before, samples_after, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             runner_up, status, reason, samples_before, samples_after, created_at, change_scope)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         a.page_id.0,
@@ -395,7 +400,8 @@ fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreErr
         a.reason,
         before,
         after,
-        a.created_at.unix_millis()
+        a.created_at.unix_millis(),
+        a.change_scope
     ])?;
     let id = conn.last_insert_rowid();
     conn.prepare_cached("INSERT INTO adaptation_pages (adaptation_id, page_id) VALUES (?1, ?2)")?
@@ -460,14 +466,15 @@ fn check(a: &NewAdaptation) -> Result<(), StoreError> {
 const SELECT_ADAPTATION: &str = "
     SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
            a.algorithm, a.score, a.runner_up, a.status, a.reason, a.samples_before,
-           a.samples_after, a.created_at, a.page_count, d.verdict, d.reason, d.decided_at
+           a.samples_after, a.created_at, a.page_count, a.change_scope, d.verdict, d.reason,
+           d.decided_at
     FROM adaptations a
     JOIN pages p ON p.id = a.page_id
     JOIN runs r ON r.id = p.run_id
     LEFT JOIN decisions d ON d.adaptation_id = a.id";
 
 /// The column where [`SELECT_ADAPTATION`]'s decision begins.
-const DECISION_COLUMN: usize = 16;
+const DECISION_COLUMN: usize = 17;
 
 /// Reads a row of [`SELECT_ADAPTATION`], leaving candidates and constraint
 /// results for [`load_details`].
@@ -489,6 +496,7 @@ fn read_adaptation(row: &Row<'_>) -> Result<AdaptationRecord, StoreError> {
         score: row.get(8)?,
         runner_up: row.get(9)?,
         status,
+        change_scope: row.get(16)?,
         reason: row.get(11)?,
         candidates: Vec::new(),
         samples_before: read_samples(id, &row.get::<_, String>(12)?)?,

@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -247,6 +247,14 @@ CREATE TABLE captures (
     captured_at INTEGER NOT NULL
 );
 CREATE INDEX captures_by_pattern ON captures (wrapper, pattern, captured_at);
+";
+
+/// How the page changed around each adapted pattern (`none`, `unstable`,
+/// `template`, `local` or `structural`); null for adaptations made before
+/// mend sensed changes, and for a pattern with no tree-gram to sense against.
+const V7: &str = "
+ALTER TABLE adaptations ADD COLUMN change_scope TEXT
+    CHECK (change_scope IN ('none', 'unstable', 'template', 'local', 'structural'));
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its

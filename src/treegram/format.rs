@@ -384,6 +384,19 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
     })
 }
 
+/// A text as a tree-gram file keeps it: whitespace collapsed, cut to its
+/// first [`MAX_TEXT`] characters. What is compared with a stored text is
+/// first made this, so that a cut text equals its page's text.
+pub(crate) fn kept_text(text: &str) -> String {
+    cut(&normalize(text), MAX_TEXT)
+}
+
+/// An attribute value as a tree-gram file keeps it: cut to its first
+/// [`MAX_ATTR`] characters.
+pub(crate) fn kept_attr(value: &str) -> String {
+    cut(value, MAX_ATTR)
+}
+
 /// Whitespace collapsed, as `normalize-space`.
 fn normalize(text: &str) -> String {
     text.split_ascii_whitespace().collect::<Vec<_>>().join(" ")

@@ -46,7 +46,9 @@ mod locators;
 mod mask;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_dir, treegram_file};
-pub(crate) use format::{RAW, VOID, escape_attr, escape_text, markup_children};
+pub(crate) use format::{
+    RAW, VOID, escape_attr, escape_text, kept_attr, kept_text, markup_children,
+};
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::{GramMask, unstable_parts};
 

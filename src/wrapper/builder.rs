@@ -391,6 +391,11 @@ pub(super) fn adapt(node: &Node) -> AdaptSettings {
             .and_then(Node::as_str)
             .and_then(|l| l.parse().ok())
             .unwrap_or(defaults.label),
+        search_scope: node
+            .get("search_scope")
+            .and_then(Node::as_str)
+            .and_then(|l| l.parse().ok())
+            .unwrap_or(defaults.search_scope),
         triggers: Triggers {
             top_down: trigger("top_down", defaults.triggers.top_down),
             bottom_up: trigger("bottom_up", defaults.triggers.bottom_up),

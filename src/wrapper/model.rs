@@ -215,6 +215,9 @@ pub struct AdaptSettings {
     pub algorithms: Vec<Algorithm>,
     /// How tree nodes are labelled for matching.
     pub label: LabelMode,
+    /// Where a field's search begins when the change is local
+    /// (`adapt::ChangeClass`).
+    pub search_scope: SearchScope,
     /// Which triggers run.
     pub triggers: Triggers,
     /// Whether tree-grams are refreshed after an automatic rewrite.
@@ -245,6 +248,7 @@ impl Default for AdaptSettings {
                 Algorithm::Jw,
             ],
             label: LabelMode::TagClass,
+            search_scope: SearchScope::ParentFirst,
             triggers: Triggers {
                 top_down: true,
                 bottom_up: true,
@@ -298,6 +302,48 @@ impl std::str::FromStr for HealMode {
 impl std::fmt::Display for HealMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Where a field's search begins when the page changed locally around it
+/// (its old parent stands unchanged): inside that parent's region first, or
+/// the whole page at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SearchScope {
+    /// Inside the old parent's region first, then the whole page.
+    ParentFirst,
+    /// The whole page at once, whatever the change.
+    Page,
+}
+
+impl SearchScope {
+    /// Every scope.
+    pub const ALL: [SearchScope; 2] = [SearchScope::ParentFirst, SearchScope::Page];
+
+    /// The name as wrappers spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchScope::ParentFirst => "parent-first",
+            SearchScope::Page => "page",
+        }
+    }
+}
+
+impl std::str::FromStr for SearchScope {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SearchScope::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| {
+                UnknownName::new(
+                    "search scope",
+                    s,
+                    &SearchScope::ALL.map(SearchScope::as_str),
+                )
+            })
     }
 }
 

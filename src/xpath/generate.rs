@@ -50,6 +50,7 @@
 //! | each location step above the target's own | 25 |
 //! | starting at the context with `./` rather than `.//` | 5 |
 //! | a `//` jump from an ancestor anchor (`.//div[@id='main']//span`), plus the anchor's test | 15 |
+//! | an anchor in the site's template (a landmark of the layout), off its test | −10 |
 //!
 //! Element names are always written when the nodes of a step share one, as
 //! scrapers expect (`//h1[@itemprop='name']`), and `*` otherwise. A
@@ -128,6 +129,10 @@ pub struct GenerateOptions {
     /// Text and attributes no expression may test, as they change from one
     /// load of the page to the next.
     pub unstable: UnstableParts,
+    /// The elements of the site's template on the page (`mend template`),
+    /// the layout every page shares: an ancestor anchor among them is
+    /// preferred (its test costs 10 less).
+    pub landmarks: std::collections::HashSet<NodeId>,
 }
 
 impl Default for GenerateOptions {
@@ -137,6 +142,7 @@ impl Default for GenerateOptions {
             max_candidates: 2_000,
             max_alternatives: 3,
             unstable: UnstableParts::default(),
+            landmarks: std::collections::HashSet::new(),
         }
     }
 }
@@ -530,7 +536,8 @@ impl Env<'_> {
             return (out, 1);
         }
         let mut scope = levels::Scope::new(self.doc, &rest, self.options.max_steps)
-            .with_unstable(&self.options.unstable);
+            .with_unstable(&self.options.unstable)
+            .with_landmarks(&self.options.landmarks);
         if plan.labels {
             scope = scope.with_label_owners();
         }

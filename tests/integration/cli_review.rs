@@ -98,6 +98,7 @@ impl Shop {
                 score: Some(0.93),
                 runner_up: Some(0.41),
                 status,
+                change_scope: Some("local".to_owned()),
                 reason: (!found).then(|| "no candidate reached 0.75".to_owned()),
                 candidates: vec![
                     Candidate {

@@ -294,3 +294,84 @@ fn a_content_field_is_not_healed_onto_the_sites_frame() {
     assert_eq!(json["adaptations"][0]["status"], "abstained", "{json}");
     assert_eq!(json["violations"][0]["constraint"], "min", "{json}");
 }
+
+/// A listing page of the shop: the menu's list in the header, and the
+/// page's own list of books (none: a notice instead).
+fn listing_page(books: &[&str]) -> String {
+    let list = if books.is_empty() {
+        "<p class=\"notice\">Nothing in this category yet</p>".to_owned()
+    } else {
+        let items: String = books
+            .iter()
+            .map(|b| format!("<li class=\"book\"><a href=\"/b/{b}\">{b}</a></li>"))
+            .collect();
+        format!("<ul class=\"books\">{items}</ul>")
+    };
+    format!(
+        "<!DOCTYPE html><html><body>\
+         <header><ul class=\"menu\"><li><a href=\"/new\">New</a></li><li><a href=\"/sale\">Sale</a></li>\
+         <li><a href=\"/help\">Help</a></li><li><a href=\"/about\">About</a></li></ul></header>\
+         <main><h1>Books</h1>{list}</main>\
+         <footer><p>© Books Ltd</p></footer></body></html>"
+    )
+}
+
+#[test]
+fn a_content_record_is_not_healed_onto_the_sites_menu() {
+    let wrapper = "name: shop\npatterns:\n  - name: books\n    xpath: \"//ul[@class='books']/li\"\n    constraints: {min: 2}\n    patterns:\n      - name: title\n        xpath: .\n        extract: normalized\n";
+    let lists: [&[&str]; 4] = [
+        &["Dune", "Emma", "Ulysses"],
+        &["Beloved", "Middlemarch"],
+        &["Persuasion", "Hamlet", "Macbeth", "Othello"],
+        &["Ivanhoe", "Rebecca"],
+    ];
+    let setup = |with_template: bool| {
+        let dir = project();
+        std::fs::write(dir.path().join("wrappers/shop.yaml"), wrapper).unwrap();
+        for (i, list) in lists.iter().enumerate() {
+            std::fs::write(dir.path().join(format!("p{i}.html")), listing_page(list)).unwrap();
+        }
+        std::fs::write(dir.path().join("new.html"), listing_page(&[])).unwrap();
+        if with_template {
+            let out = Mend::new(&[
+                "template",
+                "wrappers/shop.yaml",
+                "p0.html",
+                "p1.html",
+                "p2.html",
+                "p3.html",
+            ])
+            .dir(dir.path())
+            .output();
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        }
+        let out = Mend::new(&["snapshot", "wrappers/shop.yaml", "p0.html"])
+            .dir(dir.path())
+            .output();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        dir
+    };
+    let run = |dir: &Path| -> serde_json::Value {
+        let out = Mend::new(&["run", "wrappers/shop.yaml", "new.html", "--heal", "propose"])
+            .dir(dir)
+            .output();
+        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
+    };
+    // The control: without the template, the menu's items are taken for
+    // the missing books.
+    let plain = setup(false);
+    let json = run(plain.path());
+    assert_eq!(json["adaptations"][0]["status"], "proposed", "{json}");
+    assert_eq!(json["records"][0]["books"][0]["title"][0], "New", "{json}");
+    // With it, the menu is the frame and no book is made up.
+    let framed = setup(true);
+    let json = run(framed.path());
+    assert_eq!(json["adaptations"][0]["status"], "abstained", "{json}");
+    assert!(
+        json["adaptations"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("frame"),
+        "{json}"
+    );
+}

@@ -56,6 +56,7 @@ pub(super) fn proposal(
         score: Some(0.91),
         runner_up: Some(0.42),
         status: AdaptationStatus::Proposed,
+        change_scope: Some("local".to_owned()),
         reason: None,
         candidates: vec![
             Candidate {

@@ -38,6 +38,11 @@ pub(super) const COST_CHILD_START: u32 = 5;
 /// The cost of a `//` jump to an ancestor anchor, on top of the anchor's own
 /// predicate.
 pub(super) const COST_ANCHOR: u32 = 15;
+/// What an ancestor anchor in the site's template (a landmark of the layout
+/// every page shares: its menu, its content column) costs less: the same
+/// on every page of the site, it is what a later page keeps. A landmark's
+/// class then costs what a semantic attribute costs.
+pub(super) const LANDMARK_DISCOUNT: u32 = 10;
 
 /// The longest attribute value or label worth writing into a locator: longer
 /// values are content, not identifiers.

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::super::strings::normalize_space;
 use super::heuristics::{
     COST_CLASS, COST_ID, COST_LABEL, COST_NO_CLASS, COST_OTHER_ATTR, COST_POSITION,
-    MAX_LABEL_SUBTREE, attribute_cost, is_ncname, own_prefix_label, presence_worthy, short_label,
-    usable_class, usable_value,
+    LANDMARK_DISCOUNT, MAX_LABEL_SUBTREE, attribute_cost, is_ncname, own_prefix_label,
+    presence_worthy, short_label, usable_class, usable_value,
 };
 use super::render::Pred;
 use super::siblings::{Among, Siblings};
@@ -80,6 +80,8 @@ pub(super) struct Scope<'a> {
     labels: bool,
     /// What no predicate may test.
     unstable: Option<&'a super::UnstableParts>,
+    /// The site template's elements, preferred as anchors.
+    landmarks: Option<&'a std::collections::HashSet<NodeId>>,
 }
 
 impl<'a> Scope<'a> {
@@ -125,6 +127,7 @@ impl<'a> Scope<'a> {
             depths,
             labels: false,
             unstable: None,
+            landmarks: None,
         }
     }
 
@@ -138,6 +141,12 @@ impl<'a> Scope<'a> {
     /// Keeps every predicate off `unstable`'s texts and attributes.
     pub fn with_unstable(mut self, unstable: &'a super::UnstableParts) -> Self {
         self.unstable = Some(unstable).filter(|u| !u.is_empty());
+        self
+    }
+
+    /// Prefers ancestor anchors among `landmarks` (the site template's elements).
+    pub fn with_landmarks(mut self, landmarks: &'a std::collections::HashSet<NodeId>) -> Self {
+        self.landmarks = Some(landmarks).filter(|l| !l.is_empty());
         self
     }
 
@@ -514,7 +523,13 @@ impl<'a> Scope<'a> {
                     break;
                 }
                 cur = p;
+                let landmark = self.landmarks.is_some_and(|l| l.contains(&p));
                 for (pred, cost) in anchor_preds(doc, p, self.unstable) {
+                    let cost = if landmark {
+                        cost.saturating_sub(LANDMARK_DISCOUNT)
+                    } else {
+                        cost
+                    };
                     mine.entry(pred)
                         .or_insert_with(|| (cost, BTreeSet::new()))
                         .1

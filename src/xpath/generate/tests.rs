@@ -589,3 +589,31 @@ fn no_expression_anchors_on_unstable_content() {
     let x = with_unstable(html, "//li[1]/text()", "12:01", &[]);
     assert!(!x.contains("12:01"), "{x}");
 }
+
+#[test]
+fn an_anchor_in_the_site_template_is_preferred() {
+    // The content column is the layout's (every page has it); the card is
+    // this page's own. Either anchors the price, at the same cost.
+    let html = "<div class='layout'><div class='card'><p><span>£9</span></p></div></div>\
+                <div class='aside'><p><span>£3</span></p></div>";
+    let doc = Document::parse_str(html);
+    let targets = select(&doc, Item::Node(NodeId::ROOT), "//div[@class='card']//span");
+    let generate_with = |landmarks| {
+        let options = GenerateOptions {
+            landmarks,
+            ..GenerateOptions::default()
+        };
+        generate(&doc, Item::Node(NodeId::ROOT), &targets, &options)
+            .unwrap()
+            .xpath
+    };
+    let plain = generate_with(std::collections::HashSet::new());
+    let layout = select(&doc, Item::Node(NodeId::ROOT), "//div[@class='layout']")[0];
+    let Item::Node(layout) = layout else {
+        unreachable!()
+    };
+    let anchored = generate_with([layout].into_iter().collect());
+    assert!(!plain.contains("layout"), "{plain}");
+    assert!(anchored.contains(&class("layout")), "{anchored}");
+    assert_eq!(select(&doc, Item::Node(NodeId::ROOT), &anchored), targets);
+}
