@@ -689,6 +689,17 @@ def robust_side(mend, case, robust):
     return res
 
 
+def with_scope(text, scope):
+    """A wrapper's text with adapt.search_scope set, when a scope is asked for."""
+    if not scope:
+        return text
+    return text.replace("adapt: {mode: auto}", f"adapt: {{mode: auto, search_scope: {scope}}}", 1)
+
+
+def opts_scope(case):
+    return case.get("_search_scope")
+
+
 def mend_side(mend, case, d, robust):
     res = {"verdict": None}
     w = d / "wrapper.yaml"
@@ -700,7 +711,7 @@ def mend_side(mend, case, d, robust):
         # A fresh copy of the snapshotted wrapper beside it (its tree-gram path is relative).
         pid = case["id"].rsplit("/", 1)[1]
         w = Path(case["unit"]) / f"page-{pid}.yaml"
-        w.write_text(Path(case["unit"], "wrapper.yaml").read_text())
+        w.write_text(with_scope(Path(case["unit"], "wrapper.yaml").read_text(), opts_scope(case)))
         store = Path(case["unit"]) / f"store-{pid}.db"
     else:
         if case["track"] == "records":
@@ -711,9 +722,9 @@ def mend_side(mend, case, d, robust):
             start = robust["xpath"] if usable else case["target"]
             res["start_xpath"] = start
             res["start_from"] = "robust" if usable else "common path"
-            w.write_text(WRAPPER_RECORDS.format(xpath=json.dumps(start)))
+            w.write_text(with_scope(WRAPPER_RECORDS.format(xpath=json.dumps(start)), opts_scope(case)))
         else:
-            w.write_text(WRAPPER.format(xpath=json.dumps(case["target"])))
+            w.write_text(with_scope(WRAPPER.format(xpath=json.dumps(case["target"])), opts_scope(case)))
         if case.get("learn"):
             # The reload track: what changes between loads is learned first.
             p = mend.run("learn", w, case["old"], *case["learn"])
@@ -742,7 +753,7 @@ def mend_side(mend, case, d, robust):
     res.update(
         healed=bool(adaptations), status=a.get("status"), score=a.get("score"), runner_up=a.get("runner_up"),
         similarity=a.get("similarity"), algorithm=a.get("algorithm"), reason=a.get("reason"),
-        confidence=a.get("confidence"), evidence=a.get("evidence"),
+        confidence=a.get("confidence"), evidence=a.get("evidence"), change_scope=a.get("change_scope"),
         new_xpath=a.get("new_xpath"), violated=violated,
     )
     if case["track"] == "swde":
@@ -853,6 +864,7 @@ def harness_failure(e):
 
 def run_case(task):
     case, opts, judge = task
+    case = dict(case, _search_scope=opts.get("search_scope"))
     mend = Mend(opts["mend"], opts.get("timeout", RUN_TIMEOUT))
     d = Path(opts["work"]) / "runs" / case["track"] / digest(case["id"])
     shutil.rmtree(d, ignore_errors=True)
@@ -1294,6 +1306,9 @@ def main():
     ap.add_argument("--site-template", action="store_true",
                     help="on the swde track, learn each site's template (mend template, pages 0196-0199) "
                          "before the snapshot")
+    ap.add_argument("--search-scope", choices=["parent-first", "page"], default=None,
+                    help="the wrappers' adapt.search_scope (default: mend's own, parent-first): page "
+                         "searches the whole page at once, for comparing the two")
     ap.add_argument("--mutant-cap", type=int, default=None, help="at most N cases a mutant page")
     ap.add_argument("--swde-pages", type=int, default=199, help="pages 0001..N of each SWDE site")
     ap.add_argument("--records-seed", type=int, default=1, help="seed of the generated records cases")
@@ -1411,7 +1426,7 @@ def main():
             c["robust"] = u.get("robust")
     prepared = time.perf_counter()
     opts = {"mend": args.mend, "work": str(work), "scrapling": args.scrapling, "robust": args.robust,
-            "keep": args.keep, "timeout": args.timeout}
+            "keep": args.keep, "timeout": args.timeout, "search_scope": args.search_scope}
     tasks = [(c, opts, j) for c, _, j in tasks]
     outcomes = []
     per_track = {}
