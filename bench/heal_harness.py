@@ -754,6 +754,7 @@ def mend_side(mend, case, d, robust):
         healed=bool(adaptations), status=a.get("status"), score=a.get("score"), runner_up=a.get("runner_up"),
         similarity=a.get("similarity"), algorithm=a.get("algorithm"), reason=a.get("reason"),
         confidence=a.get("confidence"), evidence=a.get("evidence"), change_scope=a.get("change_scope"),
+        found_in_parent=a.get("found_in_parent"),
         new_xpath=a.get("new_xpath"), violated=violated,
     )
     if case["track"] == "swde":

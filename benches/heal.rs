@@ -8,7 +8,11 @@
 //!   elements with unrelated markup (a long table of links and a nested
 //!   menu), so that the record search has the whole page to sweep;
 //! * `heal/field-in-60k`: the page's heading, now an `h2` in a wrapper div,
-//!   re-located in a page padded to 60,000 elements;
+//!   re-located in a page padded to 60,000 elements; a local change (its
+//!   old parent stands), so the search starts inside the old parent;
+//! * `heal/field-in-60k-whole-page`: the same heal with
+//!   `adapt.search_scope: page`, which searches the whole page at once: the
+//!   ratio of the two is what scope-first search saves;
 //! * `heal/1000-records-60k`: the redesigned card markup repeated for 1,000
 //!   books, padded to 60,000 elements: the cluster is large and every field
 //!   is healed in 1,000 instances.
@@ -21,7 +25,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mend::adapt::{Rejections, TreeGrams, heal};
+use mend::adapt::{ChangeScope, Rejections, TreeGrams, heal};
 use mend::dom::Document;
 use mend::treegram::CaptureOptions;
 use mend::wrapper::{self, Wrapper};
@@ -130,10 +134,35 @@ fn bench(c: &mut Criterion) {
     let h = heal(&wrapper, &field, None, &grams, &Rejections::new());
     assert!(h.extraction.violations.is_empty(), "{:?}", h.adaptations);
     assert_eq!(h.extraction.record["page_title"], "Fiction");
+    assert_eq!(h.adaptations[0].change_scope, Some(ChangeScope::Local));
+    assert!(h.adaptations[0].found_in_parent, "{:?}", h.adaptations);
+    let whole_page = wrapper::load_str(
+        &read("wrappers/bookshop.yaml").replace(
+            "  mode: propose\n",
+            "  mode: propose\n  search_scope: page\n",
+        ),
+        "bookshop.yaml",
+    )
+    .expect("wrapper");
+    let h = heal(&whole_page, &field, None, &grams, &Rejections::new());
+    assert_eq!(h.extraction.record["page_title"], "Fiction");
+    assert!(!h.adaptations[0].found_in_parent, "{:?}", h.adaptations);
     group.bench_function("field-in-60k", |b| {
         b.iter(|| {
             heal(
                 &wrapper,
+                black_box(&field),
+                None,
+                &grams,
+                &Rejections::new(),
+            )
+        })
+    });
+
+    group.bench_function("field-in-60k-whole-page", |b| {
+        b.iter(|| {
+            heal(
+                &whole_page,
                 black_box(&field),
                 None,
                 &grams,

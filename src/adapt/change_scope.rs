@@ -14,16 +14,20 @@
 //! - **template**: the context is intact, the XPath no longer reaches it, and
 //!   the site's frame (`mend template`) changed on this page: a redesign of
 //!   the menus or the header moved the content's absolute position;
-//! - **local**: the target's parent is on the page unchanged, with its
-//!   ancestors up to the stored context's root, and what is below it
-//!   changed: the target moved or changed inside its parent;
-//! - **structural**: the parent itself changed (its tag, its attributes or
-//!   an ancestor's), or the intact context moved with no change of the frame
-//!   to explain it.
+//! - **local**: the target's parent is on the page unchanged, and the target
+//!   moved or changed inside it (or the whole unchanged context moved, with
+//!   no change of the frame to explain it: the parent still holds it);
+//! - **structural**: the parent itself changed: no element of the page is
+//!   the old parent under the old grandparent.
 //!
 //! "Unchanged" compares an element's tag and its attributes with their
 //! values, except the attributes the tree-gram masks (generated ids,
-//! unstable attributes); a text compares as the tree-gram keeps it.
+//! unstable attributes); a text compares as the tree-gram keeps it. The
+//! parent is the old parent when it and its own parent are unchanged
+//! ([`PARENT_LEVELS`]): an ancestor further up may be renamed without the
+//! parent itself changing, as Liu et al. define a local change, and the
+//! grandparent keeps a bare `div` from being found in every `div` of the
+//! page.
 //!
 //! The class chooses the search scope: a local change is searched for
 //! inside the page's counterpart of the stored context's root first (it
@@ -49,6 +53,9 @@ use crate::treegram::{
 
 /// How many elements of the page are compared as the old parent's counterpart.
 pub const MAX_CANDIDATES: usize = 256;
+/// How many levels, from the target's parent up, must be unchanged for the
+/// parent to be the old parent.
+pub const PARENT_LEVELS: usize = 2;
 /// How many of a tree-gram's instances are sensed.
 const MAX_INSTANCES: usize = 3;
 
@@ -179,7 +186,8 @@ fn sense_instance(
         class: ChangeScope::Structural,
         within: None,
     };
-    // The old parent, and its ancestors up to the context's root.
+    // The old parent, and its ancestors up to the context's root (only
+    // the first PARENT_LEVELS must be unchanged; see `climb`).
     let parent = if owner == root {
         owner
     } else {
@@ -226,17 +234,21 @@ fn sense_instance(
         .into_iter()
         .map(|r| (r, compare(gram, root, owner, doc, r)))
         .collect();
-    if let Some((_, c)) = compared.iter().find(|(_, c)| c.intact()) {
+    let intact: Vec<&(NodeId, Comparison)> = compared.iter().filter(|(_, c)| c.intact()).collect();
+    if let Some((_, c)) = intact.first() {
         let class = match c.target {
             Some(t) if selected(t) && c.unstable_differs => ChangeScope::Unstable,
             Some(t) if selected(t) => ChangeScope::None,
             _ if facts.frame_changed => ChangeScope::Template,
-            _ => ChangeScope::Structural,
+            // The whole context stands elsewhere: its parent is unchanged
+            // and holds the target, so searching in it is the short way.
+            _ => ChangeScope::Local,
         };
-        return Sensed {
-            class,
-            within: None,
+        let within = match (class, intact.as_slice()) {
+            (ChangeScope::Local, [(r, _)]) => Some(*r),
+            _ => None,
         };
+        return Sensed { class, within };
     }
     // The parent stands and what is below it changed. The search begins in
     // the counterpart most like the stored context, when one is clearly it.
@@ -302,14 +314,20 @@ impl Shell {
 }
 
 /// The page ancestor of `p` that stands where the chain's last element
-/// stands, when `p` and its ancestors are the chain's elements unchanged.
+/// stands, when `p` and its first ancestors are the chain's first
+/// [`PARENT_LEVELS`] elements unchanged; further up, only the number of
+/// levels counts (a page with fewer ends at its highest element).
 fn climb(doc: &Document, p: NodeId, chain: &[Shell]) -> Option<NodeId> {
     let mut at = p;
     for (i, shell) in chain.iter().enumerate() {
         if i > 0 {
-            at = doc.parent(at).filter(|&a| doc.is_element(a))?;
+            match doc.parent(at).filter(|&a| doc.is_element(a)) {
+                Some(a) => at = a,
+                None if i >= PARENT_LEVELS => return Some(at),
+                None => return None,
+            }
         }
-        if !shell.is(doc, at) {
+        if i < PARENT_LEVELS && !shell.is(doc, at) {
             return None;
         }
     }

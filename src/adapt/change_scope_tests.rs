@@ -122,10 +122,12 @@ fn a_parent_with_a_new_attribute_is_structural() {
 }
 
 #[test]
-fn an_intact_context_that_moved_is_structural_unless_the_frame_changed() {
+fn an_intact_context_that_moved_is_local_unless_the_frame_changed() {
     // A banner before the content: the XPath's `*[2]` is now the banner.
+    // The parent is unchanged and holds the target: the search starts there.
     let new = PAGE.replace("<main", r#"<div class="banner">Sale</div><main"#);
-    check(&new, ChangeScope::Structural);
+    let sensed = check(&new, ChangeScope::Local);
+    assert!(sensed.within.is_some());
     let frame_changed = PageFacts {
         frame_changed: true,
         ..PageFacts::default()
@@ -213,4 +215,14 @@ fn classes_read_back_from_their_names() {
         assert_eq!(c.as_str().parse::<ChangeScope>(), Ok(c));
     }
     assert!("moved".parse::<ChangeScope>().is_err());
+}
+
+#[test]
+fn an_ancestor_renamed_above_the_grandparent_leaves_the_change_local() {
+    // The parent and its own parent are as they were; only `main`'s id
+    // changed, so the target's parent did not change and the search starts
+    // in its context.
+    let new = PAGE.replace(r#"id="content""#, r#"id="page-main""#);
+    let sensed = check(&new, ChangeScope::Local);
+    assert!(sensed.within.is_some());
 }

@@ -770,13 +770,7 @@ fn decide(
         let ranked = match &kind {
             // A field's search of a local change looks in the old parent's
             // region only; what it finds is still written from the scope.
-            Kind::Field(search) => search.rank(
-                env,
-                within.map_or(scope, Item::Node),
-                how,
-                &mut labels,
-                reports,
-            ),
+            Kind::Field(search) => search.rank(env, scope, within, how, &mut labels, reports),
             Kind::Record(search) => search
                 .rank(env, scope, how, &mut labels, reports)
                 .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
@@ -868,6 +862,7 @@ impl FieldSearch<'_> {
         &self,
         env: &Env<'_>,
         scope: Item,
+        within: Option<NodeId>,
         how: Attempt,
         labels: &mut Labels,
         reports: Option<&mut Vec<CandidateReport>>,
@@ -879,7 +874,7 @@ impl FieldSearch<'_> {
             sentinel,
         } = self;
         let (gram, sentinel) = (*gram, *sentinel);
-        let page = scope_view(env.doc, scope, how.label, labels, sentinel)?;
+        let page = scope_view(env.doc, scope, within, how.label, labels, sentinel)?;
         // The best score of each candidate node set, with its region's similarity.
         let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
         for (gi, view) in gram.instances.iter().zip(views) {
@@ -1155,17 +1150,24 @@ fn gram_views(
         .collect()
 }
 
-/// The view of a scope, its root relabelled to pair with instance-rooted contexts.
+/// The view of a scope, or of the region `within` it that a local change is
+/// searched in first. A parent instance's root is relabelled to pair with
+/// instance-rooted contexts; a region inside it keeps its own label, since
+/// it pairs with a stored context root that kept its own (relabelling it
+/// made the stored root unmatchable, so a local search ranked only the
+/// pieces of the region and took a weaker, sometimes wrong, node).
 fn scope_view(
     doc: &Document,
     scope: Item,
+    within: Option<NodeId>,
     label: LabelMode,
     labels: &mut Labels,
     sentinel: crate::similarity::Label,
 ) -> Option<LabeledTree> {
-    let root = scope_root(doc, scope)?;
+    let instance = scope_root(doc, scope)?;
+    let root = within.filter(|&w| doc.is_element(w)).unwrap_or(instance);
     let mut view = LabeledTree::build(doc, root, label, labels).ok()?;
-    if root != doc.root_element()? {
+    if root == instance && root != doc.root_element()? {
         view.relabel_root(sentinel);
     }
     Some(view)
