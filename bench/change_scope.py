@@ -131,6 +131,9 @@ def main():
     ap.add_argument("--cases", action="append", required=True, help="a case manifest the run read")
     ap.add_argument("--page", help="the same cases run with --search-scope page")
     ap.add_argument("--report", help="write the report here too (Markdown)")
+    ap.add_argument("--min-agree", type=float, metavar="PCT",
+                    help="exit 1 when, on the mutation track (fields), fewer than PCT percent of "
+                         "the sensed cases with a known scope are classed as known")
     args = ap.parse_args()
 
     manifest = load_cases(args.cases)
@@ -164,10 +167,19 @@ def main():
 
     # 3. Scope-first against whole-page search.
     L += scope_first(args, run["cases"])
+    fields = [o for o in outcomes if o.get("track") == "mutation"
+              and sensed(o) != "not sensed" and truth[o["id"]] in CLASSES]
+    agree = 100.0 * sum(1 for o in fields if sensed(o) == truth[o["id"]]) / max(1, len(fields))
+    L += [f"Fields (the mutation track): {agree:.1f}% of {len(fields)} sensed cases classed as known.", ""]
     text = "\n".join(L)
     print(text)
     if args.report:
         Path(args.report).write_text(text + "\n")
+    if args.min_agree is not None:
+        if not fields:
+            sys.exit("no sensed field case: the floor cannot be judged")
+        if agree < args.min_agree:
+            sys.exit(f"change sensing agrees on {agree:.1f}% of fields, under the floor {args.min_agree}%")
 
 
 def confusion(title, outcomes, truth, columns):
