@@ -208,6 +208,44 @@ fn saved_pages_that_link_to_each_other_are_taken_by_their_links() {
     assert!(Path::new(&dir.path().join("treegrams/shop/site.template.html")).exists());
 }
 
+/// A shop project with `wrapper`, the four pages `p0.html`..`p3.html`
+/// and `new.html`; with `with_template`, the site's template learned from
+/// the four first; then a snapshot of `p0.html`.
+fn shop(wrapper: &str, pages: &[String], new: &str, with_template: bool) -> tempfile::TempDir {
+    let dir = project();
+    std::fs::write(dir.path().join("wrappers/shop.yaml"), wrapper).unwrap();
+    for (i, page) in pages.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("p{i}.html")), page).unwrap();
+    }
+    std::fs::write(dir.path().join("new.html"), new).unwrap();
+    if with_template {
+        let out = Mend::new(&[
+            "template",
+            "wrappers/shop.yaml",
+            "p0.html",
+            "p1.html",
+            "p2.html",
+            "p3.html",
+        ])
+        .dir(dir.path())
+        .output();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = Mend::new(&["snapshot", "wrappers/shop.yaml", "p0.html"])
+        .dir(dir.path())
+        .output();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    dir
+}
+
+/// `mend run --heal propose` on the shop's `new.html`: its first line.
+fn run_new(dir: &Path) -> serde_json::Value {
+    let out = Mend::new(&["run", "wrappers/shop.yaml", "new.html", "--heal", "propose"])
+        .dir(dir)
+        .output();
+    serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
+}
+
 /// A book page of a shop whose header holds an `h1` of the same class as
 /// the book's title; `title: None` is a page without the book's title.
 fn book_page(title: Option<&str>, price: &str, about: &str) -> String {
@@ -231,51 +269,17 @@ fn a_content_field_is_not_healed_onto_the_sites_frame() {
         ("Ulysses", "£12.00"),
     ];
     let wrapper = "name: shop\npatterns:\n  - name: title\n    xpath: \"//main/h1[@class='title']\"\n    constraints: {min: 1, max: 1}\n";
-    let setup = |with_template: bool| {
-        let dir = project();
-        std::fs::write(dir.path().join("wrappers/shop.yaml"), wrapper).unwrap();
-        for (i, (t, p)) in books.iter().enumerate() {
-            std::fs::write(
-                dir.path().join(format!("p{i}.html")),
-                book_page(Some(t), p, &format!("About {t}")),
-            )
-            .unwrap();
-        }
-        // The book's title is gone from the new page.
-        std::fs::write(
-            dir.path().join("new.html"),
-            book_page(None, "£7.10", "About it"),
-        )
-        .unwrap();
-        if with_template {
-            let out = Mend::new(&[
-                "template",
-                "wrappers/shop.yaml",
-                "p0.html",
-                "p1.html",
-                "p2.html",
-                "p3.html",
-            ])
-            .dir(dir.path())
-            .output();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        }
-        let out = Mend::new(&["snapshot", "wrappers/shop.yaml", "p0.html"])
-            .dir(dir.path())
-            .output();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        dir
-    };
-    let run = |dir: &Path| -> serde_json::Value {
-        let out = Mend::new(&["run", "wrappers/shop.yaml", "new.html", "--heal", "propose"])
-            .dir(dir)
-            .output();
-        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
-    };
+    let pages: Vec<String> = books
+        .iter()
+        .map(|(t, p)| book_page(Some(t), p, &format!("About {t}")))
+        .collect();
+    // The book's title is gone from the new page.
+    let new = book_page(None, "£7.10", "About it");
+    let setup = |with_template: bool| shop(wrapper, &pages, &new, with_template);
     // The control: without the template, the header's heading of the same
     // tag and class is taken for the missing title.
     let plain = setup(false);
-    let json = run(plain.path());
+    let json = run_new(plain.path());
     assert_eq!(json["records"][0]["title"], "Books Ltd", "{json}");
     // With it, the tree-gram knows the title was the page's own content,
     // the header is the frame, and the missing title stays missing.
@@ -285,7 +289,7 @@ fn a_content_field_is_not_healed_onto_the_sites_frame() {
         gram.contains("<meta name=\"mend:frame\" content=\"no\">"),
         "{gram}"
     );
-    let json = run(framed.path());
+    let json = run_new(framed.path());
     assert_eq!(
         json["records"][0]["title"],
         serde_json::Value::Null,
@@ -325,47 +329,17 @@ fn a_content_record_is_not_healed_onto_the_sites_menu() {
         &["Persuasion", "Hamlet", "Macbeth", "Othello"],
         &["Ivanhoe", "Rebecca"],
     ];
-    let setup = |with_template: bool| {
-        let dir = project();
-        std::fs::write(dir.path().join("wrappers/shop.yaml"), wrapper).unwrap();
-        for (i, list) in lists.iter().enumerate() {
-            std::fs::write(dir.path().join(format!("p{i}.html")), listing_page(list)).unwrap();
-        }
-        std::fs::write(dir.path().join("new.html"), listing_page(&[])).unwrap();
-        if with_template {
-            let out = Mend::new(&[
-                "template",
-                "wrappers/shop.yaml",
-                "p0.html",
-                "p1.html",
-                "p2.html",
-                "p3.html",
-            ])
-            .dir(dir.path())
-            .output();
-            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        }
-        let out = Mend::new(&["snapshot", "wrappers/shop.yaml", "p0.html"])
-            .dir(dir.path())
-            .output();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        dir
-    };
-    let run = |dir: &Path| -> serde_json::Value {
-        let out = Mend::new(&["run", "wrappers/shop.yaml", "new.html", "--heal", "propose"])
-            .dir(dir)
-            .output();
-        serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap()
-    };
+    let pages: Vec<String> = lists.iter().map(|list| listing_page(list)).collect();
+    let setup = |with_template: bool| shop(wrapper, &pages, &listing_page(&[]), with_template);
     // The control: without the template, the menu's items are taken for
     // the missing books.
     let plain = setup(false);
-    let json = run(plain.path());
+    let json = run_new(plain.path());
     assert_eq!(json["adaptations"][0]["status"], "proposed", "{json}");
     assert_eq!(json["records"][0]["books"][0]["title"][0], "New", "{json}");
     // With it, the menu is the frame and no book is made up.
     let framed = setup(true);
-    let json = run(framed.path());
+    let json = run_new(framed.path());
     assert_eq!(json["adaptations"][0]["status"], "abstained", "{json}");
     assert!(
         json["adaptations"][0]["reason"]
