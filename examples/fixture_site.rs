@@ -3,7 +3,8 @@
 //!
 //! ```sh
 //! cargo run --release --example fixture_site -- [--port P] [--seconds N] \
-//!     [--variant blog|sprawl] [--posts N] [--fast] [--crawl-delay SECONDS]
+//!     [--variant blog|sprawl] [--posts N] [--fast] [--crawl-delay SECONDS] \
+//!     [--latency-ms MS]
 //! ```
 //!
 //! The first line on standard output is the home page's URL,
@@ -25,7 +26,7 @@ use std::time::Duration;
 use fixture_site::{FixtureSite, SiteOptions, Variant};
 
 const USAGE: &str = "usage: fixture_site [--port P] [--seconds N] [--variant blog|sprawl] \
-                     [--posts N] [--fast] [--crawl-delay SECONDS]";
+                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS]";
 
 fn main() -> ExitCode {
     let (options, seconds) = match parse(std::env::args().skip(1)) {
@@ -106,6 +107,13 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<(SiteOptions, 
                     .filter(|d| d.is_finite() && *d >= 0.0)
                     .ok_or(format!("--crawl-delay {v}: seconds, 0 or more"))?;
                 options.crawl_delay = Some(Duration::from_secs_f64(delay));
+            }
+            "--latency-ms" => {
+                let v = value("--latency-ms")?;
+                let ms: u64 = v
+                    .parse()
+                    .map_err(|_| format!("--latency-ms {v}: a whole number of milliseconds"))?;
+                options.latency = Duration::from_millis(ms);
             }
             "--fast" => options.fast = true,
             "-h" | "--help" => return Ok(None),

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod adapt;
+pub mod cluster;
 pub mod crawl;
 pub mod dom;
 pub mod extract;

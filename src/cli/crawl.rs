@@ -76,6 +76,15 @@ pub struct Args {
     /// Print no summary on standard error.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run the crawl as a job in this PostgreSQL database
+    /// (postgres://USER@HOST:PORT/DB), which `mend worker` processes also
+    /// work on; without it, the frontier is the local `crawl.db`.
+    #[arg(long, value_name = "URL")]
+    pub backend: Option<String>,
+    /// With --backend: submit the job, print its id and leave it to the
+    /// workers.
+    #[arg(long, requires = "backend")]
+    pub detach: bool,
 }
 
 fn heal_help(mode: HealMode) -> &'static str {
@@ -101,6 +110,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(EXIT_BAD_INPUT));
             }
         }
+    }
+    if let Some(backend) = args.backend.clone() {
+        return super::crawl_backend::run(&args, wrapper, seeds, &backend);
     }
     let since = match args.since.as_deref().map(parse_time).transpose() {
         Ok(t) => t,

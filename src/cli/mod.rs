@@ -43,6 +43,7 @@ mod approve;
 mod capture;
 mod completions;
 mod crawl;
+mod crawl_backend;
 mod history;
 mod learn;
 mod log;
@@ -58,6 +59,7 @@ mod snapshot;
 mod stdout;
 mod template;
 mod validate;
+mod worker;
 mod xpath;
 
 /// Exit code: the job ran but some patterns stay violated, or a field's
@@ -82,6 +84,10 @@ enum Command {
     Run(run::RunArgs),
     /// Crawl a site with the wrapper's `crawl` block and write the records of its item pages.
     Crawl(crawl::Args),
+    /// Work on crawl jobs of the PostgreSQL backend (`mend crawl --backend`), as one of any number of workers.
+    Worker(worker::Args),
+    /// Show a crawl job's progress in the PostgreSQL backend: queue, leases, workers, errors, heals.
+    Status(worker::StatusArgs),
     /// Check wrapper files and report every problem with its line and column.
     Validate(validate::ValidateArgs),
     /// Evaluate an XPath expression on a page.
@@ -135,6 +141,8 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Crawl(args) => crawl::run(args),
+        Command::Worker(args) => worker::run(args),
+        Command::Status(args) => worker::status(args),
         Command::Validate(args) => Ok(validate::run(&args)),
         Command::Xpath(args) => xpath::run(args),
         Command::Similarity(args) => similarity::run(args),

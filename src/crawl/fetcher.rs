@@ -103,6 +103,27 @@ pub struct Fetcher {
     robots: AsyncMutex<HashMap<String, Arc<Robots>>>,
 }
 
+/// A host's robots.txt as read, before it is parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsTxt {
+    /// The file's bytes.
+    Body(Vec<u8>),
+    /// There is none (a 4xx), or robots.txt is not obeyed: everything is allowed.
+    Absent,
+    /// It could not be read (5xx, network): nothing is fetched from the host.
+    Unreadable,
+}
+
+/// robots.txt's Crawl-delay, when it gives one.
+pub fn robots_delay(robots: &Robots) -> Option<Duration> {
+    match robots {
+        Robots::Rules(robot) => robot
+            .delay
+            .and_then(|d| Duration::try_from_secs_f32(d).ok()),
+        _ => None,
+    }
+}
+
 /// One host's robots.txt, as far as the crawl needs it.
 #[derive(Debug)]
 pub enum Robots {
@@ -184,19 +205,54 @@ impl Fetcher {
     }
 
     async fn read_robots(&self, url: &Url) -> Robots {
+        self.parse_robots(&self.robots_txt(url).await)
+    }
+
+    /// Reads `url`'s host's robots.txt as it was sent, without parsing
+    /// it: what the PostgreSQL backend keeps for every worker.
+    pub async fn robots_txt(&self, url: &Url) -> RobotsTxt {
+        if !self.settings.robots {
+            return RobotsTxt::Absent;
+        }
         let Ok(robots_url) = url.join("/robots.txt") else {
-            return Robots::All;
+            return RobotsTxt::Absent;
         };
         match self.get(&robots_url, &Conditions::default()).await {
-            Ok(response) => match texting_robots::Robot::new(&self.agent, &response.body) {
+            Ok(response) => RobotsTxt::Body(response.body),
+            Err(FetchFailure::Status { status }) if (400..500).contains(&status) => {
+                RobotsTxt::Absent
+            }
+            Err(e) => {
+                tracing::warn!(%robots_url, error = %e, "robots.txt cannot be read: the host is not crawled");
+                RobotsTxt::Unreadable
+            }
+        }
+    }
+
+    /// Takes `url`'s host's robots.txt as another process read it, instead
+    /// of fetching it; gives robots.txt's Crawl-delay, if any.
+    pub async fn adopt_robots(&self, url: &Url, txt: &RobotsTxt) -> Option<Duration> {
+        let robots = Arc::new(if self.settings.robots {
+            self.parse_robots(txt)
+        } else {
+            Robots::All
+        });
+        let delay = robots_delay(&robots);
+        if let Some(delay) = delay {
+            self.hosts.set_crawl_delay(&origin(url), delay);
+        }
+        self.robots.lock().await.insert(origin(url), robots);
+        delay
+    }
+
+    fn parse_robots(&self, txt: &RobotsTxt) -> Robots {
+        match txt {
+            RobotsTxt::Body(body) => match texting_robots::Robot::new(&self.agent, body) {
                 Ok(robot) => Robots::Rules(Box::new(robot)),
                 Err(_) => Robots::All,
             },
-            Err(FetchFailure::Status { status }) if (400..500).contains(&status) => Robots::All,
-            Err(e) => {
-                tracing::warn!(%robots_url, error = %e, "robots.txt cannot be read: the host is not crawled");
-                Robots::Nothing
-            }
+            RobotsTxt::Absent => Robots::All,
+            RobotsTxt::Unreadable => Robots::Nothing,
         }
     }
 

@@ -38,11 +38,14 @@ mod render;
 mod run;
 mod sink;
 
-pub use fetcher::{Conditions, FetchFailure, Fetcher, Response, USER_AGENT};
+pub use fetcher::{
+    Conditions, FetchFailure, Fetcher, Response, Robots, RobotsTxt, USER_AGENT, origin,
+    robots_delay,
+};
 pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link, Resumable};
-pub use items::ItemRule;
+pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{PageRenderer, RenderFailure, Rendered};
-pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, crawl};
+pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl};
 pub use sink::{Sink, SinkError, SinkFormat};

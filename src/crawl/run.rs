@@ -158,6 +158,31 @@ pub enum CrawlError {
     NoSeeds,
 }
 
+/// Which URLs a crawl follows: the start URLs' hosts (unless `same_site:
+/// false`), `max_depth`, and the wrapper's `allow` and `deny`.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// The wrapper's crawl settings.
+    pub settings: wrapper::CrawlSettings,
+    /// The start URLs' hosts.
+    pub hosts: Vec<String>,
+    /// How deep, after the command line's override.
+    pub max_depth: Option<u32>,
+}
+
+impl Scope {
+    /// Whether `url`, `depth` links from a start URL, is followed.
+    pub fn allows(&self, url: &Url, depth: u32) -> bool {
+        let settings = &self.settings;
+        let host = url.host_str().unwrap_or_default();
+        (!settings.same_site || self.hosts.iter().any(|h| h == host))
+            && self.max_depth.is_none_or(|d| depth <= d)
+            && (settings.allow.is_empty()
+                || settings.allow.iter().any(|r| r.is_match(url.as_str())))
+            && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
+    }
+}
+
 /// Everything a fetch task needs, shared.
 struct Shared {
     fetcher: Fetcher,
@@ -271,14 +296,12 @@ pub async fn crawl(
     let max_depth = options.max_depth.or(settings.max_depth);
     let max_pages = options.max_pages.or(settings.max_pages);
     let order = settings.frontier;
-    let allowed = |url: &Url, depth: u32| -> bool {
-        let host = url.host_str().unwrap_or_default();
-        (!settings.same_site || hosts.iter().any(|h| h == host))
-            && max_depth.is_none_or(|d| depth <= d)
-            && (settings.allow.is_empty()
-                || settings.allow.iter().any(|r| r.is_match(url.as_str())))
-            && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
+    let scope = Scope {
+        settings: settings.clone(),
+        hosts: hosts.clone(),
+        max_depth,
     };
+    let allowed = |url: &Url, depth: u32| scope.allows(url, depth);
     let mut model = LinkValueModel::default();
     let item_rule = rule.clone();
     // Item pages are what the crawl is for: once known, they go first,

@@ -127,6 +127,18 @@ impl ItemPattern {
         Ok(Self { hosts, regex })
     }
 
+    /// A pattern as [`ItemPattern::as_str`] and [`ItemPattern::hosts`]
+    /// give it back: how a pattern is kept outside the process (the
+    /// PostgreSQL backend hands a learned pattern to its workers).
+    pub fn from_parts(hosts: Vec<String>, re: &str) -> Result<Self, PatternError> {
+        let regex = compile(re)?;
+        let hosts = hosts
+            .into_iter()
+            .map(|h| h.trim().to_ascii_lowercase())
+            .collect();
+        Ok(Self { hosts, regex })
+    }
+
     /// Whether `url` is an item: its host is one of the pattern's and its
     /// path and query match. `url` should be normalised (as
     /// [`normalize`](super::normalize) and [`resolve`](super::resolve)

@@ -114,6 +114,9 @@ pub struct SiteOptions {
     pub fast: bool,
     /// A `Crawl-delay` for robots.txt to ask for; none by default.
     pub crawl_delay: Option<Duration>,
+    /// How long every answer takes, as a real server's would; none by
+    /// default. With it, requests in flight at once overlap in the log.
+    pub latency: Duration,
 }
 
 impl Default for SiteOptions {
@@ -124,6 +127,7 @@ impl Default for SiteOptions {
             port: 0,
             fast: false,
             crawl_delay: None,
+            latency: Duration::ZERO,
         }
     }
 }
@@ -146,6 +150,8 @@ pub struct LoggedRequest {
     pub status: Option<u16>,
     /// When it arrived, from the site's start.
     pub at: Duration,
+    /// When its answer was ready, from the site's start; `None` until then.
+    pub answered: Option<Duration>,
 }
 
 /// A running fixture site; dropping it stops the server.

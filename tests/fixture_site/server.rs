@@ -349,6 +349,9 @@ async fn handle(
     headers: HeaderMap,
 ) -> Response {
     let index = site.log_request(&method, &uri, &headers);
+    if !site.options.latency.is_zero() {
+        tokio::time::sleep(site.options.latency).await;
+    }
     let response = site.respond(&method, &uri, &headers).await;
     site.log_status(index, response.status());
     response

@@ -255,6 +255,7 @@ impl Site {
             if_modified_since: text(header::IF_MODIFIED_SINCE),
             status: None,
             at: self.started.elapsed(),
+            answered: None,
         };
         let mut log = lock(&self.log);
         log.push(entry);
@@ -264,6 +265,7 @@ impl Site {
     pub(super) fn log_status(&self, index: usize, status: StatusCode) {
         if let Some(entry) = lock(&self.log).get_mut(index) {
             entry.status = Some(status.as_u16());
+            entry.answered = Some(self.started.elapsed());
         }
     }
 }

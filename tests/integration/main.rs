@@ -11,6 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cli_backend;
 mod cli_change_scope;
 mod cli_crawl;
 mod cli_crawl_outputs;

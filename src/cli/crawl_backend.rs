@@ -1,0 +1,253 @@
+//! `mend crawl … --backend postgres://…`: the crawl as a job of the
+//! PostgreSQL backend. The command submits the job (or, with `--resume`,
+//! finds the newest one of this wrapper and output), works on it as one
+//! worker beside any `mend worker` processes, and when nothing is left
+//! writes the job's records, in URL order, to `--out` or standard output.
+//! With `--detach` it only submits, and prints the job's id.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use url::Url;
+
+use mend::cluster::{self, JobSpec, WorkerOptions};
+use mend::crawl::{Fetcher, Scope, SinkFormat, item_rule};
+use mend::runtime::Project;
+use mend::wrapper::{HealMode, RenderMode, Wrapper};
+
+use super::crawl::Args;
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED};
+
+/// How long the command keeps trying to reach the database.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// How long a lease of the command's own worker lasts.
+const LEASE: Duration = Duration::from_secs(10);
+
+/// Runs the crawl on the backend.
+pub fn run(
+    args: &Args,
+    wrapper: Wrapper,
+    seeds: Vec<Url>,
+    backend: &str,
+) -> anyhow::Result<ExitCode> {
+    if let Some(refusal) = refusal(args, &wrapper) {
+        say!("error: {refusal}");
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    let runtime = super::worker::runtime()?;
+    let outcome = runtime.block_on(crawl(args, wrapper, seeds, backend));
+    match outcome {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            say!("error: {e:#}");
+            Ok(ExitCode::from(EXIT_FAILURE))
+        }
+    }
+}
+
+/// What the backend does not do yet, said before anything is submitted.
+fn refusal(args: &Args, wrapper: &Wrapper) -> Option<String> {
+    let render = args
+        .render
+        .as_deref()
+        .and_then(|r| r.parse::<RenderMode>().ok())
+        .unwrap_or(wrapper.crawl.render);
+    if args.since.is_some() {
+        Some("--since is not supported with --backend yet: UpdateCrawl's HTTP cache is kept by the local crawl only".to_owned())
+    } else if args.format != SinkFormat::Ndjson {
+        Some(
+            "--backend writes NDJSON only; convert the output, or crawl without --backend"
+                .to_owned(),
+        )
+    } else if render != RenderMode::Never {
+        Some(
+            "--backend does not render pages yet: set `render: never` or pass --render never"
+                .to_owned(),
+        )
+    } else if wrapper.crawl.media.is_some() {
+        Some("--backend does not download media yet: remove the wrapper's `media` rule".to_owned())
+    } else {
+        None
+    }
+}
+
+async fn crawl(
+    args: &Args,
+    wrapper: Wrapper,
+    seeds: Vec<Url>,
+    backend: &str,
+) -> anyhow::Result<ExitCode> {
+    let client = cluster::open(backend, PATIENCE).await?;
+    let output = args
+        .out
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let resumed = match args.resume {
+        true => cluster::newest(&client, &wrapper.name, &output).await?,
+        false => None,
+    };
+    let id = match resumed {
+        Some((id, _)) => id,
+        None => {
+            let spec = spec(args, wrapper, seeds, output).await?;
+            let mut client = client;
+            let id = cluster::submit(&mut client, &spec).await?;
+            tracing::info!(job = id, "submitted");
+            id
+        }
+    };
+    if args.detach {
+        let mut out = super::stdout::Stdout::new();
+        let _ = writeln!(out, "{id}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let worked = cluster::work(WorkerOptions {
+        backend: backend.to_owned(),
+        job: Some(id),
+        concurrency: args.concurrency.max(1),
+        lease: LEASE,
+        until_done: true,
+        patience: PATIENCE,
+        name: None,
+    })
+    .await?;
+    let client = cluster::open(backend, PATIENCE).await?;
+    // Other workers may still hold leases the command's worker waited out;
+    // `work` returns only when nothing is queued or leased.
+    while !cluster::try_finish(&client, id).await? {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let exported = match &args.out {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let mut file = std::io::BufWriter::new(file);
+            cluster::export(&client, id, &mut file).await?
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(super::stdout::Stdout::new());
+            cluster::export(&client, id, &mut out).await?
+        }
+    };
+    let status = cluster::status(&client, Some(id)).await?;
+    if !args.quiet {
+        say!(
+            "mend: job {id}: {} URLs read ({} by this process), {} items, {} records, {} violations, {} errors, {} skipped, {} heals, {} workers; {:.1} pages/s",
+            status.done + status.failed + status.skipped,
+            worked.pages,
+            exported.items,
+            exported.records,
+            exported.violations,
+            status.failed,
+            status.skipped,
+            status.heals,
+            status.workers.len(),
+            status.pages_per_second
+        );
+    }
+    if let Some(path) = &args.summary_json {
+        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "worker": worked});
+        std::fs::write(path, serde_json::to_vec_pretty(&json)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(ExitCode::from(if status.failed > 0 {
+        EXIT_FAILURE
+    } else if exported.violations > 0 {
+        EXIT_VIOLATED
+    } else {
+        0
+    }))
+}
+
+/// The job: the wrapper with its healing state, the item rule and the
+/// start hosts' robots.txt, read once here so that workers need not.
+async fn spec(
+    args: &Args,
+    wrapper: Wrapper,
+    seeds: Vec<Url>,
+    output: String,
+) -> anyhow::Result<JobSpec> {
+    let seeds: Vec<Url> = if seeds.is_empty() {
+        wrapper
+            .start
+            .iter()
+            .filter_map(|s| Url::parse(s).ok())
+            .collect()
+    } else {
+        seeds
+    };
+    let seeds: Vec<Url> = seeds.iter().filter_map(mend::site::normalize).collect();
+    anyhow::ensure!(
+        !seeds.is_empty(),
+        "no start URL: give URLs, or list them under the wrapper's `start`"
+    );
+    let fetcher = Fetcher::new(wrapper.crawl.politeness.clone())
+        .map_err(|e| anyhow::anyhow!("cannot start the HTTP client: {e}"))?;
+    let (items, examples) = item_rule(&wrapper.crawl.items, &fetcher, &seeds).await;
+    let scope = Scope {
+        settings: wrapper.crawl.clone(),
+        hosts: seeds
+            .iter()
+            .filter_map(|u| u.host_str().map(str::to_owned))
+            .collect(),
+        max_depth: args.depth.or(wrapper.crawl.max_depth),
+    };
+    let mut robots = Vec::new();
+    for seed in &seeds {
+        let txt = fetcher.robots_txt(seed).await;
+        let delay = fetcher.adopt_robots(seed, &txt).await;
+        robots.push((seed.clone(), txt, delay));
+    }
+    let mut start: Vec<(Url, u32)> = seeds.iter().map(|u| (u.clone(), 0)).collect();
+    start.extend(
+        examples
+            .into_iter()
+            .filter(|u| scope.allows(u, 1))
+            .map(|u| (u, 1)),
+    );
+    let wrapper_yaml = std::fs::read_to_string(&args.wrapper)
+        .with_context(|| format!("cannot read {}", args.wrapper.display()))?;
+    let store = super::store_for(args.store.as_deref(), &args.wrapper);
+    Ok(JobSpec {
+        treegrams: treegrams(&args.wrapper, &wrapper),
+        store_image: cluster::store_image(&store)?,
+        wrapper_file: args.wrapper.file_name().map_or_else(
+            || "wrapper.yaml".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        wrapper_yaml,
+        output,
+        heal: args.heal.unwrap_or(HealMode::Off),
+        items,
+        seeds: start,
+        scope,
+        max_pages: args.max_pages.or(wrapper.crawl.max_pages),
+        robots,
+        wrapper,
+    })
+}
+
+/// The wrapper's tree-gram files that exist, by path relative to its
+/// project folder.
+fn treegrams(wrapper_path: &Path, wrapper: &Wrapper) -> BTreeMap<String, String> {
+    let project = Project::of(wrapper_path);
+    let mut found = BTreeMap::new();
+    for path in wrapper.pattern_paths() {
+        let Some(pattern) = wrapper.pattern(&path) else {
+            continue;
+        };
+        let file = project.treegram_path(wrapper, &path, pattern);
+        if let (Ok(text), Ok(relative)) = (
+            std::fs::read_to_string(&file),
+            file.strip_prefix(&project.dir),
+        ) {
+            found.insert(relative.to_string_lossy().into_owned(), text);
+        }
+    }
+    found
+}

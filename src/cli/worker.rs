@@ -1,0 +1,200 @@
+//! `mend worker --backend postgres://…`: a stateless crawl worker, and
+//! `mend status --backend …`: a job's progress.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use mend::cluster::{self, WorkerOptions};
+
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
+
+/// Arguments of `mend worker`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The PostgreSQL database of the jobs (postgres://USER@HOST:PORT/DB).
+    #[arg(long, value_name = "URL")]
+    pub backend: String,
+    /// Work on this job only (default: open jobs, oldest first).
+    #[arg(long, value_name = "ID")]
+    pub job: Option<i64>,
+    /// Pages in flight at once in this worker (each host also keeps to
+    /// the wrapper's `politeness`, across all workers).
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Seconds a lease lasts without renewal: how soon a dead worker's
+    /// pages go to the others.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub lease: f64,
+    /// Stop when no job is open, instead of waiting for the next one.
+    #[arg(long)]
+    pub until_done: bool,
+    /// Seconds to keep trying to reach the database, at start and after
+    /// it restarts.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub patience: f64,
+    /// The worker's name in `mend status` (default: host, process, random).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Print no summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Arguments of `mend status`.
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    /// The PostgreSQL database of the jobs.
+    #[arg(long, value_name = "URL")]
+    pub backend: String,
+    /// The job (default: the newest).
+    #[arg(long, value_name = "ID")]
+    pub job: Option<i64>,
+    /// Print the status as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Seconds from the command line as a duration; `None` when not a
+/// positive finite number.
+pub fn seconds(value: f64) -> Option<Duration> {
+    (value.is_finite() && value > 0.0).then(|| Duration::from_secs_f64(value.min(86_400.0)))
+}
+
+/// Runs `mend worker`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (Some(lease), Some(patience)) = (seconds(args.lease), seconds(args.patience)) else {
+        say!("error: --lease and --patience take a number of seconds above 0");
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    };
+    let options = WorkerOptions {
+        backend: args.backend,
+        job: args.job,
+        concurrency: args.concurrency.max(1),
+        lease,
+        until_done: args.until_done || args.job.is_some(),
+        patience,
+        name: args.name,
+    };
+    let runtime = runtime()?;
+    match runtime.block_on(cluster::work(options)) {
+        Ok(summary) => {
+            if !args.quiet {
+                say!(
+                    "mend worker {}: {} pages, {} items, {} errors, {} lost to other workers, {} reconnects, {} heals published; jobs {:?}",
+                    summary.worker,
+                    summary.pages,
+                    summary.items,
+                    summary.errors,
+                    summary.lost,
+                    summary.reconnects,
+                    summary.published,
+                    summary.jobs
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            say!("error: {e}");
+            Ok(ExitCode::from(match e {
+                cluster::BackendError::Url { .. } | cluster::BackendError::NoJob(_) => {
+                    EXIT_BAD_INPUT
+                }
+                _ => EXIT_FAILURE,
+            }))
+        }
+    }
+}
+
+/// Runs `mend status`.
+pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
+    let runtime = runtime()?;
+    let result = runtime.block_on(async {
+        let client = cluster::open(&args.backend, Duration::from_secs(10)).await?;
+        cluster::status(&client, args.job).await
+    });
+    let status = match result {
+        Ok(s) => s,
+        Err(e) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(match e {
+                cluster::BackendError::Url { .. } | cluster::BackendError::NoJob(_) => {
+                    EXIT_BAD_INPUT
+                }
+                _ => EXIT_FAILURE,
+            }));
+        }
+    };
+    if args.json {
+        println_json(&status)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "job {} ({}), {}, {:.1} s, wrapper version {}",
+        status.job,
+        status.wrapper,
+        if status.finished {
+            "finished"
+        } else {
+            "running"
+        },
+        status.seconds,
+        status.wrapper_version
+    );
+    let _ = writeln!(
+        out,
+        "queue: {} queued, {} leased, {} leases run out; {} done, {} failed, {} skipped; {:.1} pages/s",
+        status.queued,
+        status.leased,
+        status.expired,
+        status.done,
+        status.failed,
+        status.skipped,
+        status.pages_per_second
+    );
+    let _ = writeln!(
+        out,
+        "output: {} item pages, {} records, {} violations, {} heals",
+        status.items, status.records, status.violations, status.heals
+    );
+    let _ = writeln!(
+        out,
+        "{:<32} {:>7} {:>7} {:>7} {:>6} {:>5} {:>8} {:>8}",
+        "WORKER", "PAGES", "ITEMS", "ERRORS", "HEALS", "LOST", "PAGES/S", "IDLE S"
+    );
+    for w in &status.workers {
+        let _ = writeln!(
+            out,
+            "{:<32} {:>7} {:>7} {:>7} {:>6} {:>5} {:>8.1} {:>8.1}",
+            w.id, w.pages, w.items, w.errors, w.heals, w.lost, w.pages_per_second, w.idle_seconds
+        );
+    }
+    print(&out);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn println_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    print(&text);
+    Ok(())
+}
+
+fn print(text: &str) {
+    use std::io::Write as _;
+    let mut out = super::stdout::Stdout::new();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// The async runtime of the backend's commands.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}

@@ -1,0 +1,156 @@
+//! Connecting to PostgreSQL, with backoff, and the schema's migrations.
+//!
+//! The migrations are SQL files in `migrations/postgres/`, compiled in and
+//! applied in order by whichever process starts first, under an advisory
+//! lock, each recorded in `mend_migrations`; a process that finds them
+//! applied does nothing. A migration is never edited once released: a
+//! change is a new file.
+
+use std::time::{Duration, Instant};
+
+use tokio_postgres::{Client, Config, NoTls};
+
+use super::BackendError;
+
+/// The schema's migrations: version, name, SQL.
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
+    1,
+    "crawl_jobs",
+    include_str!("../../migrations/postgres/0001_crawl_jobs.sql"),
+)];
+
+/// The advisory lock key the migrations are applied under ("mendmigr").
+const MIGRATION_LOCK: i64 = 0x6d65_6e64_6d69_6772;
+
+/// The longest wait between two connection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// Connects to the database at `url`, trying again with a doubling wait
+/// (100 ms up to 2 s) for as long as `patience` allows: a worker started
+/// before its database, or one whose database restarts, waits for it.
+pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendError> {
+    let config: Config = url
+        .parse()
+        .map_err(|e: tokio_postgres::Error| BackendError::Url {
+            shown: redact(url),
+            reason: e.to_string(),
+        })?;
+    let started = Instant::now();
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match config.connect(NoTls).await {
+            Ok((client, connection)) => {
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::warn!(error = %e, "the PostgreSQL connection ended");
+                    }
+                });
+                return Ok(client);
+            }
+            Err(source) if started.elapsed() + wait > patience => {
+                return Err(BackendError::Connect {
+                    shown: redact(url),
+                    seconds: started.elapsed().as_secs(),
+                    source,
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, wait_ms = wait.as_millis() as u64, "PostgreSQL is not reachable; trying again");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(MAX_BACKOFF);
+            }
+        }
+    }
+}
+
+/// Applies the migrations not applied yet, in one transaction under an
+/// advisory lock, so that processes starting together apply each once.
+pub async fn migrate(client: &mut Client) -> Result<(), BackendError> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS mend_migrations (
+             version    INTEGER PRIMARY KEY,
+             name       TEXT NOT NULL,
+             applied_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+         )",
+    )
+    .await?;
+    let applied: Vec<i32> = tx
+        .query("SELECT version FROM mend_migrations", &[])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for (version, name, sql) in MIGRATIONS {
+        if applied.contains(version) {
+            continue;
+        }
+        tracing::info!(version, name, "applying a migration");
+        tx.batch_execute(sql).await?;
+        tx.execute(
+            "INSERT INTO mend_migrations (version, name) VALUES ($1, $2)",
+            &[version, name],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Connects and migrates: what every command of the backend does first.
+pub async fn open(url: &str, patience: Duration) -> Result<Client, BackendError> {
+    let mut client = connect(url, patience).await?;
+    migrate(&mut client).await?;
+    Ok(client)
+}
+
+/// A connection string without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        // A key=value string: drop a password=... pair.
+        Err(_) => url
+            .split_whitespace()
+            .map(|kv| {
+                if kv.starts_with("password=") {
+                    "password=***"
+                } else {
+                    kv
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_never_shows_in_messages() {
+        assert_eq!(
+            redact("postgres://mend:secret@127.0.0.1:5432/db"),
+            "postgres://mend:***@127.0.0.1:5432/db"
+        );
+        assert_eq!(
+            redact("host=h password=secret dbname=d"),
+            "host=h password=*** dbname=d"
+        );
+        assert_eq!(redact("postgres://h/db"), "postgres://h/db");
+    }
+
+    #[test]
+    fn migrations_are_numbered_in_order_from_one() {
+        for (i, (version, _, sql)) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(*version as usize, i + 1);
+            assert!(sql.contains("CREATE TABLE"));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! What can go wrong with the PostgreSQL backend.
+
+use std::path::PathBuf;
+
+/// Why the PostgreSQL backend failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// `--backend` is not a PostgreSQL connection string.
+    #[error("--backend {shown}: {reason}; expected postgres://USER@HOST:PORT/DATABASE")]
+    Url {
+        /// The address, without its password.
+        shown: String,
+        /// What the driver said of it.
+        reason: String,
+    },
+    /// PostgreSQL could not be reached before the patience ran out.
+    #[error("cannot connect to PostgreSQL at {shown} (tried for {seconds} s): {source}")]
+    Connect {
+        /// The address, without its password.
+        shown: String,
+        /// How long connecting was tried.
+        seconds: u64,
+        /// The last failure.
+        source: tokio_postgres::Error,
+    },
+    /// A statement failed.
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// The job asked for does not exist.
+    #[error("no crawl job {0} in the backend")]
+    NoJob(i64),
+    /// The job's wrapper, as stored, does not load.
+    #[error("the job's wrapper does not load: {0}")]
+    Wrapper(String),
+    /// A file of the job's healing state could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The job's stored healing state names a file outside its folder.
+    #[error("the job's tree-gram path {0:?} leaves the wrapper's project folder")]
+    UnsafePath(String),
+    /// The store could not be imaged for the workers.
+    #[error("cannot copy the store {path} for the workers: {source}")]
+    StoreImage {
+        /// The store.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+}
+
+impl BackendError {
+    /// Whether the failure is the connection's (PostgreSQL restarted, the
+    /// network dropped), so that reconnecting may cure it.
+    pub fn is_connection(&self) -> bool {
+        match self {
+            BackendError::Connect { .. } => true,
+            BackendError::Postgres(e) => {
+                e.is_closed()
+                    || e.code().is_some_and(|c| {
+                        let c = c.code();
+                        // Class 08 (connection exception) and 57P01-57P03
+                        // (the server shutting down or starting).
+                        c.starts_with("08") || c.starts_with("57P")
+                    })
+                    || std::error::Error::source(e)
+                        .is_some_and(|s| s.downcast_ref::<std::io::Error>().is_some())
+            }
+            _ => false,
+        }
+    }
+}

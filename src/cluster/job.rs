@@ -1,0 +1,403 @@
+//! A crawl job in PostgreSQL: submitted once with everything a worker
+//! needs (the wrapper's text, its tree-grams and store, the item rule, the
+//! seeds), loaded by any worker, and exported as NDJSON when it is done.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use tokio_postgres::Client;
+use url::Url;
+
+use super::BackendError;
+use crate::crawl::{ItemRule, RobotsTxt, Scope, origin};
+use crate::site::ItemPattern;
+use crate::wrapper::{self, HealMode, Wrapper};
+
+/// The priority of an item page: above every other page, as the local
+/// crawl's learned order puts them.
+pub const ITEM_PRIORITY: f64 = 1e6;
+
+/// What `mend crawl --backend` submits.
+#[derive(Debug, Clone)]
+pub struct JobSpec {
+    /// The wrapper, loaded.
+    pub wrapper: Wrapper,
+    /// The wrapper file's text.
+    pub wrapper_yaml: String,
+    /// The wrapper file's name (workers write it under that name).
+    pub wrapper_file: String,
+    /// Tree-gram files, by path relative to the wrapper's project folder.
+    pub treegrams: BTreeMap<String, String>,
+    /// An image of the store (tree-gram records, proposals, rejections).
+    pub store_image: Option<Vec<u8>>,
+    /// The output the job writes to, as named on the command line.
+    pub output: String,
+    /// What workers do with item pages that break.
+    pub heal: HealMode,
+    /// Which pages are items.
+    pub items: ItemRule,
+    /// The start URLs, normalised, and examples of item pages (depth 1).
+    pub seeds: Vec<(Url, u32)>,
+    /// Which URLs are followed.
+    pub scope: Scope,
+    /// The page budget.
+    pub max_pages: Option<u64>,
+    /// robots.txt of the start hosts, read once by the submitter.
+    pub robots: Vec<(Url, RobotsTxt, Option<Duration>)>,
+}
+
+/// A job as a worker runs it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The job's id.
+    pub id: i64,
+    /// The wrapper now (after any heal a worker applied).
+    pub wrapper: Wrapper,
+    /// Its text.
+    pub wrapper_yaml: String,
+    /// Its file name.
+    pub wrapper_file: String,
+    /// Which version of the wrapper this is: one more for each applied heal.
+    pub wrapper_version: i32,
+    /// Tree-gram files, by relative path.
+    pub treegrams: BTreeMap<String, String>,
+    /// The store's image.
+    pub store_image: Option<Vec<u8>>,
+    /// The healing mode.
+    pub heal: HealMode,
+    /// Which pages are items.
+    pub items: ItemRule,
+    /// Which URLs are followed.
+    pub scope: Scope,
+    /// When the job finished, if it did.
+    pub finished: bool,
+}
+
+/// Submits a job: the job, its start hosts (with robots.txt) and its seeds,
+/// in one transaction. Gives its id.
+pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendError> {
+    let politeness = &spec.wrapper.crawl.politeness;
+    let delay_ms = millis(politeness.delay);
+    let concurrency = i32::try_from(politeness.concurrency.max(1)).unwrap_or(i32::MAX);
+    let (items_all, items_regex, items_hosts) = match &spec.items {
+        ItemRule::All => (true, None, None),
+        ItemRule::Pattern(re) => (false, Some(re.as_str().to_owned()), None),
+        ItemRule::Learned(p) => (false, Some(p.as_str().to_owned()), Some(p.hosts().to_vec())),
+    };
+    let treegrams = serde_json::to_value(&spec.treegrams).unwrap_or_default();
+    let max_pages = spec.max_pages.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+    let max_depth = spec
+        .scope
+        .max_depth
+        .map(|d| i32::try_from(d).unwrap_or(i32::MAX));
+    let tx = client.transaction().await?;
+    let row = tx
+        .query_one(
+            "INSERT INTO mend_jobs (wrapper_name, output, wrapper_yaml, wrapper_file, treegrams,
+                 store_image, heal, items_regex, items_hosts, items_all, items_rule, seed_hosts,
+                 max_pages, max_depth, delay_ms, host_concurrency)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             RETURNING id",
+            &[
+                &spec.wrapper.name,
+                &spec.output,
+                &spec.wrapper_yaml,
+                &spec.wrapper_file,
+                &treegrams,
+                &spec.store_image,
+                &spec.heal.as_str(),
+                &items_regex,
+                &items_hosts,
+                &items_all,
+                &spec.items.describe(),
+                &spec.scope.hosts,
+                &max_pages,
+                &max_depth,
+                &delay_ms,
+                &concurrency,
+            ],
+        )
+        .await?;
+    let id: i64 = row.get(0);
+    for (url, txt, crawl_delay) in &spec.robots {
+        let (state, body) = robots_columns(txt);
+        let delay = crawl_delay.map_or(delay_ms, |d| delay_ms.max(millis(d)));
+        tx.execute(
+            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency, robots_state, robots)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+            &[&id, &origin(url), &delay, &concurrency, &state, &body],
+        )
+        .await?;
+    }
+    for (url, depth) in &spec.seeds {
+        let depth = i32::try_from(*depth).unwrap_or(i32::MAX);
+        let priority = if spec.items.is_item(url) {
+            ITEM_PRIORITY - f64::from(depth)
+        } else {
+            -f64::from(depth)
+        };
+        tx.execute(
+            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            &[&id, &origin(url), &delay_ms, &concurrency],
+        )
+        .await?;
+        tx.execute(
+            "INSERT INTO mend_frontier (job_id, url, host, depth, priority)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            &[&id, &url.as_str(), &origin(url), &depth, &priority],
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// The columns robots.txt is kept in.
+pub fn robots_columns(txt: &RobotsTxt) -> (&'static str, Option<Vec<u8>>) {
+    match txt {
+        RobotsTxt::Body(body) => ("body", Some(body.clone())),
+        RobotsTxt::Absent => ("absent", None),
+        RobotsTxt::Unreadable => ("unreadable", None),
+    }
+}
+
+/// robots.txt as its columns keep it; `None` when not read yet.
+pub fn robots_from_columns(state: Option<&str>, body: Option<Vec<u8>>) -> Option<RobotsTxt> {
+    match state? {
+        "body" => Some(RobotsTxt::Body(body.unwrap_or_default())),
+        "absent" => Some(RobotsTxt::Absent),
+        _ => Some(RobotsTxt::Unreadable),
+    }
+}
+
+/// The newest job of this wrapper writing to this output: its id and
+/// whether it finished.
+pub async fn newest(
+    client: &Client,
+    wrapper_name: &str,
+    output: &str,
+) -> Result<Option<(i64, bool)>, BackendError> {
+    Ok(client
+        .query_opt(
+            "SELECT id, finished_at IS NOT NULL FROM mend_jobs
+             WHERE wrapper_name = $1 AND output = $2 ORDER BY id DESC LIMIT 1",
+            &[&wrapper_name, &output],
+        )
+        .await?
+        .map(|r| (r.get(0), r.get(1))))
+}
+
+/// The oldest job not finished, for a worker given no job.
+pub async fn oldest_open(client: &Client) -> Result<Option<i64>, BackendError> {
+    Ok(client
+        .query_opt(
+            "SELECT id FROM mend_jobs WHERE finished_at IS NULL ORDER BY id LIMIT 1",
+            &[],
+        )
+        .await?
+        .map(|r| r.get(0)))
+}
+
+/// Loads a job as it stands now.
+pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
+    let row = client
+        .query_opt(
+            "SELECT wrapper_yaml, wrapper_file, wrapper_version, treegrams, store_image, heal,
+                 items_regex, items_hosts, items_all, seed_hosts, max_depth,
+                 finished_at IS NOT NULL
+             FROM mend_jobs WHERE id = $1",
+            &[&id],
+        )
+        .await?
+        .ok_or(BackendError::NoJob(id))?;
+    let wrapper_yaml: String = row.get(0);
+    let wrapper_file: String = row.get(1);
+    let wrapper = wrapper::load_str(&wrapper_yaml, &wrapper_file).map_err(|diagnostics| {
+        BackendError::Wrapper(
+            diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })?;
+    let treegrams: serde_json::Value = row.get(3);
+    let treegrams: BTreeMap<String, String> =
+        serde_json::from_value(treegrams).map_err(|e| BackendError::Wrapper(e.to_string()))?;
+    let heal: String = row.get(5);
+    let heal = heal
+        .parse::<HealMode>()
+        .map_err(|_| BackendError::Wrapper(format!("unknown heal mode {heal:?}")))?;
+    let items_regex: Option<String> = row.get(6);
+    let items_hosts: Option<Vec<String>> = row.get(7);
+    let items_all: bool = row.get(8);
+    let items = match (items_all, items_regex, items_hosts) {
+        (true, _, _) | (false, None, _) => ItemRule::All,
+        (false, Some(re), None) => ItemRule::Pattern(
+            regex::Regex::new(&re).map_err(|e| BackendError::Wrapper(e.to_string()))?,
+        ),
+        (false, Some(re), Some(hosts)) => ItemRule::Learned(
+            ItemPattern::from_parts(hosts, &re)
+                .map_err(|e| BackendError::Wrapper(e.to_string()))?,
+        ),
+    };
+    let max_depth: Option<i32> = row.get(10);
+    let scope = Scope {
+        settings: wrapper.crawl.clone(),
+        hosts: row.get(9),
+        max_depth: max_depth.and_then(|d| u32::try_from(d).ok()),
+    };
+    Ok(Job {
+        id,
+        wrapper,
+        wrapper_yaml,
+        wrapper_file,
+        wrapper_version: row.get(2),
+        treegrams,
+        store_image: row.get(4),
+        heal,
+        items,
+        scope,
+        finished: row.get(11),
+    })
+}
+
+/// Marks the job finished when nothing is queued or leased any more; gives
+/// whether it is finished.
+pub async fn try_finish(client: &Client, id: i64) -> Result<bool, BackendError> {
+    let row = client
+        .query_one(
+            "WITH open AS (
+                 SELECT 1 FROM mend_frontier
+                 WHERE job_id = $1 AND state IN ('queued', 'leased') LIMIT 1
+             ), done AS (
+                 UPDATE mend_jobs SET finished_at = clock_timestamp()
+                 WHERE id = $1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM open)
+                 RETURNING 1
+             )
+             SELECT EXISTS (SELECT 1 FROM done)
+                 OR EXISTS (SELECT 1 FROM mend_jobs WHERE id = $1 AND finished_at IS NOT NULL)",
+            &[&id],
+        )
+        .await?;
+    Ok(row.get(0))
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Exported {
+    /// Item pages written.
+    pub items: u64,
+    /// Records on them.
+    pub records: u64,
+    /// Violations on them.
+    pub violations: u64,
+}
+
+/// Writes the job's records as NDJSON, one line per item page, in URL
+/// order, so that the output does not depend on which worker did what.
+pub async fn export(
+    client: &Client,
+    id: i64,
+    out: &mut dyn Write,
+) -> Result<Exported, BackendError> {
+    let rows = client
+        .query(
+            "SELECT line, records, violations FROM mend_records WHERE job_id = $1 ORDER BY url",
+            &[&id],
+        )
+        .await?;
+    let mut exported = Exported::default();
+    let io = |source| BackendError::Io {
+        path: PathBuf::from("output"),
+        source,
+    };
+    for row in rows {
+        let line: &str = row.get(0);
+        out.write_all(line.as_bytes()).map_err(io)?;
+        out.write_all(b"\n").map_err(io)?;
+        exported.items += 1;
+        exported.records += u64::try_from(row.get::<_, i32>(1)).unwrap_or(0);
+        exported.violations += u64::try_from(row.get::<_, i32>(2)).unwrap_or(0);
+    }
+    out.flush().map_err(io)?;
+    Ok(exported)
+}
+
+/// Writes the job's healing state (its wrapper file, tree-grams and store)
+/// into `dir`, for a worker's runtime; gives the wrapper's and the store's
+/// paths. A tree-gram path that would leave `dir` is refused.
+pub fn unpack(job: &Job, dir: &Path) -> Result<(PathBuf, PathBuf), BackendError> {
+    let write = |path: &Path, bytes: &[u8]| -> Result<(), BackendError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| BackendError::Io {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        std::fs::write(path, bytes).map_err(|source| BackendError::Io {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    let file_name = Path::new(&job.wrapper_file)
+        .file_name()
+        .map_or_else(|| PathBuf::from("wrapper.yaml"), PathBuf::from);
+    let wrapper_path = dir.join(file_name);
+    write(&wrapper_path, job.wrapper_yaml.as_bytes())?;
+    for (relative, text) in &job.treegrams {
+        if !is_inside(relative) {
+            return Err(BackendError::UnsafePath(relative.clone()));
+        }
+        write(&dir.join(relative), text.as_bytes())?;
+    }
+    let store = dir.join(".mend").join("mend.db");
+    if let Some(image) = &job.store_image {
+        write(&store, image)?;
+    }
+    Ok((wrapper_path, store))
+}
+
+/// Whether a relative path stays below its folder.
+fn is_inside(relative: &str) -> bool {
+    let path = Path::new(relative);
+    !relative.is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+fn millis(d: Duration) -> i32 {
+    i32::try_from(d.as_millis()).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_gram_paths_from_the_database_stay_in_their_folder() {
+        assert!(is_inside("treegrams/w/title.html"));
+        assert!(is_inside("./treegrams/w/title.html"));
+        assert!(!is_inside("../outside.html"));
+        assert!(!is_inside("treegrams/../../x.html"));
+        assert!(!is_inside("/etc/passwd"));
+        assert!(!is_inside(""));
+    }
+
+    #[test]
+    fn robots_columns_go_both_ways() {
+        for txt in [
+            RobotsTxt::Body(b"User-agent: *\nDisallow: /private/\n".to_vec()),
+            RobotsTxt::Absent,
+            RobotsTxt::Unreadable,
+        ] {
+            let (state, body) = robots_columns(&txt);
+            assert_eq!(robots_from_columns(Some(state), body), Some(txt));
+        }
+        assert_eq!(robots_from_columns(None, None), None);
+    }
+}

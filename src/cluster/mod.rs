@@ -1,0 +1,36 @@
+//! The PostgreSQL backend: crawl jobs whose frontier, politeness, records
+//! and healing state live in PostgreSQL, worked on by any number of
+//! stateless workers (`mend worker`), on one machine or many.
+//!
+//! The crawl's two functions (*NewCrawl*, *UpdateCrawl*) depend on their
+//! arguments only; distributing them is a matter of where their state
+//! lives. Here it lives in five tables (`migrations/postgres/`):
+//!
+//! - `mend_jobs`: the job, with the wrapper's text, tree-grams and store
+//!   image, versioned, so a worker needs nothing but the connection string;
+//! - `mend_frontier`: every URL met, leased with `FOR UPDATE SKIP LOCKED`
+//!   (`queue.rs`), a lease that runs out making its URL available again;
+//! - `mend_hosts`: per-host delay, concurrency and robots.txt, the same
+//!   for all workers;
+//! - `mend_records`: one output line per item page, keyed by URL, written
+//!   in the transaction that acknowledges the page, so none is lost or
+//!   written twice;
+//! - `mend_adaptations` and `mend_workers`: what was healed, and by whom.
+//!
+//! It refuses what it cannot yet do faithfully across workers: `--since`
+//! (UpdateCrawl's HTTP cache), rendering, media downloads, and output
+//! formats other than NDJSON; `mend crawl` says so before it submits.
+
+mod database;
+mod error;
+mod job;
+mod queue;
+mod status;
+mod worker;
+
+pub use database::{MIGRATIONS, connect, migrate, open, redact};
+pub use error::BackendError;
+pub use job::{Exported, Job, JobSpec, export, load, newest, submit, try_finish};
+pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
+pub use status::{JobStatus, WorkerStatus, status};
+pub use worker::{WorkerOptions, WorkerSummary, store_image, work};

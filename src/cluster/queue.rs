@@ -1,0 +1,420 @@
+//! The shared frontier: leases taken with `FOR UPDATE SKIP LOCKED` under
+//! each host's politeness, and acknowledgements that write a page's record
+//! and its links in the transaction that ends its lease.
+//!
+//! A lease is the permission to fetch one URL now. Taking one locks the
+//! host's row, checks that fewer than the host's `concurrency` leases are
+//! live and that its delay has passed, leases the URL and moves the host's
+//! next start by its delay; so the delay and the concurrency hold across
+//! every worker, whatever their number. A worker that dies leaves its
+//! leases to run out; the URLs are then taken again, and a URL whose leases
+//! ran out [`MAX_ATTEMPTS`] times is failed rather than retried for ever
+//! (a page that kills its workers must not kill them all).
+//!
+//! An acknowledgement counts only while its lease is the worker's: a
+//! worker whose lease ran out and was taken by another writes nothing, so
+//! no page is emitted twice.
+
+use std::time::Duration;
+
+use tokio_postgres::Client;
+use url::Url;
+
+use super::BackendError;
+use super::job::ITEM_PRIORITY;
+use crate::crawl::{ItemRule, origin};
+
+/// How many times a URL's lease may run out before it is failed.
+pub const MAX_ATTEMPTS: i32 = 5;
+
+/// A URL leased to a worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lease {
+    /// The URL.
+    pub url: Url,
+    /// Links from a start URL.
+    pub depth: u32,
+    /// Its host's key (scheme, host, port).
+    pub host: String,
+}
+
+/// What a worker asking for work gets.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// A URL to fetch now.
+    Leased(Lease),
+    /// Nothing may start now (a delay, the hosts' concurrency, other
+    /// workers' leases still live): ask again after this long.
+    Wait(Duration),
+    /// Nothing is queued or leased: the job is done.
+    Done,
+}
+
+/// A fetched URL's outcome as a worker reports it.
+#[derive(Debug, Clone)]
+pub struct Ack {
+    /// The URL as leased.
+    pub url: Url,
+    /// `done`, `failed` or `skipped`.
+    pub state: &'static str,
+    /// The HTTP status.
+    pub status: Option<u16>,
+    /// Why it failed or was skipped.
+    pub error: Option<String>,
+    /// Whether it is an item page.
+    pub item: bool,
+    /// Where a redirect ended, when elsewhere: recorded as met, and the
+    /// page's record is dropped if another URL reached it first.
+    pub final_url: Option<Url>,
+    /// Links found, with their depth.
+    pub links: Vec<(Url, u32)>,
+    /// The page's output line, records and violations, for an item page.
+    pub record: Option<(String, i32, i32)>,
+    /// Adaptations tried on the page.
+    pub adaptations: Vec<serde_json::Value>,
+    /// The wrapper version the page was extracted with.
+    pub wrapper_version: i32,
+}
+
+/// Takes the next URL to fetch, if one may start now.
+pub async fn claim(
+    client: &mut Client,
+    job: i64,
+    worker: &str,
+    lease: Duration,
+) -> Result<Claim, BackendError> {
+    let lease_ms = lease.as_secs_f64() * 1000.0;
+    loop {
+        let tx = client.transaction().await?;
+        let host = tx
+            .query_opt(
+                "SELECT h.host, h.concurrency FROM mend_hosts h
+                 WHERE h.job_id = $1 AND h.next_at <= clock_timestamp()
+                   AND EXISTS (SELECT 1 FROM mend_frontier f
+                               WHERE f.job_id = $1 AND f.host = h.host
+                                 AND (f.state = 'queued'
+                                      OR (f.state = 'leased' AND f.lease_until < clock_timestamp())))
+                 ORDER BY h.next_at LIMIT 1
+                 FOR UPDATE SKIP LOCKED",
+                &[&job],
+            )
+            .await?;
+        let Some(host) = host else {
+            drop(tx);
+            return idle(client, job).await;
+        };
+        let (host, concurrency): (String, i32) = (host.get(0), host.get(1));
+        // The host's row is locked: the count below cannot change under us.
+        let live: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM mend_frontier
+                 WHERE job_id = $1 AND host = $2 AND state = 'leased'
+                   AND lease_until >= clock_timestamp()",
+                &[&job, &host],
+            )
+            .await?
+            .get(0);
+        if live >= i64::from(concurrency) {
+            return Ok(Claim::Wait(Duration::from_millis(20)));
+        }
+        let entry = tx
+            .query_opt(
+                "SELECT url, depth, state, attempts FROM mend_frontier
+                 WHERE job_id = $1 AND host = $2
+                   AND (state = 'queued' OR (state = 'leased' AND lease_until < clock_timestamp()))
+                 ORDER BY priority DESC, seq LIMIT 1
+                 FOR UPDATE SKIP LOCKED",
+                &[&job, &host],
+            )
+            .await?;
+        let Some(entry) = entry else {
+            return Ok(Claim::Wait(Duration::from_millis(20)));
+        };
+        let url: String = entry.get(0);
+        let depth: i32 = entry.get(1);
+        let state: &str = entry.get(2);
+        let attempts: i32 = entry.get(3);
+        if state == "leased" && attempts >= MAX_ATTEMPTS {
+            tracing::warn!(%url, attempts, "its leases ran out too often: failed");
+            tx.execute(
+                "UPDATE mend_frontier SET state = 'failed', lease_owner = NULL, lease_until = NULL,
+                     error = 'its workers stopped answering ' || attempts || ' times',
+                     done_at = clock_timestamp()
+                 WHERE job_id = $1 AND url = $2",
+                &[&job, &url],
+            )
+            .await?;
+            tx.commit().await?;
+            continue;
+        }
+        if state == "queued" {
+            let within = tx
+                .query_opt(
+                    "UPDATE mend_jobs SET taken = taken + 1
+                     WHERE id = $1 AND (max_pages IS NULL OR taken < max_pages) RETURNING taken",
+                    &[&job],
+                )
+                .await?;
+            if within.is_none() {
+                // The page budget is spent: what is still queued is not fetched.
+                tx.execute(
+                    "UPDATE mend_frontier SET state = 'skipped', error = 'the page budget is spent',
+                         done_at = clock_timestamp()
+                     WHERE job_id = $1 AND state = 'queued'",
+                    &[&job],
+                )
+                .await?;
+                tx.commit().await?;
+                continue;
+            }
+        }
+        tx.execute(
+            "UPDATE mend_frontier SET state = 'leased', lease_owner = $3, attempts = attempts + 1,
+                 lease_until = clock_timestamp() + $4::float8 * interval '1 millisecond'
+             WHERE job_id = $1 AND url = $2",
+            &[&job, &url, &worker, &lease_ms],
+        )
+        .await?;
+        tx.execute(
+            "UPDATE mend_hosts SET next_at = clock_timestamp() + delay_ms * interval '1 millisecond'
+             WHERE job_id = $1 AND host = $2",
+            &[&job, &host],
+        )
+        .await?;
+        tx.commit().await?;
+        let Ok(url) = Url::parse(&url) else {
+            // Only normalised URLs are queued; a row that does not parse
+            // was written by hand, and is failed rather than retried.
+            client
+                .execute(
+                    "UPDATE mend_frontier SET state = 'failed', error = 'not a URL'
+                     WHERE job_id = $1 AND url = $2",
+                    &[&job, &url],
+                )
+                .await?;
+            continue;
+        };
+        return Ok(Claim::Leased(Lease {
+            url,
+            depth: u32::try_from(depth).unwrap_or(0),
+            host,
+        }));
+    }
+}
+
+/// When no host may start now: wait for the soonest one, or for other
+/// workers' leases, or say the job is done.
+async fn idle(client: &Client, job: i64) -> Result<Claim, BackendError> {
+    let row = client
+        .query_one(
+            "SELECT count(*) FILTER (WHERE state = 'queued'),
+                    count(*) FILTER (WHERE state = 'leased')
+             FROM mend_frontier WHERE job_id = $1 AND state IN ('queued', 'leased')",
+            &[&job],
+        )
+        .await?;
+    let (queued, leased): (i64, i64) = (row.get(0), row.get(1));
+    if queued == 0 && leased == 0 {
+        return Ok(Claim::Done);
+    }
+    Ok(Claim::Wait(Duration::from_millis(if queued > 0 {
+        10
+    } else {
+        100
+    })))
+}
+
+/// Reports a page: its outcome, links, record and adaptations in one
+/// transaction, if the lease is still the worker's. Gives whether it was.
+pub async fn acknowledge(
+    client: &mut Client,
+    job: i64,
+    worker: &str,
+    ack: &Ack,
+    items: &ItemRule,
+) -> Result<bool, BackendError> {
+    let tx = client.transaction().await?;
+    let status = ack.status.map(i32::from);
+    let ended = tx
+        .execute(
+            "UPDATE mend_frontier SET state = $4, status = $5, error = $6, item = $7,
+                 worker = $3, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+             WHERE job_id = $1 AND url = $2 AND state = 'leased' AND lease_owner = $3",
+            &[
+                &job,
+                &ack.url.as_str(),
+                &worker,
+                &ack.state,
+                &status,
+                &ack.error,
+                &ack.item,
+            ],
+        )
+        .await?;
+    if ended == 0 {
+        // The lease ran out and another worker has the URL (or did it).
+        tx.execute(
+            "UPDATE mend_workers SET lost = lost + 1, last_seen = clock_timestamp()
+             WHERE id = $1 AND job_id = $2",
+            &[&worker, &job],
+        )
+        .await?;
+        tx.commit().await?;
+        return Ok(false);
+    }
+    let mut emit = true;
+    if let Some(target) = &ack.final_url {
+        let depth = 0_i32;
+        let new = tx
+            .execute(
+                "INSERT INTO mend_frontier (job_id, url, host, depth, state, worker, done_at)
+                 VALUES ($1, $2, $3, $4, 'done', $5, clock_timestamp()) ON CONFLICT DO NOTHING",
+                &[&job, &target.as_str(), &origin(target), &depth, &worker],
+            )
+            .await?;
+        // A redirect to a page met before is that page: read once.
+        emit = new == 1;
+    }
+    if !ack.links.is_empty() {
+        let (urls, hosts, depths, priorities) = link_columns(&ack.links, items);
+        tx.execute(
+            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
+             SELECT $1, h, j.delay_ms, j.host_concurrency
+             FROM unnest($2::text[]) AS h, mend_jobs j WHERE j.id = $1
+             ON CONFLICT DO NOTHING",
+            &[&job, &hosts],
+        )
+        .await?;
+        tx.execute(
+            "INSERT INTO mend_frontier (job_id, url, host, depth, priority)
+             SELECT $1, u, h, d, p FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[])
+                 AS l (u, h, d, p)
+             ON CONFLICT DO NOTHING",
+            &[&job, &urls, &hosts, &depths, &priorities],
+        )
+        .await?;
+    }
+    let mut wrote = false;
+    if let (Some((line, records, violations)), true) = (&ack.record, emit) {
+        wrote = tx
+            .execute(
+                "INSERT INTO mend_records (job_id, url, line, records, violations, worker)
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                &[&job, &ack.url.as_str(), line, records, violations, &worker],
+            )
+            .await?
+            == 1;
+    }
+    if wrote {
+        for adaptation in &ack.adaptations {
+            tx.execute(
+                "INSERT INTO mend_adaptations (job_id, url, worker, wrapper_version, adaptation)
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[
+                    &job,
+                    &ack.url.as_str(),
+                    &worker,
+                    &ack.wrapper_version,
+                    adaptation,
+                ],
+            )
+            .await?;
+        }
+    }
+    let heals = i64::try_from(ack.adaptations.len()).unwrap_or(0);
+    tx.execute(
+        "UPDATE mend_workers SET pages = pages + 1, items = items + $3, errors = errors + $4,
+             heals = heals + $5, last_seen = clock_timestamp()
+         WHERE id = $1 AND job_id = $2",
+        &[
+            &worker,
+            &job,
+            &i64::from(wrote),
+            &i64::from(ack.state == "failed"),
+            &heals,
+        ],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The links' columns for one `unnest` insert, each URL once.
+fn link_columns(
+    links: &[(Url, u32)],
+    items: &ItemRule,
+) -> (Vec<String>, Vec<String>, Vec<i32>, Vec<f64>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (url, depth) in links {
+        if !seen.insert(url.as_str()) {
+            continue;
+        }
+        let depth_f = f64::from(*depth);
+        columns.0.push(url.to_string());
+        columns.1.push(origin(url));
+        columns.2.push(i32::try_from(*depth).unwrap_or(i32::MAX));
+        columns.3.push(if items.is_item(url) {
+            ITEM_PRIORITY - depth_f
+        } else {
+            -depth_f
+        });
+    }
+    columns
+}
+
+/// Extends the worker's live leases: a slow page or a long heal does not
+/// lose its lease while the worker is alive. Gives how many it holds.
+pub async fn renew(
+    client: &Client,
+    job: i64,
+    worker: &str,
+    lease: Duration,
+) -> Result<u64, BackendError> {
+    let lease_ms = lease.as_secs_f64() * 1000.0;
+    let n = client
+        .execute(
+            "UPDATE mend_frontier SET lease_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
+             WHERE job_id = $1 AND lease_owner = $2 AND state = 'leased'",
+            &[&job, &worker, &lease_ms],
+        )
+        .await?;
+    client
+        .execute(
+            "UPDATE mend_workers SET last_seen = clock_timestamp() WHERE id = $1 AND job_id = $2",
+            &[&worker, &job],
+        )
+        .await?;
+    Ok(n)
+}
+
+/// A host said it is overloaded (429, 503): its delay doubles for every
+/// worker, up to `max`.
+pub async fn slow_down(
+    client: &Client,
+    job: i64,
+    host: &str,
+    max: Duration,
+) -> Result<(), BackendError> {
+    let max_ms = i32::try_from(max.as_millis()).unwrap_or(i32::MAX);
+    client
+        .execute(
+            "UPDATE mend_hosts SET delay_ms = LEAST(GREATEST(delay_ms, 50) * 2, $3)
+             WHERE job_id = $1 AND host = $2",
+            &[&job, &host, &max_ms],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Registers a worker on a job, for `mend status`.
+pub async fn register(client: &Client, job: i64, worker: &str) -> Result<(), BackendError> {
+    client
+        .execute(
+            "INSERT INTO mend_workers (id, job_id) VALUES ($1, $2)
+             ON CONFLICT (id, job_id) DO UPDATE SET last_seen = clock_timestamp()",
+            &[&worker, &job],
+        )
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,162 @@
+//! `mend status`: where a job of the PostgreSQL backend stands, from the
+//! database alone: queue depth, leases, pages per second per worker,
+//! errors and heals.
+
+use serde::Serialize;
+use tokio_postgres::Client;
+
+use super::BackendError;
+
+/// A job's progress.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JobStatus {
+    /// The job's id.
+    pub job: i64,
+    /// Its wrapper's name.
+    pub wrapper: String,
+    /// Whether it finished.
+    pub finished: bool,
+    /// Seconds since it was submitted (until it finished, if it did).
+    pub seconds: f64,
+    /// URLs waiting.
+    pub queued: i64,
+    /// URLs leased, their lease live.
+    pub leased: i64,
+    /// URLs leased by workers that stopped renewing (to be taken again).
+    pub expired: i64,
+    /// Pages done.
+    pub done: i64,
+    /// Pages that failed.
+    pub failed: i64,
+    /// URLs skipped (robots.txt, the page budget).
+    pub skipped: i64,
+    /// Item pages with records.
+    pub items: i64,
+    /// Records.
+    pub records: i64,
+    /// Violations on item pages.
+    pub violations: i64,
+    /// Adaptations tried, by all workers.
+    pub heals: i64,
+    /// The wrapper's version (one more per heal applied).
+    pub wrapper_version: i32,
+    /// Pages per second over the job, all workers together.
+    pub pages_per_second: f64,
+    /// Each worker.
+    pub workers: Vec<WorkerStatus>,
+}
+
+/// One worker's share of a job.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WorkerStatus {
+    /// The worker's name.
+    pub id: String,
+    /// Pages it acknowledged.
+    pub pages: i64,
+    /// Item pages it wrote.
+    pub items: i64,
+    /// Pages that failed.
+    pub errors: i64,
+    /// Adaptations it tried.
+    pub heals: i64,
+    /// Pages it lost to another worker after its lease ran out.
+    pub lost: i64,
+    /// Pages per second while it worked.
+    pub pages_per_second: f64,
+    /// Seconds since it was last heard of.
+    pub idle_seconds: f64,
+}
+
+/// The status of job `id`, or of the newest job.
+pub async fn status(client: &Client, id: Option<i64>) -> Result<JobStatus, BackendError> {
+    let row = match id {
+        Some(id) => {
+            client
+                .query_opt(
+                    "SELECT id, wrapper_name, finished_at IS NOT NULL,
+                         extract(epoch FROM coalesce(finished_at, clock_timestamp()) - created_at)::float8,
+                         wrapper_version
+                     FROM mend_jobs WHERE id = $1",
+                    &[&id],
+                )
+                .await?
+        }
+        None => {
+            client
+                .query_opt(
+                    "SELECT id, wrapper_name, finished_at IS NOT NULL,
+                         extract(epoch FROM coalesce(finished_at, clock_timestamp()) - created_at)::float8,
+                         wrapper_version
+                     FROM mend_jobs ORDER BY id DESC LIMIT 1",
+                    &[],
+                )
+                .await?
+        }
+    };
+    let row = row.ok_or(BackendError::NoJob(id.unwrap_or(0)))?;
+    let mut status = JobStatus {
+        job: row.get(0),
+        wrapper: row.get(1),
+        finished: row.get(2),
+        seconds: row.get(3),
+        wrapper_version: row.get(4),
+        ..JobStatus::default()
+    };
+    let counts = client
+        .query_one(
+            "SELECT count(*) FILTER (WHERE state = 'queued'),
+                    count(*) FILTER (WHERE state = 'leased' AND lease_until >= clock_timestamp()),
+                    count(*) FILTER (WHERE state = 'leased' AND lease_until < clock_timestamp()),
+                    count(*) FILTER (WHERE state = 'done'),
+                    count(*) FILTER (WHERE state = 'failed'),
+                    count(*) FILTER (WHERE state = 'skipped')
+             FROM mend_frontier WHERE job_id = $1",
+            &[&status.job],
+        )
+        .await?;
+    status.queued = counts.get(0);
+    status.leased = counts.get(1);
+    status.expired = counts.get(2);
+    status.done = counts.get(3);
+    status.failed = counts.get(4);
+    status.skipped = counts.get(5);
+    let records = client
+        .query_one(
+            "SELECT count(*), coalesce(sum(records), 0)::bigint, coalesce(sum(violations), 0)::bigint,
+                 (SELECT count(*) FROM mend_adaptations WHERE job_id = $1)
+             FROM mend_records WHERE job_id = $1",
+            &[&status.job],
+        )
+        .await?;
+    status.items = records.get(0);
+    status.records = records.get(1);
+    status.violations = records.get(2);
+    status.heals = records.get(3);
+    status.pages_per_second = (status.done + status.failed) as f64 / status.seconds.max(1e-3);
+    status.workers = client
+        .query(
+            "SELECT id, pages, items, errors, heals, lost,
+                 extract(epoch FROM last_seen - started_at)::float8,
+                 extract(epoch FROM clock_timestamp() - last_seen)::float8
+             FROM mend_workers WHERE job_id = $1 ORDER BY started_at, id",
+            &[&status.job],
+        )
+        .await?
+        .iter()
+        .map(|r| {
+            let pages: i64 = r.get(1);
+            let busy: f64 = r.get(6);
+            WorkerStatus {
+                id: r.get(0),
+                pages,
+                items: r.get(2),
+                errors: r.get(3),
+                heals: r.get(4),
+                lost: r.get(5),
+                pages_per_second: pages as f64 / busy.max(1e-3),
+                idle_seconds: r.get(7),
+            }
+        })
+        .collect();
+    Ok(status)
+}

@@ -1,0 +1,622 @@
+//! `mend worker`: a stateless crawl worker over the PostgreSQL backend.
+//!
+//! A worker keeps nothing of its own between pages. It takes a job from
+//! the database (the one it is given, or the oldest open one), runs
+//! `concurrency` tasks that each lease a URL, fetch it, read its links,
+//! extract and heal it if it is an item page, and acknowledge it; and one
+//! task that renews its leases while it lives. Any number of workers may
+//! run at once, be killed or be added: a killed worker's leases run out and
+//! its URLs are taken by the others.
+//!
+//! Healing state is the job's: its wrapper, tree-grams and store, versioned
+//! in `mend_jobs`. A worker unpacks the current version into a folder of
+//! its own and runs the healing runtime there. When a heal in `auto` mode
+//! rewrites the wrapper, the worker publishes the new version under a
+//! PostgreSQL advisory lock, unless another worker published first, in
+//! which case it adopts theirs: one heal, which every worker then uses.
+//!
+//! A lost connection (PostgreSQL restarting, say) is waited out: the task
+//! reconnects with backoff and sends its acknowledgement again; the
+//! acknowledgement counts once, whatever was sent before the connection
+//! dropped.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Mutex;
+use tokio_postgres::Client;
+
+use super::BackendError;
+use super::database::open;
+use super::job::{self, Job, robots_columns, robots_from_columns};
+use super::queue::{self, Ack, Claim, Lease};
+use crate::crawl::{FetchFailure, Fetcher, MAX_DELAY, links_of};
+use crate::dom::Document;
+use crate::fetch::{Page, PageSource};
+use crate::job::{self as run, PageOutput, RunOptions};
+use crate::runtime::{Runtime, Session};
+use crate::wrapper::HealMode;
+
+/// What a worker is asked to do.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// The database's connection string.
+    pub backend: String,
+    /// Work on this job only; otherwise on open jobs, oldest first.
+    pub job: Option<i64>,
+    /// Pages in flight at once in this worker.
+    pub concurrency: usize,
+    /// How long a lease lasts without renewal.
+    pub lease: Duration,
+    /// Stop when no job is open (otherwise wait for one).
+    pub until_done: bool,
+    /// How long to keep trying to reach the database.
+    pub patience: Duration,
+    /// The worker's name (a unique one is made up when `None`).
+    pub name: Option<String>,
+}
+
+/// What a worker did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct WorkerSummary {
+    /// The worker's name.
+    pub worker: String,
+    /// Jobs it worked on.
+    pub jobs: Vec<i64>,
+    /// Pages it acknowledged.
+    pub pages: u64,
+    /// Item pages whose records it wrote.
+    pub items: u64,
+    /// Pages that failed.
+    pub errors: u64,
+    /// Pages whose lease it lost to another worker.
+    pub lost: u64,
+    /// Times it reconnected to the database.
+    pub reconnects: u64,
+    /// Heals it published as a new wrapper version.
+    pub published: u64,
+}
+
+/// Runs a worker until its job is done (or, with `until_done`, until no
+/// job is open).
+pub async fn work(options: WorkerOptions) -> Result<WorkerSummary, BackendError> {
+    let name = options.name.clone().unwrap_or_else(worker_name);
+    let mut summary = WorkerSummary {
+        worker: name.clone(),
+        ..WorkerSummary::default()
+    };
+    let mut client = open(&options.backend, options.patience).await?;
+    loop {
+        let id = match options.job {
+            Some(id) => id,
+            None => match job::oldest_open(&client).await? {
+                Some(id) => id,
+                None if options.until_done => return Ok(summary),
+                None => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            },
+        };
+        let job = job::load(&client, id).await?;
+        if !job.finished {
+            summary.jobs.push(id);
+            work_on(job, &options, &name, &mut summary).await?;
+        }
+        // The database may have restarted while the job ran.
+        client = open(&options.backend, options.patience).await?;
+        job::try_finish(&client, id).await?;
+        if options.job.is_some() {
+            return Ok(summary);
+        }
+    }
+}
+
+/// What the tasks of one worker on one job share.
+struct Context {
+    id: i64,
+    name: String,
+    options: WorkerOptions,
+    fetcher: Fetcher,
+    /// Hosts whose robots.txt this worker has taken from the database.
+    robots: Mutex<HashSet<String>>,
+    /// The job as last loaded, with its healing state unpacked in `dir`.
+    state: Mutex<Healing>,
+    counts: Mutex<WorkerSummary>,
+}
+
+/// The job's healing state in this worker.
+struct Healing {
+    job: Job,
+    dir: tempfile::TempDir,
+    wrapper_path: PathBuf,
+    store: PathBuf,
+}
+
+async fn work_on(
+    job: Job,
+    options: &WorkerOptions,
+    name: &str,
+    summary: &mut WorkerSummary,
+) -> Result<(), BackendError> {
+    let client = open(&options.backend, options.patience).await?;
+    queue::register(&client, job.id, name).await?;
+    // The database holds each host's delay and concurrency for all
+    // workers (`queue::claim`); the client's own gate would only add its
+    // delay after the lease, shortening the gap the next worker sees.
+    let mut politeness = job.wrapper.crawl.politeness.clone();
+    politeness.delay = Duration::ZERO;
+    politeness.autothrottle = false;
+    politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
+    let fetcher = Fetcher::new(politeness)
+        .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?;
+    let dir = tempfile::Builder::new()
+        .prefix("mend-worker-")
+        .tempdir()
+        .map_err(|source| BackendError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let (wrapper_path, store) = job::unpack(&job, dir.path())?;
+    let context = Arc::new(Context {
+        id: job.id,
+        name: name.to_owned(),
+        options: options.clone(),
+        fetcher,
+        robots: Mutex::new(HashSet::new()),
+        state: Mutex::new(Healing {
+            job,
+            dir,
+            wrapper_path,
+            store,
+        }),
+        counts: Mutex::new(WorkerSummary::default()),
+    });
+    let renewer = {
+        let context = context.clone();
+        tokio::spawn(async move { renew_leases(context).await })
+    };
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..options.concurrency.max(1) {
+        let context = context.clone();
+        tasks.spawn(async move { task(context).await });
+    }
+    let mut failure = None;
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failure = failure.or(Some(e)),
+            Err(e) => {
+                tracing::error!(error = %e, "a worker task failed");
+            }
+        }
+    }
+    renewer.abort();
+    let counts = context.counts.lock().await;
+    summary.pages += counts.pages;
+    summary.items += counts.items;
+    summary.errors += counts.errors;
+    summary.lost += counts.lost;
+    summary.reconnects += counts.reconnects;
+    summary.published += counts.published;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// One task: lease, fetch, read, acknowledge, until the job is done.
+async fn task(context: Arc<Context>) -> Result<(), BackendError> {
+    let options = &context.options;
+    let mut client = open(&options.backend, options.patience).await?;
+    loop {
+        let claimed =
+            match queue::claim(&mut client, context.id, &context.name, options.lease).await {
+                Ok(c) => c,
+                Err(e) if e.is_connection() => {
+                    client = reconnect(&context, e).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+        let lease = match claimed {
+            Claim::Done => return Ok(()),
+            Claim::Wait(wait) => {
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            Claim::Leased(lease) => lease,
+        };
+        let ack = loop {
+            match read(&context, &client, &lease).await {
+                Ok(ack) => break ack,
+                Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
+                Err(e) => return Err(e),
+            }
+        };
+        let rule = context.state.lock().await.job.items.clone();
+        let accepted = loop {
+            match queue::acknowledge(&mut client, context.id, &context.name, &ack, &rule).await {
+                Ok(accepted) => break accepted,
+                Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
+                Err(e) => return Err(e),
+            }
+        };
+        let mut counts = context.counts.lock().await;
+        if accepted {
+            counts.pages += 1;
+            counts.items += u64::from(ack.record.is_some());
+            counts.errors += u64::from(ack.state == "failed");
+        } else {
+            counts.lost += 1;
+        }
+    }
+}
+
+async fn reconnect(context: &Context, e: BackendError) -> Result<Client, BackendError> {
+    tracing::warn!(error = %e, "lost the database; reconnecting");
+    context.counts.lock().await.reconnects += 1;
+    open(&context.options.backend, context.options.patience).await
+}
+
+/// Renews this worker's leases every third of a lease.
+async fn renew_leases(context: Arc<Context>) {
+    let every = context.options.lease / 3;
+    let mut client: Option<Client> = None;
+    loop {
+        tokio::time::sleep(every).await;
+        if client.as_ref().is_none_or(Client::is_closed) {
+            client = open(&context.options.backend, every).await.ok();
+        }
+        if let Some(c) = &client
+            && let Err(e) = queue::renew(c, context.id, &context.name, context.options.lease).await
+        {
+            tracing::warn!(error = %e, "cannot renew leases");
+            client = None;
+        }
+    }
+}
+
+/// Fetches and reads a leased URL: its outcome, links and record.
+async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
+    ensure_robots(context, client, lease).await?;
+    let (scope, rule, follow) = {
+        let state = context.state.lock().await;
+        (
+            state.job.scope.clone(),
+            state.job.items.clone(),
+            state.job.wrapper.crawl.follow.clone(),
+        )
+    };
+    let mut ack = Ack {
+        url: lease.url.clone(),
+        state: "done",
+        status: None,
+        error: None,
+        item: rule.is_item(&lease.url),
+        final_url: None,
+        links: Vec::new(),
+        record: None,
+        adaptations: Vec::new(),
+        wrapper_version: 0,
+    };
+    let response = match context.fetcher.fetch(&lease.url, &Default::default()).await {
+        Ok(r) => r,
+        Err(e) => {
+            match &e {
+                FetchFailure::Robots => ack.state = "skipped",
+                FetchFailure::Status { status } => {
+                    ack.state = "failed";
+                    ack.status = Some(*status);
+                    if matches!(status, 429 | 503) {
+                        queue::slow_down(client, context.id, &lease.host, MAX_DELAY).await?;
+                    }
+                }
+                _ => ack.state = "failed",
+            }
+            ack.error = Some(e.to_string());
+            ack.item = false;
+            return Ok(ack);
+        }
+    };
+    ack.status = Some(response.status);
+    let final_url = response.final_url.clone();
+    if final_url != lease.url {
+        ack.final_url = Some(final_url.clone());
+    }
+    ack.item = ack.item || rule.is_item(&final_url);
+    let page = Page {
+        name: final_url.to_string(),
+        url: Some(final_url.clone()),
+        bytes: response.body,
+        charset: response.charset,
+    };
+    {
+        let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+        ack.links = links_of(&doc, &final_url, &follow)
+            .into_iter()
+            .filter(|u| scope.allows(u, lease.depth + 1))
+            .map(|u| (u, lease.depth + 1))
+            .collect();
+    }
+    if ack.item {
+        let (out, version) = extract(context, client, page).await?;
+        ack.wrapper_version = version;
+        ack.adaptations = out.adaptations.clone();
+        let records = i32::try_from(out.records.len()).unwrap_or(i32::MAX);
+        let violations = i32::try_from(out.violations.len()).unwrap_or(i32::MAX);
+        let line = serde_json::to_string(&out).unwrap_or_default();
+        ack.record = Some((line, records, violations));
+    }
+    Ok(ack)
+}
+
+/// The host's robots.txt, from the database; the first worker to need it
+/// reads it and keeps it there for the others.
+async fn ensure_robots(
+    context: &Context,
+    client: &Client,
+    lease: &Lease,
+) -> Result<(), BackendError> {
+    if context.robots.lock().await.contains(&lease.host) {
+        return Ok(());
+    }
+    let select = "SELECT robots_state, robots FROM mend_hosts WHERE job_id = $1 AND host = $2";
+    let row = client
+        .query_one(select, &[&context.id, &lease.host])
+        .await?;
+    let known = robots_from_columns(row.get::<_, Option<&str>>(0), row.get(1));
+    let txt = match known {
+        Some(txt) => txt,
+        None => {
+            let txt = context.fetcher.robots_txt(&lease.url).await;
+            let (state, body) = robots_columns(&txt);
+            let delay = context.fetcher.adopt_robots(&lease.url, &txt).await;
+            let delay_ms = delay.map_or(0, |d| i32::try_from(d.as_millis()).unwrap_or(i32::MAX));
+            client
+                .execute(
+                    "UPDATE mend_hosts SET robots_state = $3, robots = $4,
+                         delay_ms = GREATEST(delay_ms, $5)
+                     WHERE job_id = $1 AND host = $2 AND robots_state IS NULL",
+                    &[&context.id, &lease.host, &state, &body, &delay_ms],
+                )
+                .await?;
+            let row = client
+                .query_one(select, &[&context.id, &lease.host])
+                .await?;
+            robots_from_columns(row.get::<_, Option<&str>>(0), row.get(1)).unwrap_or(txt)
+        }
+    };
+    context.fetcher.adopt_robots(&lease.url, &txt).await;
+    context.robots.lock().await.insert(lease.host.clone());
+    Ok(())
+}
+
+/// Extracts an item page with the job's wrapper, healing as the job says;
+/// gives the page's output and the wrapper version it was read with.
+async fn extract(
+    context: &Context,
+    client: &Client,
+    page: Page,
+) -> Result<(PageOutput, i32), BackendError> {
+    let source = PageSource::Memory(Arc::new(page));
+    let mut state = context.state.lock().await;
+    if state.job.heal == HealMode::Off {
+        let wrapper = state.job.wrapper.clone();
+        let version = state.job.wrapper_version;
+        drop(state);
+        let out = tokio::task::spawn_blocking(move || {
+            let mut out = None;
+            run::run_pages(&wrapper, &[source], &RunOptions::default(), |o| {
+                out = Some(o);
+            });
+            out
+        })
+        .await
+        .ok()
+        .flatten();
+        return Ok((out.unwrap_or_else(|| empty_output()), version));
+    }
+    // Healing: one page at a time in this worker, on the job's newest state.
+    let current: i32 = client
+        .query_one(
+            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
+            &[&context.id],
+        )
+        .await?
+        .get(0);
+    if current != state.job.wrapper_version {
+        adopt(&mut state, client, context.id).await?;
+    }
+    let job = state.job.clone();
+    let (wrapper_path, store) = (state.wrapper_path.clone(), state.store.clone());
+    let before = job.wrapper_yaml.clone();
+    let (out, after) = tokio::task::spawn_blocking(move || {
+        let mut out = None;
+        match Runtime::new(
+            job.heal,
+            job.wrapper,
+            &wrapper_path,
+            Session::at(store),
+            RunOptions::default(),
+        ) {
+            Ok(mut runtime) => {
+                run::run_pages_healing(&mut runtime, &[source], &RunOptions::default(), |o| {
+                    out = Some(o);
+                });
+                runtime.finish();
+                if let Some(failure) = runtime.failure() {
+                    tracing::warn!(error = %failure, "healing failed on a page");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the healing runtime cannot start"),
+        }
+        let after = std::fs::read_to_string(&wrapper_path).ok();
+        (out, after)
+    })
+    .await
+    .unwrap_or((None, None));
+    let version = state.job.wrapper_version;
+    if let Some(after) = after.filter(|a| *a != before) {
+        publish(context, &mut state, client, after).await?;
+    }
+    Ok((out.unwrap_or_else(|| empty_output()), version))
+}
+
+/// Publishes the wrapper a heal rewrote as the job's next version, under
+/// the job's advisory lock; if another worker published first, adopts
+/// theirs instead.
+async fn publish(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+    wrapper_yaml: String,
+) -> Result<(), BackendError> {
+    let treegrams = read_treegrams(state.dir.path())?;
+    let image = store_image(&state.store)?;
+    let treegrams_json = serde_json::to_value(&treegrams).unwrap_or_default();
+    // A transaction needs the client mutably; the advisory lock is taken
+    // and released around one compare-and-set statement instead.
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
+        .await?;
+    let updated = client
+        .execute(
+            "UPDATE mend_jobs SET wrapper_yaml = $3, treegrams = $4, store_image = $5,
+                 wrapper_version = wrapper_version + 1
+             WHERE id = $1 AND wrapper_version = $2",
+            &[
+                &context.id,
+                &state.job.wrapper_version,
+                &wrapper_yaml,
+                &treegrams_json,
+                &image,
+            ],
+        )
+        .await;
+    client
+        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
+        .await?;
+    if updated? == 1 {
+        context.counts.lock().await.published += 1;
+        tracing::info!(
+            job = context.id,
+            version = state.job.wrapper_version + 1,
+            "published a healed wrapper"
+        );
+    }
+    adopt(state, client, context.id).await
+}
+
+/// Loads the job's newest healing state and unpacks it.
+async fn adopt(state: &mut Healing, client: &Client, id: i64) -> Result<(), BackendError> {
+    let job = job::load(client, id).await?;
+    let (wrapper_path, store) = job::unpack(&job, state.dir.path())?;
+    state.wrapper_path = wrapper_path;
+    state.store = store;
+    state.job = job;
+    Ok(())
+}
+
+/// The tree-gram files under `dir`, by relative path.
+fn read_treegrams(dir: &Path) -> Result<BTreeMap<String, String>, BackendError> {
+    let mut found = BTreeMap::new();
+    let root = dir.join("treegrams");
+    let mut stack = vec![root];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path)
+                && let Ok(relative) = path.strip_prefix(dir)
+            {
+                found.insert(relative.to_string_lossy().into_owned(), text);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A consistent copy of a SQLite store's bytes (`VACUUM INTO`), or `None`
+/// when there is no store.
+pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
+    if !store.exists() {
+        return Ok(None);
+    }
+    let fail = |source| BackendError::StoreImage {
+        path: store.to_owned(),
+        source,
+    };
+    let copy = tempfile::Builder::new()
+        .prefix("mend-store-image-")
+        .tempdir()
+        .map_err(|source| BackendError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let target = copy.path().join("store.db");
+    let conn = rusqlite::Connection::open(store).map_err(fail)?;
+    conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
+        .map_err(fail)?;
+    std::fs::read(&target)
+        .map(Some)
+        .map_err(|source| BackendError::Io {
+            path: target,
+            source,
+        })
+}
+
+fn empty_output() -> PageOutput {
+    PageOutput {
+        page: String::new(),
+        records: Vec::new(),
+        violations: Vec::new(),
+        adaptations: Vec::new(),
+        fallbacks: Vec::new(),
+        error: Some("the page could not be extracted".to_owned()),
+        ticket: None,
+    }
+}
+
+/// A name no other worker has: the host, the process, and random bits.
+fn worker_name() -> String {
+    let mut bits = [0u8; 4];
+    let _ = getrandom::fill(&mut bits);
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "host".to_owned());
+    format!(
+        "{host}-{}-{}",
+        std::process::id(),
+        bits.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_names_differ() {
+        assert_ne!(worker_name(), worker_name());
+    }
+
+    #[test]
+    fn tree_grams_are_read_with_paths_relative_to_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("treegrams/w/title.html");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "<h1>t</h1>").unwrap();
+        let found = read_treegrams(dir.path()).unwrap();
+        assert_eq!(
+            found.into_iter().collect::<Vec<_>>(),
+            [("treegrams/w/title.html".to_owned(), "<h1>t</h1>".to_owned())]
+        );
+    }
+}

@@ -1,0 +1,354 @@
+//! `mend crawl --backend`, `mend worker` and `mend status` against a
+//! throwaway PostgreSQL (`support::postgres`) and the fixture site: one
+//! worker and three give the same records; workers killed with `kill -9`
+//! lose nothing and emit nothing twice; a database restart is waited out;
+//! politeness holds across workers, as the site's own log shows.
+//!
+//! Each test is skipped, with a message, when no PostgreSQL binaries are
+//! installed; `.ci/run` installs them.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::cli_crawl::{NO_TRAPS, POSTS, pages, wrapper};
+use crate::support::cli::{Mend, Run};
+use crate::support::fixture_site::{FixtureSite, LoggedRequest, SiteOptions};
+use crate::support::postgres::Postgres;
+use crate::support::rng::Rng;
+
+fn mend(dir: &Path, args: &[&str]) -> Run {
+    Mend::new(args).dir(dir).output().into()
+}
+
+fn worker(dir: &Path, backend: &str, job: &str, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["worker", "--backend", backend, "--job", job, "--quiet"])
+        .args(extra)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finish(child: Child) {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "a worker failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Submits the crawl, gives the job's id.
+fn submit(dir: &Path, backend: &str, w: &Path, site: &str, out: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "crawl",
+        w.to_str().unwrap(),
+        site,
+        "--backend",
+        backend,
+        "--out",
+        out,
+        "--detach",
+    ];
+    args.extend_from_slice(extra);
+    let run = mend(dir, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout.trim().to_owned()
+}
+
+/// Writes the job's output once its workers are done.
+fn export(dir: &Path, backend: &str, w: &Path, site: &str, out: &str) -> Run {
+    mend(
+        dir,
+        &[
+            "crawl",
+            w.to_str().unwrap(),
+            site,
+            "--backend",
+            backend,
+            "--out",
+            out,
+            "--resume",
+            "--summary-json",
+            &format!("{out}.summary.json"),
+        ],
+    )
+}
+
+fn sorted_lines(path: &Path) -> Vec<String> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
+fn status(dir: &Path, backend: &str, job: &str) -> Value {
+    let run = mend(
+        dir,
+        &["status", "--backend", backend, "--job", job, "--json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+#[test]
+fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
+    let Some(pg) = Postgres::start("one_worker_and_three") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 30,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
+        ),
+    );
+    let one = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w.to_str().unwrap(),
+            &site.url(),
+            "--backend",
+            &backend,
+            "--out",
+            "one.ndjson",
+            "--concurrency",
+            "2",
+        ],
+    );
+    assert_eq!(one.code, 0, "{}", one.stderr);
+    let expected: Vec<String> = site
+        .truth()
+        .posts
+        .iter()
+        .filter(|p| !p.js_only)
+        .map(|p| p.url.clone())
+        .collect();
+    let got = pages(&dir.path().join("one.ndjson"));
+    assert_eq!(got.len(), expected.len());
+    for url in &expected {
+        assert!(got.contains_key(url), "{url} missing");
+    }
+    // The same crawl on three worker processes.
+    let job = submit(dir.path(), &backend, &w, &site.url(), "three.ndjson", &[]);
+    let workers: Vec<Child> = (0..3)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let three = export(dir.path(), &backend, &w, &site.url(), "three.ndjson");
+    assert_eq!(three.code, 0, "{}", three.stderr);
+    pages(&dir.path().join("three.ndjson")); // no page twice
+    assert_eq!(
+        sorted_lines(&dir.path().join("three.ndjson")),
+        sorted_lines(&dir.path().join("one.ndjson"))
+    );
+    let s = status(dir.path(), &backend, &job);
+    assert_eq!(s["finished"], true, "{s:#}");
+    assert_eq!(s["queued"], 0);
+    assert_eq!(s["items"].as_u64().unwrap() as usize, expected.len());
+    let workers = s["workers"].as_array().unwrap();
+    let by_workers: i64 = workers.iter().map(|w| w["pages"].as_i64().unwrap()).sum();
+    // Each URL acknowledged once: by one worker, skipped ones included; a
+    // redirect's target is recorded as done without a lease of its own.
+    let read = s["done"].as_i64().unwrap() + s["failed"].as_i64().unwrap();
+    let skipped = s["skipped"].as_i64().unwrap();
+    assert!(
+        by_workers <= read + skipped && by_workers + 2 >= read,
+        "{s:#}"
+    );
+    assert!(workers.len() >= 3, "{s:#}");
+    // Every page the site served was asked for once per job, robots.txt
+    // once per job (by the submitter).
+    let robots = site.requests_for("/robots.txt").len();
+    assert_eq!(robots, 2, "robots.txt was read {robots} times for two jobs");
+}
+
+#[test]
+fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
+    let Some(pg) = Postgres::start("workers_killed_at_random_moments") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 40,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.01, concurrency: 2, timeout: 5}}\n"
+        ),
+    );
+    let whole = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "whole.ndjson",
+            "--store",
+            "whole/mend.db",
+        ],
+    );
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    let expected = sorted_lines(&dir.path().join("whole.ndjson"));
+    let mut rng = Rng(0x6b696c6c);
+    let mut mid_job = 0;
+    for trial in 0..10 {
+        let out = format!("t{trial}.ndjson");
+        let job = submit(dir.path(), &backend, &w, &site.url(), &out, &[]);
+        let lease = ["--lease", "1", "--concurrency", "2"];
+        let mut workers: Vec<Child> = (0..3)
+            .map(|_| worker(dir.path(), &backend, &job, &lease))
+            .collect();
+        std::thread::sleep(Duration::from_millis(50 + rng.below(600) as u64));
+        let victim = rng.below(3) as usize;
+        let mut killed = workers.remove(victim);
+        mid_job += usize::from(killed.try_wait().unwrap().is_none());
+        killed.kill().unwrap(); // SIGKILL
+        killed.wait().unwrap();
+        workers.into_iter().for_each(finish);
+        let run = export(dir.path(), &backend, &w, &site.url(), &out);
+        assert_eq!(run.code, 0, "trial {trial}: {}", run.stderr);
+        pages(&dir.path().join(&out)); // no page twice
+        assert_eq!(
+            sorted_lines(&dir.path().join(&out)),
+            expected,
+            "trial {trial}: the job's output differs from the local crawl's"
+        );
+    }
+    assert!(
+        mid_job >= 8,
+        "only {mid_job} of 10 kills landed while the worker ran"
+    );
+}
+
+#[test]
+fn a_database_restart_mid_job_is_waited_out() {
+    let Some(pg) = Postgres::start("a_database_restart_mid_job") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 40,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.02, concurrency: 1, timeout: 5}}\n"
+        ),
+    );
+    let job = submit(dir.path(), &backend, &w, &site.url(), "r.ndjson", &[]);
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(dir.path(), &backend, &job, &["--lease", "2"]))
+        .collect();
+    std::thread::sleep(Duration::from_millis(400));
+    pg.kill();
+    std::thread::sleep(Duration::from_millis(1500));
+    pg.restart();
+    workers.into_iter().for_each(finish);
+    let run = export(dir.path(), &backend, &w, &site.url(), "r.ndjson");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let got = pages(&dir.path().join("r.ndjson"));
+    assert_eq!(
+        got.len(),
+        site.truth().posts.iter().filter(|p| !p.js_only).count()
+    );
+    let summary: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r.ndjson.summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["status"]["finished"], true, "{summary:#}");
+}
+
+#[test]
+fn three_workers_keep_the_hosts_delay_and_concurrency() {
+    let Some(pg) = Postgres::start("three_workers_keep_politeness") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 20,
+        latency: Duration::from_millis(60),
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let delay = Duration::from_millis(40);
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.04, concurrency: 2, timeout: 5, autothrottle: false}}\n"
+        ),
+    );
+    let job = submit(dir.path(), &backend, &w, &site.url(), "p.ndjson", &[]);
+    let started = site.requests().len();
+    let workers: Vec<Child> = (0..3)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "4"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let log = site.requests();
+    let log = &log[started..];
+    assert!(log.len() > 20, "{} requests", log.len());
+    // Arrivals are at least the delay apart, but for the moment between a
+    // lease and its request leaving the worker. A redirect is followed
+    // within its request's lease, as the local crawl follows it within its
+    // slot: the request that follows a 3xx's answer is not a new one.
+    let follows = |r: &LoggedRequest| {
+        log.iter().any(|q| {
+            q.status.is_some_and(|s| (300..400).contains(&s))
+                && q.answered
+                    .is_some_and(|a| a <= r.at && r.at <= a + Duration::from_millis(10))
+        })
+    };
+    let new: Vec<&LoggedRequest> = log.iter().filter(|r| !follows(r)).collect();
+    let mut gaps: Vec<Duration> = new.windows(2).map(|p| p[1].at - p[0].at).collect();
+    gaps.sort();
+    let tolerance = Duration::from_millis(15);
+    assert!(gaps[0] + tolerance >= delay, "gaps {gaps:?}");
+    assert!(
+        gaps[gaps.len() / 2] >= delay,
+        "median gap {:?}",
+        gaps[gaps.len() / 2]
+    );
+    // Never more than two requests in flight at once.
+    let most = log
+        .iter()
+        .map(|r| {
+            log.iter()
+                .filter(|o| o.at <= r.at && o.answered.is_none_or(|a| a > r.at))
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert!(most <= 2, "{most} requests in flight at once");
+    // Three workers did share the job.
+    let s = status(dir.path(), &backend, &job);
+    let busy = s["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["pages"].as_i64().unwrap() > 0)
+        .count();
+    assert!(busy >= 2, "{s:#}");
+}
