@@ -54,6 +54,10 @@ pub struct StatusArgs {
     /// Print the status as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Print the job's wrapper as it stands now (after any heal a worker
+    /// applied), instead of the status.
+    #[arg(long, conflicts_with = "json")]
+    pub wrapper: bool,
 }
 
 /// Seconds from the command line as a duration; `None` when not a
@@ -112,10 +116,19 @@ pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let runtime = runtime()?;
     let result = runtime.block_on(async {
         let client = cluster::open(&args.backend, Duration::from_secs(10)).await?;
-        cluster::status(&client, args.job).await
+        let status = cluster::status(&client, args.job).await?;
+        let wrapper = match args.wrapper {
+            true => Some(cluster::load(&client, status.job).await?.wrapper_yaml),
+            false => None,
+        };
+        Ok::<_, cluster::BackendError>((status, wrapper))
     });
     let status = match result {
-        Ok(s) => s,
+        Ok((_, Some(wrapper))) => {
+            print(&wrapper);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok((s, None)) => s,
         Err(e) => {
             say!("error: {e}");
             return Ok(ExitCode::from(match e {

@@ -34,7 +34,21 @@ fn worker(dir: &Path, backend: &str, job: &str, extra: &[&str]) -> Child {
         .unwrap()
 }
 
-fn finish(child: Child) {
+/// Waits for a worker; one that has not ended in two minutes is killed
+/// and the test fails with what it said, rather than hanging.
+fn finish(mut child: Child) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "a worker did not end in 120 s: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
@@ -351,4 +365,107 @@ fn three_workers_keep_the_hosts_delay_and_concurrency() {
         .filter(|w| w["pages"].as_i64().unwrap() > 0)
         .count();
     assert!(busy >= 2, "{s:#}");
+}
+
+/// The blog wrapper, snapshotted on the first post, whose author XPath
+/// then goes stale (its class renamed): every item page needs a heal.
+fn broken_wrapper(dir: &Path, site: &FixtureSite) -> std::path::PathBuf {
+    let w = wrapper(
+        dir,
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
+        ),
+    );
+    let first = &site.truth().posts[0].url;
+    let snap = mend(dir, &["snapshot", w.to_str().unwrap(), first]);
+    assert_eq!(snap.code, 0, "{}", snap.stderr);
+    let text = std::fs::read_to_string(&w).unwrap();
+    let stale = text.replace("span[@class='author']", "span[@class='byline']");
+    assert_ne!(stale, text);
+    std::fs::write(&w, stale).unwrap();
+    w
+}
+
+#[test]
+fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
+    let Some(pg) = Postgres::start("a_heal_one_worker_applies") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 20,
+        ..SiteOptions::default()
+    });
+    let truth = site.truth();
+    let mut outputs = Vec::new();
+    let mut wrappers = Vec::new();
+    for workers in [1, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let w = broken_wrapper(dir.path(), &site);
+        let job = submit(
+            dir.path(),
+            &backend,
+            &w,
+            &site.url(),
+            "h.ndjson",
+            &["--heal", "auto"],
+        );
+        let children: Vec<Child> = (0..workers)
+            .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+            .collect();
+        children.into_iter().for_each(finish);
+        let run = export(dir.path(), &backend, &w, &site.url(), "h.ndjson");
+        assert!(run.code <= 1, "{workers} workers: {}", run.stderr);
+        let got = pages(&dir.path().join("h.ndjson"));
+        for post in truth.posts.iter().filter(|p| !p.js_only) {
+            let record = &got[&post.url]["records"][0];
+            assert_eq!(
+                record["author"],
+                post.author.as_str(),
+                "{workers} workers, {}",
+                post.url
+            );
+        }
+        let s = status(dir.path(), &backend, &job);
+        assert!(s["wrapper_version"].as_i64().unwrap() >= 2, "{s:#}");
+        assert!(s["heals"].as_i64().unwrap() >= 1, "{s:#}");
+        let healed = mend(
+            dir.path(),
+            &["status", "--backend", &backend, "--job", &job, "--wrapper"],
+        );
+        assert_eq!(healed.code, 0, "{}", healed.stderr);
+        assert!(
+            !healed
+                .stdout
+                .contains("xpath: //article[@class='post']/p[@class='meta']/span[@class='byline']"),
+            "{}",
+            healed.stdout
+        );
+        outputs.push(sorted_lines(&dir.path().join("h.ndjson")));
+        wrappers.push(healed.stdout);
+    }
+    // The records are the same but for the adaptations reported on the
+    // pages that healed before the heal was published.
+    let strip = |lines: &[String]| -> Vec<Value> {
+        lines
+            .iter()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("adaptations");
+                v
+            })
+            .collect()
+    };
+    assert_eq!(strip(&outputs[0]), strip(&outputs[1]));
+    // Every heal one worker published is what the others used: the job
+    // ends on the same XPaths whatever the number of workers (the history
+    // may differ: which page healed first decides the steps taken).
+    let xpaths = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("xpath:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(xpaths(&wrappers[0]), xpaths(&wrappers[1]));
 }
