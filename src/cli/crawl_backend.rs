@@ -15,7 +15,7 @@ use anyhow::Context;
 use url::Url;
 
 use mend::cluster::{self, JobSpec, WorkerOptions};
-use mend::crawl::{Fetcher, Scope, SinkFormat, item_rule};
+use mend::crawl::{Fetcher, Scope, SinkFormat, item_rule, start_urls};
 use mend::runtime::Project;
 use mend::wrapper::{HealMode, RenderMode, Wrapper};
 
@@ -172,16 +172,7 @@ async fn spec(
     seeds: Vec<Url>,
     output: String,
 ) -> anyhow::Result<JobSpec> {
-    let seeds: Vec<Url> = if seeds.is_empty() {
-        wrapper
-            .start
-            .iter()
-            .filter_map(|s| Url::parse(s).ok())
-            .collect()
-    } else {
-        seeds
-    };
-    let seeds: Vec<Url> = seeds.iter().filter_map(mend::site::normalize).collect();
+    let seeds = start_urls(&wrapper, &seeds);
     anyhow::ensure!(
         !seeds.is_empty(),
         "no start URL: give URLs, or list them under the wrapper's `start`"

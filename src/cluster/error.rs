@@ -73,4 +73,13 @@ impl BackendError {
             _ => false,
         }
     }
+
+    /// Whether PostgreSQL rolled the transaction back to resolve a conflict
+    /// with another (a deadlock, a serialization failure), so that running
+    /// it again may succeed.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, BackendError::Postgres(e) if e.code().is_some_and(|c| {
+            matches!(c.code(), "40001" | "40P01")
+        }))
+    }
 }

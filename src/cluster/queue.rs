@@ -277,12 +277,15 @@ pub async fn acknowledge(
     }
     if !ack.links.is_empty() {
         let (urls, hosts, depths, priorities) = link_columns(&ack.links, items);
+        let mut new_hosts = hosts.clone();
+        new_hosts.sort();
+        new_hosts.dedup();
         tx.execute(
             "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
              SELECT $1, h, j.delay_ms, j.host_concurrency
              FROM unnest($2::text[]) AS h, mend_jobs j WHERE j.id = $1
              ON CONFLICT DO NOTHING",
-            &[&job, &hosts],
+            &[&job, &new_hosts],
         )
         .await?;
         tx.execute(
@@ -344,12 +347,13 @@ fn link_columns(
     links: &[(Url, u32)],
     items: &ItemRule,
 ) -> (Vec<String>, Vec<String>, Vec<i32>, Vec<f64>) {
-    let mut seen = std::collections::HashSet::new();
+    // Sorted, so that concurrent acknowledgements inserting overlapping
+    // links lock their rows in one order and never deadlock.
+    let mut links: Vec<&(Url, u32)> = links.iter().collect();
+    links.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    links.dedup_by(|a, b| a.0 == b.0);
     let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (url, depth) in links {
-        if !seen.insert(url.as_str()) {
-            continue;
-        }
         let depth_f = f64::from(*depth);
         columns.0.push(url.to_string());
         columns.1.push(origin(url));
@@ -405,6 +409,18 @@ pub async fn slow_down(
         )
         .await?;
     Ok(())
+}
+
+/// Gives the worker's leases back at once, when it stops on an error, so
+/// that other workers need not wait for them to run out.
+pub async fn release(client: &Client, job: i64, worker: &str) -> Result<u64, BackendError> {
+    Ok(client
+        .execute(
+            "UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
+             WHERE job_id = $1 AND lease_owner = $2 AND state = 'leased'",
+            &[&job, &worker],
+        )
+        .await?)
 }
 
 /// Registers a worker on a job, for `mend status`.

@@ -69,30 +69,16 @@ pub struct WorkerStatus {
 
 /// The status of job `id`, or of the newest job.
 pub async fn status(client: &Client, id: Option<i64>) -> Result<JobStatus, BackendError> {
-    let row = match id {
-        Some(id) => {
-            client
-                .query_opt(
-                    "SELECT id, wrapper_name, finished_at IS NOT NULL,
-                         extract(epoch FROM coalesce(finished_at, clock_timestamp()) - created_at)::float8,
-                         wrapper_version
-                     FROM mend_jobs WHERE id = $1",
-                    &[&id],
-                )
-                .await?
-        }
-        None => {
-            client
-                .query_opt(
-                    "SELECT id, wrapper_name, finished_at IS NOT NULL,
-                         extract(epoch FROM coalesce(finished_at, clock_timestamp()) - created_at)::float8,
-                         wrapper_version
-                     FROM mend_jobs ORDER BY id DESC LIMIT 1",
-                    &[],
-                )
-                .await?
-        }
-    };
+    let row = client
+        .query_opt(
+            "SELECT id, wrapper_name, finished_at IS NOT NULL,
+                 extract(epoch FROM coalesce(finished_at, clock_timestamp()) - created_at)::float8,
+                 wrapper_version
+             FROM mend_jobs WHERE $1::bigint IS NULL OR id = $1
+             ORDER BY id DESC LIMIT 1",
+            &[&id],
+        )
+        .await?;
     let row = row.ok_or(BackendError::NoJob(id.unwrap_or(0)))?;
     let mut status = JobStatus {
         job: row.get(0),

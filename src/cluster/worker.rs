@@ -185,15 +185,24 @@ async fn work_on(
     }
     let mut failure = None;
     while let Some(joined) = tasks.join_next().await {
-        match joined {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => failure = failure.or(Some(e)),
-            Err(e) => {
-                tracing::error!(error = %e, "a worker task failed");
-            }
-        }
+        let error = match joined {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => e,
+            Err(e) => BackendError::Wrapper(format!("a worker task failed: {e}")),
+        };
+        // A task that failed holds a lease the others wait for: the worker
+        // stops, and gives its leases back rather than renew them.
+        tracing::error!(error = %error, "the worker stops");
+        failure = Some(error);
+        tasks.abort_all();
+        break;
     }
     renewer.abort();
+    if failure.is_some()
+        && let Err(e) = queue::release(&client, context.id, &context.name).await
+    {
+        tracing::warn!(error = %e, "cannot give the leases back; they will run out");
+    }
     let counts = context.counts.lock().await;
     summary.pages += counts.pages;
     summary.items += counts.items;
@@ -241,6 +250,10 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
             match queue::acknowledge(&mut client, context.id, &context.name, &ack, &rule).await {
                 Ok(accepted) => break accepted,
                 Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
+                // PostgreSQL chose this transaction to end a deadlock: again.
+                Err(e) if e.is_conflict() => {
+                    tracing::debug!(error = %e, "acknowledging again after a conflict")
+                }
                 Err(e) => return Err(e),
             }
         };
@@ -417,7 +430,7 @@ async fn extract(
         .await
         .ok()
         .flatten();
-        return Ok((out.unwrap_or_else(|| empty_output()), version));
+        return Ok((out.unwrap_or_else(empty_output), version));
     }
     // Healing: one page at a time in this worker, on the job's newest state.
     let current: i32 = client
@@ -459,10 +472,16 @@ async fn extract(
     .await
     .unwrap_or((None, None));
     let version = state.job.wrapper_version;
-    if let Some(after) = after.filter(|a| *a != before) {
-        publish(context, &mut state, client, after).await?;
+    let proposed = out.as_ref().is_some_and(|o| !o.adaptations.is_empty());
+    match after.filter(|a| *a != before) {
+        // An applied heal rewrote the wrapper.
+        Some(after) => publish(context, &mut state, client, after).await?,
+        // A proposal or an abstention went into the store only: published
+        // too, so that the other workers reuse it instead of searching again.
+        None if proposed => publish(context, &mut state, client, before).await?,
+        None => {}
     }
-    Ok((out.unwrap_or_else(|| empty_output()), version))
+    Ok((out.unwrap_or_else(empty_output), version))
 }
 
 /// Publishes the wrapper a heal rewrote as the job's next version, under

@@ -47,5 +47,5 @@ pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{PageRenderer, RenderFailure, Rendered};
-pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl};
+pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl, start_urls};
 pub use sink::{Sink, SinkError, SinkFormat};

@@ -222,6 +222,23 @@ struct Read {
     cache: CacheEntry,
 }
 
+/// The URLs a crawl starts from: those given, else the wrapper's `start`,
+/// normalised.
+pub fn start_urls(wrapper: &Wrapper, given: &[Url]) -> Vec<Url> {
+    let listed: Vec<Url>;
+    let urls = if given.is_empty() {
+        listed = wrapper
+            .start
+            .iter()
+            .filter_map(|s| Url::parse(s).ok())
+            .collect();
+        &listed
+    } else {
+        given
+    };
+    urls.iter().filter_map(site::normalize).collect()
+}
+
 /// Crawls the site and writes its records; `progress` is called after each
 /// page.
 pub async fn crawl(
@@ -232,16 +249,7 @@ pub async fn crawl(
 ) -> Result<CrawlSummary, CrawlError> {
     let started = Instant::now();
     let settings = wrapper.crawl.clone();
-    let seeds: Vec<Url> = if options.seeds.is_empty() {
-        wrapper
-            .start
-            .iter()
-            .filter_map(|s| Url::parse(s).ok())
-            .collect()
-    } else {
-        options.seeds.clone()
-    };
-    let seeds: Vec<Url> = seeds.iter().filter_map(site::normalize).collect();
+    let seeds = start_urls(&wrapper, &options.seeds);
     if seeds.is_empty() {
         return Err(CrawlError::NoSeeds);
     }

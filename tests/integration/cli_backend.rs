@@ -113,24 +113,57 @@ fn status(dir: &Path, backend: &str, job: &str) -> Value {
     serde_json::from_str(&run.stdout).unwrap()
 }
 
-#[test]
-fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
-    let Some(pg) = Postgres::start("one_worker_and_three") else {
-        return;
-    };
-    let backend = pg.url();
+/// What every test here starts from: its own PostgreSQL, the fixture blog
+/// with `posts` posts (traps off, answers taking `latency`), a folder, and
+/// the blog wrapper with `politeness`; `None` (the test skipped) without
+/// PostgreSQL.
+struct Setup {
+    pg: Postgres,
+    backend: String,
+    site: FixtureSite,
+    dir: tempfile::TempDir,
+    wrapper: std::path::PathBuf,
+}
+
+fn setup(test: &str, posts: usize, latency: Duration, politeness: &str) -> Option<Setup> {
+    let pg = Postgres::start(test)?;
     let site = FixtureSite::start(SiteOptions {
         fast: true,
-        posts: 30,
+        posts,
+        latency,
         ..SiteOptions::default()
     });
     let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(
+    let wrapper = wrapper(
         dir.path(),
-        &format!(
-            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
-        ),
+        &format!("  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{{politeness}}}\n"),
     );
+    Some(Setup {
+        backend: pg.url(),
+        pg,
+        site,
+        dir,
+        wrapper,
+    })
+}
+
+#[test]
+fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "one_worker_and_three",
+        30,
+        Duration::ZERO,
+        "delay: 0, concurrency: 4, timeout: 5",
+    )
+    else {
+        return;
+    };
     let one = mend(
         dir.path(),
         &[
@@ -194,22 +227,21 @@ fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
 
 #[test]
 fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
-    let Some(pg) = Postgres::start("workers_killed_at_random_moments") else {
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "workers_killed_at_random_moments",
+        40,
+        Duration::ZERO,
+        "delay: 0.01, concurrency: 2, timeout: 5",
+    )
+    else {
         return;
     };
-    let backend = pg.url();
-    let site = FixtureSite::start(SiteOptions {
-        fast: true,
-        posts: 40,
-        ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(
-        dir.path(),
-        &format!(
-            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.01, concurrency: 2, timeout: 5}}\n"
-        ),
-    );
     let whole = mend(
         dir.path(),
         &[
@@ -234,7 +266,7 @@ fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
             .map(|_| worker(dir.path(), &backend, &job, &lease))
             .collect();
         std::thread::sleep(Duration::from_millis(50 + rng.below(600) as u64));
-        let victim = rng.below(3) as usize;
+        let victim = rng.below(3);
         let mut killed = workers.remove(victim);
         mid_job += usize::from(killed.try_wait().unwrap().is_none());
         killed.kill().unwrap(); // SIGKILL
@@ -257,22 +289,21 @@ fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
 
 #[test]
 fn a_database_restart_mid_job_is_waited_out() {
-    let Some(pg) = Postgres::start("a_database_restart_mid_job") else {
+    let Some(Setup {
+        pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "a_database_restart_mid_job",
+        40,
+        Duration::ZERO,
+        "delay: 0.02, concurrency: 1, timeout: 5",
+    )
+    else {
         return;
     };
-    let backend = pg.url();
-    let site = FixtureSite::start(SiteOptions {
-        fast: true,
-        posts: 40,
-        ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(
-        dir.path(),
-        &format!(
-            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.02, concurrency: 1, timeout: 5}}\n"
-        ),
-    );
     let job = submit(dir.path(), &backend, &w, &site.url(), "r.ndjson", &[]);
     let workers: Vec<Child> = (0..2)
         .map(|_| worker(dir.path(), &backend, &job, &["--lease", "2"]))
@@ -297,24 +328,22 @@ fn a_database_restart_mid_job_is_waited_out() {
 
 #[test]
 fn three_workers_keep_the_hosts_delay_and_concurrency() {
-    let Some(pg) = Postgres::start("three_workers_keep_politeness") else {
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "three_workers_keep_politeness",
+        20,
+        Duration::from_millis(60),
+        "delay: 0.04, concurrency: 2, timeout: 5, autothrottle: false",
+    )
+    else {
         return;
     };
-    let backend = pg.url();
-    let site = FixtureSite::start(SiteOptions {
-        fast: true,
-        posts: 20,
-        latency: Duration::from_millis(60),
-        ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
     let delay = Duration::from_millis(40);
-    let w = wrapper(
-        dir.path(),
-        &format!(
-            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0.04, concurrency: 2, timeout: 5, autothrottle: false}}\n"
-        ),
-    );
     let job = submit(dir.path(), &backend, &w, &site.url(), "p.ndjson", &[]);
     let started = site.requests().len();
     let workers: Vec<Child> = (0..3)
