@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::cli_crawl::{NO_TRAPS, POSTS, pages, wrapper};
+use super::cli_crawl::{NO_TRAPS, POSTS, pages, sorted_lines, wrapper};
 use crate::support::cli::{Mend, Run};
 use crate::support::fixture_site::{FixtureSite, LoggedRequest, SiteOptions};
 use crate::support::postgres::Postgres;
@@ -92,16 +92,6 @@ fn export(dir: &Path, backend: &str, w: &Path, site: &str, out: &str) -> Run {
             &format!("{out}.summary.json"),
         ],
     )
-}
-
-fn sorted_lines(path: &Path) -> Vec<String> {
-    let mut lines: Vec<String> = std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    lines.sort();
-    lines
 }
 
 fn status(dir: &Path, backend: &str, job: &str) -> Value {

@@ -121,7 +121,7 @@ fn a_crawl_of_the_blog_extracts_every_post_as_the_site_holds_it_and_obeys_robots
 }
 
 /// An uninterrupted crawl's output lines, sorted.
-fn sorted_lines(path: &Path) -> Vec<String> {
+pub(crate) fn sorted_lines(path: &Path) -> Vec<String> {
     let mut lines: Vec<String> = std::fs::read_to_string(path)
         .unwrap()
         .lines()
