@@ -29,6 +29,10 @@ pub enum Origin {
     History,
     /// A heal found on another page of the run.
     Fix,
+    /// A heal another process working on the same job found, whose
+    /// decision is still open (a crawl job's workers count the pages it
+    /// holds on before it is written).
+    Pending,
 }
 
 /// An XPath to try in a pattern's place.

@@ -13,11 +13,18 @@ use tokio_postgres::{Client, Config, NoTls};
 use super::BackendError;
 
 /// The schema's migrations: version, name, SQL.
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "crawl_jobs",
-    include_str!("../../migrations/postgres/0001_crawl_jobs.sql"),
-)];
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "crawl_jobs",
+        include_str!("../../migrations/postgres/0001_crawl_jobs.sql"),
+    ),
+    (
+        2,
+        "heal_decisions",
+        include_str!("../../migrations/postgres/0002_heal_decisions.sql"),
+    ),
+];
 
 /// The advisory lock key the migrations are applied under ("mendmigr").
 const MIGRATION_LOCK: i64 = 0x6d65_6e64_6d69_6772;

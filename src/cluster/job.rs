@@ -265,10 +265,16 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
     })
 }
 
-/// Marks the job finished when nothing is queued or leased any more; gives
-/// whether it is finished.
+/// Marks the job finished when nothing is queued or leased any more and,
+/// in `auto` mode, a worker has decided its last heals; gives whether it is
+/// finished.
 pub async fn try_finish(client: &Client, id: i64) -> Result<bool, BackendError> {
-    let row = client
+    // A worker deciding a heal holds the job's advisory lock; the job ends
+    // after that decision, so that its final wrapper is the decided one.
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&id])
+        .await?;
+    let finished = client
         .query_one(
             "WITH open AS (
                  SELECT 1 FROM mend_frontier
@@ -276,14 +282,20 @@ pub async fn try_finish(client: &Client, id: i64) -> Result<bool, BackendError> 
              ), done AS (
                  UPDATE mend_jobs SET finished_at = clock_timestamp()
                  WHERE id = $1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM open)
+                   AND (heal <> 'auto' OR settled)
                  RETURNING 1
              )
              SELECT EXISTS (SELECT 1 FROM done)
                  OR EXISTS (SELECT 1 FROM mend_jobs WHERE id = $1 AND finished_at IS NOT NULL)",
             &[&id],
         )
-        .await?;
-    Ok(row.get(0))
+        .await;
+    let unlocked = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&id])
+        .await;
+    let finished = finished?;
+    unlocked?;
+    Ok(finished.get(0))
 }
 
 /// What an export wrote.

@@ -4,7 +4,7 @@
 //!
 //! The crawl's two functions (*NewCrawl*, *UpdateCrawl*) depend on their
 //! arguments only; distributing them is a matter of where their state
-//! lives. Here it lives in five tables (`migrations/postgres/`):
+//! lives. Here it lives in these tables (`migrations/postgres/`):
 //!
 //! - `mend_jobs`: the job, with the wrapper's text, tree-grams and store
 //!   image, versioned, so a worker needs nothing but the connection string;
@@ -15,6 +15,9 @@
 //! - `mend_records`: one output line per item page, keyed by URL, written
 //!   in the transaction that acknowledges the page, so none is lost or
 //!   written twice;
+//! - `mend_heal_pages`: each item page's verdict on the heals of a pattern
+//!   that broke on it, so that a heal is decided once, over pages counted
+//!   across workers (`decision.rs`, `healing.rs`);
 //! - `mend_adaptations` and `mend_workers`: what was healed, and by whom.
 //!
 //! It refuses what it cannot yet do faithfully across workers: `--since`
@@ -22,7 +25,9 @@
 //! formats other than NDJSON; `mend crawl` says so before it submits.
 
 mod database;
+mod decision;
 mod error;
+mod healing;
 mod job;
 mod queue;
 mod status;
@@ -30,7 +35,8 @@ mod worker;
 
 pub use database::{MIGRATIONS, connect, migrate, open, redact};
 pub use error::BackendError;
+pub use healing::store_image;
 pub use job::{Exported, Job, JobSpec, export, load, newest, submit, try_finish};
 pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
 pub use status::{JobStatus, WorkerStatus, status};
-pub use worker::{WorkerOptions, WorkerSummary, store_image, work};
+pub use worker::{WorkerOptions, WorkerSummary, work};

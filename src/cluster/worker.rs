@@ -10,18 +10,19 @@
 //!
 //! Healing state is the job's: its wrapper, tree-grams and store, versioned
 //! in `mend_jobs`. A worker unpacks the current version into a folder of
-//! its own and runs the healing runtime there. When a heal in `auto` mode
-//! rewrites the wrapper, the worker publishes the new version under a
-//! PostgreSQL advisory lock, unless another worker published first, in
-//! which case it adopts theirs: one heal, which every worker then uses.
+//! its own and runs the healing runtime there (`healing.rs`). In `auto`
+//! mode a heal is decided once for the job, over pages counted across
+//! workers (`decision.rs`), and published as the job's next version under
+//! a PostgreSQL advisory lock: one heal, which every worker then uses.
+//! When its tasks find nothing left to do, a worker decides the heals that
+//! held on every page that broke, as a local run does at its end.
 //!
 //! A lost connection (PostgreSQL restarting, say) is waited out: the task
 //! reconnects with backoff and sends its acknowledgement again; the
 //! acknowledgement counts once, whatever was sent before the connection
 //! dropped.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,14 +31,12 @@ use tokio_postgres::Client;
 
 use super::BackendError;
 use super::database::open;
+use super::healing::{Healing, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
 use crate::crawl::{FetchFailure, Fetcher, MAX_DELAY, links_of};
 use crate::dom::Document;
-use crate::fetch::{Page, PageSource};
-use crate::job::{self as run, PageOutput, RunOptions};
-use crate::runtime::{Runtime, Session};
-use crate::wrapper::HealMode;
+use crate::fetch::Page;
 
 /// What a worker is asked to do.
 #[derive(Debug, Clone)]
@@ -115,24 +114,19 @@ pub async fn work(options: WorkerOptions) -> Result<WorkerSummary, BackendError>
 }
 
 /// What the tasks of one worker on one job share.
-struct Context {
-    id: i64,
-    name: String,
+pub(super) struct Context {
+    /// The job's id.
+    pub id: i64,
+    /// The worker's name.
+    pub name: String,
     options: WorkerOptions,
     fetcher: Fetcher,
     /// Hosts whose robots.txt this worker has taken from the database.
     robots: Mutex<HashSet<String>>,
-    /// The job as last loaded, with its healing state unpacked in `dir`.
-    state: Mutex<Healing>,
-    counts: Mutex<WorkerSummary>,
-}
-
-/// The job's healing state in this worker.
-struct Healing {
-    job: Job,
-    dir: tempfile::TempDir,
-    wrapper_path: PathBuf,
-    store: PathBuf,
+    /// The job as last loaded, with its healing state unpacked.
+    pub state: Mutex<Healing>,
+    /// What this worker did.
+    pub counts: Mutex<WorkerSummary>,
 }
 
 async fn work_on(
@@ -152,26 +146,14 @@ async fn work_on(
     politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
     let fetcher = Fetcher::new(politeness)
         .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?;
-    let dir = tempfile::Builder::new()
-        .prefix("mend-worker-")
-        .tempdir()
-        .map_err(|source| BackendError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let (wrapper_path, store) = job::unpack(&job, dir.path())?;
+    let state = Healing::unpack(job)?;
     let context = Arc::new(Context {
-        id: job.id,
+        id: state.job.id,
         name: name.to_owned(),
         options: options.clone(),
         fetcher,
         robots: Mutex::new(HashSet::new()),
-        state: Mutex::new(Healing {
-            job,
-            dir,
-            wrapper_path,
-            store,
-        }),
+        state: Mutex::new(state),
         counts: Mutex::new(WorkerSummary::default()),
     });
     let renewer = {
@@ -196,6 +178,12 @@ async fn work_on(
         failure = Some(error);
         tasks.abort_all();
         break;
+    }
+    if failure.is_none()
+        && let Err(e) = settle(&context, &client).await
+    {
+        // Another worker may still settle the job; this one's pages are done.
+        tracing::warn!(error = %e, "cannot decide the job's last heals");
     }
     renewer.abort();
     if failure.is_some()
@@ -407,202 +395,6 @@ async fn ensure_robots(
     Ok(())
 }
 
-/// Extracts an item page with the job's wrapper, healing as the job says;
-/// gives the page's output and the wrapper version it was read with.
-async fn extract(
-    context: &Context,
-    client: &Client,
-    page: Page,
-) -> Result<(PageOutput, i32), BackendError> {
-    let source = PageSource::Memory(Arc::new(page));
-    let mut state = context.state.lock().await;
-    if state.job.heal == HealMode::Off {
-        let wrapper = state.job.wrapper.clone();
-        let version = state.job.wrapper_version;
-        drop(state);
-        let out = tokio::task::spawn_blocking(move || {
-            let mut out = None;
-            run::run_pages(&wrapper, &[source], &RunOptions::default(), |o| {
-                out = Some(o);
-            });
-            out
-        })
-        .await
-        .ok()
-        .flatten();
-        return Ok((out.unwrap_or_else(empty_output), version));
-    }
-    // Healing: one page at a time in this worker, on the job's newest state.
-    let current: i32 = client
-        .query_one(
-            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
-            &[&context.id],
-        )
-        .await?
-        .get(0);
-    if current != state.job.wrapper_version {
-        adopt(&mut state, client, context.id).await?;
-    }
-    let job = state.job.clone();
-    let (wrapper_path, store) = (state.wrapper_path.clone(), state.store.clone());
-    let before = job.wrapper_yaml.clone();
-    let (out, after) = tokio::task::spawn_blocking(move || {
-        let mut out = None;
-        match Runtime::new(
-            job.heal,
-            job.wrapper,
-            &wrapper_path,
-            Session::at(store),
-            RunOptions::default(),
-        ) {
-            Ok(mut runtime) => {
-                run::run_pages_healing(&mut runtime, &[source], &RunOptions::default(), |o| {
-                    out = Some(o);
-                });
-                runtime.finish();
-                if let Some(failure) = runtime.failure() {
-                    tracing::warn!(error = %failure, "healing failed on a page");
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "the healing runtime cannot start"),
-        }
-        let after = std::fs::read_to_string(&wrapper_path).ok();
-        (out, after)
-    })
-    .await
-    .unwrap_or((None, None));
-    let version = state.job.wrapper_version;
-    let proposed = out.as_ref().is_some_and(|o| !o.adaptations.is_empty());
-    match after.filter(|a| *a != before) {
-        // An applied heal rewrote the wrapper.
-        Some(after) => publish(context, &mut state, client, after).await?,
-        // A proposal or an abstention went into the store only: published
-        // too, so that the other workers reuse it instead of searching again.
-        None if proposed => publish(context, &mut state, client, before).await?,
-        None => {}
-    }
-    Ok((out.unwrap_or_else(empty_output), version))
-}
-
-/// Publishes the wrapper a heal rewrote as the job's next version, under
-/// the job's advisory lock; if another worker published first, adopts
-/// theirs instead.
-async fn publish(
-    context: &Context,
-    state: &mut Healing,
-    client: &Client,
-    wrapper_yaml: String,
-) -> Result<(), BackendError> {
-    let treegrams = read_treegrams(state.dir.path())?;
-    let image = store_image(&state.store)?;
-    let treegrams_json = serde_json::to_value(&treegrams).unwrap_or_default();
-    // A transaction needs the client mutably; the advisory lock is taken
-    // and released around one compare-and-set statement instead.
-    client
-        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
-        .await?;
-    let updated = client
-        .execute(
-            "UPDATE mend_jobs SET wrapper_yaml = $3, treegrams = $4, store_image = $5,
-                 wrapper_version = wrapper_version + 1
-             WHERE id = $1 AND wrapper_version = $2",
-            &[
-                &context.id,
-                &state.job.wrapper_version,
-                &wrapper_yaml,
-                &treegrams_json,
-                &image,
-            ],
-        )
-        .await;
-    client
-        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
-        .await?;
-    if updated? == 1 {
-        context.counts.lock().await.published += 1;
-        tracing::info!(
-            job = context.id,
-            version = state.job.wrapper_version + 1,
-            "published a healed wrapper"
-        );
-    }
-    adopt(state, client, context.id).await
-}
-
-/// Loads the job's newest healing state and unpacks it.
-async fn adopt(state: &mut Healing, client: &Client, id: i64) -> Result<(), BackendError> {
-    let job = job::load(client, id).await?;
-    let (wrapper_path, store) = job::unpack(&job, state.dir.path())?;
-    state.wrapper_path = wrapper_path;
-    state.store = store;
-    state.job = job;
-    Ok(())
-}
-
-/// The tree-gram files under `dir`, by relative path.
-fn read_treegrams(dir: &Path) -> Result<BTreeMap<String, String>, BackendError> {
-    let mut found = BTreeMap::new();
-    let root = dir.join("treegrams");
-    let mut stack = vec![root];
-    while let Some(folder) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(text) = std::fs::read_to_string(&path)
-                && let Ok(relative) = path.strip_prefix(dir)
-            {
-                found.insert(relative.to_string_lossy().into_owned(), text);
-            }
-        }
-    }
-    Ok(found)
-}
-
-/// A consistent copy of a SQLite store's bytes (`VACUUM INTO`), or `None`
-/// when there is no store.
-pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
-    if !store.exists() {
-        return Ok(None);
-    }
-    let fail = |source| BackendError::StoreImage {
-        path: store.to_owned(),
-        source,
-    };
-    let copy = tempfile::Builder::new()
-        .prefix("mend-store-image-")
-        .tempdir()
-        .map_err(|source| BackendError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
-    let target = copy.path().join("store.db");
-    let conn = rusqlite::Connection::open(store).map_err(fail)?;
-    conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
-        .map_err(fail)?;
-    std::fs::read(&target)
-        .map(Some)
-        .map_err(|source| BackendError::Io {
-            path: target,
-            source,
-        })
-}
-
-fn empty_output() -> PageOutput {
-    PageOutput {
-        page: String::new(),
-        records: Vec::new(),
-        violations: Vec::new(),
-        adaptations: Vec::new(),
-        fallbacks: Vec::new(),
-        error: Some("the page could not be extracted".to_owned()),
-        ticket: None,
-    }
-}
-
 /// A name no other worker has: the host, the process, and random bits.
 fn worker_name() -> String {
     let mut bits = [0u8; 4];
@@ -624,18 +416,5 @@ mod tests {
     #[test]
     fn worker_names_differ() {
         assert_ne!(worker_name(), worker_name());
-    }
-
-    #[test]
-    fn tree_grams_are_read_with_paths_relative_to_the_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("treegrams/w/title.html");
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, "<h1>t</h1>").unwrap();
-        let found = read_treegrams(dir.path()).unwrap();
-        assert_eq!(
-            found.into_iter().collect::<Vec<_>>(),
-            [("treegrams/w/title.html".to_owned(), "<h1>t</h1>".to_owned())]
-        );
     }
 }

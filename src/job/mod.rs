@@ -235,13 +235,23 @@ impl Healer for NoHealing {
     }
 }
 
-/// The output entries of the history XPaths that served a page: the
-/// alternatives at `used` whose origin is the history.
+/// The output entries of the XPaths that served a page in place of its
+/// patterns' own: the alternatives at `used` whose origin is the history,
+/// and those whose decision is pending elsewhere (marked `"pending": true`).
+/// A heal found earlier in the same run is reported as an adaptation
+/// instead.
 pub fn fallbacks(alternatives: &[Alternative], used: &[usize]) -> Vec<Value> {
     used.iter()
         .filter_map(|&i| alternatives.get(i))
-        .filter(|a| a.origin == adapt::Origin::History)
-        .map(|a| serde_json::json!({"pattern": a.pattern, "xpath": a.xpath.source()}))
+        .filter_map(|a| match a.origin {
+            adapt::Origin::History => {
+                Some(serde_json::json!({"pattern": a.pattern, "xpath": a.xpath.source()}))
+            }
+            adapt::Origin::Pending => Some(
+                serde_json::json!({"pattern": a.pattern, "xpath": a.xpath.source(), "pending": true}),
+            ),
+            adapt::Origin::Fix => None,
+        })
         .collect()
 }
 

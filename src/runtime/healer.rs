@@ -82,6 +82,31 @@ impl Runtime {
         })
     }
 
+    /// Offers heals that another process working on the same job found and
+    /// that are not decided yet, as alternatives tried after the history
+    /// and before any heal of this run's own. A page they serve reports
+    /// them among its fallbacks, marked pending; an XPath that does not
+    /// compile, or that is the pattern's now, is left out.
+    pub fn offer_pending(&mut self, heals: &[(PatternPath, String)]) {
+        for (pattern, xpath) in heals {
+            let Some(now) = self.wrapper.pattern(pattern) else {
+                continue;
+            };
+            if now.xpath.source() == xpath {
+                continue;
+            }
+            let Ok(xpath) = XPath::compile(xpath) else {
+                continue;
+            };
+            self.alternatives.push(Alternative {
+                pattern: pattern.clone(),
+                xpath,
+                origin: Origin::Pending,
+            });
+            self.entry_of.push(None);
+        }
+    }
+
     /// The first failure of the store or of a file write. The run went on
     /// without what failed; the caller reports it.
     pub fn failure(&self) -> Option<&RuntimeError> {
@@ -462,7 +487,7 @@ impl Healer for Runtime {
             return out;
         }
         self.open_store();
-        for f in &history {
+        for f in history.iter().filter(|f| f.get("pending").is_none()) {
             let key = (
                 f["pattern"].as_str().unwrap_or_default().to_owned(),
                 f["xpath"].as_str().unwrap_or_default().to_owned(),

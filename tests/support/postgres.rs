@@ -76,6 +76,23 @@ impl Postgres {
         format!("postgres://mend@127.0.0.1:{}/postgres", self.port)
     }
 
+    /// The rows `sql` gives, each as its columns joined by `|` (`psql -At`).
+    pub fn query(&self, sql: &str) -> Vec<String> {
+        let out = Command::new(self.bin.join("psql"))
+            .args(["-At", "-d", &self.url(), "-c", sql])
+            .output()
+            .expect("psql runs");
+        assert!(
+            out.status.success(),
+            "psql: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Stops the server at once, as a crash would.
     pub fn kill(&self) {
         let data = self.data();

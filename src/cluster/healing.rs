@@ -1,0 +1,647 @@
+//! A worker's healing of item pages: the job's healing state unpacked in a
+//! folder of the worker's own, extraction in the job's mode, and the
+//! publication of what a heal changed as the job's next version.
+//!
+//! - `off`: the page is extracted with the job's wrapper, nothing more.
+//! - `propose`: the page heals on its own; its proposals go into the
+//!   store, whose image is published so that the other workers see them.
+//! - `auto`: one decision per change, counted across workers
+//!   (`decision.rs`). The page is offered the heals still open, heals in
+//!   `propose` mode and records its votes; a heal is written only once it
+//!   has held on `adapt.min_pages` pages, by a run of the local decision
+//!   over those pages under the job's advisory lock, which is the
+//!   wrapper-change protocol's lock here (the worker's own copy of the
+//!   wrapper is private, so its file lock guards nothing shared).
+//!
+//! A publication is a compare-and-set of the job's version under the
+//! advisory lock: a worker that finds another version than the one it read
+//! adopts that one instead.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio_postgres::Client;
+
+use super::BackendError;
+use super::decision::{self, Tally};
+use super::job::{self, Job};
+use super::worker::Context;
+use crate::fetch::{Page, PageSource};
+use crate::job::{self as run, PageOutput, RunOptions};
+use crate::runtime::{Runtime, Session};
+use crate::wrapper::{HealMode, PatternPath};
+
+/// Clean item pages a worker keeps, the newest, so that a decision can
+/// check that a heal changes nothing on pages the old XPaths served.
+const SERVED_KEPT: usize = 16;
+
+/// The job's healing state in this worker.
+pub struct Healing {
+    /// The job as last loaded.
+    pub job: Job,
+    /// The folder its wrapper, tree-grams and store are unpacked in.
+    pub dir: tempfile::TempDir,
+    /// The wrapper file in `dir`.
+    pub wrapper_path: PathBuf,
+    /// The store in `dir`.
+    pub store: PathBuf,
+    /// The newest clean item pages this worker read.
+    pub served: VecDeque<Page>,
+    /// Heals whose decision this worker ran and that were not written, by
+    /// version, so that the pages after do not run it again.
+    pub refused: HashSet<(i32, String, String)>,
+}
+
+impl Healing {
+    /// The state of `job`, unpacked in a new temporary folder.
+    pub fn unpack(job: Job) -> Result<Healing, BackendError> {
+        let dir = tempfile::Builder::new()
+            .prefix("mend-worker-")
+            .tempdir()
+            .map_err(|source| BackendError::Io {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        let (wrapper_path, store) = job::unpack(&job, dir.path())?;
+        Ok(Healing {
+            job,
+            dir,
+            wrapper_path,
+            store,
+            served: VecDeque::new(),
+            refused: HashSet::new(),
+        })
+    }
+
+    fn min_pages(&self) -> i64 {
+        i64::try_from(self.job.wrapper.adapt.min_pages.max(1)).unwrap_or(i64::MAX)
+    }
+}
+
+/// Extracts an item page with the job's wrapper, healing as the job says;
+/// gives the page's output and the wrapper version it was read with.
+pub async fn extract(
+    context: &Context,
+    client: &Client,
+    page: Page,
+) -> Result<(PageOutput, i32), BackendError> {
+    let mut state = context.state.lock().await;
+    if state.job.heal == HealMode::Off {
+        let wrapper = state.job.wrapper.clone();
+        let version = state.job.wrapper_version;
+        drop(state);
+        let source = PageSource::Memory(Arc::new(page));
+        let out = tokio::task::spawn_blocking(move || {
+            let mut out = None;
+            run::run_pages(&wrapper, &[source], &RunOptions::default(), |o| {
+                out = Some(o);
+            });
+            out
+        })
+        .await
+        .ok()
+        .flatten();
+        return Ok((out.unwrap_or_else(empty_output), version));
+    }
+    // Healing: one page at a time in this worker, on the job's newest state.
+    let current: i32 = client
+        .query_one(
+            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
+            &[&context.id],
+        )
+        .await?
+        .get(0);
+    if current != state.job.wrapper_version {
+        adopt(&mut state, client, context.id).await?;
+    }
+    if state.job.heal == HealMode::Auto {
+        return extract_deciding(context, &mut state, client, page).await;
+    }
+    let before = state.job.wrapper_yaml.clone();
+    let (out, after) = heal_pages(&state, HealMode::Propose, &[], vec![page]).await;
+    let version = state.job.wrapper_version;
+    let out = out.into_iter().next().unwrap_or_else(empty_output);
+    if !out.adaptations.is_empty() {
+        // The proposal went into the store only: published, so that the
+        // other workers see it.
+        publish(context, &mut state, client, after.unwrap_or(before)).await?;
+    }
+    Ok((out, version))
+}
+
+/// Extracts a page in `auto` mode: offered the open heals, healed in
+/// `propose` mode, its votes recorded, and any heal that now holds on
+/// enough pages decided.
+async fn extract_deciding(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+    page: Page,
+) -> Result<(PageOutput, i32), BackendError> {
+    let version = state.job.wrapper_version;
+    let open = decision::open_heals(client, context.id, version).await?;
+    let (out, _) = heal_pages(state, HealMode::Propose, &open, vec![page.clone()]).await;
+    let mut out = out.into_iter().next().unwrap_or_else(empty_output);
+    let votes = decision::votes_of(&out);
+    if votes.is_empty() {
+        if out.violations.is_empty() && out.error.is_none() && out.fallbacks.is_empty() {
+            if state.served.len() >= SERVED_KEPT {
+                state.served.pop_front();
+            }
+            state.served.push_back(page);
+        }
+        return Ok((out, version));
+    }
+    let Some(url) = page.url.clone() else {
+        return Ok((out, version));
+    };
+    let min_pages = state.min_pages();
+    let tallies = decision::record(
+        client,
+        context.id,
+        version,
+        &context.name,
+        &page,
+        &url,
+        &votes,
+        min_pages,
+    )
+    .await?;
+    let mut applied = Vec::new();
+    for tally in tallies.iter().filter(|t| t.held >= min_pages) {
+        if state.job.wrapper_version != version {
+            break;
+        }
+        if decide(context, state, client, tally).await? {
+            applied.push((tally.pattern.clone(), tally.new_xpath.clone()));
+        }
+    }
+    annotate(&mut out, &tallies, &applied, min_pages);
+    Ok((out, version))
+}
+
+/// Says in a page's adaptations, and in the pending heals that served it,
+/// what became of its heals across the job: applied by this page's vote,
+/// or waiting for more pages.
+fn annotate(out: &mut PageOutput, tallies: &[Tally], applied: &[(String, String)], min: i64) {
+    let said = |a: &serde_json::Value, key: &str| -> Option<(String, String)> {
+        Some((
+            a["pattern"].as_str()?.to_owned(),
+            a[key].as_str()?.to_owned(),
+        ))
+    };
+    let verdict = |(pattern, xpath): &(String, String)| -> Option<(bool, String)> {
+        let t = tallies
+            .iter()
+            .find(|t| t.pattern == *pattern && t.new_xpath == *xpath)?;
+        let held = t.held;
+        Some(if applied.iter().any(|(p, x)| p == pattern && x == xpath) {
+            (
+                true,
+                format!("held on {held} pages across the job's workers"),
+            )
+        } else {
+            (
+                false,
+                format!(
+                    "not applied yet: held on {held} of the {min} pages adapt.min_pages asks for, across the job's workers"
+                ),
+            )
+        })
+    };
+    for a in &mut out.adaptations {
+        let Some((done, reason)) = said(a, "new_xpath").as_ref().and_then(verdict) else {
+            continue;
+        };
+        if done {
+            a["status"] = "applied".into();
+        }
+        a["reason"] = reason.into();
+    }
+    for f in out.fallbacks.iter_mut().filter(|f| f["pending"] == true) {
+        let Some((done, reason)) = said(f, "xpath").as_ref().and_then(verdict) else {
+            continue;
+        };
+        // Decided by this page: the heal is no longer pending.
+        f["pending"] = (!done).into();
+        f["reason"] = reason.into();
+    }
+}
+
+/// Runs the decision on `tally` under the job's advisory lock: the local
+/// decision (`auto`) over the pages the heal held on, after the clean pages
+/// this worker kept; publishes what it wrote. Gives whether the heal is now
+/// the job's XPath for its pattern.
+pub async fn decide(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+    tally: &Tally,
+) -> Result<bool, BackendError> {
+    let key = (
+        state.job.wrapper_version,
+        tally.pattern.clone(),
+        tally.new_xpath.clone(),
+    );
+    if state.refused.contains(&key) {
+        return Ok(false);
+    }
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
+        .await?;
+    let decided = decide_locked(context, state, client, tally).await;
+    let unlocked = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
+        .await;
+    let decided = decided?;
+    unlocked?;
+    if !decided.0 {
+        state.refused.insert(key);
+    }
+    if decided.1 {
+        adopt(state, client, context.id).await?;
+    }
+    let pattern: Option<PatternPath> = tally.pattern.parse().ok();
+    Ok(pattern
+        .and_then(|p| {
+            state
+                .job
+                .wrapper
+                .pattern(&p)
+                .map(|p| p.xpath.source() == tally.new_xpath)
+        })
+        .unwrap_or(false))
+}
+
+/// The decision with the lock held: whether it wrote anything, and whether
+/// the job moved on to another version (so the state is adopted again).
+async fn decide_locked(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+    tally: &Tally,
+) -> Result<(bool, bool), BackendError> {
+    let version = state.job.wrapper_version;
+    let current: i32 = client
+        .query_one(
+            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
+            &[&context.id],
+        )
+        .await?
+        .get(0);
+    if current != version {
+        return Ok((true, true));
+    }
+    let limit = tally.held.min(state.min_pages());
+    let pages = decision::pages(client, context.id, version, tally, limit).await?;
+    if pages.is_empty() {
+        return Ok((false, false));
+    }
+    let mut sources: Vec<Page> = state.served.iter().cloned().collect();
+    sources.extend(pages);
+    let before = state.job.wrapper_yaml.clone();
+    let (_, after) = heal_pages(state, HealMode::Auto, &[], sources).await;
+    match after.filter(|a| *a != before) {
+        Some(after) => {
+            publish_locked(context, state, client, after).await?;
+            tracing::info!(
+                job = context.id,
+                pattern = %tally.pattern,
+                xpath = %tally.new_xpath,
+                pages = tally.held,
+                "decided a heal across the job's workers"
+            );
+            Ok((true, true))
+        }
+        None => {
+            tracing::info!(
+                job = context.id,
+                pattern = %tally.pattern,
+                xpath = %tally.new_xpath,
+                "a heal that held on enough pages was not written"
+            );
+            Ok((false, false))
+        }
+    }
+}
+
+/// When the job's pages are all read: decides the heals that held on every
+/// page their pattern broke on, fewer than `adapt.min_pages` of them, and
+/// marks the job settled, all under the job's advisory lock (which
+/// `job::try_finish` waits for).
+pub async fn settle(context: &Context, client: &Client) -> Result<(), BackendError> {
+    let mut state = context.state.lock().await;
+    if state.job.heal != HealMode::Auto {
+        return Ok(());
+    }
+    // The session's advisory lock is reentrant: `decide` takes it again.
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
+        .await?;
+    let settled = settle_locked(context, &mut state, client).await;
+    let unlocked = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
+        .await;
+    settled?;
+    unlocked?;
+    Ok(())
+}
+
+async fn settle_locked(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+) -> Result<(), BackendError> {
+    let open: i64 = client
+        .query_one(
+            "SELECT count(*) FROM mend_frontier
+             WHERE job_id = $1 AND state IN ('queued', 'leased')",
+            &[&context.id],
+        )
+        .await?
+        .get(0);
+    if open > 0 {
+        // Another worker's page is still in flight; its worker settles.
+        return Ok(());
+    }
+    adopt(state, client, context.id).await?;
+    // Each decision that writes moves the job to a version with no votes,
+    // so this ends; a refused one is remembered.
+    loop {
+        let version = state.job.wrapper_version;
+        let ready = decision::ready(client, context.id, version, state.min_pages()).await?;
+        let next = ready.into_iter().find(|t| {
+            !state
+                .refused
+                .contains(&(version, t.pattern.clone(), t.new_xpath.clone()))
+        });
+        let Some(tally) = next else {
+            break;
+        };
+        decide(context, state, client, &tally).await?;
+        if state.job.wrapper_version == version {
+            state
+                .refused
+                .insert((version, tally.pattern.clone(), tally.new_xpath.clone()));
+        }
+    }
+    client
+        .execute(
+            "UPDATE mend_jobs SET settled = true WHERE id = $1",
+            &[&context.id],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Runs the healing runtime in `mode` over `pages` with the state's
+/// wrapper, tree-grams and store, offered `open` heals; gives the outputs
+/// and the wrapper file's text afterwards.
+async fn heal_pages(
+    state: &Healing,
+    mode: HealMode,
+    open: &[(PatternPath, String)],
+    pages: Vec<Page>,
+) -> (Vec<PageOutput>, Option<String>) {
+    let wrapper = state.job.wrapper.clone();
+    let (wrapper_path, store) = (state.wrapper_path.clone(), state.store.clone());
+    let open = open.to_vec();
+    let sources: Vec<PageSource> = pages
+        .into_iter()
+        .map(|p| PageSource::Memory(Arc::new(p)))
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        let mut outputs = Vec::new();
+        match Runtime::new(
+            mode,
+            wrapper,
+            &wrapper_path,
+            Session::at(store),
+            RunOptions::default(),
+        ) {
+            Ok(mut runtime) => {
+                runtime.offer_pending(&open);
+                run::run_pages_healing(&mut runtime, &sources, &RunOptions::default(), |o| {
+                    outputs.push(o);
+                });
+                runtime.finish();
+                if let Some(failure) = runtime.failure() {
+                    tracing::warn!(error = %failure, "healing failed on a page");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "the healing runtime cannot start"),
+        }
+        let after = std::fs::read_to_string(&wrapper_path).ok();
+        (outputs, after)
+    })
+    .await
+    .unwrap_or((Vec::new(), None))
+}
+
+/// Publishes the wrapper a heal rewrote as the job's next version, under
+/// the job's advisory lock; if another worker published first, adopts
+/// theirs instead.
+async fn publish(
+    context: &Context,
+    state: &mut Healing,
+    client: &Client,
+    wrapper_yaml: String,
+) -> Result<(), BackendError> {
+    // A transaction needs the client mutably; the advisory lock is taken
+    // and released around one compare-and-set statement instead.
+    client
+        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
+        .await?;
+    let published = publish_locked(context, state, client, wrapper_yaml).await;
+    let unlocked = client
+        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
+        .await;
+    published?;
+    unlocked?;
+    adopt(state, client, context.id).await
+}
+
+/// The compare-and-set of [`publish`], with the job's advisory lock held.
+async fn publish_locked(
+    context: &Context,
+    state: &Healing,
+    client: &Client,
+    wrapper_yaml: String,
+) -> Result<(), BackendError> {
+    let treegrams = read_treegrams(state.dir.path())?;
+    let image = store_image(&state.store)?;
+    let treegrams_json = serde_json::to_value(&treegrams).unwrap_or_default();
+    let updated = client
+        .execute(
+            "UPDATE mend_jobs SET wrapper_yaml = $3, treegrams = $4, store_image = $5,
+                 wrapper_version = wrapper_version + 1
+             WHERE id = $1 AND wrapper_version = $2",
+            &[
+                &context.id,
+                &state.job.wrapper_version,
+                &wrapper_yaml,
+                &treegrams_json,
+                &image,
+            ],
+        )
+        .await?;
+    if updated == 1 {
+        context.counts.lock().await.published += 1;
+        tracing::info!(
+            job = context.id,
+            version = state.job.wrapper_version + 1,
+            "published a healed wrapper"
+        );
+    }
+    Ok(())
+}
+
+/// Loads the job's newest healing state and unpacks it.
+async fn adopt(state: &mut Healing, client: &Client, id: i64) -> Result<(), BackendError> {
+    let job = job::load(client, id).await?;
+    let (wrapper_path, store) = job::unpack(&job, state.dir.path())?;
+    state.wrapper_path = wrapper_path;
+    state.store = store;
+    state.job = job;
+    Ok(())
+}
+
+/// The tree-gram files under `dir`, by relative path.
+fn read_treegrams(dir: &Path) -> Result<BTreeMap<String, String>, BackendError> {
+    let mut found = BTreeMap::new();
+    let root = dir.join("treegrams");
+    let mut stack = vec![root];
+    while let Some(folder) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path)
+                && let Ok(relative) = path.strip_prefix(dir)
+            {
+                found.insert(relative.to_string_lossy().into_owned(), text);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// A consistent copy of a SQLite store's bytes (`VACUUM INTO`), or `None`
+/// when there is no store.
+pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
+    if !store.exists() {
+        return Ok(None);
+    }
+    let fail = |source| BackendError::StoreImage {
+        path: store.to_owned(),
+        source,
+    };
+    let copy = tempfile::Builder::new()
+        .prefix("mend-store-image-")
+        .tempdir()
+        .map_err(|source| BackendError::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+    let target = copy.path().join("store.db");
+    let conn = rusqlite::Connection::open(store).map_err(fail)?;
+    conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
+        .map_err(fail)?;
+    std::fs::read(&target)
+        .map(Some)
+        .map_err(|source| BackendError::Io {
+            path: target,
+            source,
+        })
+}
+
+/// The output of a page that could not be extracted at all.
+pub fn empty_output() -> PageOutput {
+    PageOutput {
+        page: String::new(),
+        records: Vec::new(),
+        violations: Vec::new(),
+        adaptations: Vec::new(),
+        fallbacks: Vec::new(),
+        error: Some("the page could not be extracted".to_owned()),
+        ticket: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn tree_grams_are_read_with_paths_relative_to_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("treegrams/w/title.html");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "<h1>t</h1>").unwrap();
+        let found = read_treegrams(dir.path()).unwrap();
+        assert_eq!(
+            found.into_iter().collect::<Vec<_>>(),
+            [("treegrams/w/title.html".to_owned(), "<h1>t</h1>".to_owned())]
+        );
+    }
+
+    fn tally(held: i64) -> Tally {
+        Tally {
+            pattern: "post/author".into(),
+            new_xpath: "//b".into(),
+            held,
+            broke: held,
+        }
+    }
+
+    fn annotated(held: i64, applied: bool) -> serde_json::Value {
+        let mut out = empty_output();
+        out.adaptations = vec![json!({
+            "pattern": "post/author", "new_xpath": "//b", "status": "proposed"
+        })];
+        let done = [("post/author".to_owned(), "//b".to_owned())];
+        annotate(
+            &mut out,
+            &[tally(held)],
+            if applied { &done } else { &[] },
+            3,
+        );
+        out.adaptations[0].clone()
+    }
+
+    #[test]
+    fn a_heal_short_of_min_pages_says_how_far_it_is() {
+        let a = annotated(2, false);
+        assert_eq!(a["status"], "proposed");
+        assert_eq!(
+            a["reason"],
+            "not applied yet: held on 2 of the 3 pages adapt.min_pages asks for, across the job's workers"
+        );
+    }
+
+    #[test]
+    fn a_pending_heal_that_served_the_deciding_page_is_no_longer_pending() {
+        let mut out = empty_output();
+        out.fallbacks = vec![json!({"pattern": "post/author", "xpath": "//b", "pending": true})];
+        let done = [("post/author".to_owned(), "//b".to_owned())];
+        annotate(&mut out, &[tally(3)], &done, 3);
+        assert_eq!(out.fallbacks[0]["pending"], false);
+        assert_eq!(
+            out.fallbacks[0]["reason"],
+            "held on 3 pages across the job's workers"
+        );
+    }
+
+    #[test]
+    fn the_page_that_decides_a_heal_says_it_was_applied() {
+        let a = annotated(3, true);
+        assert_eq!(a["status"], "applied");
+        assert_eq!(a["reason"], "held on 3 pages across the job's workers");
+    }
+}
