@@ -260,6 +260,13 @@ async fn renderer(wrapper: &mend::wrapper::Wrapper) -> anyhow::Result<Arc<dyn Pa
     Ok(Arc::new(Browser(browser)))
 }
 
+/// Starts headless Chromium for a worker's job that renders pages.
+pub(super) fn launcher() -> mend::cluster::LaunchRenderer {
+    mend::cluster::LaunchRenderer(Arc::new(|wrapper| {
+        Box::pin(async move { renderer(&wrapper).await.map_err(|e| format!("{e:#}")) })
+    }))
+}
+
 /// Headless Chromium as the crawl's renderer.
 struct Browser(Renderer);
 
@@ -298,7 +305,7 @@ fn action(action: &PageAction) -> Action {
 }
 
 /// `--since`: RFC 3339, or a date (midnight UTC), as Unix milliseconds.
-fn parse_time(text: &str) -> Result<i64, String> {
+pub(super) fn parse_time(text: &str) -> Result<i64, String> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(text) {
         return Ok(t.timestamp_millis());
     }

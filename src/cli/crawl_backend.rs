@@ -39,6 +39,10 @@ pub fn run(
         say!("error: {refusal}");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
+    if let Some(Err(e)) = args.since.as_deref().map(super::crawl::parse_time) {
+        say!("error: --since {e}");
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
     let runtime = super::worker::runtime()?;
     let outcome = runtime.block_on(crawl(args, wrapper, seeds, backend));
     match outcome {
@@ -50,23 +54,19 @@ pub fn run(
     }
 }
 
-/// What the backend does not do yet, said before anything is submitted.
-fn refusal(args: &Args, wrapper: &Wrapper) -> Option<String> {
-    let render = args
-        .render
+/// The job's rendering mode: `--render`, else the wrapper's.
+fn render_mode(args: &Args, wrapper: &Wrapper) -> RenderMode {
+    args.render
         .as_deref()
         .and_then(|r| r.parse::<RenderMode>().ok())
-        .unwrap_or(wrapper.crawl.render);
-    if args.since.is_some() {
-        Some("--since is not supported with --backend yet: UpdateCrawl's HTTP cache is kept by the local crawl only".to_owned())
-    } else if args.format != SinkFormat::Ndjson {
+        .unwrap_or(wrapper.crawl.render)
+}
+
+/// What the backend does not do yet, said before anything is submitted.
+fn refusal(args: &Args, wrapper: &Wrapper) -> Option<String> {
+    if args.format != SinkFormat::Ndjson {
         Some(
             "--backend writes NDJSON only; convert the output, or crawl without --backend"
-                .to_owned(),
-        )
-    } else if render != RenderMode::Never {
-        Some(
-            "--backend does not render pages yet: set `render: never` or pass --render never"
                 .to_owned(),
         )
     } else if wrapper.crawl.media.is_some() {
@@ -114,6 +114,7 @@ async fn crawl(
         until_done: true,
         patience: PATIENCE,
         name: None,
+        renderer: Some(super::crawl::launcher()),
     })
     .await?;
     let client = cluster::open(backend, PATIENCE).await?;
@@ -150,8 +151,15 @@ async fn crawl(
             status.pages_per_second
         );
     }
+    let merged = merge_home(args, &client, id).await?;
     if let Some(path) = &args.summary_json {
-        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "worker": worked});
+        let merged = merged.as_ref().map(|m| {
+            serde_json::json!({
+                "written": m.written.iter().map(|(p, old, new)| serde_json::json!({"pattern": p, "old_xpath": old, "new_xpath": new})).collect::<Vec<_>>(),
+                "left": m.left.iter().map(|(p, why)| serde_json::json!({"pattern": p, "why": why})).collect::<Vec<_>>(),
+            })
+        });
+        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "worker": worked, "wrapper_merged": merged});
         std::fs::write(path, serde_json::to_vec_pretty(&json)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
@@ -162,6 +170,49 @@ async fn crawl(
     } else {
         0
     }))
+}
+
+/// Brings the heals the job's workers decided home: merges the job's final
+/// XPaths (and their tree-grams) into the wrapper file, through the
+/// wrapper-change protocol and the store beside it, and says what it did.
+async fn merge_home(
+    args: &Args,
+    client: &tokio_postgres::Client,
+    id: i64,
+) -> anyhow::Result<Option<mend::runtime::Merged>> {
+    let job = cluster::load(client, id).await?;
+    if job.wrapper_version <= 1 {
+        return Ok(None);
+    }
+    let wrapper_path = args.wrapper.clone();
+    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
+    let merged = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+        let mut store = mend::store::Store::open(&store_path)
+            .with_context(|| format!("cannot open the store {}", store_path.display()))?;
+        let merged = mend::runtime::merge_decided(
+            &wrapper_path,
+            &mut store,
+            &job.wrapper_yaml,
+            &job.treegrams,
+        )?;
+        Ok(merged)
+    })
+    .await??;
+    if !args.quiet {
+        for (pattern, old, new) in &merged.written {
+            say!(
+                "mend: {}: {pattern} healed by the job: {old} -> {new} (the old XPath is kept in its history)",
+                args.wrapper.display()
+            );
+        }
+        for (pattern, why) in &merged.left {
+            say!(
+                "mend: {}: {pattern} left as it is: {why}; `mend status --backend ... --job {id} --wrapper` shows the job's",
+                args.wrapper.display()
+            );
+        }
+    }
+    Ok(Some(merged))
 }
 
 /// The job: the wrapper with its healing state, the item rule and the
@@ -214,6 +265,11 @@ async fn spec(
         wrapper_yaml,
         output,
         heal: args.heal.unwrap_or(HealMode::Off),
+        render: render_mode(args, &wrapper),
+        since: args
+            .since
+            .as_deref()
+            .and_then(|t| super::crawl::parse_time(t).ok()),
         items,
         seeds: start,
         scope,

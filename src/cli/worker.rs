@@ -80,6 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         until_done: args.until_done || args.job.is_some(),
         patience,
         name: args.name,
+        renderer: Some(super::crawl::launcher()),
     };
     let runtime = runtime()?;
     match runtime.block_on(cluster::work(options)) {

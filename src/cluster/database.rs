@@ -21,8 +21,8 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         2,
-        "heal_decisions",
-        include_str!("../../migrations/postgres/0002_heal_decisions.sql"),
+        "decisions_rendering_updates",
+        include_str!("../../migrations/postgres/0002_decisions_rendering_updates.sql"),
     ),
 ];
 

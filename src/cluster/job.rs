@@ -13,7 +13,7 @@ use url::Url;
 use super::BackendError;
 use crate::crawl::{ItemRule, RobotsTxt, Scope, origin};
 use crate::site::ItemPattern;
-use crate::wrapper::{self, HealMode, Wrapper};
+use crate::wrapper::{self, HealMode, RenderMode, Wrapper};
 
 /// The priority of an item page: above every other page, as the local
 /// crawl's learned order puts them.
@@ -36,6 +36,11 @@ pub struct JobSpec {
     pub output: String,
     /// What workers do with item pages that break.
     pub heal: HealMode,
+    /// Which pages workers render in a browser.
+    pub render: RenderMode,
+    /// Emit only item pages new or changed after this time (Unix
+    /// milliseconds): UpdateCrawl.
+    pub since: Option<i64>,
     /// Which pages are items.
     pub items: ItemRule,
     /// The start URLs, normalised, and examples of item pages (depth 1).
@@ -67,6 +72,12 @@ pub struct Job {
     pub store_image: Option<Vec<u8>>,
     /// The healing mode.
     pub heal: HealMode,
+    /// The rendering mode.
+    pub render: RenderMode,
+    /// UpdateCrawl's time, when the job emits only what changed after it.
+    pub since: Option<i64>,
+    /// The wrapper's name, which its HTTP cache is kept under.
+    pub wrapper_name: String,
     /// Which pages are items.
     pub items: ItemRule,
     /// Which URLs are followed.
@@ -97,8 +108,9 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
         .query_one(
             "INSERT INTO mend_jobs (wrapper_name, output, wrapper_yaml, wrapper_file, treegrams,
                  store_image, heal, items_regex, items_hosts, items_all, items_rule, seed_hosts,
-                 max_pages, max_depth, delay_ms, host_concurrency)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                 max_pages, max_depth, delay_ms, host_concurrency, render, since_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+                 $18)
              RETURNING id",
             &[
                 &spec.wrapper.name,
@@ -117,6 +129,8 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
                 &max_depth,
                 &delay_ms,
                 &concurrency,
+                &spec.render.as_str(),
+                &spec.since,
             ],
         )
         .await?;
@@ -207,7 +221,7 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
         .query_opt(
             "SELECT wrapper_yaml, wrapper_file, wrapper_version, treegrams, store_image, heal,
                  items_regex, items_hosts, items_all, seed_hosts, max_depth,
-                 finished_at IS NOT NULL
+                 finished_at IS NOT NULL, render, since_ms, wrapper_name
              FROM mend_jobs WHERE id = $1",
             &[&id],
         )
@@ -231,6 +245,10 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
     let heal = heal
         .parse::<HealMode>()
         .map_err(|_| BackendError::Wrapper(format!("unknown heal mode {heal:?}")))?;
+    let render: String = row.get(12);
+    let render = render
+        .parse::<RenderMode>()
+        .map_err(|_| BackendError::Wrapper(format!("unknown render mode {render:?}")))?;
     let items_regex: Option<String> = row.get(6);
     let items_hosts: Option<Vec<String>> = row.get(7);
     let items_all: bool = row.get(8);
@@ -259,6 +277,9 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
         treegrams,
         store_image: row.get(4),
         heal,
+        render,
+        since: row.get(13),
+        wrapper_name: row.get(14),
         items,
         scope,
         finished: row.get(11),

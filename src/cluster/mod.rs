@@ -20,9 +20,13 @@
 //!   across workers (`decision.rs`, `healing.rs`);
 //! - `mend_adaptations` and `mend_workers`: what was healed, and by whom.
 //!
+//! Pages are rendered in a browser as the job's `render` mode says, each
+//! worker with a browser of its own; in `auto` mode the decision per URL
+//! shape is kept in `mend_render_shapes`, the first worker's for all.
+//!
 //! It refuses what it cannot yet do faithfully across workers: `--since`
-//! (UpdateCrawl's HTTP cache), rendering, media downloads, and output
-//! formats other than NDJSON; `mend crawl` says so before it submits.
+//! (UpdateCrawl's HTTP cache), media downloads, and output formats other
+//! than NDJSON; `mend crawl` says so before it submits.
 
 mod database;
 mod decision;
@@ -39,4 +43,4 @@ pub use healing::store_image;
 pub use job::{Exported, Job, JobSpec, export, load, newest, submit, try_finish};
 pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
 pub use status::{JobStatus, WorkerStatus, status};
-pub use worker::{WorkerOptions, WorkerSummary, work};
+pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};

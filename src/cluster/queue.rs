@@ -22,7 +22,7 @@ use url::Url;
 
 use super::BackendError;
 use super::job::ITEM_PRIORITY;
-use crate::crawl::{ItemRule, origin};
+use crate::crawl::{CacheEntry, ItemRule, origin};
 
 /// How many times a URL's lease may run out before it is failed.
 pub const MAX_ATTEMPTS: i32 = 5;
@@ -74,6 +74,9 @@ pub struct Ack {
     pub adaptations: Vec<serde_json::Value>,
     /// The wrapper version the page was extracted with.
     pub wrapper_version: i32,
+    /// What UpdateCrawl's HTTP cache keeps of the answer, for an item page
+    /// of a job with `since`.
+    pub cache: Option<CacheEntry>,
 }
 
 /// Takes the next URL to fetch, if one may start now.
@@ -261,6 +264,24 @@ pub async fn acknowledge(
         .await?;
         tx.commit().await?;
         return Ok(false);
+    }
+    if let Some(c) = &ack.cache {
+        tx.execute(
+            "INSERT INTO mend_http_cache (wrapper_name, url, etag, last_modified, sha256, changed_at)
+             SELECT j.wrapper_name, $2, $3, $4, $5, $6 FROM mend_jobs j WHERE j.id = $1
+             ON CONFLICT (wrapper_name, url) DO UPDATE SET etag = EXCLUDED.etag,
+                 last_modified = EXCLUDED.last_modified, sha256 = EXCLUDED.sha256,
+                 changed_at = EXCLUDED.changed_at",
+            &[
+                &job,
+                &ack.url.as_str(),
+                &c.etag,
+                &c.last_modified,
+                &c.sha256,
+                &c.changed_at,
+            ],
+        )
+        .await?;
     }
     let mut emit = true;
     if let Some(target) = &ack.final_url {

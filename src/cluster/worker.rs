@@ -22,7 +22,9 @@
 //! acknowledgement counts once, whatever was sent before the connection
 //! dropped.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -34,9 +36,13 @@ use super::database::open;
 use super::healing::{Healing, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
-use crate::crawl::{FetchFailure, Fetcher, MAX_DELAY, links_of};
+use crate::crawl::{
+    self, CacheEntry, FetchFailure, Fetcher, MAX_DELAY, PageRenderer, RenderAsk, links_of,
+    render_if_wanted, url_shape,
+};
 use crate::dom::Document;
 use crate::fetch::Page;
+use crate::wrapper::{RenderMode, Wrapper};
 
 /// What a worker is asked to do.
 #[derive(Debug, Clone)]
@@ -55,6 +61,30 @@ pub struct WorkerOptions {
     pub patience: Duration,
     /// The worker's name (a unique one is made up when `None`).
     pub name: Option<String>,
+    /// Starts the browser for a job that renders pages; a worker without
+    /// one refuses such a job.
+    pub renderer: Option<LaunchRenderer>,
+}
+
+/// Starts a browser for a job's wrapper: called once per job, and only for
+/// a job that renders pages.
+#[derive(Clone)]
+pub struct LaunchRenderer(
+    #[allow(clippy::type_complexity)]
+    pub  Arc<
+        dyn Fn(
+                Wrapper,
+            )
+                -> Pin<Box<dyn Future<Output = Result<Arc<dyn PageRenderer>, String>> + Send>>
+            + Send
+            + Sync,
+    >,
+);
+
+impl std::fmt::Debug for LaunchRenderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LaunchRenderer")
+    }
 }
 
 /// What a worker did.
@@ -123,6 +153,10 @@ pub(super) struct Context {
     fetcher: Fetcher,
     /// Hosts whose robots.txt this worker has taken from the database.
     robots: Mutex<HashSet<String>>,
+    /// The browser, for a job that renders pages.
+    renderer: Option<Arc<dyn PageRenderer>>,
+    /// What `render: auto` decided per URL shape, as read from the database.
+    shapes: Mutex<HashMap<String, bool>>,
     /// The job as last loaded, with its healing state unpacked.
     pub state: Mutex<Healing>,
     /// What this worker did.
@@ -146,6 +180,19 @@ async fn work_on(
     politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
     let fetcher = Fetcher::new(politeness)
         .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?;
+    let renderer = match (job.render, &options.renderer) {
+        (RenderMode::Never, _) => None,
+        (_, Some(launch)) => Some(
+            (launch.0)(job.wrapper.clone())
+                .await
+                .map_err(|e| BackendError::Wrapper(format!("cannot start the browser: {e}")))?,
+        ),
+        (_, None) => {
+            return Err(BackendError::Wrapper(
+                "the job renders pages, and this worker has no browser".to_owned(),
+            ));
+        }
+    };
     let state = Healing::unpack(job)?;
     let context = Arc::new(Context {
         id: state.job.id,
@@ -153,6 +200,8 @@ async fn work_on(
         options: options.clone(),
         fetcher,
         robots: Mutex::new(HashSet::new()),
+        renderer,
+        shapes: Mutex::new(HashMap::new()),
         state: Mutex::new(state),
         counts: Mutex::new(WorkerSummary::default()),
     });
@@ -283,12 +332,13 @@ async fn renew_leases(context: Arc<Context>) {
 /// Fetches and reads a leased URL: its outcome, links and record.
 async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
     ensure_robots(context, client, lease).await?;
-    let (scope, rule, follow) = {
+    let (scope, rule, follow, since) = {
         let state = context.state.lock().await;
         (
             state.job.scope.clone(),
             state.job.items.clone(),
             state.job.wrapper.crawl.follow.clone(),
+            state.job.since,
         )
     };
     let mut ack = Ack {
@@ -302,8 +352,15 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         record: None,
         adaptations: Vec::new(),
         wrapper_version: 0,
+        cache: None,
     };
-    let response = match context.fetcher.fetch(&lease.url, &Default::default()).await {
+    // UpdateCrawl: an item page is asked for only if it changed.
+    let cached = match (since, ack.item) {
+        (Some(_), true) => cached(client, context.id, &lease.url).await?,
+        _ => None,
+    };
+    let conditions = crawl::conditions(since, ack.item, cached.as_ref());
+    let response = match context.fetcher.fetch(&lease.url, &conditions).await {
         Ok(r) => r,
         Err(e) => {
             match &e {
@@ -323,17 +380,33 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         }
     };
     ack.status = Some(response.status);
+    let answer = crawl::cache_entry(
+        response.etag.clone(),
+        response.last_modified.clone(),
+        &response.body,
+    );
+    let unchanged = crawl::unchanged(since, ack.item, response.status, &answer, cached.as_ref());
+    if since.is_some() && ack.item && response.status != 304 {
+        let changed_at = crawl::changed_at(cached.as_ref(), &answer, unix_millis());
+        ack.cache = Some(CacheEntry {
+            changed_at,
+            ..answer
+        });
+    }
     let final_url = response.final_url.clone();
     if final_url != lease.url {
         ack.final_url = Some(final_url.clone());
     }
     ack.item = ack.item || rule.is_item(&final_url);
-    let page = Page {
+    let mut page = Page {
         name: final_url.to_string(),
         url: Some(final_url.clone()),
         bytes: response.body,
         charset: response.charset,
     };
+    if context.renderer.is_some() {
+        render(context, client, lease, &final_url, ack.item, &mut page).await?;
+    }
     {
         let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
         ack.links = links_of(&doc, &final_url, &follow)
@@ -342,7 +415,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
             .map(|u| (u, lease.depth + 1))
             .collect();
     }
-    if ack.item {
+    if ack.item && !unchanged {
         let (out, version) = extract(context, client, page).await?;
         ack.wrapper_version = version;
         ack.adaptations = out.adaptations.clone();
@@ -352,6 +425,92 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         ack.record = Some((line, records, violations));
     }
     Ok(ack)
+}
+
+/// What the job's wrapper's HTTP cache holds of `url`.
+async fn cached(
+    client: &Client,
+    job: i64,
+    url: &url::Url,
+) -> Result<Option<CacheEntry>, BackendError> {
+    let row = client
+        .query_opt(
+            "SELECT c.etag, c.last_modified, c.sha256, c.changed_at
+             FROM mend_http_cache c JOIN mend_jobs j ON j.wrapper_name = c.wrapper_name
+             WHERE j.id = $1 AND c.url = $2",
+            &[&job, &url.as_str()],
+        )
+        .await?;
+    Ok(row.map(|r| CacheEntry {
+        etag: r.get(0),
+        last_modified: r.get(1),
+        sha256: r.get(2),
+        changed_at: r.get(3),
+    }))
+}
+
+fn unix_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Renders a page as the job's mode asks, with the decision for its URL's
+/// shape shared through the database: the first worker to decide a shape
+/// decides it for all.
+async fn render(
+    context: &Context,
+    client: &Client,
+    lease: &Lease,
+    url: &url::Url,
+    item: bool,
+    page: &mut Page,
+) -> Result<(), BackendError> {
+    let (mode, wrapper) = {
+        let state = context.state.lock().await;
+        (state.job.render, state.job.wrapper.clone())
+    };
+    let shape = url_shape(&lease.url);
+    let known = context.shapes.lock().await.get(&shape).copied();
+    let hint = match known {
+        Some(h) => Some(h),
+        None if mode == RenderMode::Auto => client
+            .query_opt(
+                "SELECT render FROM mend_render_shapes WHERE job_id = $1 AND shape = $2",
+                &[&context.id, &shape],
+            )
+            .await?
+            .map(|r| r.get(0)),
+        None => None,
+    };
+    let ask = RenderAsk {
+        mode,
+        hint,
+        item,
+        unchanged: false,
+        queued: &lease.url,
+        url,
+    };
+    let choice = render_if_wanted(context.renderer.as_ref(), &wrapper, &ask, page).await;
+    let decided = match (choice.decision, hint) {
+        (Some((shape, render)), _) => {
+            let row = client
+                .query_one(
+                    "INSERT INTO mend_render_shapes (job_id, shape, render) VALUES ($1, $2, $3)
+                     ON CONFLICT (job_id, shape) DO UPDATE SET render = mend_render_shapes.render
+                     RETURNING render",
+                    &[&context.id, &shape, &render],
+                )
+                .await?;
+            Some((shape, row.get(0)))
+        }
+        (None, Some(h)) => Some((shape, h)),
+        (None, None) => None,
+    };
+    if let Some((shape, render)) = decided {
+        context.shapes.lock().await.insert(shape, render);
+    }
+    Ok(())
 }
 
 /// The host's robots.txt, from the database; the first worker to need it

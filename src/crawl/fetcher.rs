@@ -85,7 +85,7 @@ pub struct Response {
 }
 
 /// What a request may ask: send the page only if it changed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Conditions {
     /// `If-None-Match`.
     pub etag: Option<String>,

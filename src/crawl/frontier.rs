@@ -590,14 +590,7 @@ impl Frontier {
         now: i64,
     ) -> Result<(), FrontierError> {
         let before = self.cached(url)?;
-        let changed = before
-            .as_ref()
-            .is_none_or(|b| b.sha256 != entry.sha256 || b.sha256.is_none());
-        let changed_at = if changed {
-            Some(now)
-        } else {
-            before.and_then(|b| b.changed_at)
-        };
+        let changed_at = super::update::changed_at(before.as_ref(), entry, now);
         self.conn
             .execute(
                 "INSERT INTO http_cache (url, etag, last_modified, sha256, changed_at)

@@ -37,6 +37,7 @@ mod politeness;
 mod render;
 mod run;
 mod sink;
+mod update;
 
 pub use fetcher::{
     Conditions, FetchFailure, Fetcher, Response, Robots, RobotsTxt, USER_AGENT, origin,
@@ -46,6 +47,9 @@ pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link, Resumable
 pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use politeness::{Hosts, MAX_DELAY};
-pub use render::{PageRenderer, RenderFailure, Rendered};
+pub use render::{
+    PageRenderer, RenderAsk, RenderChoice, RenderFailure, Rendered, render_if_wanted, url_shape,
+};
 pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl, start_urls};
 pub use sink::{Sink, SinkError, SinkFormat};
+pub use update::{cache_entry, changed_at, conditions, http_date, parse_http_date, unchanged};

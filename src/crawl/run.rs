@@ -7,21 +7,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use tokio::task::JoinSet;
 use url::Url;
 
-use super::fetcher::{Conditions, FetchFailure, Fetcher};
+use super::fetcher::{FetchFailure, Fetcher};
 use super::frontier::{
     CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
 };
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
 use super::media::Media;
-use super::render::PageRenderer;
+use super::render::{PageRenderer, RenderAsk, RenderChoice, render_if_wanted, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
+use super::update;
 use crate::dom::Document;
-use crate::extract::extract;
 use crate::fetch::{Page, PageSource};
 use crate::job::{self, HealCounts, PageOutput, RunOptions};
 use crate::runtime::{Runtime, RuntimeError, Session};
@@ -535,16 +534,7 @@ async fn fetch_page(
 ) -> Fetched {
     let fetched_at = unix_millis();
     let item = shared.rule.is_item(&queued.url);
-    let conditions = match (shared.since, item) {
-        (Some(since), true) => Conditions {
-            etag: cached
-                .as_ref()
-                .filter(|c| c.changed_at.is_some_and(|t| t < since))
-                .and_then(|c| c.etag.clone()),
-            modified_since: Some(http_date(since)),
-        },
-        _ => Conditions::default(),
-    };
+    let conditions = update::conditions(shared.since, item, cached.as_ref());
     let response = match shared.fetcher.fetch(&queued.url, &conditions).await {
         Ok(r) => r,
         Err(e) => {
@@ -562,28 +552,12 @@ async fn fetch_page(
             };
         }
     };
-    let hash = hex(&Sha256::digest(&response.body));
-    let cache = CacheEntry {
-        etag: response.etag.clone(),
-        last_modified: response.last_modified.clone(),
-        sha256: Some(hash.clone()),
-        changed_at: None,
-    };
-    let unchanged = match shared.since {
-        Some(since) if item => {
-            response.status == 304
-                || cached.as_ref().is_some_and(|c| {
-                    c.sha256.as_deref() == Some(hash.as_str())
-                        && c.changed_at.is_some_and(|t| t < since)
-                })
-                || response
-                    .last_modified
-                    .as_deref()
-                    .and_then(parse_http_date)
-                    .is_some_and(|t| t < since)
-        }
-        _ => false,
-    };
+    let cache = update::cache_entry(
+        response.etag.clone(),
+        response.last_modified.clone(),
+        &response.body,
+    );
+    let unchanged = update::unchanged(shared.since, item, response.status, &cache, cached.as_ref());
     let item = item || shared.rule.is_item(&response.final_url);
     let mut page = Page {
         name: response.final_url.to_string(),
@@ -591,57 +565,23 @@ async fn fetch_page(
         bytes: response.body,
         charset: response.charset,
     };
-    let wants_render = match shared.render {
-        RenderMode::Never => false,
-        RenderMode::Always => true,
-        RenderMode::Auto => item && render_hint != Some(false),
-    };
-    let mut rendered = false;
-    let mut render_decision = None;
-    if wants_render
-        && !unchanged
-        && let Some(renderer) = &shared.renderer
-    {
-        let actions = &shared.wrapper.crawl.actions;
-        let try_render = match (shared.render, render_hint) {
-            (RenderMode::Auto, None) => {
-                // Unknown shape: render only if the raw page fails.
-                violations(&shared.wrapper, &page) > 0
-            }
-            _ => true,
-        };
-        if try_render {
-            match renderer.render(&response.final_url, actions).await {
-                Ok(html) => {
-                    let raw = std::mem::replace(&mut page.bytes, html.into_bytes());
-                    let charset = page.charset.take();
-                    rendered = true;
-                    if shared.render == RenderMode::Auto && render_hint.is_none() {
-                        let better = violations(&shared.wrapper, &page)
-                            < violations(
-                                &shared.wrapper,
-                                &Page {
-                                    bytes: raw.clone(),
-                                    charset: charset.clone(),
-                                    ..page.clone()
-                                },
-                            );
-                        render_decision = Some((url_shape(&queued.url), better));
-                        if !better {
-                            page.bytes = raw;
-                            page.charset = charset;
-                            rendered = false;
-                        }
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(url = %queued.url, error = %e, "the page could not be rendered; read as fetched");
-                }
-            }
-        } else if shared.render == RenderMode::Auto {
-            render_decision = Some((url_shape(&queued.url), false));
-        }
-    }
+    let RenderChoice {
+        rendered,
+        decision: render_decision,
+    } = render_if_wanted(
+        shared.renderer.as_ref(),
+        &shared.wrapper,
+        &RenderAsk {
+            mode: shared.render,
+            hint: render_hint,
+            item,
+            unchanged,
+            queued: &queued.url,
+            url: &response.final_url,
+        },
+        &mut page,
+    )
+    .await;
     let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
     let base = response.final_url.clone();
     let links = links_of(&doc, &base, &shared.wrapper.crawl.follow);
@@ -670,12 +610,6 @@ async fn fetch_page(
             cache,
         }),
     }
-}
-
-/// How many violations the wrapper has on `page`.
-fn violations(wrapper: &Wrapper, page: &Page) -> usize {
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-    extract(wrapper, &doc, page.url.as_ref()).violations.len()
 }
 
 /// Extracts item pages in batches through the runtime.
@@ -795,60 +729,15 @@ fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
     }
 }
 
-/// A URL's shape, for remembering which pages need rendering: each path
-/// segment that holds a digit, `-` or `_` is a `*`.
-pub fn url_shape(url: &Url) -> String {
-    let path: Vec<&str> = url
-        .path()
-        .split('/')
-        .map(|s| {
-            if s.chars()
-                .any(|c| c.is_ascii_digit() || c == '-' || c == '_')
-            {
-                "*"
-            } else {
-                s
-            }
-        })
-        .collect();
-    format!("{}{}", url.host_str().unwrap_or_default(), path.join("/"))
-}
-
 fn unix_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// An HTTP date (RFC 9110's IMF-fixdate) for Unix milliseconds.
-fn http_date(millis: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(millis)
-        .unwrap_or_default()
-        .format("%a, %d %b %Y %H:%M:%S GMT")
-        .to_string()
-}
-
-fn parse_http_date(text: &str) -> Option<i64> {
-    chrono::DateTime::parse_from_rfc2822(text.trim())
-        .ok()
-        .map(|d| d.timestamp_millis())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn http_dates_go_both_ways() {
-        let t = 1_700_000_000_000;
-        let text = http_date(t);
-        assert_eq!(text, "Tue, 14 Nov 2023 22:13:20 GMT");
-        assert_eq!(parse_http_date(&text), Some(t));
-    }
 
     #[test]
     fn url_shapes_group_pages_of_one_kind() {

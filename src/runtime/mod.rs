@@ -15,6 +15,8 @@
 //!   each change in the store, the files written and synced, and unfinished
 //!   changes reconciled (`lock.rs`, `change.rs`); every change to a wrapper
 //!   or a tree-gram goes through it;
+//! - heals decided elsewhere (a crawl job's workers) merged into the
+//!   wrapper file through the same protocol (`merge.rs`);
 //! - hardening: brittle XPaths replaced by robust members of their locator
 //!   ensembles, proven on several pages and written as one change with the
 //!   tree-grams (`harden.rs`);
@@ -38,6 +40,7 @@ mod healer;
 mod health;
 mod ledger;
 mod lock;
+mod merge;
 mod project;
 mod session;
 mod templates;
@@ -60,6 +63,7 @@ pub use healer::{Runtime, SERVED_SAMPLE};
 pub use health::{BASELINE_RUNS, RunHealth, judge_run_health, record_health_baseline};
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
+pub use merge::{Merged, merge_decided};
 pub use project::{Project, write_atomically, write_bytes_atomically};
 pub use session::Session;
 pub use templates::{

@@ -115,6 +115,17 @@ pub enum RenderMode {
     Always,
 }
 
+impl RenderMode {
+    /// The word the wrapper and the command line use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderMode::Never => "never",
+            RenderMode::Auto => "auto",
+            RenderMode::Always => "always",
+        }
+    }
+}
+
 impl std::str::FromStr for RenderMode {
     type Err = String;
 

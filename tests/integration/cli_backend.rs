@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::cli_crawl::{NO_TRAPS, POSTS, pages, sorted_lines, wrapper};
+use super::cli_crawl::{
+    NO_TRAPS, POSTS, POSTS_AND_SCRIPTED, chromium_or_skip, pages, sorted_lines, wrapper,
+};
 use crate::support::cli::{Mend, Run};
 use crate::support::fixture_site::{FixtureSite, LoggedRequest, SiteOptions};
 use crate::support::postgres::Postgres;
@@ -429,6 +431,14 @@ fn without_heals(lines: &[String]) -> Vec<Value> {
         .collect()
 }
 
+/// The XPath lines of a wrapper's text.
+fn xpaths(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("xpath:"))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The author's XPath line in a wrapper's text.
 fn author_xpath(wrapper: &str) -> &str {
     wrapper
@@ -510,6 +520,15 @@ fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
             "{}",
             healed.stdout
         );
+        // The command that wrote the records brought the job's heals home:
+        // the wrapper file holds the job's XPaths, the old ones in history.
+        let home = std::fs::read_to_string(&w).unwrap();
+        assert_eq!(xpaths(&home), xpaths(&healed.stdout), "{home}");
+        assert!(
+            run.stderr.contains("author healed by the job"),
+            "{}",
+            run.stderr
+        );
         outputs.push(sorted_lines(&dir.path().join("h.ndjson")));
         wrappers.push(healed.stdout);
     }
@@ -520,12 +539,6 @@ fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
     // Every heal one worker published is what the others used: the job
     // ends on the same XPaths whatever the number of workers (the history
     // may differ: which page healed first decides the steps taken).
-    let xpaths = |text: &str| -> Vec<String> {
-        text.lines()
-            .filter(|l| l.trim_start().starts_with("xpath:"))
-            .map(str::to_owned)
-            .collect()
-    };
     assert_eq!(xpaths(&wrappers[0]), xpaths(&wrappers[1]));
 }
 
@@ -693,4 +706,169 @@ fn a_heal_that_held_on_the_only_page_that_broke_is_written_when_the_job_ends() {
         healed.stdout
     );
     assert!(healed.stdout.contains("history"), "{}", healed.stdout);
+}
+
+#[test]
+fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape() {
+    if !chromium_or_skip("workers_render_what_the_local_crawl_renders") {
+        return;
+    }
+    let Some(pg) = Postgres::start("workers_render_what_the_local_crawl_renders") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 12,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: auto\n  settle: 0.3\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
+        ),
+    );
+    let local = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "local.ndjson",
+        ],
+    );
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    let job = submit(dir.path(), &backend, &w, &site.url(), "two.ndjson", &[]);
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let two = export(dir.path(), &backend, &w, &site.url(), "two.ndjson");
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    // The scripted post is read, rendered, as the local crawl reads it.
+    let scripted = site
+        .truth()
+        .posts
+        .iter()
+        .find(|p| p.js_only)
+        .unwrap()
+        .clone();
+    let got = pages(&dir.path().join("two.ndjson"));
+    assert_eq!(
+        got[&scripted.url]["records"][0]["title"],
+        scripted.title.as_str()
+    );
+    assert_eq!(
+        sorted_lines(&dir.path().join("two.ndjson")),
+        sorted_lines(&dir.path().join("local.ndjson"))
+    );
+    // One decision per URL shape, for every worker: the scripted shape is
+    // rendered, the plain posts' is not.
+    let shapes = pg.query("SELECT shape, render FROM mend_render_shapes ORDER BY shape");
+    assert!(shapes.iter().any(|s| s.contains("/js/*/|t")), "{shapes:?}");
+    assert!(shapes.iter().any(|s| s.ends_with("|f")), "{shapes:?}");
+    assert_eq!(
+        shapes.len(),
+        shapes
+            .iter()
+            .map(|s| s.split('|').next().unwrap())
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    );
+}
+
+#[test]
+fn an_update_job_emits_only_the_posts_changed_since() {
+    let Some(Setup {
+        pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "an_update_job_emits_only_the_posts_changed_since",
+        12,
+        Duration::ZERO,
+        "delay: 0, concurrency: 4, timeout: 5",
+    )
+    else {
+        return;
+    };
+    let w = w.to_str().unwrap();
+    let first = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w,
+            &site.url(),
+            "--backend",
+            &backend,
+            "--out",
+            "first.ndjson",
+        ],
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let posts = site.truth().posts.iter().filter(|p| !p.js_only).count();
+    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), posts);
+    std::thread::sleep(Duration::from_millis(1100));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let since = chrono::DateTime::from_timestamp(now as i64, 0)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    std::thread::sleep(Duration::from_millis(1100));
+    let changed = site.update_post(3);
+    let job = submit(
+        dir.path(),
+        &backend,
+        Path::new(w),
+        &site.url(),
+        "update.ndjson",
+        &["--since", &since],
+    );
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let update = export(
+        dir.path(),
+        &backend,
+        Path::new(w),
+        &site.url(),
+        "update.ndjson",
+    );
+    assert_eq!(update.code, 0, "{}", update.stderr);
+    let got = pages(&dir.path().join("update.ndjson"));
+    assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
+    assert_eq!(
+        got[&changed.url]["records"][0]["body"],
+        serde_json::json!(changed.body)
+    );
+    // The posts were asked for conditionally, and what they answered is in
+    // the wrapper's HTTP cache for the next update.
+    assert!(
+        site.requests()
+            .iter()
+            .any(|r| r.if_modified_since.is_some())
+    );
+    let cached = pg.query("SELECT count(*) FROM mend_http_cache WHERE sha256 IS NOT NULL");
+    assert!(cached[0].parse::<usize>().unwrap() >= 1, "{cached:?}");
+    // A --since that is not a time is refused before anything is submitted.
+    let bad = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w,
+            &site.url(),
+            "--backend",
+            &backend,
+            "--since",
+            "yesterday",
+        ],
+    );
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }

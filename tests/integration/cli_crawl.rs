@@ -389,7 +389,7 @@ fn since_emits_only_the_posts_changed_after_it() {
 
 /// Whether Chromium is here; without it, a rendering test says it is
 /// skipped (and fails where `MEND_REQUIRE_CHROMIUM` asks for a browser).
-fn chromium_or_skip(test: &str) -> bool {
+pub(crate) fn chromium_or_skip(test: &str) -> bool {
     if mend::render::find_chromium().is_some() {
         return true;
     }
@@ -404,7 +404,7 @@ fn chromium_or_skip(test: &str) -> bool {
 }
 
 /// Post pages, and the post whose content only a script writes.
-const POSTS_AND_SCRIPTED: &str = r"(/\d{4}/\d{2}/[^/]+-\d+/|/js/post-\d+/)$";
+pub(crate) const POSTS_AND_SCRIPTED: &str = r"(/\d{4}/\d{2}/[^/]+-\d+/|/js/post-\d+/)$";
 
 #[test]
 fn rendering_reads_the_scripted_post_and_every_comment_behind_show_more() {

@@ -27,3 +27,27 @@ CREATE INDEX mend_heal_pages_heal ON mend_heal_pages (job_id, wrapper_version, p
 -- page their pattern broke on, fewer than min_pages) after its last page.
 -- An `auto` job is finished only once it has.
 ALTER TABLE mend_jobs ADD COLUMN settled BOOLEAN NOT NULL DEFAULT false;
+
+-- Rendering: the job's mode (`never`, `auto`, `always`), and, in `auto`,
+-- what was decided for each URL shape, the same for every worker.
+ALTER TABLE mend_jobs ADD COLUMN render TEXT NOT NULL DEFAULT 'never';
+CREATE TABLE mend_render_shapes (
+    job_id BIGINT  NOT NULL REFERENCES mend_jobs (id) ON DELETE CASCADE,
+    shape  TEXT    NOT NULL,
+    render BOOLEAN NOT NULL,
+    PRIMARY KEY (job_id, shape)
+);
+
+-- UpdateCrawl: a job with `since` emits only item pages new or changed
+-- after it (Unix milliseconds), judged by the HTTP cache each wrapper's
+-- jobs keep, the same for every worker.
+ALTER TABLE mend_jobs ADD COLUMN since_ms BIGINT;
+CREATE TABLE mend_http_cache (
+    wrapper_name  TEXT   NOT NULL,
+    url           TEXT   NOT NULL,
+    etag          TEXT,
+    last_modified TEXT,
+    sha256        TEXT,
+    changed_at    BIGINT,
+    PRIMARY KEY (wrapper_name, url)
+);
