@@ -64,11 +64,8 @@ fn render_mode(args: &Args, wrapper: &Wrapper) -> RenderMode {
 
 /// What the backend does not do yet, said before anything is submitted.
 fn refusal(args: &Args, wrapper: &Wrapper) -> Option<String> {
-    if args.format != SinkFormat::Ndjson {
-        Some(
-            "--backend writes NDJSON only; convert the output, or crawl without --backend"
-                .to_owned(),
-        )
+    if args.format == SinkFormat::Sqlite && args.out.is_none() {
+        Some("--format sqlite needs --out FILE".to_owned())
     } else if wrapper.crawl.media.is_some() {
         Some("--backend does not download media yet: remove the wrapper's `media` rule".to_owned())
     } else {
@@ -123,14 +120,20 @@ async fn crawl(
     while !cluster::try_finish(&client, id).await? {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let exported = match &args.out {
-        Some(path) => {
+    let exported = match (&args.out, args.format) {
+        (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
+            let job = cluster::load(&client, id).await?;
+            let mut sink =
+                mend::crawl::Sink::open(args.out.as_deref(), args.format, &job.wrapper, None)?;
+            cluster::export_to_sink(&client, id, &mut sink).await?
+        }
+        (Some(path), SinkFormat::Ndjson) => {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             let mut file = std::io::BufWriter::new(file);
             cluster::export(&client, id, &mut file).await?
         }
-        None => {
+        (None, SinkFormat::Ndjson) => {
             let mut out = std::io::BufWriter::new(super::stdout::Stdout::new());
             cluster::export(&client, id, &mut out).await?
         }

@@ -11,7 +11,8 @@ use tokio_postgres::Client;
 use url::Url;
 
 use super::BackendError;
-use crate::crawl::{ItemRule, RobotsTxt, Scope, origin};
+use crate::crawl::{ItemRule, RobotsTxt, Scope, Sink, SinkError, origin};
+use crate::job::PageOutput;
 use crate::site::ItemPattern;
 use crate::wrapper::{self, HealMode, RenderMode, Wrapper};
 
@@ -357,6 +358,38 @@ pub async fn export(
         exported.violations += u64::try_from(row.get::<_, i32>(2)).unwrap_or(0);
     }
     out.flush().map_err(io)?;
+    Ok(exported)
+}
+
+/// Writes the job's records to `sink`, in any of the crawl's formats, one
+/// page at a time in URL order; each page's time is when its record was
+/// written.
+pub async fn export_to_sink(
+    client: &Client,
+    id: i64,
+    sink: &mut Sink,
+) -> Result<Exported, BackendError> {
+    let rows = client
+        .query(
+            "SELECT line, records, violations,
+                 (extract(epoch FROM written_at) * 1000)::BIGINT
+             FROM mend_records WHERE job_id = $1 ORDER BY url",
+            &[&id],
+        )
+        .await?;
+    let mut exported = Exported::default();
+    let sink_failed = |e: SinkError| BackendError::Wrapper(e.to_string());
+    for row in rows {
+        let line: &str = row.get(0);
+        let page: PageOutput = serde_json::from_str(line).map_err(|e| {
+            BackendError::Wrapper(format!("a stored record does not read back: {e}"))
+        })?;
+        sink.write(page, row.get(3)).map_err(sink_failed)?;
+        exported.items += 1;
+        exported.records += u64::try_from(row.get::<_, i32>(1)).unwrap_or(0);
+        exported.violations += u64::try_from(row.get::<_, i32>(2)).unwrap_or(0);
+    }
+    sink.commit().map_err(sink_failed)?;
     Ok(exported)
 }
 

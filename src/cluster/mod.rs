@@ -24,9 +24,10 @@
 //! worker with a browser of its own; in `auto` mode the decision per URL
 //! shape is kept in `mend_render_shapes`, the first worker's for all.
 //!
-//! It refuses what it cannot yet do faithfully across workers: `--since`
-//! (UpdateCrawl's HTTP cache), media downloads, and output formats other
-//! than NDJSON; `mend crawl` says so before it submits.
+//! Records are kept as NDJSON lines and exported in URL order, as NDJSON
+//! byte for byte, or read back and written as CSV or SQLite through the
+//! local crawl's sink. It refuses what it cannot yet do faithfully across
+//! workers: media downloads; `mend crawl` says so before it submits.
 
 mod database;
 mod decision;
@@ -40,7 +41,7 @@ mod worker;
 pub use database::{MIGRATIONS, connect, migrate, open, redact};
 pub use error::BackendError;
 pub use healing::store_image;
-pub use job::{Exported, Job, JobSpec, export, load, newest, submit, try_finish};
+pub use job::{Exported, Job, JobSpec, export, export_to_sink, load, newest, submit, try_finish};
 pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
 pub use status::{JobStatus, WorkerStatus, status};
 pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};

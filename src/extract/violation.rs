@@ -2,12 +2,12 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::wrapper::PatternPath;
 
 /// A constraint that failed, with what was expected and what was found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     /// The pattern's path of names, such as `book/price`.
     pub pattern: PatternPath,
@@ -20,7 +20,7 @@ pub struct Violation {
     /// The canonical path of the parent instance the check ran in (`/` for top-level patterns).
     pub context: String,
     /// The canonical path of the offending node, when one node is at fault.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
 }
 
@@ -43,7 +43,7 @@ impl Violation {
 
 /// Which constraint a violation is of, serialized as the wrapper spells the
 /// constraint (`min`, `min_length`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ViolationKind {

@@ -11,7 +11,7 @@ mod output;
 mod tests;
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use health::HealthObserver;
@@ -23,8 +23,9 @@ use crate::extract::{Extraction, Violation, extract};
 use crate::fetch::{self, HttpClient, PageSource};
 use crate::wrapper::Wrapper;
 
-/// What one page produced: the object `mend run` prints for it.
-#[derive(Clone, Debug, Serialize)]
+/// What one page produced: the object `mend run` prints for it, and reads
+/// back (a crawl job's workers keep it as a line, exported in any format).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PageOutput {
     /// The page's name: its path, `-` or its URL.
     pub page: String,
@@ -36,10 +37,10 @@ pub struct PageOutput {
     pub adaptations: Vec<Value>,
     /// The XPaths of a pattern's `history` that served the page, when its
     /// XPath now did not.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallbacks: Vec<Value>,
     /// Why the page could not be read, when it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Set by a [`Healer`] on an output that it completes when the run is
     /// settled; never printed.

@@ -104,6 +104,13 @@ impl Serialize for PatternPath {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for PatternPath {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl PartialEq<str> for PatternPath {
     fn eq(&self, other: &str) -> bool {
         let mut rest = other;

@@ -872,3 +872,87 @@ fn an_update_job_emits_only_the_posts_changed_since() {
     );
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
+
+#[test]
+fn a_job_exports_csv_and_sqlite_as_the_local_crawl_writes_them() {
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "a_job_exports_csv_and_sqlite",
+        10,
+        Duration::ZERO,
+        "delay: 0, concurrency: 4, timeout: 5",
+    )
+    else {
+        return;
+    };
+    let w = w.to_str().unwrap();
+    for (format, out) in [("csv", "posts.csv"), ("sqlite", "posts.sqlite")] {
+        let local_out = format!("local-{out}");
+        let local = mend(
+            dir.path(),
+            &[
+                "crawl",
+                w,
+                &site.url(),
+                "--format",
+                format,
+                "--out",
+                &local_out,
+            ],
+        );
+        assert_eq!(local.code, 0, "{}", local.stderr);
+        let job = mend(
+            dir.path(),
+            &[
+                "crawl",
+                w,
+                &site.url(),
+                "--backend",
+                &backend,
+                "--format",
+                format,
+                "--out",
+                out,
+            ],
+        );
+        assert_eq!(job.code, 0, "{format}: {}", job.stderr);
+        let (got, expected) = (dir.path().join(out), dir.path().join(&local_out));
+        if format == "csv" {
+            let text = std::fs::read_to_string(&got).unwrap();
+            assert!(text.starts_with("page,title,"), "{text}");
+            assert_eq!(sorted_lines(&got), sorted_lines(&expected));
+        } else {
+            // The same tables with the same rows, but for the fetch times.
+            let rows = |path: &Path| -> Vec<String> {
+                let db = rusqlite::Connection::open(path).unwrap();
+                let mut tables: Vec<String> = db
+                    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                    .unwrap()
+                    .query_map([], |r| r.get(0))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                tables.retain(|t| !t.starts_with("sqlite_") && !t.starts_with('_'));
+                let mut rows = Vec::new();
+                for t in tables {
+                    let count: i64 = db
+                        .query_row(&format!("SELECT count(*) FROM \"{t}\""), [], |r| r.get(0))
+                        .unwrap();
+                    rows.push(format!("{t}: {count}"));
+                }
+                rows
+            };
+            let got_rows = rows(&got);
+            assert!(
+                got_rows.iter().any(|r| r.starts_with("pages: ")),
+                "{got_rows:?}"
+            );
+            assert_eq!(got_rows, rows(&expected));
+        }
+    }
+}
