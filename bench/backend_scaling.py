@@ -14,6 +14,13 @@ Per round, in alternation:
   * k workers (k = 1, 2, 4): the job is submitted with `--detach`, then k
     `mend worker --job ID --concurrency C` processes are started together
     and timed until the last ends; the records are then exported.
+With `--heal-stale`, the wrapper is snapshotted on a post and its author
+XPath then made stale (the class renamed), and every run heals with
+`--heal auto`: the local crawl decides once per batch, the workers once per
+job across workers (`mend_heal_pages`). The records are compared without
+what pages say about heals (their adaptations, fallbacks and `_proposals`),
+and the job's wrapper versions are reported: one heal decided is version 2.
+
 Every run's records must equal the local crawl's (sorted lines). The script
 prints pages/s per setting (medians over the rounds), the ratio of k workers
 to one worker, and the per-page cost of the backend (one worker) against
@@ -21,7 +28,8 @@ the local crawl, as a ratio of seconds per page; `--out` writes the JSON.
 
 Usage:
     python3 bench/backend_scaling.py [--posts N] [--rounds R] [--concurrency C]
-        [--latency-ms MS] [--workers 1,2,4] [--mend PATH] [--site PATH] [--out FILE]
+        [--latency-ms MS] [--workers 1,2,4] [--heal-stale] [--mend PATH] [--site PATH]
+        [--out FILE]
 """
 
 import argparse
@@ -120,9 +128,52 @@ def start_site(site_bin, posts, latency_ms):
     return p, url
 
 
-def sorted_lines(path):
+def sorted_lines(path, heals=False):
+    """The output's lines, sorted; with `heals`, without what a page says
+    about heals, which depends on when each heal was decided."""
     with open(path) as f:
-        return sorted(f.read().splitlines())
+        lines = f.read().splitlines()
+    if heals:
+        stripped = []
+        for line in lines:
+            page = json.loads(line)
+            page.pop("adaptations", None)
+            page.pop("fallbacks", None)
+            for r in page.get("records", []):
+                r.pop("_proposals", None)
+            stripped.append(json.dumps(page, sort_keys=True))
+        lines = stripped
+    return sorted(lines)
+
+
+def make_stale(args, wrapper, url, work):
+    """Snapshots the wrapper on a post, then renames the author's class in
+    its XPath, so that every post needs a heal; gives the stale text."""
+    probe = os.path.join(work, "probe.ndjson")
+    run([args.mend, "crawl", wrapper, url, "--out", probe, "--max-pages", "30", "--quiet",
+         "--store", os.path.join(work, "probe", "mend.db")])
+    with open(probe) as f:
+        first = json.loads(f.readline())["page"]
+    run([args.mend, "snapshot", wrapper, first], cwd=work)
+    with open(wrapper) as f:
+        text = f.read()
+    stale = text.replace("span[@class='author']", "span[@class='byline']")
+    if stale == text:
+        raise SystemExit("the wrapper has no author XPath to make stale")
+    grams = os.path.join(work, "treegrams")
+    shutil.copytree(grams, grams + ".snapshot")
+    return stale
+
+
+def restore(wrapper, text):
+    """Puts the stale wrapper and the snapshot's tree-grams back: an `auto`
+    heal rewrote them."""
+    if text is not None:
+        with open(wrapper, "w") as f:
+            f.write(text)
+        grams = os.path.join(os.path.dirname(wrapper), "treegrams")
+        shutil.rmtree(grams)
+        shutil.copytree(grams + ".snapshot", grams)
 
 
 def run(command, **kw):
@@ -137,7 +188,7 @@ def local(args, wrapper, url, work, n):
     store = os.path.join(work, f"local-{n}", "mend.db")
     t0 = time.perf_counter()
     run([args.mend, "crawl", wrapper, url, "--out", out, "--store", store, "--concurrency",
-         str(args.concurrency), "--quiet", "--summary-json", out + ".json"])
+         str(args.concurrency), "--quiet", "--summary-json", out + ".json", *heal_args(args)])
     seconds = time.perf_counter() - t0
     with open(out + ".json") as f:
         pages = json.load(f)["summary"]["fetched"]
@@ -146,8 +197,8 @@ def local(args, wrapper, url, work, n):
 
 def backend(args, pg, wrapper, url, work, n, k):
     out = os.path.join(work, f"pg-{k}-{n}.ndjson")
-    job = run([args.mend, "crawl", wrapper, url, "--backend", pg.url, "--out", out, "--detach"],
-              cwd=work).stdout.strip()
+    job = run([args.mend, "crawl", wrapper, url, "--backend", pg.url, "--out", out, "--detach",
+               *heal_args(args)], cwd=work).stdout.strip()
     cpu0 = pg.cpu_seconds()
     t0 = time.perf_counter()
     workers = [subprocess.Popen([args.mend, "worker", "--backend", pg.url, "--job", job, "--concurrency",
@@ -164,7 +215,11 @@ def backend(args, pg, wrapper, url, work, n, k):
         cwd=work)
     status = json.loads(run([args.mend, "status", "--backend", pg.url, "--job", job, "--json"]).stdout)
     pages = status["done"] + status["failed"]
-    return seconds, pages, out, db_cpu
+    return seconds, pages, out, db_cpu, status.get("wrapper_version")
+
+
+def heal_args(args):
+    return ["--heal", "auto"] if args.heal_stale else []
 
 
 def main():
@@ -174,6 +229,8 @@ def main():
     ap.add_argument("--concurrency", type=int, default=4, help="requests in flight per process")
     ap.add_argument("--latency-ms", type=int, default=20)
     ap.add_argument("--workers", default="1,2,4")
+    ap.add_argument("--heal-stale", action="store_true",
+                    help="a stale author XPath, healed with --heal auto in every run")
     ap.add_argument("--mend", default=os.path.join(bench.REPO, "target", "release", "mend"))
     ap.add_argument("--site", default=os.path.join(bench.REPO, "target", "release", "examples", "fixture_site"))
     ap.add_argument("--out", default=None)
@@ -184,24 +241,29 @@ def main():
     site, url = start_site(args.site, args.posts, args.latency_ms)
     try:
         wrapper = bench.write_wrapper(work)
+        stale = make_stale(args, wrapper, url, work) if args.heal_stale else None
+        versions = []
         rates = {"local": []}
         rates.update({k: [] for k in ks})
         per_page = {"local": [], 1: []}
         db_ms = {k: [] for k in ks}
         same = True
         for r in range(args.rounds):
+            restore(wrapper, stale)
             seconds, pages, out = local(args, wrapper, url, work, r)
-            expected = sorted_lines(out)
+            expected = sorted_lines(out, args.heal_stale)
             rates["local"].append(pages / seconds)
             per_page["local"].append(seconds / pages)
             line = [f"round {r + 1}: local {pages} pages in {seconds:.2f}s ({pages / seconds:.0f}/s)"]
             for k in ks:
-                seconds, pages, out, db_cpu = backend(args, pg, wrapper, url, work, r, k)
+                restore(wrapper, stale)
+                seconds, pages, out, db_cpu, version = backend(args, pg, wrapper, url, work, r, k)
+                versions.append(version)
                 rates[k].append(pages / seconds)
                 db_ms[k].append(1000 * db_cpu / pages)
                 if k == 1:
                     per_page[1].append(seconds / pages)
-                ok = sorted_lines(out) == expected
+                ok = sorted_lines(out, args.heal_stale) == expected
                 same = same and ok
                 line.append(f"{k} workers {pages} pages in {seconds:.2f}s ({pages / seconds:.0f}/s, "
                             f"PostgreSQL {1000 * db_cpu / pages:.2f} ms CPU a page)"
@@ -217,6 +279,8 @@ def main():
             "ratio_to_one_worker": {str(k): median[str(k)] / median["1"] for k in ks},
             "backend_cost_per_page_ratio": statistics.median(per_page[1]) / statistics.median(per_page["local"]),
             "same_records": same,
+            "heal_stale": args.heal_stale,
+            "job_wrapper_versions": sorted(set(v for v in versions if v is not None)),
             "postgres_cpu_ms_per_page": {str(k): statistics.median(v) for k, v in db_ms.items()},
         }
         print("median pages/s: " + ", ".join(f"{k}: {v:.0f}" for k, v in median.items()))
@@ -225,6 +289,8 @@ def main():
             f"{k}: {v:.2f}" for k, v in result["postgres_cpu_ms_per_page"].items()))
         print(f"seconds per page, one worker over the local crawl: {result['backend_cost_per_page_ratio']:.2f}x; "
               f"same records everywhere: {same}")
+        if args.heal_stale:
+            print(f"job wrapper versions at the end: {result['job_wrapper_versions']}")
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(result, f, indent=2)

@@ -35,7 +35,7 @@ pub fn run(
     seeds: Vec<Url>,
     backend: &str,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(refusal) = refusal(args, &wrapper) {
+    if let Some(refusal) = refusal(args) {
         say!("error: {refusal}");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
@@ -62,15 +62,10 @@ fn render_mode(args: &Args, wrapper: &Wrapper) -> RenderMode {
         .unwrap_or(wrapper.crawl.render)
 }
 
-/// What the backend does not do yet, said before anything is submitted.
-fn refusal(args: &Args, wrapper: &Wrapper) -> Option<String> {
-    if args.format == SinkFormat::Sqlite && args.out.is_none() {
-        Some("--format sqlite needs --out FILE".to_owned())
-    } else if wrapper.crawl.media.is_some() {
-        Some("--backend does not download media yet: remove the wrapper's `media` rule".to_owned())
-    } else {
-        None
-    }
+/// What the backend refuses, said before anything is submitted.
+fn refusal(args: &Args) -> Option<String> {
+    (args.format == SinkFormat::Sqlite && args.out.is_none())
+        .then(|| "--format sqlite needs --out FILE".to_owned())
 }
 
 async fn crawl(
@@ -138,10 +133,17 @@ async fn crawl(
             cluster::export(&client, id, &mut out).await?
         }
     };
+    let media = match wrapper_has_media(&client, id).await? {
+        true => {
+            let dir = mend::crawl::media_dir(args.out.as_deref());
+            cluster::export_media(&client, id, &dir).await?
+        }
+        false => 0,
+    };
     let status = cluster::status(&client, Some(id)).await?;
     if !args.quiet {
         say!(
-            "mend: job {id}: {} URLs read ({} by this process), {} items, {} records, {} violations, {} errors, {} skipped, {} heals, {} workers; {:.1} pages/s",
+            "mend: job {id}: {} URLs read ({} by this process), {} items, {} records, {} violations, {} errors, {} skipped, {} heals, {} images, {} workers; {:.1} pages/s",
             status.done + status.failed + status.skipped,
             worked.pages,
             exported.items,
@@ -150,6 +152,7 @@ async fn crawl(
             status.failed,
             status.skipped,
             status.heals,
+            media,
             status.workers.len(),
             status.pages_per_second
         );
@@ -162,7 +165,7 @@ async fn crawl(
                 "left": m.left.iter().map(|(p, why)| serde_json::json!({"pattern": p, "why": why})).collect::<Vec<_>>(),
             })
         });
-        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "worker": worked, "wrapper_merged": merged});
+        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "media": media, "worker": worked, "wrapper_merged": merged});
         std::fs::write(path, serde_json::to_vec_pretty(&json)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
@@ -173,6 +176,16 @@ async fn crawl(
     } else {
         0
     }))
+}
+
+/// Whether the job's wrapper downloads images.
+async fn wrapper_has_media(client: &tokio_postgres::Client, id: i64) -> anyhow::Result<bool> {
+    Ok(cluster::load(client, id)
+        .await?
+        .wrapper
+        .crawl
+        .media
+        .is_some())
 }
 
 /// Brings the heals the job's workers decided home: merges the job's final

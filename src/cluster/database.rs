@@ -21,8 +21,8 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         2,
-        "decisions_rendering_updates",
-        include_str!("../../migrations/postgres/0002_decisions_rendering_updates.sql"),
+        "workers_as_the_local_crawl",
+        include_str!("../../migrations/postgres/0002_workers_as_the_local_crawl.sql"),
     ),
 ];
 

@@ -79,6 +79,8 @@ pub struct Job {
     pub since: Option<i64>,
     /// The wrapper's name, which its HTTP cache is kept under.
     pub wrapper_name: String,
+    /// The output, as named on the command line (`-`: standard output).
+    pub output: String,
     /// Which pages are items.
     pub items: ItemRule,
     /// Which URLs are followed.
@@ -222,7 +224,7 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
         .query_opt(
             "SELECT wrapper_yaml, wrapper_file, wrapper_version, treegrams, store_image, heal,
                  items_regex, items_hosts, items_all, seed_hosts, max_depth,
-                 finished_at IS NOT NULL, render, since_ms, wrapper_name
+                 finished_at IS NOT NULL, render, since_ms, wrapper_name, output
              FROM mend_jobs WHERE id = $1",
             &[&id],
         )
@@ -281,6 +283,7 @@ pub async fn load(client: &Client, id: i64) -> Result<Job, BackendError> {
         render,
         since: row.get(13),
         wrapper_name: row.get(14),
+        output: row.get(15),
         items,
         scope,
         finished: row.get(11),
@@ -391,6 +394,32 @@ pub async fn export_to_sink(
     }
     sink.commit().map_err(sink_failed)?;
     Ok(exported)
+}
+
+/// Writes the job's images into `dir` (files already there are kept);
+/// gives how many files the job holds.
+pub async fn export_media(client: &Client, id: i64, dir: &Path) -> Result<u64, BackendError> {
+    let rows = client
+        .query(
+            "SELECT name, bytes FROM mend_media_files WHERE job_id = $1 ORDER BY name",
+            &[&id],
+        )
+        .await?;
+    for row in &rows {
+        let name: &str = row.get(0);
+        // A name is a hash and an extension the worker made; anything that
+        // could leave the folder is refused.
+        if name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(BackendError::Wrapper(format!(
+                "a media file name {name:?} is refused"
+            )));
+        }
+        crate::crawl::write_media(dir, name, row.get(1)).map_err(|source| BackendError::Io {
+            path: dir.join(name),
+            source,
+        })?;
+    }
+    Ok(rows.len() as u64)
 }
 
 /// Writes the job's healing state (its wrapper file, tree-grams and store)

@@ -26,8 +26,9 @@
 //!
 //! Records are kept as NDJSON lines and exported in URL order, as NDJSON
 //! byte for byte, or read back and written as CSV or SQLite through the
-//! local crawl's sink. It refuses what it cannot yet do faithfully across
-//! workers: media downloads; `mend crawl` says so before it submits.
+//! local crawl's sink. Images of the `media` rule are downloaded once per
+//! URL by whichever worker meets them first, kept by content in
+//! `mend_media_files`, and written beside the output on export.
 
 mod database;
 mod decision;
@@ -41,7 +42,9 @@ mod worker;
 pub use database::{MIGRATIONS, connect, migrate, open, redact};
 pub use error::BackendError;
 pub use healing::store_image;
-pub use job::{Exported, Job, JobSpec, export, export_to_sink, load, newest, submit, try_finish};
+pub use job::{
+    Exported, Job, JobSpec, export, export_media, export_to_sink, load, newest, submit, try_finish,
+};
 pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
 pub use status::{JobStatus, WorkerStatus, status};
 pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};

@@ -37,8 +37,8 @@ use super::healing::{Healing, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
 use crate::crawl::{
-    self, CacheEntry, FetchFailure, Fetcher, MAX_DELAY, PageRenderer, RenderAsk, links_of,
-    render_if_wanted, url_shape,
+    self, CacheEntry, Conditions, FetchFailure, Fetcher, MAX_DELAY, PageRenderer, RenderAsk,
+    links_of, render_if_wanted, url_shape,
 };
 use crate::dom::Document;
 use crate::fetch::Page;
@@ -332,13 +332,14 @@ async fn renew_leases(context: Arc<Context>) {
 /// Fetches and reads a leased URL: its outcome, links and record.
 async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
     ensure_robots(context, client, lease).await?;
-    let (scope, rule, follow, since) = {
+    let (scope, rule, follow, since, media) = {
         let state = context.state.lock().await;
         (
             state.job.scope.clone(),
             state.job.items.clone(),
             state.job.wrapper.crawl.follow.clone(),
             state.job.since,
+            state.job.wrapper.crawl.media.clone(),
         )
     };
     let mut ack = Ack {
@@ -407,16 +408,22 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
     if context.renderer.is_some() {
         render(context, client, lease, &final_url, ack.item, &mut page).await?;
     }
-    {
+    let media_urls = {
         let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
         ack.links = links_of(&doc, &final_url, &follow)
             .into_iter()
             .filter(|u| scope.allows(u, lease.depth + 1))
             .map(|u| (u, lease.depth + 1))
             .collect();
-    }
+        match (&media, ack.item && !unchanged) {
+            (Some(xpath), true) => links_of(&doc, &final_url, std::slice::from_ref(xpath)),
+            _ => Vec::new(),
+        }
+    };
     if ack.item && !unchanged {
-        let (out, version) = extract(context, client, page).await?;
+        let media = download_media(context, client, &media_urls).await?;
+        let (mut out, version) = extract(context, client, page).await?;
+        crawl::attach_media(&mut out, &media);
         ack.wrapper_version = version;
         ack.adaptations = out.adaptations.clone();
         let records = i32::try_from(out.records.len()).unwrap_or(i32::MAX);
@@ -425,6 +432,61 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         ack.record = Some((line, records, violations));
     }
     Ok(ack)
+}
+
+/// The `_media` entries of a page's images: each URL downloaded once per
+/// job, by the first worker that meets it (within this page's lease, as a
+/// redirect is followed), its bytes kept once per content.
+async fn download_media(
+    context: &Context,
+    client: &Client,
+    urls: &[url::Url],
+) -> Result<Vec<serde_json::Value>, BackendError> {
+    let mut entries = Vec::with_capacity(urls.len());
+    let output = context.state.lock().await.job.output.clone();
+    let dir = crawl::media_dir((output != "-").then(|| std::path::Path::new(&output)));
+    let known = "SELECT entry FROM mend_media WHERE job_id = $1 AND url = $2";
+    for url in urls {
+        if let Some(row) = client
+            .query_opt(known, &[&context.id, &url.as_str()])
+            .await?
+        {
+            entries.push(entry_of(row.get(0)));
+            continue;
+        }
+        let entry = match context.fetcher.fetch(url, &Conditions::default()).await {
+            Ok(response) => {
+                let (hash, name) =
+                    crawl::media_name(url, &response.body, response.media_type.as_deref());
+                client
+                    .execute(
+                        "INSERT INTO mend_media_files (job_id, name, bytes) VALUES ($1, $2, $3)
+                         ON CONFLICT DO NOTHING",
+                        &[&context.id, &name, &response.body],
+                    )
+                    .await?;
+                crawl::media_entry(url, &hash, &dir, &name)
+            }
+            Err(e) => serde_json::json!({"url": url.as_str(), "error": e.to_string()}),
+        };
+        // Another worker may have met the same URL meanwhile: its entry
+        // stands, so that every page says the same of one URL.
+        let row = client
+            .query_one(
+                "INSERT INTO mend_media (job_id, url, entry) VALUES ($1, $2, $3)
+                 ON CONFLICT (job_id, url) DO UPDATE SET entry = mend_media.entry
+                 RETURNING entry",
+                &[&context.id, &url.as_str(), &entry.to_string()],
+            )
+            .await?;
+        entries.push(entry_of(row.get(0)));
+    }
+    Ok(entries)
+}
+
+/// A stored `_media` entry, read back.
+fn entry_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
 }
 
 /// What the job's wrapper's HTTP cache holds of `url`.

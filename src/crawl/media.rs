@@ -79,24 +79,61 @@ impl Media {
         body: &[u8],
         media_type: Option<&str>,
     ) -> std::io::Result<(String, String)> {
-        let hash = hex(&Sha256::digest(body));
-        let name = format!("{hash}{}", extension(url, media_type));
-        let path = self.dir.join(&name);
-        if !path.exists() {
-            std::fs::create_dir_all(&self.dir)?;
-            // Two pages may bring the same bytes under two URLs at once:
-            // each writes a temporary file of its own, and the second
-            // rename puts the same content in place again.
-            let temp = self.dir.join(format!(
-                ".{name}.{}-{}.part",
-                std::process::id(),
-                TEMPORARY.fetch_add(1, Ordering::Relaxed)
-            ));
-            std::fs::write(&temp, body)?;
-            std::fs::rename(&temp, &path)?;
-        }
-        Ok((hash, relative(&path, &self.dir)))
+        let (hash, name) = media_name(url, body, media_type);
+        write_media(&self.dir, &name, body)?;
+        Ok((hash, relative(&self.dir.join(&name), &self.dir)))
     }
+}
+
+/// The folder a crawl writing to `output` keeps its images in: beside the
+/// output, named after it (`out.ndjson` keeps them in `out-media`), or
+/// `media` when the output is standard output.
+pub fn media_dir(output: Option<&Path>) -> PathBuf {
+    match output {
+        Some(o) => {
+            let stem = o
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            o.with_file_name(format!("{stem}-media"))
+        }
+        None => PathBuf::from("media"),
+    }
+}
+
+/// An image's SHA-256 and the file name it is kept under: the hash, with
+/// the URL's extension or the media type's.
+pub fn media_name(url: &Url, body: &[u8], media_type: Option<&str>) -> (String, String) {
+    let hash = hex(&Sha256::digest(body));
+    let name = format!("{hash}{}", extension(url, media_type));
+    (hash, name)
+}
+
+/// The entry of an image written as `name` in the folder `dir`, as a
+/// record's `_media` lists it.
+pub fn media_entry(url: &Url, hash: &str, dir: &Path, name: &str) -> Value {
+    json!({"url": url.as_str(), "sha256": hash, "file": relative(&dir.join(name), dir)})
+}
+
+/// Writes `body` as `dir/name` unless that file is there: through a
+/// temporary file of this writer's own and a rename, so that no half image
+/// is ever under a final name.
+pub fn write_media(dir: &Path, name: &str, body: &[u8]) -> std::io::Result<()> {
+    let path = dir.join(name);
+    if path.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    // Two pages may bring the same bytes under two URLs at once: each
+    // writes a temporary file of its own, and the second rename puts the
+    // same content in place again.
+    let temp = dir.join(format!(
+        ".{name}.{}-{}.part",
+        std::process::id(),
+        TEMPORARY.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&temp, body)?;
+    std::fs::rename(&temp, &path)
 }
 
 fn relative(path: &Path, dir: &Path) -> String {

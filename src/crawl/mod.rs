@@ -46,10 +46,13 @@ pub use fetcher::{
 pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link, Resumable};
 pub use items::{ItemRule, item_rule};
 pub use links::links_of;
+pub use media::{media_dir, media_entry, media_name, write_media};
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{
     PageRenderer, RenderAsk, RenderChoice, RenderFailure, Rendered, render_if_wanted, url_shape,
 };
-pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl, start_urls};
+pub use run::{
+    CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, attach_media, crawl, start_urls,
+};
 pub use sink::{Sink, SinkError, SinkFormat};
 pub use update::{cache_entry, changed_at, conditions, http_date, parse_http_date, unchanged};

@@ -16,7 +16,7 @@ use super::frontier::{
 };
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
-use super::media::Media;
+use super::media::{Media, media_dir};
 use super::render::{PageRenderer, RenderAsk, RenderChoice, render_if_wanted, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
 use super::update;
@@ -333,19 +333,12 @@ pub async fn crawl(
         .map(|u| (u.clone(), 1, priority(&model, u, 1)))
         .collect();
     frontier.push(&first)?;
-    let media_dir = options.output.as_ref().map(|o| {
-        let stem = o
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        o.with_file_name(format!("{stem}-media"))
-    });
     let shared = Arc::new(Shared {
         fetcher,
         media: settings
             .media
             .as_ref()
-            .map(|_| Media::new(media_dir.clone().unwrap_or_else(|| PathBuf::from("media")))),
+            .map(|_| Media::new(media_dir(options.output.as_deref()))),
         wrapper: wrapper.clone(),
         rule,
         renderer,
@@ -715,7 +708,7 @@ fn add_heals(total: &mut HealCounts, more: HealCounts) {
 }
 
 /// Adds `_media` to every record of a page that downloaded images.
-fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
+pub fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
     if media.is_empty() {
         return;
     }

@@ -956,3 +956,102 @@ fn a_job_exports_csv_and_sqlite_as_the_local_crawl_writes_them() {
         }
     }
 }
+
+#[test]
+fn workers_download_each_image_once_and_the_export_writes_them_beside_the_output() {
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: _,
+    }) = setup(
+        "workers_download_each_image_once",
+        12,
+        Duration::ZERO,
+        "delay: 0, concurrency: 4, timeout: 5",
+    )
+    else {
+        return;
+    };
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  media: \"//article[@class='post']/ul[@class='images']/li/img/@src\"\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
+        ),
+    );
+    let w = Path::new(&w);
+    let job = submit(dir.path(), &backend, w, &site.url(), "two.ndjson", &[]);
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let two = export(dir.path(), &backend, w, &site.url(), "two.ndjson");
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    // The job asked for each image its records list, once.
+    let media_asked = || -> Vec<String> {
+        let mut asked: Vec<String> = site
+            .requests()
+            .iter()
+            .filter(|r| r.path.starts_with("/media/"))
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        asked.sort();
+        asked
+    };
+    let mut listed: Vec<String> = pages(&dir.path().join("two.ndjson"))
+        .values()
+        .flat_map(|p| {
+            p["records"][0]["_media"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|m| {
+            let url = url::Url::parse(m["url"].as_str().unwrap()).unwrap();
+            format!("GET {}", url.path())
+        })
+        .collect();
+    listed.sort();
+    assert!(!listed.is_empty());
+    assert_eq!(media_asked(), listed);
+    // The same records as the local crawl, the images in the job's folder.
+    let local = mend(
+        dir.path(),
+        &[
+            "crawl",
+            w.to_str().unwrap(),
+            &site.url(),
+            "--out",
+            "local.ndjson",
+        ],
+    );
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    let lines = |name: &str, folder: &str| -> Vec<String> {
+        sorted_lines(&dir.path().join(name))
+            .into_iter()
+            .map(|l| l.replace(&format!("\"{folder}/"), "\"MEDIA/"))
+            .collect()
+    };
+    assert_eq!(
+        lines("two.ndjson", "two-media"),
+        lines("local.ndjson", "local-media")
+    );
+    let files = |folder: &str| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.path().join(folder))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let got = files("two-media");
+    assert!(!got.is_empty());
+    assert_eq!(got, files("local-media"));
+}

@@ -51,3 +51,21 @@ CREATE TABLE mend_http_cache (
     changed_at    BIGINT,
     PRIMARY KEY (wrapper_name, url)
 );
+
+-- Images of item pages (the wrapper's `media` rule): each URL downloaded
+-- once per job, by whichever worker met it first, and each content kept
+-- once under its hash; `mend crawl --backend` writes the files beside the
+-- output when it exports the records.
+CREATE TABLE mend_media (
+    job_id BIGINT NOT NULL REFERENCES mend_jobs (id) ON DELETE CASCADE,
+    url    TEXT   NOT NULL,
+    -- The record's `_media` entry, as text: its keys keep their order.
+    entry  TEXT   NOT NULL,
+    PRIMARY KEY (job_id, url)
+);
+CREATE TABLE mend_media_files (
+    job_id BIGINT NOT NULL REFERENCES mend_jobs (id) ON DELETE CASCADE,
+    name   TEXT   NOT NULL,
+    bytes  BYTEA  NOT NULL,
+    PRIMARY KEY (job_id, name)
+);
