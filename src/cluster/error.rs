@@ -24,7 +24,7 @@ pub enum BackendError {
         source: tokio_postgres::Error,
     },
     /// A statement failed.
-    #[error("PostgreSQL: {0}")]
+    #[error("PostgreSQL: {}", said(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// The job asked for does not exist.
     #[error("no crawl job {0} in the backend")]
@@ -51,6 +51,18 @@ pub enum BackendError {
         /// What SQLite said.
         source: rusqlite::Error,
     },
+}
+
+/// What PostgreSQL said: the server's message and detail when it sent
+/// one (the driver's own text is only "db error"), else the driver's.
+fn said(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(detail) => format!("{} ({}): {detail}", db.message(), db.code().code()),
+            None => format!("{} ({})", db.message(), db.code().code()),
+        },
+        None => e.to_string(),
+    }
 }
 
 impl BackendError {

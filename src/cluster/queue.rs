@@ -237,6 +237,55 @@ pub async fn acknowledge(
     items: &ItemRule,
 ) -> Result<bool, BackendError> {
     let tx = client.transaction().await?;
+    // The links first, in one order, then the page's own row: an
+    // acknowledgement that updated its own row first and then waited on a
+    // link another page's acknowledgement held, while that one waited on
+    // this page's row as its link, was a deadlock (pages link each other),
+    // each costing PostgreSQL's deadlock timeout. Waiting only ever happens
+    // on the sorted link rows now; the statements after them do not wait on
+    // another acknowledgement.
+    let Rows {
+        urls,
+        hosts,
+        depths,
+        priorities,
+        states,
+    } = rows(&ack.links, ack.final_url.as_ref(), items);
+    let mut emit = true;
+    if !urls.is_empty() {
+        let mut new_hosts = hosts.clone();
+        new_hosts.sort();
+        new_hosts.dedup();
+        tx.execute(
+            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
+             SELECT $1, h, j.delay_ms, j.host_concurrency
+             FROM unnest($2::text[]) AS h, mend_jobs j WHERE j.id = $1
+             ON CONFLICT DO NOTHING",
+            &[&job, &new_hosts],
+        )
+        .await?;
+        // A redirect's target goes in with the links, in their order, as
+        // read already (done, by this worker).
+        let inserted = tx
+            .query(
+                "INSERT INTO mend_frontier (job_id, url, host, depth, priority, state, worker, done_at)
+                 SELECT $1, u, h, d, p, s,
+                        CASE WHEN s = 'done' THEN $7 END,
+                        CASE WHEN s = 'done' THEN clock_timestamp() END
+                 FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[], $6::text[])
+                     AS l (u, h, d, p, s)
+                 ON CONFLICT DO NOTHING
+                 RETURNING url",
+                &[&job, &urls, &hosts, &depths, &priorities, &states, &worker],
+            )
+            .await?;
+        if let Some(target) = &ack.final_url {
+            // A redirect to a page met before is that page: read once.
+            emit = inserted
+                .iter()
+                .any(|r| r.get::<_, &str>(0) == target.as_str());
+        }
+    }
     let status = ack.status.map(i32::from);
     let ended = tx
         .execute(
@@ -255,14 +304,16 @@ pub async fn acknowledge(
         )
         .await?;
     if ended == 0 {
-        // The lease ran out and another worker has the URL (or did it).
-        tx.execute(
-            "UPDATE mend_workers SET lost = lost + 1, last_seen = clock_timestamp()
-             WHERE id = $1 AND job_id = $2",
-            &[&worker, &job],
-        )
-        .await?;
-        tx.commit().await?;
+        // The lease ran out and another worker has the URL (or did it):
+        // nothing of this reading counts, its links included.
+        tx.rollback().await?;
+        client
+            .execute(
+                "UPDATE mend_workers SET lost = lost + 1, last_seen = clock_timestamp()
+                 WHERE id = $1 AND job_id = $2",
+                &[&worker, &job],
+            )
+            .await?;
         return Ok(false);
     }
     if let Some(c) = &ack.cache {
@@ -280,41 +331,6 @@ pub async fn acknowledge(
                 &c.sha256,
                 &c.changed_at,
             ],
-        )
-        .await?;
-    }
-    let mut emit = true;
-    if let Some(target) = &ack.final_url {
-        let depth = 0_i32;
-        let new = tx
-            .execute(
-                "INSERT INTO mend_frontier (job_id, url, host, depth, state, worker, done_at)
-                 VALUES ($1, $2, $3, $4, 'done', $5, clock_timestamp()) ON CONFLICT DO NOTHING",
-                &[&job, &target.as_str(), &origin(target), &depth, &worker],
-            )
-            .await?;
-        // A redirect to a page met before is that page: read once.
-        emit = new == 1;
-    }
-    if !ack.links.is_empty() {
-        let (urls, hosts, depths, priorities) = link_columns(&ack.links, items);
-        let mut new_hosts = hosts.clone();
-        new_hosts.sort();
-        new_hosts.dedup();
-        tx.execute(
-            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
-             SELECT $1, h, j.delay_ms, j.host_concurrency
-             FROM unnest($2::text[]) AS h, mend_jobs j WHERE j.id = $1
-             ON CONFLICT DO NOTHING",
-            &[&job, &new_hosts],
-        )
-        .await?;
-        tx.execute(
-            "INSERT INTO mend_frontier (job_id, url, host, depth, priority)
-             SELECT $1, u, h, d, p FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[])
-                 AS l (u, h, d, p)
-             ON CONFLICT DO NOTHING",
-            &[&job, &urls, &hosts, &depths, &priorities],
         )
         .await?;
     }
@@ -363,29 +379,48 @@ pub async fn acknowledge(
     Ok(true)
 }
 
-/// The links' columns for one `unnest` insert, each URL once.
-fn link_columns(
-    links: &[(Url, u32)],
-    items: &ItemRule,
-) -> (Vec<String>, Vec<String>, Vec<i32>, Vec<f64>) {
+/// The frontier rows an acknowledgement inserts, as `unnest` columns.
+struct Rows {
+    urls: Vec<String>,
+    hosts: Vec<String>,
+    depths: Vec<i32>,
+    priorities: Vec<f64>,
+    states: Vec<&'static str>,
+}
+
+/// The rows of a page's links (queued) and of its redirect's target (done),
+/// each URL once, the target's row winning.
+fn rows(links: &[(Url, u32)], target: Option<&Url>, items: &ItemRule) -> Rows {
+    let mut all: Vec<(&Url, u32, &'static str)> = links
+        .iter()
+        .filter(|(u, _)| Some(u) != target)
+        .map(|(u, d)| (u, *d, "queued"))
+        .collect();
+    all.extend(target.map(|t| (t, 0, "done")));
     // Sorted, so that concurrent acknowledgements inserting overlapping
-    // links lock their rows in one order and never deadlock.
-    let mut links: Vec<&(Url, u32)> = links.iter().collect();
-    links.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-    links.dedup_by(|a, b| a.0 == b.0);
-    let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (url, depth) in links {
-        let depth_f = f64::from(*depth);
-        columns.0.push(url.to_string());
-        columns.1.push(origin(url));
-        columns.2.push(i32::try_from(*depth).unwrap_or(i32::MAX));
-        columns.3.push(if items.is_item(url) {
+    // rows lock them in one order and never deadlock.
+    all.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    all.dedup_by(|a, b| a.0 == b.0);
+    let mut rows = Rows {
+        urls: Vec::new(),
+        hosts: Vec::new(),
+        depths: Vec::new(),
+        priorities: Vec::new(),
+        states: Vec::new(),
+    };
+    for (url, depth, state) in all {
+        let depth_f = f64::from(depth);
+        rows.urls.push(url.to_string());
+        rows.hosts.push(origin(url));
+        rows.depths.push(i32::try_from(depth).unwrap_or(i32::MAX));
+        rows.priorities.push(if items.is_item(url) {
             ITEM_PRIORITY - depth_f
         } else {
             -depth_f
         });
+        rows.states.push(state);
     }
-    columns
+    rows
 }
 
 /// Extends the worker's live leases: a slow page or a long heal does not
@@ -454,4 +489,42 @@ pub async fn register(client: &Client, job: i64, worker: &str) -> Result<(), Bac
         )
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(links: &[&str], target: Option<&str>, expected: &[(&str, &str)]) {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let links: Vec<(Url, u32)> = links.iter().map(|l| (u(l), 2)).collect();
+        let target = target.map(u);
+        let rows = rows(&links, target.as_ref(), &ItemRule::All);
+        let got: Vec<(&str, &str)> = rows
+            .urls
+            .iter()
+            .map(String::as_str)
+            .zip(rows.states.iter().copied())
+            .collect();
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn rows_are_sorted_once_each_so_acknowledgements_lock_them_in_one_order() {
+        check(
+            &["http://h/b", "http://h/a", "http://h/b"],
+            None,
+            &[("http://h/a", "queued"), ("http://h/b", "queued")],
+        );
+    }
+
+    #[test]
+    fn a_redirects_target_goes_in_with_the_links_as_done() {
+        check(
+            &["http://h/c", "http://h/t"],
+            Some("http://h/t"),
+            &[("http://h/c", "queued"), ("http://h/t", "done")],
+        );
+        check(&[], Some("http://h/t"), &[("http://h/t", "done")]);
+    }
 }
