@@ -158,6 +158,7 @@ async fn crawl(
         );
     }
     let merged = merge_home(args, &client, id).await?;
+    let proposals = proposals_home(args, &client, id).await?;
     if let Some(path) = &args.summary_json {
         let merged = merged.as_ref().map(|m| {
             serde_json::json!({
@@ -165,7 +166,7 @@ async fn crawl(
                 "left": m.left.iter().map(|(p, why)| serde_json::json!({"pattern": p, "why": why})).collect::<Vec<_>>(),
             })
         });
-        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "media": media, "worker": worked, "wrapper_merged": merged});
+        let json = serde_json::json!({"job": id, "status": status, "exported": exported, "media": media, "worker": worked, "wrapper_merged": merged, "proposals_stored": proposals});
         std::fs::write(path, serde_json::to_vec_pretty(&json)?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
@@ -186,6 +187,61 @@ async fn wrapper_has_media(client: &tokio_postgres::Client, id: i64) -> anyhow::
         .crawl
         .media
         .is_some())
+}
+
+/// Brings a `propose` job's proposals home: runs the local decision, in
+/// `propose` mode, over the pages the workers kept for each heal, with the
+/// wrapper file and the store beside it, so that each heal is one entry of
+/// the user's store for `mend log`, `show` and `approve` (an entry already
+/// waiting is joined, not repeated). Gives the heals' counts.
+async fn proposals_home(
+    args: &Args,
+    client: &tokio_postgres::Client,
+    id: i64,
+) -> anyhow::Result<Option<mend::job::HealCounts>> {
+    let job = cluster::load(client, id).await?;
+    if job.heal != HealMode::Propose {
+        return Ok(None);
+    }
+    let pages = cluster::kept_pages(client, id).await?;
+    if pages.is_empty() {
+        return Ok(None);
+    }
+    let kept = pages.len();
+    let wrapper_path = args.wrapper.clone();
+    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
+    let shown = store_path.display().to_string();
+    let counts = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+        let wrapper = mend::wrapper::load_file(&wrapper_path)
+            .with_context(|| format!("cannot load {}", wrapper_path.display()))?;
+        let options = mend::job::RunOptions::default();
+        let mut runtime = mend::runtime::Runtime::new(
+            HealMode::Propose,
+            wrapper,
+            &wrapper_path,
+            mend::runtime::Session::at(store_path),
+            options.clone(),
+        )?;
+        let sources: Vec<mend::fetch::PageSource> = pages
+            .into_iter()
+            .map(|p| mend::fetch::PageSource::Memory(std::sync::Arc::new(p)))
+            .collect();
+        let summary = mend::job::run_pages_healing(&mut runtime, &sources, &options, |_| {});
+        runtime.finish();
+        if let Some(failure) = runtime.failure() {
+            anyhow::bail!("the job's proposals could not be stored: {failure}");
+        }
+        Ok(summary.heals)
+    })
+    .await??;
+    if !args.quiet {
+        say!(
+            "mend: the job's heals, run again on the {kept} pages the workers kept: {} proposed, {} abstained; stored in {shown} (`mend log` lists them)",
+            counts.proposed,
+            counts.abstained
+        );
+    }
+    Ok(Some(counts))
 }
 
 /// Brings the heals the job's workers decided home: merges the job's final

@@ -249,6 +249,32 @@ pub async fn pages(
         .collect())
 }
 
+/// Every page kept for the job's heals, each once, in URL order: what
+/// `mend crawl --backend` runs the local decision over to bring a
+/// `propose` job's proposals into the user's store.
+pub async fn kept_pages(client: &Client, job: i64) -> Result<Vec<Page>, BackendError> {
+    let rows = client
+        .query(
+            "SELECT DISTINCT ON (url) url, page, charset FROM mend_heal_pages
+             WHERE job_id = $1 AND page IS NOT NULL
+             ORDER BY url, wrapper_version DESC",
+            &[&job],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| {
+            let url: String = r.get(0);
+            Page {
+                url: Url::parse(&url).ok(),
+                name: url,
+                bytes: r.get(1),
+                charset: r.get(2),
+            }
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -3,8 +3,11 @@
 //! publication of what a heal changed as the job's next version.
 //!
 //! - `off`: the page is extracted with the job's wrapper, nothing more.
-//! - `propose`: the page heals on its own; its proposals go into the
-//!   store, whose image is published so that the other workers see them.
+//! - `propose`: as `auto` below, but nothing is decided: each page records
+//!   its votes (the first pages of each heal kept), and `mend crawl
+//!   --backend` runs the local decision over those pages in the user's
+//!   project, so the proposals land in the user's store, one entry per
+//!   heal.
 //! - `auto`: one decision per change, counted across workers
 //!   (`decision.rs`). The page is offered the heals still open, heals in
 //!   `propose` mode and records its votes; a heal is written only once it
@@ -115,24 +118,13 @@ pub async fn extract(
     if current != state.job.wrapper_version {
         adopt(&mut state, client, context.id).await?;
     }
-    if state.job.heal == HealMode::Auto {
-        return extract_deciding(context, &mut state, client, page).await;
-    }
-    let before = state.job.wrapper_yaml.clone();
-    let (out, after) = heal_pages(&state, HealMode::Propose, &[], vec![page]).await;
-    let version = state.job.wrapper_version;
-    let out = out.into_iter().next().unwrap_or_else(empty_output);
-    if !out.adaptations.is_empty() {
-        // The proposal went into the store only: published, so that the
-        // other workers see it.
-        publish(context, &mut state, client, after.unwrap_or(before)).await?;
-    }
-    Ok((out, version))
+    extract_deciding(context, &mut state, client, page).await
 }
 
-/// Extracts a page in `auto` mode: offered the open heals, healed in
-/// `propose` mode, its votes recorded, and any heal that now holds on
-/// enough pages decided.
+/// Extracts a page that heals: offered the open heals, healed in `propose`
+/// mode, its votes recorded, and in `auto` mode any heal that now holds on
+/// enough pages decided. In `propose` mode the votes (with the first pages
+/// of each heal) are what `mend crawl --backend` brings home as proposals.
 async fn extract_deciding(
     context: &Context,
     state: &mut Healing,
@@ -169,7 +161,8 @@ async fn extract_deciding(
     )
     .await?;
     let mut applied = Vec::new();
-    for tally in tallies.iter().filter(|t| t.held >= min_pages) {
+    let auto = state.job.heal == HealMode::Auto;
+    for tally in tallies.iter().filter(|t| auto && t.held >= min_pages) {
         if state.job.wrapper_version != version {
             break;
         }
@@ -177,14 +170,20 @@ async fn extract_deciding(
             applied.push((tally.pattern.clone(), tally.new_xpath.clone()));
         }
     }
-    annotate(&mut out, &tallies, &applied, min_pages);
+    annotate(&mut out, &tallies, &applied, auto.then_some(min_pages));
     Ok((out, version))
 }
 
 /// Says in a page's adaptations, and in the pending heals that served it,
 /// what became of its heals across the job: applied by this page's vote,
-/// or waiting for more pages.
-fn annotate(out: &mut PageOutput, tallies: &[Tally], applied: &[(String, String)], min: i64) {
+/// or waiting for more pages (`min`, in `auto` mode), or held on so many
+/// pages and waiting for a person (in `propose` mode, `min` is `None`).
+fn annotate(
+    out: &mut PageOutput,
+    tallies: &[Tally],
+    applied: &[(String, String)],
+    min: Option<i64>,
+) {
     let said = |a: &serde_json::Value, key: &str| -> Option<(String, String)> {
         Some((
             a["pattern"].as_str()?.to_owned(),
@@ -201,12 +200,17 @@ fn annotate(out: &mut PageOutput, tallies: &[Tally], applied: &[(String, String)
                 true,
                 format!("held on {held} pages across the job's workers"),
             )
-        } else {
+        } else if let Some(min) = min {
             (
                 false,
                 format!(
                     "not applied yet: held on {held} of the {min} pages adapt.min_pages asks for, across the job's workers"
                 ),
+            )
+        } else {
+            (
+                false,
+                format!("held on {held} pages across the job's workers, for a person to decide"),
             )
         })
     };
@@ -439,30 +443,9 @@ async fn heal_pages(
     .unwrap_or((Vec::new(), None))
 }
 
-/// Publishes the wrapper a heal rewrote as the job's next version, under
-/// the job's advisory lock; if another worker published first, adopts
-/// theirs instead.
-async fn publish(
-    context: &Context,
-    state: &mut Healing,
-    client: &Client,
-    wrapper_yaml: String,
-) -> Result<(), BackendError> {
-    // A transaction needs the client mutably; the advisory lock is taken
-    // and released around one compare-and-set statement instead.
-    client
-        .execute("SELECT pg_advisory_lock($1)", &[&context.id])
-        .await?;
-    let published = publish_locked(context, state, client, wrapper_yaml).await;
-    let unlocked = client
-        .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
-        .await;
-    published?;
-    unlocked?;
-    adopt(state, client, context.id).await
-}
-
-/// The compare-and-set of [`publish`], with the job's advisory lock held.
+/// Publishes the wrapper a decision wrote, with its tree-grams and store,
+/// as the job's next version: a compare-and-set of the version, with the
+/// job's advisory lock held.
 async fn publish_locked(
     context: &Context,
     state: &Healing,
@@ -610,7 +593,7 @@ mod tests {
             &mut out,
             &[tally(held)],
             if applied { &done } else { &[] },
-            3,
+            Some(3),
         );
         out.adaptations[0].clone()
     }
@@ -626,11 +609,25 @@ mod tests {
     }
 
     #[test]
+    fn a_proposal_says_how_many_pages_it_held_on_and_waits_for_a_person() {
+        let mut out = empty_output();
+        out.adaptations = vec![json!({
+            "pattern": "post/author", "new_xpath": "//b", "status": "proposed"
+        })];
+        annotate(&mut out, &[tally(5)], &[], None);
+        assert_eq!(out.adaptations[0]["status"], "proposed");
+        assert_eq!(
+            out.adaptations[0]["reason"],
+            "held on 5 pages across the job's workers, for a person to decide"
+        );
+    }
+
+    #[test]
     fn a_pending_heal_that_served_the_deciding_page_is_no_longer_pending() {
         let mut out = empty_output();
         out.fallbacks = vec![json!({"pattern": "post/author", "xpath": "//b", "pending": true})];
         let done = [("post/author".to_owned(), "//b".to_owned())];
-        annotate(&mut out, &[tally(3)], &done, 3);
+        annotate(&mut out, &[tally(3)], &done, Some(3));
         assert_eq!(out.fallbacks[0]["pending"], false);
         assert_eq!(
             out.fallbacks[0]["reason"],

@@ -40,6 +40,7 @@ mod status;
 mod worker;
 
 pub use database::{MIGRATIONS, connect, migrate, open, redact};
+pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::store_image;
 pub use job::{

@@ -1055,3 +1055,58 @@ fn workers_download_each_image_once_and_the_export_writes_them_beside_the_output
     assert!(!got.is_empty());
     assert_eq!(got, files("local-media"));
 }
+
+#[test]
+fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone() {
+    let Some(pg) = Postgres::start("a_propose_job_brings_one_proposal_per_heal_home") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 16,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = broken_wrapper(dir.path(), &site);
+    let before = std::fs::read_to_string(&w).unwrap();
+    let job = submit(
+        dir.path(),
+        &backend,
+        &w,
+        &site.url(),
+        "p.ndjson",
+        &["--heal", "propose"],
+    );
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
+        .collect();
+    workers.into_iter().for_each(finish);
+    let run = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
+    assert!(run.code <= 1, "{}", run.stderr);
+    assert!(run.stderr.contains("1 proposed"), "{}", run.stderr);
+    // The records are healed, the wrapper is not: a person decides.
+    let got = pages(&dir.path().join("p.ndjson"));
+    for post in site.truth().posts.iter().filter(|p| !p.js_only) {
+        assert_eq!(got[&post.url]["records"][0]["author"], post.author.as_str());
+    }
+    assert_eq!(std::fs::read_to_string(&w).unwrap(), before);
+    assert_eq!(pg.query("SELECT wrapper_version FROM mend_jobs"), ["1"]);
+    // One entry in the user's store, for the heal every page needed.
+    let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
+    assert_eq!(log.code, 0, "{}", log.stderr);
+    let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+    let author: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["pattern"] == "author")
+        .collect();
+    assert_eq!(author.len(), 1, "{}", log.stdout);
+    assert_eq!(author[0]["status"], "proposed", "{}", log.stdout);
+    // Running the export again joins the waiting entry instead of adding one.
+    let again = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
+    assert!(again.code <= 1, "{}", again.stderr);
+    let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
+    let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+    let count = entries.iter().filter(|e| e["pattern"] == "author").count();
+    assert_eq!(count, 1, "{}", log.stdout);
+}
