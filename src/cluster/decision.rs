@@ -235,18 +235,7 @@ pub async fn pages(
             &[&job, &version, &tally.pattern, &tally.new_xpath, &limit],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let url: String = r.get(0);
-            Page {
-                url: Url::parse(&url).ok(),
-                name: url,
-                bytes: r.get(1),
-                charset: r.get(2),
-            }
-        })
-        .collect())
+    Ok(rows.iter().map(page_of).collect())
 }
 
 /// Every page kept for the job's heals, each once, in URL order: what
@@ -261,18 +250,18 @@ pub async fn kept_pages(client: &Client, job: i64) -> Result<Vec<Page>, BackendE
             &[&job],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| {
-            let url: String = r.get(0);
-            Page {
-                url: Url::parse(&url).ok(),
-                name: url,
-                bytes: r.get(1),
-                charset: r.get(2),
-            }
-        })
-        .collect())
+    Ok(rows.iter().map(page_of).collect())
+}
+
+/// A kept page from its row: URL, bytes, charset.
+fn page_of(row: &tokio_postgres::Row) -> Page {
+    let url: String = row.get(0);
+    Page {
+        url: Url::parse(&url).ok(),
+        name: url,
+        bytes: row.get(1),
+        charset: row.get(2),
+    }
 }
 
 #[cfg(test)]

@@ -108,13 +108,7 @@ pub async fn extract(
         return Ok((out.unwrap_or_else(empty_output), version));
     }
     // Healing: one page at a time in this worker, on the job's newest state.
-    let current: i32 = client
-        .query_one(
-            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
-            &[&context.id],
-        )
-        .await?
-        .get(0);
+    let current = current_version(client, context.id).await?;
     if current != state.job.wrapper_version {
         adopt(&mut state, client, context.id).await?;
     }
@@ -287,13 +281,7 @@ async fn decide_locked(
     tally: &Tally,
 ) -> Result<(bool, bool), BackendError> {
     let version = state.job.wrapper_version;
-    let current: i32 = client
-        .query_one(
-            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
-            &[&context.id],
-        )
-        .await?
-        .get(0);
+    let current = current_version(client, context.id).await?;
     if current != version {
         return Ok((true, true));
     }
@@ -478,6 +466,17 @@ async fn publish_locked(
         );
     }
     Ok(())
+}
+
+/// The job's wrapper version now.
+async fn current_version(client: &Client, id: i64) -> Result<i32, BackendError> {
+    Ok(client
+        .query_one(
+            "SELECT wrapper_version FROM mend_jobs WHERE id = $1",
+            &[&id],
+        )
+        .await?
+        .get(0))
 }
 
 /// Loads the job's newest healing state and unpacks it.

@@ -77,6 +77,27 @@ fn submit(dir: &Path, backend: &str, w: &Path, site: &str, out: &str, extra: &[&
     run.stdout.trim().to_owned()
 }
 
+/// Submits the crawl with `extra`, works it with `workers.0` worker
+/// processes of `--concurrency workers.1` each, and writes its output to
+/// `out`; gives the job's id and the export's run.
+fn run_job(
+    dir: &Path,
+    backend: &str,
+    w: &Path,
+    site: &str,
+    out: &str,
+    extra: &[&str],
+    workers: (usize, &str),
+) -> (String, Run) {
+    let job = submit(dir, backend, w, site, out, extra);
+    let children: Vec<Child> = (0..workers.0)
+        .map(|_| worker(dir, backend, &job, &["--concurrency", workers.1]))
+        .collect();
+    children.into_iter().for_each(finish);
+    let run = export(dir, backend, w, site, out);
+    (job, run)
+}
+
 /// Writes the job's output once its workers are done.
 fn export(dir: &Path, backend: &str, w: &Path, site: &str, out: &str) -> Run {
     mend(
@@ -184,12 +205,15 @@ fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
         assert!(got.contains_key(url), "{url} missing");
     }
     // The same crawl on three worker processes.
-    let job = submit(dir.path(), &backend, &w, &site.url(), "three.ndjson", &[]);
-    let workers: Vec<Child> = (0..3)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
-        .collect();
-    workers.into_iter().for_each(finish);
-    let three = export(dir.path(), &backend, &w, &site.url(), "three.ndjson");
+    let (job, three) = run_job(
+        dir.path(),
+        &backend,
+        &w,
+        &site.url(),
+        "three.ndjson",
+        &[],
+        (3, "2"),
+    );
     assert_eq!(three.code, 0, "{}", three.stderr);
     pages(&dir.path().join("three.ndjson")); // no page twice
     assert_eq!(
@@ -563,19 +587,15 @@ fn a_heal_is_written_once_it_held_on_min_pages_pages_counted_across_workers() {
         "span[@class='byline']",
         "adapt: {min_pages: 4}\n",
     );
-    let job = submit(
+    let (job, run) = run_job(
         dir.path(),
         &backend,
         &w,
         &site.url(),
         "h.ndjson",
         &["--heal", "auto"],
+        (3, "1"),
     );
-    let children: Vec<Child> = (0..3)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "1"]))
-        .collect();
-    children.into_iter().for_each(finish);
-    let run = export(dir.path(), &backend, &w, &site.url(), "h.ndjson");
     assert!(run.code <= 1, "{}", run.stderr);
     let out = dir.path().join("h.ndjson");
     let got = pages(&out);
@@ -665,19 +685,15 @@ fn a_heal_that_held_on_the_only_page_that_broke_is_written_when_the_job_ends() {
     );
     let dir = tempfile::tempdir().unwrap();
     let w = stale_wrapper(dir.path(), &site, &author, "");
-    let job = submit(
+    let (job, run) = run_job(
         dir.path(),
         &backend,
         &w,
         &site.url(),
         "h.ndjson",
         &["--heal", "auto"],
+        (2, "2"),
     );
-    let children: Vec<Child> = (0..2)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
-        .collect();
-    children.into_iter().for_each(finish);
-    let run = export(dir.path(), &backend, &w, &site.url(), "h.ndjson");
     assert!(run.code <= 1, "{}", run.stderr);
     let out = dir.path().join("h.ndjson");
     let got = pages(&out);
@@ -740,12 +756,15 @@ fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape(
         ],
     );
     assert_eq!(local.code, 0, "{}", local.stderr);
-    let job = submit(dir.path(), &backend, &w, &site.url(), "two.ndjson", &[]);
-    let workers: Vec<Child> = (0..2)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
-        .collect();
-    workers.into_iter().for_each(finish);
-    let two = export(dir.path(), &backend, &w, &site.url(), "two.ndjson");
+    let (_, two) = run_job(
+        dir.path(),
+        &backend,
+        &w,
+        &site.url(),
+        "two.ndjson",
+        &[],
+        (2, "2"),
+    );
     assert_eq!(two.code, 0, "{}", two.stderr);
     // The scripted post is read, rendered, as the local crawl reads it.
     let scripted = site
@@ -981,12 +1000,15 @@ fn workers_download_each_image_once_and_the_export_writes_them_beside_the_output
         ),
     );
     let w = Path::new(&w);
-    let job = submit(dir.path(), &backend, w, &site.url(), "two.ndjson", &[]);
-    let workers: Vec<Child> = (0..2)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
-        .collect();
-    workers.into_iter().for_each(finish);
-    let two = export(dir.path(), &backend, w, &site.url(), "two.ndjson");
+    let (_, two) = run_job(
+        dir.path(),
+        &backend,
+        w,
+        &site.url(),
+        "two.ndjson",
+        &[],
+        (2, "2"),
+    );
     assert_eq!(two.code, 0, "{}", two.stderr);
     // The job asked for each image its records list, once.
     let media_asked = || -> Vec<String> {
@@ -1070,19 +1092,15 @@ fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone(
     let dir = tempfile::tempdir().unwrap();
     let w = broken_wrapper(dir.path(), &site);
     let before = std::fs::read_to_string(&w).unwrap();
-    let job = submit(
+    let (_, run) = run_job(
         dir.path(),
         &backend,
         &w,
         &site.url(),
         "p.ndjson",
         &["--heal", "propose"],
+        (2, "2"),
     );
-    let workers: Vec<Child> = (0..2)
-        .map(|_| worker(dir.path(), &backend, &job, &["--concurrency", "2"]))
-        .collect();
-    workers.into_iter().for_each(finish);
-    let run = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
     assert!(run.code <= 1, "{}", run.stderr);
     assert!(run.stderr.contains("1 proposed"), "{}", run.stderr);
     // The records are healed, the wrapper is not: a person decides.
