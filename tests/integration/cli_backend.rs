@@ -1089,42 +1089,64 @@ fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone(
         posts: 16,
         ..SiteOptions::default()
     });
-    let dir = tempfile::tempdir().unwrap();
-    let w = broken_wrapper(dir.path(), &site);
-    let before = std::fs::read_to_string(&w).unwrap();
-    let (_, run) = run_job(
-        dir.path(),
-        &backend,
-        &w,
-        &site.url(),
-        "p.ndjson",
-        &["--heal", "propose"],
-        (2, "2"),
-    );
-    assert!(run.code <= 1, "{}", run.stderr);
-    assert!(run.stderr.contains("1 proposed"), "{}", run.stderr);
-    // The records are healed, the wrapper is not: a person decides.
-    let got = pages(&dir.path().join("p.ndjson"));
-    for post in site.truth().posts.iter().filter(|p| !p.js_only) {
-        assert_eq!(got[&post.url]["records"][0]["author"], post.author.as_str());
+    let mut proposals = Vec::new();
+    let mut outputs = Vec::new();
+    for workers in [1, 3] {
+        let dir = tempfile::tempdir().unwrap();
+        let w = broken_wrapper(dir.path(), &site);
+        let before = std::fs::read_to_string(&w).unwrap();
+        let (job, run) = run_job(
+            dir.path(),
+            &backend,
+            &w,
+            &site.url(),
+            "p.ndjson",
+            &["--heal", "propose"],
+            (workers, "2"),
+        );
+        assert!(run.code <= 1, "{}", run.stderr);
+        assert!(run.stderr.contains("1 proposed"), "{}", run.stderr);
+        // The records are healed, the wrapper is not: a person decides.
+        let got = pages(&dir.path().join("p.ndjson"));
+        for post in site.truth().posts.iter().filter(|p| !p.js_only) {
+            assert_eq!(got[&post.url]["records"][0]["author"], post.author.as_str());
+        }
+        assert_eq!(std::fs::read_to_string(&w).unwrap(), before);
+        let version = pg.query(&format!(
+            "SELECT wrapper_version FROM mend_jobs WHERE id = {job}"
+        ));
+        assert_eq!(version, ["1"]);
+        // One entry in the user's store, for the heal every page needed;
+        // running the export again joins it instead of adding one.
+        for _ in 0..2 {
+            let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
+            assert_eq!(log.code, 0, "{}", log.stderr);
+            let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+            let author: Vec<&Value> = entries
+                .iter()
+                .filter(|e| e["pattern"] == "author")
+                .collect();
+            assert_eq!(author.len(), 1, "{}", log.stdout);
+            assert_eq!(author[0]["status"], "proposed", "{}", log.stdout);
+            let again = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
+            assert!(again.code <= 1, "{}", again.stderr);
+        }
+        let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
+        let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+        proposals.push(
+            entries
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} {} {} -> {}",
+                        e["status"], e["pattern"], e["old_xpath"], e["new_xpath"]
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+        outputs.push(without_heals(&sorted_lines(&dir.path().join("p.ndjson"))));
     }
-    assert_eq!(std::fs::read_to_string(&w).unwrap(), before);
-    assert_eq!(pg.query("SELECT wrapper_version FROM mend_jobs"), ["1"]);
-    // One entry in the user's store, for the heal every page needed.
-    let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
-    assert_eq!(log.code, 0, "{}", log.stderr);
-    let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
-    let author: Vec<&Value> = entries
-        .iter()
-        .filter(|e| e["pattern"] == "author")
-        .collect();
-    assert_eq!(author.len(), 1, "{}", log.stdout);
-    assert_eq!(author[0]["status"], "proposed", "{}", log.stdout);
-    // Running the export again joins the waiting entry instead of adding one.
-    let again = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
-    assert!(again.code <= 1, "{}", again.stderr);
-    let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
-    let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
-    let count = entries.iter().filter(|e| e["pattern"] == "author").count();
-    assert_eq!(count, 1, "{}", log.stdout);
+    // One worker and three: the same records, the same proposals stored.
+    assert_eq!(outputs[0], outputs[1]);
+    assert_eq!(proposals[0], proposals[1]);
 }
