@@ -387,12 +387,10 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         &response.body,
     );
     let unchanged = crawl::unchanged(since, ack.item, response.status, &answer, cached.as_ref());
-    if since.is_some() && ack.item && response.status != 304 {
-        let changed_at = crawl::changed_at(cached.as_ref(), &answer, unix_millis());
-        ack.cache = Some(CacheEntry {
-            changed_at,
-            ..answer
-        });
+    if since.is_some() && ack.item {
+        let kept = crawl::remembered(response.status, &answer, cached.as_ref());
+        let changed_at = crawl::changed_at(cached.as_ref(), &kept, unix_millis());
+        ack.cache = Some(CacheEntry { changed_at, ..kept });
     }
     let final_url = response.final_url.clone();
     if final_url != lease.url {

@@ -55,4 +55,6 @@ pub use run::{
     CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, attach_media, crawl, start_urls,
 };
 pub use sink::{Sink, SinkError, SinkFormat};
-pub use update::{cache_entry, changed_at, conditions, http_date, parse_http_date, unchanged};
+pub use update::{
+    cache_entry, changed_at, conditions, http_date, parse_http_date, remembered, unchanged,
+};

@@ -545,12 +545,19 @@ async fn fetch_page(
             };
         }
     };
-    let cache = update::cache_entry(
+    let answer = update::cache_entry(
         response.etag.clone(),
         response.last_modified.clone(),
         &response.body,
     );
-    let unchanged = update::unchanged(shared.since, item, response.status, &cache, cached.as_ref());
+    let unchanged = update::unchanged(
+        shared.since,
+        item,
+        response.status,
+        &answer,
+        cached.as_ref(),
+    );
+    let cache = update::remembered(response.status, &answer, cached.as_ref());
     let item = item || shared.rule.is_item(&response.final_url);
     let mut page = Page {
         name: response.final_url.to_string(),

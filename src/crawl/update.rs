@@ -36,6 +36,28 @@ pub fn cache_entry(etag: Option<String>, last_modified: Option<String>, body: &[
     }
 }
 
+/// What the HTTP cache should hold after an answer: the answer's entry,
+/// but for a `304`, whose body is empty, the entry cached before (the
+/// body it stands for), with the answer's validators when it sent any;
+/// with nothing cached before, a `304`'s validators and no hash.
+pub fn remembered(status: u16, answer: &CacheEntry, cached: Option<&CacheEntry>) -> CacheEntry {
+    match (status, cached) {
+        (304, None) => CacheEntry {
+            sha256: None,
+            ..answer.clone()
+        },
+        (304, Some(before)) => CacheEntry {
+            etag: answer.etag.clone().or_else(|| before.etag.clone()),
+            last_modified: answer
+                .last_modified
+                .clone()
+                .or_else(|| before.last_modified.clone()),
+            ..before.clone()
+        },
+        _ => answer.clone(),
+    }
+}
+
 /// Whether an item page is unchanged since `since`: the server said so
 /// (304), or its body is the one the cache saw before `since`, or its
 /// `Last-Modified` is before `since`. Never when `since` is not set.
@@ -179,6 +201,29 @@ mod tests {
         assert!(unchanged(Some(SINCE), true, 200, &answer, None));
         answer.last_modified = Some(http_date(SINCE + 1000));
         assert!(!unchanged(Some(SINCE), true, 200, &answer, None));
+    }
+
+    #[test]
+    fn a_304_keeps_the_body_cached_before_not_the_hash_of_nothing() {
+        let before = entry("a", Some(5), Some("\"v1\""));
+        let not_modified = cache_entry(None, None, b"");
+        let kept = remembered(304, &not_modified, Some(&before));
+        assert_eq!(kept, before);
+        assert_eq!(changed_at(Some(&before), &kept, 9), Some(5));
+        // A new validator is taken; a 200 is taken whole.
+        let renewed = cache_entry(Some("\"v2\"".into()), None, b"");
+        assert_eq!(
+            remembered(304, &renewed, Some(&before)).etag.as_deref(),
+            Some("\"v2\"")
+        );
+        let fresh = entry("b", None, None);
+        assert_eq!(remembered(200, &fresh, Some(&before)), fresh);
+        // With nothing cached, a 304 leaves its validators and no hash.
+        let first = remembered(304, &renewed, None);
+        assert_eq!(
+            (first.etag.as_deref(), first.sha256),
+            (Some("\"v2\""), None)
+        );
     }
 
     #[test]
