@@ -23,7 +23,11 @@
 //!   When no locator outvotes it, the stored target's own text, found again
 //!   beside the selection, may (`witness.rs`): a copy inserted before the
 //!   target moves an XPath of positions and the positional locators with
-//!   it, and a class or a label selects both.
+//!   it, and a class or a label selects both. Last, a field's node that
+//!   holds none of the labels its target held (`<b>ISBN-13:</b>` inside a
+//!   cell, see `likeness::labels`) is another row or cell; this is asked of
+//!   top-level fields only, as the instances of a record differ: a positional
+//!   XPath lands on the next row when its own is removed.
 //!
 //! Locators vote only while the pattern has the XPath they were captured
 //! beside: a heal replaces the XPath after weighing the page as a whole, and
@@ -44,7 +48,7 @@ use crate::wrapper::{PatternPath, Wrapper};
 use crate::xpath::{Item, XPath};
 
 use super::TreeGrams;
-use super::likeness::{Profile, likeness};
+use super::likeness::{Profile, labels, likeness, shares_evidence};
 use super::witness::{Witness, witness};
 
 /// How much more like the stored target a set that only one locator chose,
@@ -142,6 +146,25 @@ pub fn drift(
             out.push(drift_violation(
                 doc, path, expected, found, &w.targets, &current,
             ));
+        } else if !pattern.is_record()
+            && path.parent().is_none()
+            && labels_contradict(doc, gram, &current)
+        {
+            let stored = gram
+                .instances
+                .first()
+                .and_then(|i| i.targets.first())
+                .map(|&(owner, _)| labels(&gram.doc, owner))
+                .unwrap_or_default();
+            let expected = format!(
+                "a node with the labels its target held ({})",
+                stored.into_iter().collect::<Vec<_>>().join(", ")
+            );
+            let found = format!(
+                "{} selects a node with none of them",
+                pattern.xpath.source()
+            );
+            out.push(drift_violation(doc, path, expected, found, &[], &current));
         }
     }
     out
@@ -393,6 +416,101 @@ pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>])
         n += 1;
     }
     (n > 0).then(|| total / n as f64)
+}
+
+/// A selection of several nodes per parent instance, for a field that had
+/// one node at capture, narrowed to the one node in each instance that
+/// carries the stored target's text as written: a label locator selects the
+/// target and a copy of it inserted beside it, and the stored text says
+/// which is which. `None` when the field had several nodes, when no instance
+/// has several, or when an instance with several has no such node or more
+/// than one.
+pub(crate) fn narrowed_to_stored_text(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<Vec<Vec<Item>>> {
+    let instance = gram.instances.first()?;
+    let [(owner, target)] = instance.targets.as_slice() else {
+        return None;
+    };
+    if selection.iter().all(|s| s.len() <= 1) {
+        return None;
+    }
+    let stored_item = target.item(&gram.doc, *owner).unwrap_or(Item::Node(*owner));
+    let wanted = Profile::of(&gram.doc, *owner, stored_item, &GramMask);
+    if wanted.text().is_empty() || wanted.is_unstable() {
+        return None;
+    }
+    selection
+        .iter()
+        .map(|items| {
+            if items.len() <= 1 {
+                return Some(items.clone());
+            }
+            let same: Vec<Item> = items
+                .iter()
+                .copied()
+                .filter(|&item| {
+                    owner_of(doc, item).is_some_and(|o| {
+                        let found = Profile::of(doc, o, item, &NoMask);
+                        found.tag() == wanted.tag() && found.text() == wanted.text()
+                    })
+                })
+                .collect();
+            (same.len() == 1).then_some(same)
+        })
+        .collect()
+}
+
+/// Whether the selection holds none of the labels the stored target held
+/// (see `likeness::labels`): in one of its first parent instances, the
+/// first node is an element without any of them, where the stored target, an
+/// element, had some. A reworded label reads as missing too, so this is
+/// asked only of nodes that are to be answered with, never to find them.
+pub(crate) fn labels_contradict(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    if !matches!(target.item(&gram.doc, owner), Some(Item::Node(n)) if gram.doc.is_element(n)) {
+        return false;
+    }
+    let stored = labels(&gram.doc, owner);
+    if stored.is_empty() {
+        return false;
+    }
+    selection
+        .iter()
+        .filter_map(|s| s.first())
+        .take(EVIDENCE_SCOPES)
+        .any(|&item| match item {
+            Item::Node(n) if doc.is_element(n) => labels(doc, n).is_disjoint(&stored),
+            _ => false,
+        })
+}
+
+/// Whether the selection carries any of the stored target's own evidence
+/// (see `likeness::shares_evidence`): in each of its first parent instances
+/// that select something, the first node shares the first stored target's
+/// tag, an attribute, or its text. `true` when it selects nothing.
+pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(instance) = gram.instances.first() else {
+        return true;
+    };
+    let Some(&(owner, ref target)) = instance.targets.first() else {
+        return true;
+    };
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    selection
+        .iter()
+        .filter(|s| !s.is_empty())
+        .take(EVIDENCE_SCOPES)
+        .all(|items| {
+            owner_of(doc, items[0]).is_none_or(|page_owner| {
+                shares_evidence(&wanted, &Profile::of(doc, page_owner, items[0], &NoMask))
+            })
+        })
 }
 
 /// Whether the first node of the selection's first parent instance that

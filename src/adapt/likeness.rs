@@ -174,6 +174,119 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
     Likeness { tag, text, attrs }
 }
 
+/// Whether `b` carries any of `a`'s own evidence: the same tag, an
+/// class token or attribute value in common, or text that is
+/// the same, has the same telling shape (digits or punctuation in it), or
+/// shares a fifth of its words. A node that shares none of these with a
+/// target is not that target moved, whatever its place says: two elements
+/// without attributes are not alike for having none, and unrelated texts
+/// still score half or more under Jaro-Winkler, so neither counts here.
+pub(crate) fn shares_evidence(a: &Profile, b: &Profile) -> bool {
+    // A bare attribute name (`style`, `class`) is on most elements of a
+    // page; a class token or a name with its value says what the node is.
+    let telling_attr = |a: &&String| a.starts_with('.') || a.contains('=');
+    if a.tag == b.tag || a.attrs.intersection(&b.attrs).any(|x| telling_attr(&x)) {
+        return true;
+    }
+    if a.unstable || b.unstable {
+        return unstable_text_likeness(a, b) >= 0.5;
+    }
+    if a.text.is_empty() || b.text.is_empty() {
+        return a.text.is_empty() && b.text.is_empty();
+    }
+    let telling = |s: &str| s.chars().any(|c| c != 'a' && c != ' ');
+    a.text == b.text || (a.shape == b.shape && telling(&a.shape)) || word_overlap(a, b) >= 0.2
+}
+
+/// The Jaccard index of the words of three or more letters or digits of two
+/// texts, case folded.
+fn word_overlap(a: &Profile, b: &Profile) -> f64 {
+    let words = |p: &Profile| -> BTreeSet<String> {
+        p.text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (x, y) = (words(a), words(b));
+    let union = x.union(&y).count();
+    if union == 0 {
+        return 0.0;
+    }
+    x.intersection(&y).count() as f64 / union as f64
+}
+
+/// Elements whose short text names the value beside it.
+const LABEL_TAGS: [&str; 3] = ["th", "dt", "label"];
+/// Elements whose short text names the value beside it when a colon ends
+/// it or starts the text after it (`<b>ISBN:</b>`, `<strong>Date</strong>:`);
+/// without one they are emphasis.
+const EMPHASIS_TAGS: [&str; 2] = ["b", "strong"];
+/// How many nodes of an element's sub-tree are read for its labels.
+const MAX_LABEL_SCAN: usize = 400;
+
+/// The labels inside `element`: the texts of its label elements (`th`,
+/// `dt`, `label`; `b` and `strong` beside a colon) and of its text nodes
+/// that end in a colon, when short (a few words, at most 40 characters), case folded
+/// with punctuation and the colon dropped (`<b>ISBN-13:</b>` is `isbn13`).
+/// A label names a field, not its data, so it stays from record to record:
+/// a cell that held `ISBN:` and `Availability:` and now holds `Format:` and
+/// `Vendor:` is another cell, whatever its place. Only the first
+/// [`MAX_LABEL_SCAN`] nodes are read.
+pub(crate) fn labels(doc: &Document, element: NodeId) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if !doc.is_element(element) {
+        return out;
+    }
+    let end = doc.subtree_end(element);
+    let mut n = NodeId(element.0 + 1);
+    let mut read = 0;
+    while n < end && read < MAX_LABEL_SCAN {
+        read += 1;
+        if doc.is_element(n) && RAW.contains(&doc.name(n)) {
+            n = doc.subtree_end(n);
+            continue;
+        }
+        if doc.is_element(n) && LABEL_TAGS.contains(&doc.name(n)) {
+            if let Some(label) = as_label(&doc.string_value(n), false) {
+                out.insert(label);
+            }
+        } else if doc.is_element(n) && EMPHASIS_TAGS.contains(&doc.name(n)) {
+            let text = doc.string_value(n);
+            let colon_after = doc.next_sibling(n).is_some_and(|t| {
+                doc.kind(t) == NodeKind::Text && doc.text(t).trim_start().starts_with(':')
+            });
+            if (colon_after || text.trim_end().ends_with(':'))
+                && let Some(label) = as_label(&text, false)
+            {
+                out.insert(label);
+            }
+        } else if doc.kind(n) == NodeKind::Text
+            && let Some(label) = as_label(doc.text(n), true)
+        {
+            out.insert(label);
+        }
+        n = NodeId(n.0 + 1);
+    }
+    out
+}
+
+/// `text` as a label (see [`labels`]), if it reads like one; with
+/// `needs_colon`, only when it ends in a colon.
+fn as_label(text: &str, needs_colon: bool) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > 40 || (needs_colon && !text.ends_with(':')) {
+        return None;
+    }
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let letters = words.iter().any(|w| w.chars().any(char::is_alphabetic));
+    (letters && words.len() <= 5).then(|| words.concat())
+}
+
 /// How alike two texts are, neither holding unstable parts: equal, or alike
 /// as written or by shape.
 fn text_likeness(a: &Profile, b: &Profile) -> f64 {
@@ -256,6 +369,83 @@ mod tests {
             .find(|&n| doc.is_element(n) && doc.attr(n, "id") == Some("t"))
             .expect("an element with id t");
         Profile::of(&doc, n, Item::Node(n), &NoMask)
+    }
+
+    /// Whether the first element in the body of `b` shares evidence with
+    /// the first in the body of `a`.
+    fn check_shares(a: &str, b: &str, expected: bool) {
+        let first = |html: &str| {
+            let doc = Document::parse_str(html);
+            let body = doc.all().find(|&n| doc.name(n) == "body").unwrap();
+            let n = doc.children(body).find(|&n| doc.is_element(n)).unwrap();
+            Profile::of(&doc, n, Item::Node(n), &NoMask)
+        };
+        let (pa, pb) = (first(a), first(b));
+        assert_eq!(shares_evidence(&pa, &pb), expected, "{a} / {b}");
+        assert_eq!(shares_evidence(&pb, &pa), expected, "{b} / {a}");
+    }
+
+    #[test]
+    fn a_node_shares_evidence_through_its_tag_an_attribute_or_its_text() {
+        check_shares("<h1>Heat Seeker</h1>", "<h1>Other Title</h1>", true);
+        check_shares(
+            "<h1 class=t>Heat Seeker</h1>",
+            "<div class='t x'>Q</div>",
+            true,
+        );
+        check_shares("<h1>Heat Seeker</h1>", "<h2>Heat Seeker</h2>", true);
+        check_shares("<h1>Heat Seeker</h1>", "<h2>Stone Seeker</h2>", true);
+        check_shares("<p>£12.99</p>", "<span>£8.50</span>", true);
+    }
+
+    /// Regression: a deleted title healed to a `div` holding the link
+    /// "Q & A": neither has attributes, so their attributes compared as
+    /// equal, and Jaro-Winkler gave the unrelated texts 0.7.
+    #[test]
+    fn a_node_without_the_targets_tag_attributes_or_words_shares_nothing() {
+        check_shares(
+            "<h1>The Purpose Driven Life</h1>",
+            "<div><a>Write a Review</a> | <a>Q &amp; A</a></div>",
+            false,
+        );
+        check_shares("<h1>Heat Seeker</h1>", "<div></div>", false);
+        check_shares("<h1 class=a>Heat</h1>", "<div class=b>Cold</div>", false);
+        check_shares(
+            "<h1 style='x'>Heat</h1>",
+            "<div style='y'>Cold</div>",
+            false,
+        );
+    }
+
+    fn check_labels(html: &str, expected: &[&str]) {
+        let doc = Document::parse_str(html);
+        let n = doc.all().find(|&n| doc.attr(n, "id") == Some("t")).unwrap();
+        let found: Vec<String> = labels(&doc, n).into_iter().collect();
+        assert_eq!(found, expected, "{html}");
+    }
+
+    #[test]
+    fn labels_are_the_short_texts_that_name_a_value() {
+        check_labels(
+            "<div id=t><b>ISBN:</b> 0310326192<br><b>ISBN-13:</b> 978031<br>Availability: <i>In Stock</i></div>",
+            &["availability", "isbn", "isbn13"],
+        );
+        check_labels(
+            "<li id=t><strong>Publisher</strong>: Gallery Press</li>",
+            &["publisher"],
+        );
+        check_labels(
+            "<h1 id=t>No More Excuses: Be the Man God Made You to Be</h1>",
+            &[],
+        );
+        check_labels(
+            "<p id=t><b>2009</b> and <b>a bold claim in many more words than six</b></p>",
+            &[],
+        );
+        check_labels(
+            "<p id=t>The <strong>Account</strong> and <em>more</em> here</p>",
+            &[],
+        );
     }
 
     #[test]

@@ -306,6 +306,19 @@ pub(crate) fn attempt(
                         continue;
                     }
                 };
+                // A field's nodes that hold none of the labels the target
+                // held are another row or cell, wherever they stand.
+                if !pattern.is_record()
+                    && path.parent().is_none()
+                    && drift::labels_contradict(env.doc, gram, &chosen.targets)
+                {
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: the best candidate holds none of the labels the target held",
+                        name(algorithm),
+                    );
+                    continue;
+                }
                 if chosen.targets == current {
                     adaptation.algorithm = Some(algorithm);
                     adaptation.label = Some(label);
@@ -328,6 +341,20 @@ pub(crate) fn attempt(
                     only_rejected = true;
                     last_reason =
                         format!("the best candidate is what the rejected XPath {x} selects");
+                    continue;
+                }
+                // An absent target is left absent: a field's best candidate
+                // that shares neither the target's tag, nor an attribute,
+                // nor its text is whatever stands where the target stood,
+                // not the target moved.
+                if !pattern.is_record() && !drift::carries_evidence(env.doc, gram, &chosen.targets)
+                {
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: nothing on the page carries the target's own evidence (the best candidate, at similarity {:.3}, shares neither its tag, nor an attribute, nor its text)",
+                        name(algorithm),
+                        chosen.similarity,
+                    );
                     continue;
                 }
                 let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, false);
@@ -556,15 +583,26 @@ fn locator_choice(
             && b.targets.iter().all(|t| t.len() <= 1)
     });
     let (targets, reason) = match ballot {
-        Some(b) => (
-            b.targets.clone(),
-            format!(
-                "its locators agree on these nodes ({} of {}: {})",
-                b.xpaths.len(),
-                votes.voting,
-                b.xpaths.join(", ")
+        Some(b) => match drift::narrowed_to_stored_text(env.doc, gram, &b.targets) {
+            Some(narrowed) => (
+                narrowed,
+                format!(
+                    "its locators agree on these nodes and a copy beside them ({} of {}: {}); only these carry the stored text",
+                    b.xpaths.len(),
+                    votes.voting,
+                    b.xpaths.join(", ")
+                ),
             ),
-        ),
+            None => (
+                b.targets.clone(),
+                format!(
+                    "its locators agree on these nodes ({} of {}: {})",
+                    b.xpaths.len(),
+                    votes.voting,
+                    b.xpaths.join(", ")
+                ),
+            ),
+        },
         None if current.iter().any(|c| !c.is_empty()) => {
             let w = drift::witnessed_field(env.doc, gram, current, &votes)?;
             (

@@ -941,3 +941,125 @@ fn an_advert_inserted_into_the_list_is_left_out_of_the_record() {
     let (_, texts) = heal_record(&w, &doc, &grams);
     assert_eq!(texts, ["Study Bibles", "Kids Bibles", "Bible Covers"]);
 }
+
+/// A product page whose details are two cells of labelled rows, read by
+/// position.
+fn labelled_cells(cells: &[&[(&str, &str)]]) -> String {
+    let tds: String = cells
+        .iter()
+        .map(|rows| {
+            let rows: String = rows
+                .iter()
+                .map(|(label, value)| format!("<b>{label}</b> {value}<br>"))
+                .collect();
+            format!("<td valign=\"top\">{rows}</td>")
+        })
+        .collect();
+    format!("<!DOCTYPE html><html><body><h1>A book</h1><table><tr>{tds}</tr></table></body></html>")
+}
+
+const FORMAT_CELL: &[(&str, &str)] = &[("Format:", "Paperback"), ("Vendor:", "Moody")];
+const ISBN_CELL: &[(&str, &str)] = &[("ISBN:", "0310326192"), ("ISBN-13:", "9780310326199")];
+
+/// Regression: the second details cell (ISBN, ISBN-13) was removed, and the
+/// heal took the first cell (format, vendor) for it, at a tree similarity of
+/// 0.88: the cells are alike in shape. The target held the labels `ISBN:` and
+/// `ISBN-13:`, the cell it chose holds none of them, so the field is left
+/// without a value.
+#[test]
+fn a_removed_cell_is_not_healed_to_a_cell_with_other_labels() {
+    let w = wrapper::load_str(
+        "name: c\npatterns:\n  - name: isbn\n    xpath: /html/body/table/tbody/tr/td[2]\n    constraints: {min: 1, max: 1}\n",
+        "c.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &labelled_cells(&[FORMAT_CELL, ISBN_CELL]));
+    let doc = Document::parse_str(&labelled_cells(&[FORMAT_CELL]));
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert_eq!(h.adaptations.len(), 1, "{:?}", h.adaptations);
+    assert!(!h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert!(!h.extraction.violations.is_empty());
+}
+
+/// Regression: the first cell was removed, and the positional XPath
+/// `td[1]` moved onto the ISBN cell, which still gives one value: the
+/// publisher field returned ISBNs, silently. The cell holds none of the
+/// target's labels, which is drift, reported on every heal mode's page.
+#[test]
+fn a_positional_cell_that_lands_on_other_labels_is_drift() {
+    let w = wrapper::load_str(
+        "name: c\npatterns:\n  - name: vendor\n    xpath: /html/body/table/tbody/tr/td[1]\n    constraints: {min: 1, max: 1}\n",
+        "c.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &labelled_cells(&[FORMAT_CELL, ISBN_CELL]));
+    let doc = Document::parse_str(&labelled_cells(&[ISBN_CELL]));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert_eq!(drifted[0].constraint, ViolationKind::Drift);
+    assert!(
+        drifted[0].expected.contains("format, vendor"),
+        "{drifted:?}"
+    );
+    // The same cell on another record's page keeps its labels: no drift.
+    let other = labelled_cells(&[
+        &[("Format:", "Hardcover"), ("Vendor:", "Zondervan")],
+        ISBN_CELL,
+    ]);
+    let doc = Document::parse_str(&other);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(super::drift(&w, &doc, &grams, &extraction).is_empty());
+}
+
+/// Regression: a book's title `h1` was deleted, and the heal took the
+/// `div` holding the links "Write a Review | Q & A" (tree similarity 0.85):
+/// neither has attributes, so they compared as alike, and Jaro-Winkler gave
+/// the unrelated texts 0.7. Nothing on the page carries the title's tag,
+/// attributes or words: the field is left without a value.
+#[test]
+fn a_deleted_title_is_not_healed_to_whatever_stands_in_its_place() {
+    let page = |title: &str| {
+        format!(
+            "<!DOCTYPE html><html><body><div id=\"product\"><div>{title}</div>\
+             <div class=\"by\">by Tony Evans</div><div><a href=\"#r\">Write a Review</a> | \
+             <a href=\"#q\">Q &amp; A</a></div><div class=\"price\">$9.99</div></div></body></html>"
+        )
+    };
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: title\n    xpath: /html/body/div/div[1]/h1\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &page("<h1>No More Excuses</h1>"));
+    let doc = Document::parse_str(&page(""));
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert_eq!(h.adaptations.len(), 1, "{:?}", h.adaptations);
+    assert!(!h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+}
+
+/// Regression: a copy of the ISBN row (same label, another number) was
+/// inserted beside it and the list reordered, so the positional XPath lost
+/// the row. The label locator selected both rows, which was no single
+/// answer, and the heal abstained. The row with the stored text is the
+/// target, and the heal takes it.
+#[test]
+fn a_label_locator_that_selects_the_target_and_its_copy_takes_the_stored_text() {
+    let w = wrapper::load_str(DETAILS, "details.yaml").unwrap();
+    let old = details(&[("Author:", "Ann"), ("ISBN-13:", "9780000000001")]);
+    let grams = grams_from(&w, &old);
+    let new = details(&[
+        ("ISBN-13:", "9780000000001"),
+        ("Note:", "Limited"),
+        ("ISBN-13:", "5457022788728"),
+    ]);
+    let doc = Document::parse_str(&new);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(
+        h.adaptations.iter().all(|a| a.is_healed()),
+        "{:?}",
+        h.adaptations
+    );
+    assert_eq!(h.extraction.record["isbn"], "9780000000001");
+}
