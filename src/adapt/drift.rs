@@ -60,6 +60,12 @@ const SAME_TEXT_EVIDENCE_MARGIN: f64 = 0.05;
 /// The least evidence a field's witness needs: with the stored text as
 /// written, its attributes must be three quarters the stored target's.
 const MIN_WITNESS_EVIDENCE: f64 = 0.9;
+/// How much less like the stored target, in attributes, a node with its
+/// exact text may look than the XPath's node, when a locator alone finds it
+/// and none sides with the XPath: a renamed class costs about this much.
+const RENAMED_ATTRIBUTES_ALLOWANCE: f64 = 0.3;
+/// The least length of a stored text that identifies its node.
+const MIN_TELLING_TEXT: usize = 8;
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
 
@@ -282,6 +288,22 @@ impl Votes {
         // the XPath's nodes do not, with evidence better by a smaller step:
         // the data itself moved (on another page of the site the text
         // differs, and this never applies).
+        // A locator that finds the stored text as written, on a node of
+        // the stored tag, where no locator sides with the XPath and the
+        // XPath's node has other text: in a list of alike items, the item
+        // at the XPath's position shares the target's classes and the shape
+        // of its text ("570+ courses" for "350+ courses"), so it looks more
+        // like the target than the target does once its own class was
+        // renamed. The text is the item's identity; it must be telling (a
+        // few words, or a long one) for another page to be unlikely to hold
+        // it by chance, and the attributes may differ by what a rename costs.
+        if agree == 0
+            && telling_stored_text(gram)
+            && same_tag_and_text(doc, gram, theirs_set)
+            && !same_text(doc, gram, &ours_set)
+        {
+            return (theirs + RENAMED_ATTRIBUTES_ALLOWANCE >= ours).then_some(best);
+        }
         let needed = if count >= 2 && count > agree {
             ours
         } else if same_text(doc, gram, theirs_set) && !same_text(doc, gram, &ours_set) {
@@ -511,6 +533,38 @@ pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec
                 shares_evidence(&wanted, &Profile::of(doc, page_owner, items[0], &NoMask))
             })
         })
+}
+
+/// Whether the stored target's text says which node it is: at least
+/// [`MIN_TELLING_TEXT`] characters with a letter among them, stable across
+/// loads.
+fn telling_stored_text(gram: &TreeGram) -> bool {
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    !wanted.is_unstable()
+        && wanted.text().chars().count() >= MIN_TELLING_TEXT
+        && wanted.text().chars().any(char::is_alphabetic)
+}
+
+/// Whether the first node of the selection's first parent instance that
+/// selects something has the stored target's tag and text, as written.
+fn same_tag_and_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    let Some(item) = selection.iter().find_map(|s| s.first().copied()) else {
+        return false;
+    };
+    let Some(page_owner) = owner_of(doc, item) else {
+        return false;
+    };
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    let like = likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask));
+    like.tag >= 1.0 && like.text >= 1.0
 }
 
 /// Whether the first node of the selection's first parent instance that
