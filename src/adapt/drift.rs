@@ -569,7 +569,7 @@ fn same_tag_and_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -
 
 /// Whether the first node of the selection's first parent instance that
 /// selects something has the stored target's text, as written.
-fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+pub(crate) fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
     let Some(instance) = gram.instances.first() else {
         return false;
     };

@@ -174,6 +174,13 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
     Likeness { tag, text, attrs }
 }
 
+/// Whether `a` and `b` share a class token or an attribute with its value.
+pub(crate) fn share_telling_attribute(a: &Profile, b: &Profile) -> bool {
+    a.attrs
+        .intersection(&b.attrs)
+        .any(|x| x.starts_with('.') || x.contains('='))
+}
+
 /// Whether `b` carries any of `a`'s own evidence: the same tag, an
 /// class token or attribute value in common, or text that is
 /// the same, has the same telling shape (digits or punctuation in it), or
@@ -184,8 +191,7 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
 pub(crate) fn shares_evidence(a: &Profile, b: &Profile) -> bool {
     // A bare attribute name (`style`, `class`) is on most elements of a
     // page; a class token or a name with its value says what the node is.
-    let telling_attr = |a: &&String| a.starts_with('.') || a.contains('=');
-    if a.tag == b.tag || a.attrs.intersection(&b.attrs).any(|x| telling_attr(&x)) {
+    if a.tag == b.tag || share_telling_attribute(a, b) {
         return true;
     }
     if a.unstable || b.unstable {

@@ -183,6 +183,37 @@ pub(crate) fn attempt(
     let sensed = sense_change(env, gram, &current);
     adaptation.change_scope = Some(sensed.class);
 
+    // A field's target retagged beside a copy that kept the old tag: the
+    // copy draws the locators and the tree search alike, and only the
+    // target still has its text as written. Like a record's witness, that
+    // text and the classes are the whole of the evidence.
+    if !pattern.is_record()
+        && let Some(found) = retagged_instead(env, gram, &scopes, &current)
+        && !rejected.iter().any(|(_, sel)| *sel == found)
+    {
+        let chosen = Assignment {
+            targets: found,
+            score: 1.0,
+            runner_up: None,
+            similarity: 1.0,
+        };
+        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
+        if let Ok((xpath, healed_wrapper, extraction)) =
+            prove(env, wrapper, pattern, path, &scopes, &chosen)
+        {
+            let mut done =
+                healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
+            done.reason = Some(
+                "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text".to_owned(),
+            );
+            return Attempted {
+                adaptation: done,
+                healed: Some((healed_wrapper, extraction)),
+                unchanged: false,
+                children: Vec::new(),
+            };
+        }
+    }
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.
     if !pattern.is_record()
@@ -630,6 +661,28 @@ fn locator_choice(
         },
         reason,
     ))
+}
+
+/// The retagged target (see `witness::retagged`) of a top-level field, in
+/// place of `current`, the XPath's selection, when that is at most one node
+/// and has other text than the stored target.
+fn retagged_instead(
+    env: &Env<'_>,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> Option<Vec<Vec<Item>>> {
+    let [Item::Node(scope)] = scopes else {
+        return None;
+    };
+    let [selected] = current else {
+        return None;
+    };
+    if *scope != env.doc.root() || selected.len() > 1 || drift::same_text(env.doc, gram, current) {
+        return None;
+    }
+    let found = super::witness::retagged(env.doc, gram)?;
+    (selected.first() != Some(&found)).then(|| vec![vec![found]])
 }
 
 /// Heals the fields under the record at `path` top-down, with the record's

@@ -1128,3 +1128,55 @@ fn a_shifted_list_item_is_found_by_its_text_though_its_class_was_renamed() {
     let extraction = crate::extract::extract(&w, &doc, None);
     assert!(super::drift(&w, &doc, &grams, &extraction).is_empty());
 }
+
+/// Regression: an article's headline was retagged from `h1` to `h2`, and a
+/// copy of it with another text was inserted beside it, keeping the `h1`
+/// and the classes. The locators (`//h1`, the class) and the tree search
+/// both took the copy, whose text is of the same shape: the wrong headline
+/// went out. The target is the only element with the stored text as
+/// written and the target's classes, and the heal takes it.
+#[test]
+fn a_retagged_headline_beside_a_copy_is_found_by_its_text() {
+    let page = |head: &str, body: &str| {
+        format!(
+            "<!DOCTYPE html><html><body><article><{head}>{body}</{head}>\
+             <p class=\"byline\">By Ann Lee</p><p>The article.</p></article>\
+             <aside><h2 class=\"label\">Most read</h2></aside></body></html>"
+        )
+    };
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: headline\n    xpath: /html/body/article/header/h1\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let stored = "US service members killed in helicopter crash";
+    let grams = grams_from(
+        &w,
+        &page("header", &format!("<h1 class=\"post-title\">{stored}</h1>")),
+    );
+    let new = page(
+        "div",
+        &format!(
+            "<div class=\"media\"><h2 class=\"post-title\">{stored}</h2></div>\
+         <h1 class=\"post-title\">US service members killed in Group shadow crash</h1>"
+        ),
+    );
+    let doc = Document::parse_str(&new);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(h.extraction.record["headline"], stored);
+    // A link elsewhere with the same text, and no tag or class of the
+    // target's, makes the text no answer.
+    let twice = page(
+        "div",
+        &format!(
+            "<h1 class=\"post-title\">US service members killed in Group shadow crash</h1>\
+         <a href=\"/a\">{stored}</a>"
+        ),
+    );
+    let doc = Document::parse_str(&twice);
+    assert_eq!(
+        super::witness::retagged(&doc, grams.get(&"headline".parse().unwrap()).unwrap()),
+        None
+    );
+}

@@ -40,7 +40,7 @@ use crate::similarity::NoMask;
 use crate::treegram::{GramMask, TreeGram};
 use crate::xpath::Item;
 
-use super::likeness::Profile;
+use super::likeness::{Profile, share_telling_attribute};
 
 /// How many ancestors above the selection a witness is looked for under.
 pub(crate) const LEVELS: usize = 3;
@@ -62,6 +62,65 @@ pub(crate) struct Witness {
     /// What they witness, for a person: the stored text, or how many
     /// stored items were found.
     pub why: String,
+}
+
+/// The fewest characters of a stored text that is looked for in the whole
+/// page (see [`retagged`]).
+pub(crate) const MIN_PAGE_TEXT: usize = 20;
+
+/// The one element of the page whose whole text is the stored target's
+/// text, as written, and that shares a class token or an attribute value
+/// with it, or its tag: the target, after a retag (`h1` to `h2`) that left a
+/// copy with the old tag and other text to the locators, or after a wrap
+/// or a move that lost it to the XPath. A title's text recurs in a link
+/// to the same article or an underlined caption; those share neither, and
+/// a second element with the text, alike or not, means no answer. Asked only when a heal's answer
+/// has other text. The text must be telling (at least [`MIN_PAGE_TEXT`]
+/// characters with a letter, stable across loads); it is looked for among
+/// text nodes, so a target whose text is split over several nodes is not
+/// found. `None` for a field with several stored targets.
+pub(crate) fn retagged(doc: &Document, gram: &TreeGram) -> Option<Item> {
+    let [instance] = gram.instances.as_slice() else {
+        return None;
+    };
+    let [(owner, target)] = instance.targets.as_slice() else {
+        return None;
+    };
+    let stored_item = target.item(&gram.doc, *owner)?;
+    if !matches!(stored_item, Item::Node(n) if gram.doc.is_element(n)) {
+        return None;
+    }
+    let wanted = Profile::of(&gram.doc, *owner, stored_item, &GramMask);
+    let text = wanted.text();
+    if wanted.is_unstable()
+        || text.chars().count() < MIN_PAGE_TEXT
+        || !text.chars().any(char::is_alphabetic)
+    {
+        return None;
+    }
+    let mut found = None;
+    for n in doc.all() {
+        if doc.kind(n) != crate::dom::NodeKind::Text {
+            continue;
+        }
+        let t = doc.text(n);
+        if !t.contains(text.split(' ').next().unwrap_or_default()) {
+            continue;
+        }
+        let Some(parent) = doc.parent(n).filter(|&p| doc.is_element(p)) else {
+            continue;
+        };
+        let profile = Profile::of(doc, parent, Item::Node(parent), &NoMask);
+        if profile.text() != text {
+            continue;
+        }
+        let alike = share_telling_attribute(&wanted, &profile) || profile.tag() == wanted.tag();
+        if !alike || found.is_some_and(|f| f != parent) {
+            return None;
+        }
+        found = Some(parent);
+    }
+    found.map(Item::Node)
 }
 
 /// The witness against `current`, the XPath's selection from each parent
