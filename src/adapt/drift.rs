@@ -603,6 +603,12 @@ fn has_position(xpath: &str) -> bool {
         if digits == 0 || bytes.get(i + 1 + digits) != Some(&b']') {
             return false;
         }
+        // A rank among the matches of a whole expression,
+        // `(//a[normalize-space(.)='Gmail'])[1]`, counts elements with the
+        // target's text, not the layout's positions (`text()[1]` is a step).
+        if i > 1 && bytes[i - 1] == b')' && bytes[i - 2] != b'(' {
+            return false;
+        }
         let step = &xpath[xpath[..i].rfind('/').map_or(0, |s| s + 1)..i];
         !(step.starts_with("following-sibling::") || step.starts_with("preceding-sibling::"))
     })
@@ -718,5 +724,7 @@ mod tests {
         assert!(!has_position(
             "//a[span[normalize-space(.)='Leadership and Management']]"
         ));
+        assert!(!has_position("(//a[normalize-space(.)='Gmail'])[1]"));
+        assert!(has_position("(//div[2]/a[normalize-space(.)='Gmail'])[1]"));
     }
 }

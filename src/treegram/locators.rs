@@ -133,7 +133,8 @@ pub fn ensemble(
             out.push(Locator { kind, xpath });
         }
     }
-    if let Some(xpath) = own_text(doc, per_context, unstable).filter(|x| exact(doc, x, per_context))
+    if let Some(xpath) =
+        own_text(doc, per_context, unstable).and_then(|x| exact_or_nth_match(doc, x, per_context))
     {
         out.push(Locator {
             kind: LocatorKind::Text,
@@ -178,6 +179,65 @@ fn own_text(
         doc.name(n),
         quote(&text)?
     ))
+}
+
+/// The most elements with the target's own text among which a text
+/// locator picks the target by its rank.
+const MAX_TEXT_TWINS: usize = 3;
+
+/// `text_locator` when it is exact; otherwise, for a pattern of the whole
+/// document whose text a few other elements share (a "Gmail" link in the
+/// header and another in the apps menu), the target's rank among them,
+/// `(//a[normalize-space(.)='Gmail'])[1]`: where the page's classes and
+/// structure were redesigned, the text and its order are what is left. Not
+/// when another of them has the target's very attributes: order alone
+/// tells such copies apart.
+fn exact_or_nth_match(
+    doc: &Document,
+    text_locator: String,
+    per_context: &[(Item, Vec<Item>)],
+) -> Option<String> {
+    if exact(doc, &text_locator, per_context) {
+        return Some(text_locator);
+    }
+    let [(context, targets)] = per_context else {
+        return None;
+    };
+    let (&[target], true) = (targets.as_slice(), *context == Item::Node(doc.root())) else {
+        return None;
+    };
+    let matches = XPath::compile(&text_locator)
+        .ok()?
+        .select_item(doc, *context)
+        .ok()?;
+    if matches.len() > MAX_TEXT_TWINS {
+        return None;
+    }
+    // Copies of the target alike in their attributes too (a details list
+    // printed twice, once in a hidden tab) are told apart by their order
+    // alone, and a move swaps them.
+    let attributes = |item: Item| -> Option<Vec<(String, String)>> {
+        let Item::Node(n) = item else {
+            return None;
+        };
+        let mut all: Vec<(String, String)> = doc
+            .attrs(n)
+            .iter()
+            .map(|a| (doc.attr_name(a).to_owned(), doc.attr_value(a).to_owned()))
+            .collect();
+        all.sort();
+        Some(all)
+    };
+    let own = attributes(target)?;
+    if matches
+        .iter()
+        .any(|&m| m != target && attributes(m).as_ref() == Some(&own))
+    {
+        return None;
+    }
+    let rank = matches.iter().position(|&m| m == target)? + 1;
+    let xpath = format!("({text_locator})[{rank}]");
+    exact(doc, &xpath, per_context).then_some(xpath)
 }
 
 /// Whether a text of the sub-tree of `element` is unstable, or the
@@ -425,6 +485,44 @@ mod tests {
                 .unwrap();
             assert_eq!(got, targets, "{}", l.xpath);
         }
+    }
+
+    fn text_locator(html: &str, own: &str) -> Option<String> {
+        let doc = Document::parse_str(html);
+        let targets = XPath::compile(own)
+            .unwrap()
+            .select_item(&doc, Item::Node(NodeId::ROOT))
+            .unwrap();
+        ensemble(&doc, own, &[(Item::Node(NodeId::ROOT), targets)], &NoMask)
+            .into_iter()
+            .find(|l| l.kind == LocatorKind::Text)
+            .map(|l| l.xpath)
+    }
+
+    /// Regression: google.com's "Gmail" link has a twin in the apps menu,
+    /// so no text locator was kept, and after the redesign (every class
+    /// renamed, the structure another) nothing was left to find the link
+    /// by. Its rank among the links with its text is kept instead.
+    #[test]
+    fn a_text_shared_with_an_unlike_element_is_kept_with_the_targets_rank() {
+        let page = "<div class='bar'><a class='gb_P' href='/mail'>Gmail</a></div>             <ul class='apps'><li><a class='app' href='/mail?apps'>Gmail</a></li></ul>";
+        assert_eq!(
+            text_locator(page, "/html/body/div/a").as_deref(),
+            Some("(//a[normalize-space(.)='Gmail'])[1]")
+        );
+        assert_eq!(
+            text_locator(page, "/html/body/ul/li/a").as_deref(),
+            Some("(//a[normalize-space(.)='Gmail'])[2]")
+        );
+    }
+
+    /// A details list printed twice (once in a hidden tab): the copies are
+    /// alike in their attributes too, their order alone tells them apart,
+    /// and a move swaps it. No text locator is kept.
+    #[test]
+    fn a_text_shared_with_an_exact_copy_gives_no_text_locator() {
+        let page = "<ul><li><strong>Date</strong>: June 2010</li></ul>             <div class='tab'><ul><li><strong>Date</strong>: June 2010</li></ul></div>";
+        assert_eq!(text_locator(page, "/html/body/ul/li"), None);
     }
 
     #[test]
