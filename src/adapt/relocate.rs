@@ -337,6 +337,23 @@ pub(crate) fn attempt(
                         continue;
                     }
                 };
+                // A record's items that stood in one container are one
+                // list: alike items gathered from several lists (every
+                // column of a footer, every submenu of a menu) are not it.
+                if pattern.is_record()
+                    && stored_in_one_container(gram)
+                    && chosen
+                        .targets
+                        .iter()
+                        .any(|items| containers(env.doc, items) > 1)
+                {
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: the best cluster spans several containers, where the stored items stood in one",
+                        name(algorithm),
+                    );
+                    continue;
+                }
                 // A field's nodes that hold none of the labels the target
                 // held are another row or cell, wherever they stand.
                 if !pattern.is_record()
@@ -661,6 +678,41 @@ fn locator_choice(
         },
         reason,
     ))
+}
+
+/// Whether a record's stored items, two or more, all had one parent on the
+/// capture page: the paths their instances were captured at
+/// (`data-mend-path`) differ in their last step only.
+fn stored_in_one_container(gram: &TreeGram) -> bool {
+    let doc = &gram.doc;
+    let parents: Option<std::collections::BTreeSet<&str>> = gram
+        .instances
+        .iter()
+        .map(|i| {
+            let mut n = Some(i.root);
+            while let Some(e) = n {
+                if let Some(path) = doc.attr(e, "data-mend-path") {
+                    return path.rsplit_once('/').map(|(parent, _)| parent);
+                }
+                n = doc.parent(e);
+            }
+            None
+        })
+        .collect();
+    gram.instances.len() >= 2 && parents.is_some_and(|p| p.len() == 1)
+}
+
+/// How many distinct parents `items` have.
+fn containers(doc: &Document, items: &[Item]) -> usize {
+    let parents: std::collections::BTreeSet<_> = items
+        .iter()
+        .map(|&item| match item {
+            Item::Node(n) => doc.parent(n),
+            Item::Attr { element, .. } => Some(element),
+            _ => None,
+        })
+        .collect();
+    parents.len()
 }
 
 /// The retagged target (see `witness::retagged`) of a top-level field, in

@@ -1180,3 +1180,56 @@ fn a_retagged_headline_beside_a_copy_is_found_by_its_text() {
         None
     );
 }
+
+/// Regression: a directory page of four lists of alike links, the record
+/// one of them; the lists' classes and the items' were renamed, and the
+/// heal took every item of every list (20 where there had been 4), which
+/// a class test common to all of them selects. The stored items stood in
+/// one container, so a cluster spread over several is not the record.
+#[test]
+fn a_record_from_one_list_is_not_healed_to_the_items_of_every_list() {
+    let page = |list_class: &str, item_class: &str, word: &str| {
+        let lists: String = ["Jobs", "People", "Learning", "Sales"]
+            .iter()
+            .map(|topic| {
+                let items: String = (1..=4)
+                    .map(|i| {
+                        format!("<li class=\"{item_class}\"><a href=\"/{topic}/{i}\">{topic} {word} {i}</a></li>")
+                    })
+                    .collect();
+                format!("<ul class=\"{list_class}-{topic}\">{items}</ul>")
+            })
+            .collect();
+        format!(
+            "<!DOCTYPE html><html><body><main><section><div>{lists}</div></section></main><footer><p>About</p></footer></body></html>"
+        )
+    };
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: items\n    xpath: //ul[@class='dir-Learning']/li[@class='item']\n    constraints: {min: 2}\n    patterns:\n      - name: text\n        xpath: .\n        extract: normalized\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &page("dir", "item", "guide"));
+    // The items' texts changed too: they witness nothing.
+    let doc = Document::parse_str(&page("directory", "entry", "course"));
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    let items = h
+        .adaptations
+        .iter()
+        .find(|a| a.pattern == "items".parse::<crate::wrapper::PatternPath>().unwrap());
+    if let Some(a) = items.filter(|a| a.is_healed()) {
+        let healed = crate::xpath::XPath::compile(a.new_xpath.as_deref().unwrap()).unwrap();
+        let selected = healed
+            .select_item(&doc, crate::xpath::Item::Node(doc.root()))
+            .unwrap();
+        let parents: std::collections::BTreeSet<_> = selected
+            .iter()
+            .map(|&n| match n {
+                crate::xpath::Item::Node(n) => doc.parent(n),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(parents.len(), 1, "{:?}", a.new_xpath);
+    }
+    assert!(items.is_some(), "the broken record was not looked at");
+}
