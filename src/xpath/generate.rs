@@ -47,7 +47,7 @@
 //! | one stable class token | 30 |
 //! | a label anchor: `dt[normalize-space(.)='Price']/following-sibling::dd[1]`, a child `[strong[normalize-space(.)='ISBN-13']]`, `[starts-with(normalize-space(.), 'Price:')]`, or a label element's own text when text after it is the target | 45 |
 //! | a position, `[k]` or `[last()]`, and a final `/text()[k]` | 100 |
-//! | each location step above the target's own | 25 |
+//! | each location step above the target's own (more than a class token: a wrap or an unwrap moves levels, a class stays) | 35 |
 //! | starting at the context with `./` rather than `.//` | 5 |
 //! | a `//` jump from an ancestor anchor (`.//div[@id='main']//span`), plus the anchor's test | 15 |
 //! | an anchor in the site's template (a landmark of the layout), off its test | −10 |

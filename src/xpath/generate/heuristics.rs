@@ -32,7 +32,7 @@ pub(super) const COST_LABEL: u32 = 45;
 /// The cost of a positional predicate, the last resort.
 pub(super) const COST_POSITION: u32 = 100;
 /// The cost of every location step above the target's own.
-pub(super) const COST_LEVEL: u32 = 25;
+pub(super) const COST_LEVEL: u32 = 35;
 /// The cost of anchoring the path at the context with `./` instead of `.//`.
 pub(super) const COST_CHILD_START: u32 = 5;
 /// The cost of a `//` jump to an ancestor anchor, on top of the anchor's own

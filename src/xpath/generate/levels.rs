@@ -234,6 +234,7 @@ impl<'a> Scope<'a> {
             if let Some(cost) = cost
                 && usable_value(value)
                 && nodes.iter().all(same)
+                && !repeats_own_text(doc, first, value)
             {
                 opts.push(Opt {
                     pred: Pred::AttrEq {
@@ -559,6 +560,16 @@ impl<'a> Scope<'a> {
         out.truncate(MAX_ANCHORS);
         out
     }
+}
+
+/// Whether an attribute value repeats the element's own text, three
+/// characters or more (`title="View Stephenie Meyer author page"` on the
+/// link "Stephenie Meyer"): the value then carries the record's data, and a
+/// test on it fits this record only. Case counts: `data-action="buy"` on a
+/// "Buy" button names an action, not data.
+fn repeats_own_text(doc: &Document, element: NodeId, value: &str) -> bool {
+    let text = normalize_space(&doc.string_value(element));
+    text.chars().count() >= 3 && value.contains(text.as_str())
 }
 
 /// The strong tests of one element that make good anchors: a hand-written

@@ -489,14 +489,12 @@ fn one_locator_fits_every_instance() {
 
 #[test]
 fn values_of_one_instance_are_not_used_for_all() {
-    // Alone, the first record's title attribute is the cheapest test...
-    check(
-        BOOKS,
-        "//li[1]",
-        "//li[1]//span[1]",
-        ".//span[@title='Dune']",
-    );
-    // ...but it names one book, so across the records a position is used.
+    // Alone, the first record's title attribute would be the cheapest test,
+    // but it repeats the span's own text: it is the record's data, and a
+    // test on it fits this book only (regression: an author link was
+    // located by `@title='View Stephenie Meyer author page'`).
+    check(BOOKS, "//li[1]", "//li[1]//span[1]", ".//span[1]");
+    // Across the records a position is used as well.
     let g = run_instances(BOOKS, "//li", ".//span[1]");
     assert_eq!(g.xpath, ".//span[1]");
 }
@@ -616,4 +614,19 @@ fn an_anchor_in_the_site_template_is_preferred() {
     assert!(!plain.contains("layout"), "{plain}");
     assert!(anchored.contains(&class("layout")), "{anchored}");
     assert_eq!(select(&doc, Item::Node(NodeId::ROOT), &anchored), targets);
+}
+
+/// Regression: an author's `span class="author"` inside a paragraph was
+/// located by `//p/span`, one level up, as that cost less than the class
+/// token: a wrap or an unwrap of the paragraph broke it, where the class
+/// survives both. A step above the target now costs more than a class
+/// token, as Robula+ tries attributes before it adds a level.
+#[test]
+fn a_class_token_is_preferred_to_a_level_above_the_target() {
+    check(
+        "<div><p>By <span class='author'>Ann Lee</span></p><span>in stock</span></div>",
+        "/",
+        "//p/span",
+        &format!("//span[{}]", class("author")),
+    );
 }
