@@ -516,14 +516,9 @@ pub(crate) fn labels_contradict(doc: &Document, gram: &TreeGram, selection: &[Ve
 /// that select something, the first node shares the first stored target's
 /// tag, an attribute, or its text. `true` when it selects nothing.
 pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    let Some(instance) = gram.instances.first() else {
+    let Some(wanted) = stored_profile(gram) else {
         return true;
     };
-    let Some(&(owner, ref target)) = instance.targets.first() else {
-        return true;
-    };
-    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
-    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
     selection
         .iter()
         .filter(|s| !s.is_empty())
@@ -539,52 +534,46 @@ pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec
 /// [`MIN_TELLING_TEXT`] characters with a letter among them, stable across
 /// loads.
 fn telling_stored_text(gram: &TreeGram) -> bool {
-    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
-        return false;
-    };
+    stored_profile(gram).is_some_and(|wanted| {
+        !wanted.is_unstable()
+            && wanted.text().chars().count() >= MIN_TELLING_TEXT
+            && wanted.text().chars().any(char::is_alphabetic)
+    })
+}
+
+/// What the first stored target is, for comparing nodes with it.
+fn stored_profile(gram: &TreeGram) -> Option<Profile> {
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
     let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
-    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
-    !wanted.is_unstable()
-        && wanted.text().chars().count() >= MIN_TELLING_TEXT
-        && wanted.text().chars().any(char::is_alphabetic)
+    Some(Profile::of(&gram.doc, owner, stored_item, &GramMask))
+}
+
+/// How much the first node of the selection's first parent instance that
+/// selects something looks like the first stored target.
+fn first_likeness(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<super::likeness::Likeness> {
+    let wanted = stored_profile(gram)?;
+    let item = selection.iter().find_map(|s| s.first().copied())?;
+    let page_owner = owner_of(doc, item)?;
+    Some(likeness(
+        &wanted,
+        &Profile::of(doc, page_owner, item, &NoMask),
+    ))
 }
 
 /// Whether the first node of the selection's first parent instance that
 /// selects something has the stored target's tag and text, as written.
 fn same_tag_and_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
-        return false;
-    };
-    let Some(item) = selection.iter().find_map(|s| s.first().copied()) else {
-        return false;
-    };
-    let Some(page_owner) = owner_of(doc, item) else {
-        return false;
-    };
-    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
-    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
-    let like = likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask));
-    like.tag >= 1.0 && like.text >= 1.0
+    first_likeness(doc, gram, selection).is_some_and(|l| l.tag >= 1.0 && l.text >= 1.0)
 }
 
 /// Whether the first node of the selection's first parent instance that
 /// selects something has the stored target's text, as written.
 pub(crate) fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    let Some(instance) = gram.instances.first() else {
-        return false;
-    };
-    let Some(&(owner, ref target)) = instance.targets.first() else {
-        return false;
-    };
-    let Some(item) = selection.iter().find_map(|s| s.first().copied()) else {
-        return false;
-    };
-    let Some(page_owner) = owner_of(doc, item) else {
-        return false;
-    };
-    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
-    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
-    likeness(&wanted, &Profile::of(doc, page_owner, item, &NoMask)).text >= 1.0
+    first_likeness(doc, gram, selection).is_some_and(|l| l.text >= 1.0)
 }
 
 /// Whether `xpath` has a numeric position predicate (`[3]`) on a child or

@@ -105,6 +105,30 @@ struct Assignment {
     similarity: f64,
 }
 
+impl Assignment {
+    /// Nodes chosen by a witness, not by a tree matching: what witnessed
+    /// them (the stored texts) is the whole of their evidence.
+    fn witnessed(targets: Vec<Vec<Item>>) -> Assignment {
+        Assignment {
+            targets,
+            score: 1.0,
+            runner_up: None,
+            similarity: 1.0,
+        }
+    }
+}
+
+/// An attempt that healed the pattern: `done` says how, and the wrapper and
+/// extraction that follow are `healed`.
+fn applied(done: Adaptation, healed: (Wrapper, Extraction)) -> Attempted {
+    Attempted {
+        adaptation: done,
+        healed: Some(healed),
+        unchanged: false,
+        children: Vec::new(),
+    }
+}
+
 /// Adapts the pattern at `path` of `wrapper` on the page; `before` is the
 /// wrapper's extraction of the page.
 pub(crate) fn attempt(
@@ -191,12 +215,7 @@ pub(crate) fn attempt(
         && let Some(found) = retagged_instead(env, gram, &scopes, &current)
         && !rejected.iter().any(|(_, sel)| *sel == found)
     {
-        let chosen = Assignment {
-            targets: found,
-            score: 1.0,
-            runner_up: None,
-            similarity: 1.0,
-        };
+        let chosen = Assignment::witnessed(found);
         let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
         if let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
@@ -206,12 +225,7 @@ pub(crate) fn attempt(
             done.reason = Some(
                 "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text".to_owned(),
             );
-            return Attempted {
-                adaptation: done,
-                healed: Some((healed_wrapper, extraction)),
-                unchanged: false,
-                children: Vec::new(),
-            };
+            return applied(done, (healed_wrapper, extraction));
         }
     }
     // The locator ensemble's answer is the first candidate of a field: it
@@ -227,12 +241,7 @@ pub(crate) fn attempt(
         let mut done =
             healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
         done.reason = Some(reason);
-        return Attempted {
-            adaptation: done,
-            healed: Some((healed_wrapper, extraction)),
-            unchanged: false,
-            children: Vec::new(),
-        };
+        return applied(done, (healed_wrapper, extraction));
     }
     // A record whose stored items' texts are found together, as many as it
     // had, is healed to them: the cluster that is the stored instances, not
@@ -244,12 +253,7 @@ pub(crate) fn attempt(
     {
         // Not a tree matching's choice: the stored texts found together,
         // as many items as there were, are the whole of its evidence.
-        let chosen = Assignment {
-            targets: w.targets,
-            score: 1.0,
-            runner_up: None,
-            similarity: 1.0,
-        };
+        let chosen = Assignment::witnessed(w.targets);
         let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
         if let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
@@ -441,12 +445,7 @@ pub(crate) fn attempt(
                         // all be found in the chosen instances, another
                         // candidate may be the real one.
                         if !pattern.is_record() || !settings.triggers.top_down {
-                            return Attempted {
-                                adaptation: done,
-                                healed: Some((healed_wrapper, extraction)),
-                                unchanged: false,
-                                children: Vec::new(),
-                            };
+                            return applied(done, (healed_wrapper, extraction));
                         }
                         if let Some((w, e, children)) =
                             fields_heal(env, &healed_wrapper, &extraction, path)
@@ -458,12 +457,7 @@ pub(crate) fn attempt(
                                 children,
                             };
                         }
-                        let proven = Attempted {
-                            adaptation: done,
-                            healed: Some((healed_wrapper, extraction)),
-                            unchanged: false,
-                            children: Vec::new(),
-                        };
+                        let proven = applied(done, (healed_wrapper, extraction));
                         only_rejected = false;
                         last_reason = format!(
                             "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
