@@ -1,5 +1,7 @@
 //! How much a page node looks like a tree-gram's target, on its own: its tag,
-//! the shape of its text, its attributes.
+//! the shape of its text, its attributes; whether it shares any of the
+//! target's own evidence at all (a node that shares none is not the target,
+//! whatever its place); and the labels inside it that name a field.
 //!
 //! A field's value changes from record to record (`£12.99`, `£8.50`), so text
 //! is compared both as written and by *shape*, digits and letters folded into
@@ -181,10 +183,10 @@ pub(crate) fn share_telling_attribute(a: &Profile, b: &Profile) -> bool {
         .any(|x| x.starts_with('.') || x.contains('='))
 }
 
-/// Whether `b` carries any of `a`'s own evidence: the same tag, an
-/// class token or attribute value in common, or text that is
-/// the same, has the same telling shape (digits or punctuation in it), or
-/// shares a fifth of its words. A node that shares none of these with a
+/// Whether `b` carries any of `a`'s own evidence: the same tag, a class
+/// token or an attribute value in common, or text that is the same, has
+/// the same telling shape (digits or punctuation in it), or shares a fifth
+/// of its words. A node that shares none of these with a
 /// target is not that target moved, whatever its place says: two elements
 /// without attributes are not alike for having none, and unrelated texts
 /// still score half or more under Jaro-Winkler, so neither counts here.
@@ -233,8 +235,9 @@ const MAX_LABEL_SCAN: usize = 400;
 
 /// The labels inside `element`: the texts of its label elements (`th`,
 /// `dt`, `label`; `b` and `strong` beside a colon) and of its text nodes
-/// that end in a colon, when short (a few words, at most 40 characters), case folded
-/// with punctuation and the colon dropped (`<b>ISBN-13:</b>` is `isbn13`).
+/// that end in a colon, when short (a few words, at most 40 characters),
+/// case folded with punctuation, spaces and the colon dropped
+/// (`<b>ISBN-13:</b>` is `isbn13`).
 /// A label names a field, not its data, so it stays from record to record:
 /// a cell that held `ISBN:` and `Availability:` and now holds `Format:` and
 /// `Vendor:` is another cell, whatever its place. Only the first

@@ -24,6 +24,11 @@
 //!   of them beside items of a class no stored item had (an advert), the
 //!   others are, if they are as many as at capture.
 //!
+//! - **A retagged field** (`h1` become `h2`, a copy left in the `h1` with
+//!   other text, which the locators and the tree search then take) is
+//!   witnessed by the one element of the whole page with its stored text
+//!   and its classes or tag ([`retagged`]); a heal asks for it first.
+//!
 //! On another page of the same site the stored text is the capture page's
 //! value, and it does not recur next to the field with the same tag, so the
 //! check stays silent there. It refuses texts without a letter or shorter
@@ -66,7 +71,7 @@ pub(crate) struct Witness {
 
 /// The fewest characters of a stored text that is looked for in the whole
 /// page (see [`retagged`]).
-pub(crate) const MIN_PAGE_TEXT: usize = 20;
+const MIN_PAGE_TEXT: usize = 20;
 
 /// The one element of the page whose whole text is the stored target's
 /// text, as written, and that shares a class token or an attribute value
@@ -74,8 +79,8 @@ pub(crate) const MIN_PAGE_TEXT: usize = 20;
 /// copy with the old tag and other text to the locators, or after a wrap
 /// or a move that lost it to the XPath. A title's text recurs in a link
 /// to the same article or an underlined caption; those share neither, and
-/// a second element with the text, alike or not, means no answer. Asked only when a heal's answer
-/// has other text. The text must be telling (at least [`MIN_PAGE_TEXT`]
+/// a second element with the text, alike or not, means no answer. Asked
+/// only when a heal's answer has other text. The text must be telling (at least [`MIN_PAGE_TEXT`]
 /// characters with a letter, stable across loads); it is looked for among
 /// text nodes, so a target whose text is split over several nodes is not
 /// found. `None` for a field with several stored targets.
