@@ -48,7 +48,7 @@ use crate::wrapper::{PatternPath, Wrapper};
 use crate::xpath::{Item, XPath};
 
 use super::TreeGrams;
-use super::likeness::{Profile, labels, likeness, shares_evidence};
+use super::likeness::{Profile, kept_attributes, labels, likeness, shares_evidence};
 use super::witness::{Witness, witness};
 
 /// How much more like the stored target a set that only one locator chose,
@@ -362,17 +362,43 @@ fn count_votes(
     current: &[Vec<Item>],
     settle_early: bool,
 ) -> Votes {
-    let mut votes = Votes::default();
     // Locators that lean on positions move with an XPath that leans on
     // positions (an item removed above shifts both onto the next item), so
     // beside such an XPath they are no independent evidence and do not vote.
     let positional = has_position(&gram.header.xpath);
+    let votes = count_votes_of(doc, gram, scopes, current, settle_early, |l| {
+        !(positional && has_position(l))
+    });
+    // An XPath that selects nothing has moved onto nothing: when no other
+    // locator finds anything, a positional one that still finds nodes by
+    // the target's own attributes (`//div[3]/center/input[@name='btnK']`)
+    // did not move with it, and votes. One that finds them by position
+    // alone (`//ul[@id='x']/li[1]`) stands in for the same layout, and
+    // never does.
+    if positional && votes.voting == 0 && current.iter().all(Vec::is_empty) {
+        return count_votes_of(doc, gram, scopes, current, settle_early, |l| {
+            has_position(l) && last_step_tests_attribute(l)
+        });
+    }
+    votes
+}
+
+/// The votes of the locators of `gram` that `admitted` lets vote.
+fn count_votes_of(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+    settle_early: bool,
+    admitted: impl Fn(&str) -> bool,
+) -> Votes {
+    let mut votes = Votes::default();
     // Cheap locators first, so that the two that settle a clean page are
     // usually found before a label's or a text's scan of the whole page.
     let mut ordered: Vec<_> = gram.locators().collect();
     ordered.sort_by_key(|(l, _)| evaluation_cost(l));
     for (locator, compiled) in ordered {
-        if positional && has_position(&locator.xpath) {
+        if !admitted(&locator.xpath) {
             continue;
         }
         // Two locators that confirm the selection, with no other set as
@@ -433,8 +459,11 @@ pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>])
         let Some(owner) = owner_of(doc, item) else {
             continue;
         };
-        let like = likeness(&wanted, &Profile::of(doc, owner, item, &NoMask));
-        total += 0.2 * like.tag + 0.4 * like.text + 0.4 * like.attrs;
+        let found = Profile::of(doc, owner, item, &NoMask);
+        let like = likeness(&wanted, &found);
+        // Attributes the node gained weigh half as much as those it lost.
+        let attrs = 0.5 * (like.attrs + kept_attributes(&wanted, &found));
+        total += 0.2 * like.tag + 0.4 * like.text + 0.4 * attrs;
         n += 1;
     }
     (n > 0).then(|| total / n as f64)
@@ -603,6 +632,23 @@ fn has_position(xpath: &str) -> bool {
     })
 }
 
+/// Whether the last step of `xpath` has a predicate on an attribute of the
+/// node it selects (`input[@name='btnK']`, not `li[1]` under `ul[@id]`).
+fn last_step_tests_attribute(xpath: &str) -> bool {
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in xpath.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            '/' if depth == 0 => start = i + 1,
+            _ => {}
+        }
+    }
+    let step = &xpath[start..];
+    step.find('[').is_some_and(|b| step[b..].contains('@'))
+}
+
 /// A rough rank of what evaluating a locator costs: a path from the root
 /// walks one branch; an attribute or class test scans one tag; a label or a
 /// text compares the text of every candidate.
@@ -699,7 +745,7 @@ fn plural_instances(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::has_position;
+    use super::{has_position, last_step_tests_attribute};
 
     #[test]
     fn positions_are_layout_steps_not_adjacency() {
@@ -715,5 +761,18 @@ mod tests {
         ));
         assert!(!has_position("(//a[normalize-space(.)='Gmail'])[1]"));
         assert!(has_position("(//div[2]/a[normalize-space(.)='Gmail'])[1]"));
+    }
+
+    #[test]
+    fn the_last_step_tests_the_targets_own_attributes() {
+        assert!(last_step_tests_attribute(
+            "//div[3]/center/input[@name='btnK']"
+        ));
+        assert!(last_step_tests_attribute(
+            "//input[contains(concat(' ', normalize-space(@class), ' '), ' x ')]"
+        ));
+        assert!(!last_step_tests_attribute("//ul[@id='list']/li[1]"));
+        assert!(!last_step_tests_attribute("//div[@id='body']//p[1]"));
+        assert!(!last_step_tests_attribute("//a[@href]/span"));
     }
 }

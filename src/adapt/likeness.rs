@@ -46,7 +46,10 @@ impl Profile {
                     (doc.attr_value(attr).to_owned(), false)
                 }
             }
-            Item::Node(n) if doc.is_element(n) => element_text(doc, n, mask),
+            Item::Node(n) if doc.is_element(n) => match button_label(doc, n) {
+                Some(label) => (label.to_owned(), false),
+                None => element_text(doc, n, mask),
+            },
             Item::Node(n) if doc.kind(n) == NodeKind::Text && mask.masks_text(doc, n) => {
                 (String::new(), true)
             }
@@ -107,6 +110,21 @@ impl Profile {
     pub(crate) fn text(&self) -> &str {
         &self.text
     }
+}
+
+/// The label a button made of an `input` shows, its `value`: such a button
+/// has no text, and two buttons side by side (`Google Search`, `I'm Feeling
+/// Lucky`) differ in little else.
+fn button_label(doc: &Document, element: NodeId) -> Option<&str> {
+    if doc.name(element) != "input" {
+        return None;
+    }
+    let kind = doc.attr(element, "type")?;
+    ["submit", "button", "reset"]
+        .iter()
+        .any(|k| kind.eq_ignore_ascii_case(k))
+        .then(|| doc.attr(element, "value"))
+        .flatten()
 }
 
 /// The text of an element as a tree-gram keeps it, whether `element` is in
@@ -174,6 +192,17 @@ pub(crate) fn likeness(a: &Profile, b: &Profile) -> Likeness {
         a.attrs.intersection(&b.attrs).count() as f64 / union as f64
     };
     Likeness { tag, text, attrs }
+}
+
+/// The share of `a`'s attributes (names, class tokens, names with values)
+/// that `b` kept; 1 when `a` has none. Unlike the Jaccard index of
+/// [`likeness`], attributes that `b` gained cost nothing: a redesign adds
+/// tracking keys, roles and classes to the elements it keeps.
+pub(crate) fn kept_attributes(a: &Profile, b: &Profile) -> f64 {
+    if a.attrs.is_empty() {
+        return 1.0;
+    }
+    a.attrs.intersection(&b.attrs).count() as f64 / a.attrs.len() as f64
 }
 
 /// Whether `a` and `b` share a class token or an attribute with its value.
@@ -392,6 +421,35 @@ mod tests {
         let (pa, pb) = (first(a), first(b));
         assert_eq!(shares_evidence(&pa, &pb), expected, "{a} / {b}");
         assert_eq!(shares_evidence(&pb, &pa), expected, "{b} / {a}");
+    }
+
+    fn check_kept(stored: &str, found: &str, expected: f64) {
+        let got = kept_attributes(&profile(stored), &profile(found));
+        assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+    }
+
+    #[test]
+    fn gained_attributes_cost_nothing_to_what_was_kept() {
+        // id, id=t, name, name=go: all kept, whatever was added.
+        check_kept(
+            "<input id=t name=go>",
+            "<input id=t name=go class=btn role=button>",
+            1.0,
+        );
+        check_kept("<input id=t name=go>", "<input id=t name=web>", 0.75);
+        check_kept("<span id=t></span>", "<span id=t class=x></span>", 1.0);
+    }
+
+    #[test]
+    fn an_input_buttons_label_is_its_text() {
+        assert_eq!(
+            profile("<input id=t type=submit value='Google Search'>").text(),
+            "Google Search"
+        );
+        assert_eq!(profile("<input id=t type=BUTTON value='Go'>").text(), "Go");
+        // A text box's value is what a visitor typed, not a label.
+        assert_eq!(profile("<input id=t type=text value='dune'>").text(), "");
+        assert_eq!(profile("<button id=t value=x>Send</button>").text(), "Send");
     }
 
     #[test]

@@ -1022,7 +1022,13 @@ impl FieldSearch<'_> {
             for region in locate::regions(view, gi, &page, how.algorithm, &env.search) {
                 let choices =
                     locate::rank_targets(field, gram, view, (*owner, target), &page, &region);
-                for choice in choices.iter().filter(|c| c.fits).take(5) {
+                // A target the page showed is never healed onto a copy its
+                // markup hides: a suggestion panel's buttons, a mobile menu.
+                let shown = |c: &&locate::NodeChoice| {
+                    gram.header.hidden != Some(false)
+                        || !crate::dom::hidden::is_hidden(env.doc, c.owner)
+                };
+                for choice in choices.iter().filter(|c| c.fits).filter(shown).take(5) {
                     // A list field takes the node's alike siblings only when
                     // it held several alike nodes at capture.
                     let set = if field.pattern.is_single() || gi.targets.len() < 2 {

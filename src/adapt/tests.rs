@@ -1,5 +1,5 @@
 use super::*;
-use crate::dom::Document;
+use crate::dom::{Document, NodeId};
 use crate::extract::ViolationKind;
 use crate::treegram::CaptureOptions;
 use crate::wrapper::{self, Wrapper};
@@ -1232,4 +1232,183 @@ fn a_record_from_one_list_is_not_healed_to_the_items_of_every_list() {
         assert_eq!(parents.len(), 1, "{:?}", a.new_xpath);
     }
     assert!(items.is_some(), "the broken record was not looked at");
+}
+
+/// Heals the one field `xpath`, captured on `old`, on `new`: the healing
+/// and the page.
+fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
+    let w = wrapper::load_str(
+        &format!(
+            "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, old);
+    let doc = Document::parse_str(new);
+    (heal(&w, &doc, None, &grams, &Rejections::new()), doc)
+}
+
+/// The one node a healed field's new XPath selects on `doc`, or `None` when
+/// the field was not healed.
+fn healed_node(h: &Healing, doc: &Document) -> Option<NodeId> {
+    let a = &h.adaptations[0];
+    if !a.is_healed() {
+        return None;
+    }
+    let x = crate::xpath::XPath::compile(a.new_xpath.as_deref().unwrap()).unwrap();
+    match x
+        .select_item(doc, crate::xpath::Item::Node(doc.root()))
+        .unwrap()[..]
+    {
+        [crate::xpath::Item::Node(n)] => Some(n),
+        ref other => panic!("{other:?}"),
+    }
+}
+
+/// A search form: a search box, then two submit buttons in a row whose
+/// class looks generated (so locators name it by position). `buttons` is
+/// the row's inner markup; `wrap` puts the row in two more levels.
+fn search_form(buttons: &str, wrap: bool) -> String {
+    let (open, close) = if wrap {
+        (
+            "<div class=\"bar\"></div><div class=\"wrap\"><div class=\"r\">",
+            "</div></div>",
+        )
+    } else {
+        ("", "")
+    };
+    format!(
+        "<!DOCTYPE html><html><body><div id=\"top\"><form action=\"/search\">\
+         <div class=\"box\"><input type=\"text\" name=\"q\" title=\"Search\"></div>\
+         {open}<div class=\"FPdoLc tfB0Bf\"><center>{buttons}</center></div>{close}\
+         </form><p class=\"foot\">Shop since 1999</p></div></body></html>"
+    )
+}
+
+/// Regression (google.com, 2018 to 2021): the absolute XPath of the
+/// "Google Search" button matched nothing after a redesign. Its locator
+/// `//div[3]/center/input[@name='btnK']` still found it, but a locator
+/// with a position never voted beside an XPath with positions, and the
+/// tree search could not tell the button from its twin beside it (here
+/// both read "Search"): the field abstained. A positional locator that
+/// tests the target's own attributes now votes when the XPath and every
+/// other locator find nothing.
+#[test]
+fn a_broken_positional_xpath_takes_a_locator_on_the_targets_own_attributes() {
+    // The buttons are printed twice, the first time in a hidden suggestion
+    // panel: `//input[@name='shop']` is not exact, and the locator keeps
+    // the row's position.
+    let page = |extra: &str, wrap: bool| {
+        let buttons = format!(
+            "<center><input type=\"submit\" name=\"shop\" value=\"Search\"{extra}>\
+             <input type=\"submit\" name=\"web\" value=\"Search\"{extra}></center>"
+        );
+        let (open, close) = if wrap {
+            ("<div class=\"bar\"></div><div class=\"wrap\">", "</div>")
+        } else {
+            ("", "")
+        };
+        format!(
+            "<!DOCTYPE html><html><body><div id=\"top\">{open}<form><div class=\"box\"><input name=\"q\"></div>\
+             <div class=\"panel\" style=\"display: none\"><div class=\"list\"></div>{buttons}</div>\
+             <div class=\"FPdoLc tfB0Bf\">{buttons}</div></form>{close}</div></body></html>"
+        )
+    };
+    let (h, doc) = heal_one_field(
+        "/html/body/div/form/div[3]/center/input[1]",
+        &page("", false),
+        &page(" class=\"btn\"", true),
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.attr(node, "name"), Some("shop"));
+    assert!(!crate::dom::hidden::is_hidden(&doc, node));
+}
+
+/// Regression (google.com, 2018 to 2023): the "I'm Feeling Lucky" button
+/// kept its id, and its locator `//input[@id='gbqfbb']` found it, but the
+/// redesign had added a class, a role, a tab index and a tracking key to
+/// it. Attributes compared by their Jaccard index put it under the bar a
+/// locator's answer must clear, and the field abstained. Attributes the
+/// node gained now weigh half as much as those it lost. (Here both
+/// buttons read "Search", so the tree search cannot tell them apart.)
+#[test]
+fn a_button_that_gained_attributes_is_still_its_locators_answer() {
+    let buttons = |extra: &str| {
+        format!(
+            "<input type=\"submit\" name=\"go\" value=\"Search\" aria-label=\"Search the shop\"{extra}>\
+             <input type=\"submit\" name=\"web\" value=\"Search\"{extra}>"
+        )
+    };
+    let (h, doc) = heal_one_field(
+        "/html/body/div/form/div[2]/center/input[1]",
+        &search_form(&buttons(""), false),
+        &search_form(
+            &buttons(
+                " class=\"btn\" role=\"button\" tabindex=\"0\" data-ved=\"0ahUKEwjs44u9uPntAhVfGDQ\"",
+            ),
+            true,
+        ),
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.attr(node, "name"), Some("go"));
+}
+
+/// Regression (google.com, 2021 to 2023): two submit buttons side by side
+/// are twins to the tree search, and neither has text: "Google Search" and
+/// "I'm Feeling Lucky" scored alike and the field abstained, too close to
+/// call. A button's label, its `value`, is now its text. Here the buttons
+/// also swapped places, so the positional locators point at the other one.
+#[test]
+fn a_button_is_told_from_the_one_beside_it_by_its_label() {
+    let search = "<input type=\"submit\" value=\"Search the shop\">";
+    let lucky = "<input type=\"submit\" value=\"Surprise me\">";
+    let (h, doc) = heal_one_field(
+        "/html/body/div/form/div[2]/center/input[1]",
+        &search_form(&format!("{search}{lucky}"), false),
+        &search_form(&format!("{lucky}{search}"), true),
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.attr(node, "value"), Some("Search the shop"));
+}
+
+/// Regression: a menu printed twice, once in a drawer that the markup
+/// hides (`display: none`). After a redesign of the shown menu, the hidden
+/// copy was the closest in structure and the field healed onto it: a value
+/// no visitor sees, and the wrong one once the two menus differ. A target
+/// the page showed is now never healed onto a node its markup hides.
+#[test]
+fn a_shown_link_is_not_healed_onto_its_hidden_copy() {
+    let items = ["Home", "Today's deals", "Gift cards", "Help"];
+    let list: String = items
+        .iter()
+        .map(|i| format!("<li><a href=\"/{}\">{i}</a></li>", i.len()))
+        .collect();
+    let spans: String = items
+        .iter()
+        .map(|i| {
+            format!(
+                "<span class=\"item\"><a class=\"link\" href=\"/{}\">{i}</a></span>",
+                i.len()
+            )
+        })
+        .collect();
+    let drawer = format!("<div class=\"drawer\" style=\"display:none\"><ul>{list}</ul></div>");
+    let main = "<main><h1>Welcome</h1><p>Shop with us.</p></main>";
+    let (h, doc) = heal_one_field(
+        "/html/body/nav/ul/li[2]/a",
+        &format!(
+            "<!DOCTYPE html><html><body><nav><ul>{list}</ul></nav>{drawer}{main}</body></html>"
+        ),
+        &format!(
+            "<!DOCTYPE html><html><body><header><nav><div class=\"menu\">{spans}</div></nav></header>{drawer}{main}</body></html>"
+        ),
+    );
+    if let Some(node) = healed_node(&h, &doc) {
+        assert!(
+            !crate::dom::hidden::is_hidden(&doc, node),
+            "{:?}",
+            h.adaptations[0]
+        );
+    }
 }

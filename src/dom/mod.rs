@@ -15,6 +15,7 @@
 //! safe as a flat one. The module does no I/O.
 
 mod build;
+pub mod hidden;
 pub use build::MAX_DEPTH;
 pub mod encoding;
 mod names;

@@ -186,6 +186,12 @@ pub fn capture(
                                 .flat_map(|(_, items)| items)
                                 .all(|item| frame.contains(&item.owner()))
                         }),
+                        hidden: Some(
+                            per_context
+                                .iter()
+                                .flat_map(|(_, items)| items)
+                                .all(|item| crate::dom::hidden::is_hidden(doc, item.owner())),
+                        ),
                         locators: super::ensemble(
                             doc,
                             pattern.xpath.source(),

@@ -77,6 +77,9 @@ pub(super) fn write(
     if let Some(frame) = header.frame {
         meta("frame", if frame { "yes" } else { "no" });
     }
+    if let Some(hidden) = header.hidden {
+        meta("hidden", if hidden { "yes" } else { "no" });
+    }
     for locator in &header.locators {
         let _ = writeln!(
             out,
@@ -314,6 +317,13 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                     "matched" => header.matched = value.trim().parse().unwrap_or(0),
                     "frame" => {
                         header.frame = match value.trim() {
+                            "yes" => Some(true),
+                            "no" => Some(false),
+                            _ => None,
+                        }
+                    }
+                    "hidden" => {
+                        header.hidden = match value.trim() {
                             "yes" => Some(true),
                             "no" => Some(false),
                             _ => None,

@@ -112,6 +112,12 @@ pub struct Header {
     /// when no template was known (`<meta name="mend:frame">`). A content
     /// pattern is never healed onto the frame.
     pub frame: Option<bool>,
+    /// Whether the page's markup hid every target on the capture page
+    /// (`dom::hidden`: a `hidden` attribute, an inline `display: none` on
+    /// it or an ancestor), absent in tree-grams written before mend read it
+    /// (`<meta name="mend:hidden">`). A shown target is never healed onto
+    /// a hidden copy of it.
+    pub hidden: Option<bool>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

@@ -94,6 +94,7 @@ fn header_round_trips() {
             matched: 4,
             locators: Vec::new(),
             frame: None,
+            hidden: Some(false),
         }
     );
 }
@@ -462,4 +463,29 @@ fn unstable_parts_cover_a_skipped_sub_tree_and_masked_texts_and_attributes() {
     assert!(!parts.text(text_of(i).unwrap()));
     assert!(parts.attr(div, "title"));
     assert!(!parts.attr(div, "id"));
+}
+
+#[test]
+fn whether_the_markup_hid_the_targets_is_kept_in_the_header() {
+    let w = wrapper::load_str(
+        "name: s\npatterns:\n  - name: shown\n    xpath: //p\n  - name: hidden\n    xpath: //span\n",
+        "s.yaml",
+    )
+    .expect("the wrapper loads");
+    let doc = Document::parse_str(
+        "<!DOCTYPE html><html><body><p>Shown</p><div style='display:none'><span>Hidden</span></div></body></html>",
+    );
+    let hidden = |pattern: &str| {
+        let (all, _) = capture(&w, &doc, &CaptureOptions::of(&w));
+        let c = all.iter().find(|c| c.pattern == pattern).unwrap();
+        TreeGram::parse(c.html.as_bytes()).unwrap().header.hidden
+    };
+    assert_eq!(hidden("shown"), Some(false));
+    assert_eq!(hidden("hidden"), Some(true));
+    // A tree-gram written before mend read it says nothing either way.
+    let (all, _) = capture(&w, &doc, &CaptureOptions::of(&w));
+    let old = all[0]
+        .html
+        .replace("<meta name=\"mend:hidden\" content=\"no\">\n", "");
+    assert_eq!(TreeGram::parse(old.as_bytes()).unwrap().header.hidden, None);
 }
