@@ -562,7 +562,7 @@ pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec
 /// Whether the stored target's text says which node it is: at least
 /// [`MIN_TELLING_TEXT`] characters with a letter among them, stable across
 /// loads.
-fn telling_stored_text(gram: &TreeGram) -> bool {
+pub(crate) fn telling_stored_text(gram: &TreeGram) -> bool {
     stored_profile(gram).is_some_and(|wanted| {
         !wanted.is_unstable()
             && wanted.text().chars().count() >= MIN_TELLING_TEXT
@@ -571,7 +571,7 @@ fn telling_stored_text(gram: &TreeGram) -> bool {
 }
 
 /// What the first stored target is, for comparing nodes with it.
-fn stored_profile(gram: &TreeGram) -> Option<Profile> {
+pub(crate) fn stored_profile(gram: &TreeGram) -> Option<Profile> {
     let &(owner, ref target) = gram.instances.first()?.targets.first()?;
     let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
     Some(Profile::of(&gram.doc, owner, stored_item, &GramMask))

@@ -61,6 +61,7 @@ mod drift;
 mod heal;
 mod likeness;
 mod locate;
+mod relaxed;
 mod relocate;
 mod sequence_alignment;
 mod witness;

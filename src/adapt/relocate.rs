@@ -243,6 +243,28 @@ pub(crate) fn attempt(
         done.reason = Some(reason);
         return applied(done, (healed_wrapper, extraction));
     }
+    // A field whose XPath and locators all find nothing may still be found
+    // by an attribute locator relaxed: without the layout above the target
+    // (`//input[@name='btnK']`), or on any tag (a search box now a
+    // `textarea`).
+    if !pattern.is_record()
+        && current.iter().all(Vec::is_empty)
+        && let Some((found, how)) = super::relaxed::relaxed_answer(env.doc, gram, &scopes)
+        && !rejected.iter().any(|(_, sel)| *sel == found)
+    {
+        let chosen = Assignment::witnessed(found);
+        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
+        if let Ok((xpath, healed_wrapper, extraction)) =
+            prove(env, wrapper, pattern, path, &scopes, &chosen)
+        {
+            let mut done =
+                healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
+            done.reason = Some(format!(
+                "its locators find nothing as written; one of them relaxed finds it: {how}"
+            ));
+            return applied(done, (healed_wrapper, extraction));
+        }
+    }
     // A record whose stored items' texts are found together, as many as it
     // had, is healed to them: the cluster that is the stored instances, not
     // every alike item on the page.

@@ -1412,3 +1412,106 @@ fn a_shown_link_is_not_healed_onto_its_hidden_copy() {
         );
     }
 }
+
+/// Regression (google.com, 2018 to 2023): the search box became a
+/// `textarea` with most of its attributes kept. Its absolute XPath and its
+/// locators (`//input[@name='q']`, a class, a path) all name the tag, and
+/// the tree search found nothing alike: the field abstained. An attribute
+/// locator on any tag (`//*[@name='q']`) now finds it, taken because it
+/// kept three quarters of the target's attributes.
+#[test]
+fn a_search_box_retagged_to_a_text_area_is_found_by_its_attributes() {
+    let page = |box_: &str, wrap: bool| {
+        let (open, close) = if wrap {
+            ("<div class=\"a\"><div class=\"b\">", "</div></div>")
+        } else {
+            ("", "")
+        };
+        format!(
+            "<!DOCTYPE html><html><body><div id=\"top\">{open}<form action=\"/search\"><div class=\"box\">{box_}</div>\
+             <button type=\"submit\">Go</button></form>{close}<p class=\"foot\">Shop since 1999</p></div></body></html>"
+        )
+    };
+    let attrs = "name=\"q\" title=\"Search\" aria-label=\"Search\" autocomplete=\"off\" maxlength=\"2048\" class=\"gLFyf\"";
+    // The redesign moved the box into a header of its own as well.
+    let moved = format!(
+        "<!DOCTYPE html><html><body><header><nav><ul><li><a href=\"/\">Home</a></li></ul></nav>\
+         <div class=\"sb\"><span class=\"icon\"></span><textarea rows=\"1\" {attrs}></textarea></div></header>\
+         <div id=\"top\"><p class=\"foot\">Shop since 1999</p></div></body></html>"
+    );
+    let (h, doc) = heal_one_field(
+        "/html/body/div/form/div/input",
+        &page(&format!("<input type=\"text\" {attrs}>"), false),
+        &moved,
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.name(node), "textarea");
+    // An element that kept the name alone is not the search box.
+    let (h, _) = heal_one_field(
+        "/html/body/div/form/div/input",
+        &page(&format!("<input type=\"text\" {attrs}>"), false),
+        &page("<select name=\"q\"><option>All</option></select>", true),
+    );
+    assert!(!h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+}
+
+/// Regression (google.com, 2018 to 2023): the "Google Search" button's
+/// locator `//div[3]/center/input[@name='btnK']` found nothing once the row
+/// became `div[4]`, and `//input[@name='btnK']` had never been a locator:
+/// a hidden suggestion panel holds a copy of the button. Asked on its own
+/// and among shown elements, the locator's last step finds the button.
+#[test]
+fn a_moved_button_is_found_by_its_locators_own_step_among_shown_elements() {
+    let page = |extra: &str, rows_before: usize| {
+        let buttons = format!(
+            "<center><input type=\"submit\" name=\"shop\" value=\"Search\"{extra}>\
+             <input type=\"submit\" name=\"web\" value=\"Search\"{extra}></center>"
+        );
+        let spacers = "<div class=\"sp\"></div>".repeat(rows_before);
+        format!(
+            "<!DOCTYPE html><html><body><div id=\"top\"><form><div class=\"box\"><input name=\"q\"></div>\
+             <div class=\"panel\" style=\"display: none\"><div class=\"list\"></div>{buttons}</div>{spacers}\
+             <div class=\"FPdoLc tfB0Bf\">{buttons}</div></form></div></body></html>"
+        )
+    };
+    let (h, doc) = heal_one_field(
+        "/html/body/div/form/div[3]/center/input[1]",
+        &page("", 0),
+        &page(" class=\"btn\"", 1),
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.attr(node, "name"), Some("shop"));
+    assert!(!crate::dom::hidden::is_hidden(&doc, node));
+}
+
+/// Regression (google.com, 2021 to 2023): the footer's "Settings" link
+/// became a `div` with other classes inside a `div` of the same text. Its
+/// id, its classes and its tag were gone, and the field abstained. The text
+/// locator on any tag finds the innermost element with the text, the only
+/// one on the page; a second one makes it no answer.
+#[test]
+fn a_link_retagged_to_a_div_is_found_by_its_text_when_no_other_has_it() {
+    let footer = |settings: &str| {
+        format!(
+            "<!DOCTYPE html><html><body><main><h1>Search</h1></main><footer><div class=\"links\">\
+             <span><a href=\"/privacy\">Privacy</a></span><span><a href=\"/terms\">Terms</a></span>\
+             <span>{settings}</span></div></footer></body></html>"
+        )
+    };
+    let old = footer("<a id=\"fsettl\" class=\"Fx4vi\" href=\"/preferences\">Settings</a>");
+    let retagged =
+        "<g-popup><div class=\"pop\"><div class=\"ayzqOc\">Settings</div></div></g-popup>";
+    let (h, doc) = heal_one_field(
+        "/html/body/footer/div/span[3]/a",
+        &old,
+        &footer(retagged).replace("<main>", "<div class=\"bar\"></div><main>"),
+    );
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.attr(node, "class"), Some("ayzqOc"));
+    let twice = footer(retagged).replace("<h1>Search</h1>", "<h1>Search</h1><p>Settings</p>");
+    let (h, doc) = heal_one_field("/html/body/footer/div/span[3]/a", &old, &twice);
+    if let Some(node) = healed_node(&h, &doc) {
+        assert_ne!(doc.name(node), "div", "{:?}", h.adaptations[0]);
+        assert_ne!(doc.name(node), "p", "{:?}", h.adaptations[0]);
+    }
+}

@@ -1,0 +1,242 @@
+//! Locators relaxed when the page lost what they named. When a field's
+//! XPath and every locator of its ensemble find nothing, an attribute
+//! locator is asked again without what a redesign takes away:
+//!
+//! - the steps above the target (`//div[3]/center/input[@name='btnK']` is
+//!   asked as `//input[@name='btnK']`): the layout around a button moved,
+//!   its own attributes did not. The answer must be one shown element per
+//!   scope (a hidden copy in a suggestion panel does not count when the
+//!   target was shown) that looks wholly like the target, as a locator's
+//!   answer must ([`MIN_EVIDENCE`]);
+//! - the tag (`//input[@name='q']` is asked as `//*[@name='q']`): a search
+//!   box became a `textarea`. The element found must have kept
+//!   [`MIN_KEPT`] of the target's attributes;
+//! - the tag of the text locator (`//a[normalize-space(.)='Settings']` is
+//!   asked as `//*[normalize-space(.)='Settings']`): a link became a `div`
+//!   with other classes. Of nested elements with that text the innermost
+//!   counts; the text must be telling (`drift::telling_stored_text`) and the
+//!   one element with it on the page, shown.
+//!
+//! It refuses a relaxed locator that finds several elements in a scope, and
+//! a retagged element that kept less of the target's attributes: one `name`
+//! or `id` alone is reused by unrelated elements, a whole set of them is
+//! not.
+
+use super::drift::{evidence, selections, stored_profile, telling_stored_text};
+use super::likeness::{Profile, kept_attributes};
+use crate::dom::Document;
+use crate::similarity::NoMask;
+use crate::treegram::{LocatorKind, TreeGram};
+use crate::xpath::{Item, XPath};
+
+/// The least share of the stored target's attributes a retagged element
+/// must have kept.
+pub(crate) const MIN_KEPT: f64 = 0.75;
+/// The least evidence (`drift::evidence`) the answer of a locator asked
+/// without its upper steps needs: that of any locator's answer.
+pub(crate) const MIN_EVIDENCE: f64 = 0.9;
+
+/// The elements, one per scope at most, that an attribute locator of `gram`
+/// finds once relaxed (see the module doc), with the relaxed locator and
+/// what was relaxed. `None` when no relaxed locator finds such elements.
+pub(crate) fn relaxed_answer(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+) -> Option<(Vec<Vec<Item>>, String)> {
+    let wanted = stored_profile(gram)?;
+    let shown_only = gram.header.hidden == Some(false);
+    let attribute_locators = gram
+        .locators()
+        .map(|(l, _)| l)
+        .filter(|l| l.kind == LocatorKind::Attribute);
+    for locator in attribute_locators {
+        let own_step = last_step(&locator.xpath);
+        if let Some(step) = own_step.as_deref().filter(|s| *s != locator.xpath)
+            && let Some(found) = one_per_scope(doc, step, scopes, shown_only)
+            && evidence(doc, gram, &found).is_some_and(|e| e >= MIN_EVIDENCE)
+        {
+            return Some((
+                found,
+                format!("its own step {step}, without the layout above it"),
+            ));
+        }
+        let Some(widened) = own_step.as_deref().and_then(any_tag) else {
+            continue;
+        };
+        let Some(found) = one_per_scope(doc, &widened, scopes, shown_only) else {
+            continue;
+        };
+        let kept = found.iter().flatten().all(|&item| match item {
+            Item::Node(n) if doc.is_element(n) && doc.name(n) != wanted.tag() => {
+                kept_attributes(&wanted, &Profile::of(doc, n, item, &NoMask)) >= MIN_KEPT
+            }
+            _ => false,
+        });
+        if kept {
+            return Some((
+                found,
+                format!(
+                    "{widened} on any tag: retagged, with at least {:.0}% of the target's attributes kept",
+                    100.0 * MIN_KEPT
+                ),
+            ));
+        }
+    }
+    let text_locator = gram
+        .locators()
+        .map(|(l, _)| l)
+        .find(|l| l.kind == LocatorKind::Text)?;
+    let widened = any_tag(&text_locator.xpath)?;
+    if !telling_stored_text(gram) {
+        return None;
+    }
+    let compiled = XPath::compile(&widened).ok()?;
+    let mut selected = selections(&compiled, doc, scopes);
+    for items in &mut selected {
+        innermost(doc, items);
+    }
+    let found = one_per_scope_of(doc, selected, shown_only)?;
+    let retagged = found.iter().flatten().all(|&item| match item {
+        Item::Node(n) => doc.is_element(n) && doc.name(n) != wanted.tag(),
+        _ => false,
+    });
+    retagged.then(|| {
+        (
+            found,
+            format!("{widened}: retagged, the one element with the stored text"),
+        )
+    })
+}
+
+/// Leaves out of `items` every element that holds another of them: an
+/// element and its only child share a text, and the child is the one that
+/// holds it.
+fn innermost(doc: &Document, items: &mut Vec<Item>) {
+    let all = items.clone();
+    items.retain(|&item| match item {
+        Item::Node(n) => !all
+            .iter()
+            .any(|&other| matches!(other, Item::Node(o) if o != n && doc.is_ancestor(n, o))),
+        _ => true,
+    });
+}
+
+/// What `xpath` selects in each scope, hidden elements left out when
+/// `shown_only`, when that is at most one node in every scope and one in
+/// some.
+fn one_per_scope(
+    doc: &Document,
+    xpath: &str,
+    scopes: &[Item],
+    shown_only: bool,
+) -> Option<Vec<Vec<Item>>> {
+    let compiled = XPath::compile(xpath).ok()?;
+    one_per_scope_of(doc, selections(&compiled, doc, scopes), shown_only)
+}
+
+/// `selected`, hidden elements left out when `shown_only`, when that is at
+/// most one node in every scope and one in some.
+fn one_per_scope_of(
+    doc: &Document,
+    mut selected: Vec<Vec<Item>>,
+    shown_only: bool,
+) -> Option<Vec<Vec<Item>>> {
+    if shown_only {
+        for items in &mut selected {
+            items.retain(|&item| match item {
+                Item::Node(n) => !crate::dom::hidden::is_hidden(doc, n),
+                _ => true,
+            });
+        }
+    }
+    let fits = selected.iter().all(|s| s.len() <= 1) && selected.iter().any(|s| !s.is_empty());
+    fits.then_some(selected)
+}
+
+/// The last step of `xpath` on its own, from the same start (`//` or
+/// `.//`), when it tests an attribute and nothing follows it: `input[@name='btnK']`
+/// of `//div[3]/center/input[@name='btnK']` is `//input[@name='btnK']`.
+fn last_step(xpath: &str) -> Option<String> {
+    let start = if xpath.starts_with("//") {
+        "//"
+    } else if xpath.starts_with(".//") {
+        ".//"
+    } else {
+        return None;
+    };
+    let mut depth = 0usize;
+    let mut from = 0;
+    for (i, c) in xpath.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.saturating_sub(1),
+            '/' if depth == 0 => from = i + 1,
+            _ => {}
+        }
+    }
+    let step = &xpath[from..];
+    let open = step.find('[')?;
+    let (tag, predicates) = step.split_at(open);
+    let named = !tag.is_empty() && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    // Each predicate opens with an attribute test: no position, no text.
+    let tests = predicates.starts_with("[@")
+        && predicates.ends_with(']')
+        && predicates[1..predicates.len() - 1]
+            .split("][")
+            .all(|p| p.starts_with('@'));
+    (named && tests).then(|| format!("{start}{step}"))
+}
+
+/// A one-step locator `//tag[…]` with its tag widened to `*`.
+fn any_tag(step: &str) -> Option<String> {
+    let (start, rest) = match step.strip_prefix("//") {
+        Some(rest) => ("//", rest),
+        None => (".//", step.strip_prefix(".//")?),
+    };
+    let open = rest.find('[')?;
+    Some(format!("{start}*{}", &rest[open..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(xpath: &str, step: Option<&str>, widened: Option<&str>) {
+        let own = last_step(xpath);
+        assert_eq!(own.as_deref(), step, "{xpath}");
+        assert_eq!(
+            own.as_deref().and_then(any_tag).as_deref(),
+            widened,
+            "{xpath}"
+        );
+    }
+
+    #[test]
+    fn a_locator_is_relaxed_to_its_own_step_of_attribute_tests() {
+        check(
+            "//input[@name='q']",
+            Some("//input[@name='q']"),
+            Some("//*[@name='q']"),
+        );
+        check(
+            ".//span[@itemprop='price']",
+            Some(".//span[@itemprop='price']"),
+            Some(".//*[@itemprop='price']"),
+        );
+        check(
+            "//div[3]/center/input[@name='btnK']",
+            Some("//input[@name='btnK']"),
+            Some("//*[@name='btnK']"),
+        );
+        check(
+            "//input[@name='q'][@type='text']",
+            Some("//input[@name='q'][@type='text']"),
+            Some("//*[@name='q'][@type='text']"),
+        );
+        check("//a[@id='x']/@href", None, None);
+        check("//ul[@id='x']/li[1]", None, None);
+        check("//*[@name='q']", None, None);
+        check("/html/body/input[@name='q']", None, None);
+    }
+}
