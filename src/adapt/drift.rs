@@ -635,6 +635,14 @@ fn has_position(xpath: &str) -> bool {
 /// Whether the last step of `xpath` has a predicate on an attribute of the
 /// node it selects (`input[@name='btnK']`, not `li[1]` under `ul[@id]`).
 fn last_step_tests_attribute(xpath: &str) -> bool {
+    let step = last_step(xpath);
+    step.find('[').is_some_and(|b| step[b..].contains('@'))
+}
+
+/// The last location step of `xpath`: what follows its last `/` outside
+/// predicates and parentheses (`input[@name='a/b']` of
+/// `//div[3]/center/input[@name='a/b']`).
+pub(crate) fn last_step(xpath: &str) -> &str {
     let mut depth = 0usize;
     let mut start = 0;
     for (i, c) in xpath.char_indices() {
@@ -645,8 +653,7 @@ fn last_step_tests_attribute(xpath: &str) -> bool {
             _ => {}
         }
     }
-    let step = &xpath[start..];
-    step.find('[').is_some_and(|b| step[b..].contains('@'))
+    &xpath[start..]
 }
 
 /// A rough rank of what evaluating a locator costs: a path from the root

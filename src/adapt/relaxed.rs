@@ -22,7 +22,7 @@
 //! or `id` alone is reused by unrelated elements, a whole set of them is
 //! not.
 
-use super::drift::{evidence, selections, stored_profile, telling_stored_text};
+use super::drift::{evidence, last_step, selections, stored_profile, telling_stored_text};
 use super::likeness::{Profile, kept_attributes};
 use crate::dom::Document;
 use crate::similarity::NoMask;
@@ -51,7 +51,7 @@ pub(crate) fn relaxed_answer(
         .map(|(l, _)| l)
         .filter(|l| l.kind == LocatorKind::Attribute);
     for locator in attribute_locators {
-        let own_step = last_step(&locator.xpath);
+        let own_step = own_step(&locator.xpath);
         if let Some(step) = own_step.as_deref().filter(|s| *s != locator.xpath)
             && let Some(found) = one_per_scope(doc, step, scopes, shown_only)
             && evidence(doc, gram, &found).is_some_and(|e| e >= MIN_EVIDENCE)
@@ -157,7 +157,7 @@ fn one_per_scope_of(
 /// The last step of `xpath` on its own, from the same start (`//` or
 /// `.//`), when it tests an attribute and nothing follows it: `input[@name='btnK']`
 /// of `//div[3]/center/input[@name='btnK']` is `//input[@name='btnK']`.
-fn last_step(xpath: &str) -> Option<String> {
+fn own_step(xpath: &str) -> Option<String> {
     let start = if xpath.starts_with("//") {
         "//"
     } else if xpath.starts_with(".//") {
@@ -165,17 +165,7 @@ fn last_step(xpath: &str) -> Option<String> {
     } else {
         return None;
     };
-    let mut depth = 0usize;
-    let mut from = 0;
-    for (i, c) in xpath.char_indices() {
-        match c {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.saturating_sub(1),
-            '/' if depth == 0 => from = i + 1,
-            _ => {}
-        }
-    }
-    let step = &xpath[from..];
+    let step = last_step(xpath);
     let open = step.find('[')?;
     let (tag, predicates) = step.split_at(open);
     let named = !tag.is_empty() && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
@@ -203,7 +193,7 @@ mod tests {
     use super::*;
 
     fn check(xpath: &str, step: Option<&str>, widened: Option<&str>) {
-        let own = last_step(xpath);
+        let own = own_step(xpath);
         assert_eq!(own.as_deref(), step, "{xpath}");
         assert_eq!(
             own.as_deref().and_then(any_tag).as_deref(),

@@ -214,19 +214,17 @@ pub(crate) fn attempt(
     if !pattern.is_record()
         && let Some(found) = retagged_instead(env, gram, &scopes, &current)
         && !rejected.iter().any(|(_, sel)| *sel == found)
+        && let Some(done) = witnessed_field(
+            env,
+            wrapper,
+            path,
+            &scopes,
+            &adaptation,
+            found,
+            "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text".to_owned(),
+        )
     {
-        let chosen = Assignment::witnessed(found);
-        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
-        if let Ok((xpath, healed_wrapper, extraction)) =
-            prove(env, wrapper, pattern, path, &scopes, &chosen)
-        {
-            let mut done =
-                healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
-            done.reason = Some(
-                "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text".to_owned(),
-            );
-            return applied(done, (healed_wrapper, extraction));
-        }
+        return done;
     }
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.
@@ -251,19 +249,17 @@ pub(crate) fn attempt(
         && current.iter().all(Vec::is_empty)
         && let Some((found, how)) = super::relaxed::relaxed_answer(env.doc, gram, &scopes)
         && !rejected.iter().any(|(_, sel)| *sel == found)
+        && let Some(done) = witnessed_field(
+            env,
+            wrapper,
+            path,
+            &scopes,
+            &adaptation,
+            found,
+            format!("its locators find nothing as written; one of them relaxed finds it: {how}"),
+        )
     {
-        let chosen = Assignment::witnessed(found);
-        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
-        if let Ok((xpath, healed_wrapper, extraction)) =
-            prove(env, wrapper, pattern, path, &scopes, &chosen)
-        {
-            let mut done =
-                healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
-            done.reason = Some(format!(
-                "its locators find nothing as written; one of them relaxed finds it: {how}"
-            ));
-            return applied(done, (healed_wrapper, extraction));
-        }
+        return done;
     }
     // A record whose stored items' texts are found together, as many as it
     // had, is healed to them: the cluster that is the stored instances, not
@@ -511,6 +507,36 @@ pub(crate) fn attempt(
         adaptation.outcome = Outcome::Rejected;
     }
     abstain(adaptation, last_reason)
+}
+
+/// A field healed to `found`, chosen by evidence of its own (the stored
+/// text as written, a relaxed locator) rather than a tree search: proven by
+/// extracting again, and applied with `reason`. `None` when the proof fails.
+fn witnessed_field(
+    env: &Env<'_>,
+    wrapper: &Wrapper,
+    path: &PatternPath,
+    scopes: &[Item],
+    adaptation: &Adaptation,
+    found: Vec<Vec<Item>>,
+    reason: String,
+) -> Option<Attempted> {
+    let pattern = wrapper.pattern(path)?;
+    let gram = env.grams.get(path)?;
+    let chosen = Assignment::witnessed(found);
+    let evidence = evidence_of(env, gram, pattern, scopes, &chosen, true);
+    let (xpath, healed_wrapper, extraction) =
+        prove(env, wrapper, pattern, path, scopes, &chosen).ok()?;
+    let mut done = healed_adaptation(
+        adaptation.clone(),
+        pattern,
+        xpath,
+        &chosen,
+        evidence,
+        &extraction,
+    );
+    done.reason = Some(reason);
+    Some(applied(done, (healed_wrapper, extraction)))
 }
 
 /// How the page changed around the pattern of `gram` (`change_scope.rs`);
