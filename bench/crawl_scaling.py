@@ -7,8 +7,14 @@ pinned, with `taskset -c 0` and then `taskset -c 0,1`, so the fixture
 site's server shares the machine with it as it would share a real site's
 network. Runs alternate between the two settings over several rounds; the
 script prints pages/s of each and the ratio two cores / one core (median
-over the rounds), checks both fetched the same pages and extracted the same
-posts, and writes a JSON result.
+over the rounds), checks both extracted the same posts, and writes a JSON
+result.
+
+Fetch counts are reported but not compared: the blog links `/old/post-3`, a
+301 to post 3, and whether post 3 is then fetched again depends on which of
+the two links the crawler meets first. A redirect that lands on a page not
+met yet is that page, read once; one that lands on a page met before is
+dropped. Either way each post is extracted once, which is what is checked.
 
 Usage:
     python3 bench/crawl_scaling.py [--posts N] [--rounds R] [--mend PATH] [--site PATH] [--out FILE]
@@ -57,7 +63,7 @@ def main():
             site.kill()
         one_rates = [o[1] / o[0] for o, _ in rows]
         two_rates = [t[1] / t[0] for _, t in rows]
-        same = all(o[1:] == t[1:] for o, t in rows)
+        same = all(o[2] == t[2] for o, t in rows)
         result = {
             "posts": args.posts,
             "rounds": args.rounds,
@@ -65,11 +71,11 @@ def main():
             "two_cores_pages_per_s": statistics.median(two_rates),
             "ratio_median": statistics.median(t / o for o, t in zip(one_rates, two_rates)),
             "pages": [o[1] for o, _ in rows],
-            "same_pages_and_posts": same,
+            "same_posts": same,
         }
         print(f"median: 1 core {result['one_core_pages_per_s']:.0f} pages/s, 2 cores "
               f"{result['two_cores_pages_per_s']:.0f} pages/s, ratio {result['ratio_median']:.2f}x; "
-              f"same pages and posts: {same}")
+              f"same posts: {same}")
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(result, f, indent=2)

@@ -7,7 +7,7 @@
 //!   its own attributes did not. The answer must be one shown element per
 //!   scope (a hidden copy in a suggestion panel does not count when the
 //!   target was shown) that looks wholly like the target, as a locator's
-//!   answer must ([`MIN_EVIDENCE`]);
+//!   answer must ([`MIN_LOCATOR_EVIDENCE`]);
 //! - the tag (`//input[@name='q']` is asked as `//*[@name='q']`): a search
 //!   box became a `textarea`. The element found must have kept
 //!   [`MIN_KEPT`] of the target's attributes;
@@ -24,6 +24,7 @@
 
 use super::drift::{evidence, last_step, selections, stored_profile, telling_stored_text};
 use super::likeness::{Profile, kept_attributes};
+use super::relocate::MIN_LOCATOR_EVIDENCE;
 use crate::dom::Document;
 use crate::similarity::NoMask;
 use crate::treegram::{LocatorKind, TreeGram};
@@ -32,9 +33,6 @@ use crate::xpath::{Item, XPath};
 /// The least share of the stored target's attributes a retagged element
 /// must have kept.
 pub(crate) const MIN_KEPT: f64 = 0.75;
-/// The least evidence (`drift::evidence`) the answer of a locator asked
-/// without its upper steps needs: that of any locator's answer.
-pub(crate) const MIN_EVIDENCE: f64 = 0.9;
 
 /// The elements, one per scope at most, that an attribute locator of `gram`
 /// finds once relaxed (see the module doc), with the relaxed locator and
@@ -54,7 +52,7 @@ pub(crate) fn relaxed_answer(
         let own_step = own_step(&locator.xpath);
         if let Some(step) = own_step.as_deref().filter(|s| *s != locator.xpath)
             && let Some(found) = one_per_scope(doc, step, scopes, shown_only)
-            && evidence(doc, gram, &found).is_some_and(|e| e >= MIN_EVIDENCE)
+            && evidence(doc, gram, &found).is_some_and(|e| e >= MIN_LOCATOR_EVIDENCE)
         {
             return Some((
                 found,

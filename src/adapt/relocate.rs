@@ -637,7 +637,7 @@ fn plausible(env: &Env<'_>, pattern: &Pattern, targets: &[Vec<Item>]) -> bool {
 /// (tag, text or its shape, attributes). On the mutation track, locator
 /// answers under 0.9 were wrong on 10 of 14 cases, above it on 12 of 165
 /// (`bench/heal_harness.py --tracks mutation`).
-const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
+pub(crate) const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
 /// The same for one node chosen by the text locator among others: the
 /// stored tag and text as written (0.2 + 0.4), whatever its attributes.
 const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
