@@ -1,6 +1,6 @@
 //! Locators relaxed when the page lost what they named. When a field's
-//! XPath and every locator of its ensemble find nothing, an attribute
-//! locator is asked again without what a redesign takes away:
+//! XPath and every locator of its ensemble find nothing, a locator is asked
+//! again without what a redesign takes away. An attribute locator loses:
 //!
 //! - the steps above the target (`//div[3]/center/input[@name='btnK']` is
 //!   asked as `//input[@name='btnK']`): the layout around a button moved,
@@ -10,8 +10,21 @@
 //!   answer must ([`MIN_LOCATOR_EVIDENCE`]);
 //! - the tag (`//input[@name='q']` is asked as `//*[@name='q']`): a search
 //!   box became a `textarea`. The element found must have kept
-//!   [`MIN_KEPT`] of the target's attributes;
-//! - the tag of the text locator (`//a[normalize-space(.)='Settings']` is
+//!   [`MIN_KEPT`] of the target's attributes.
+//!
+//! Any locator but the text one loses:
+//!
+//! - the levels between a locator's anchor and its last step
+//!   (`//h4[…='Overview']/following-sibling::div[1]/div/ul/li[strong[…]]` is
+//!   asked as `//h4[…='Overview']/following-sibling::div[1]//li[strong[…]]`,
+//!   then with `following-sibling::*[1]`): a wrap or an unwrap moved the
+//!   levels, the heading that tells a details list from its copy in another
+//!   tab did not. The answer must be one shown element per scope with a
+//!   locator answer's evidence.
+//!
+//! The text locator loses:
+//!
+//! - its tag (`//a[normalize-space(.)='Settings']` is
 //!   asked as `//*[normalize-space(.)='Settings']`): a link became a `div`
 //!   with other classes. Of nested elements with that text the innermost
 //!   counts; the text must be telling (`drift::telling_stored_text`) and the
@@ -34,8 +47,8 @@ use crate::xpath::{Item, XPath};
 /// must have kept.
 pub(crate) const MIN_KEPT: f64 = 0.75;
 
-/// The elements, one per scope at most, that an attribute locator of `gram`
-/// finds once relaxed (see the module doc), with the relaxed locator and
+/// The elements, one per scope at most, that a locator of `gram` finds
+/// once relaxed (see the module doc), with the relaxed locator and
 /// what was relaxed. `None` when no relaxed locator finds such elements.
 pub(crate) fn relaxed_answer(
     doc: &Document,
@@ -79,6 +92,22 @@ pub(crate) fn relaxed_answer(
                     100.0 * MIN_KEPT
                 ),
             ));
+        }
+    }
+    let anchored_locators = gram
+        .locators()
+        .map(|(l, _)| l)
+        .filter(|l| l.kind != LocatorKind::Text);
+    for locator in anchored_locators {
+        for relaxed in under_anchor(&locator.xpath) {
+            if let Some(found) = one_per_scope(doc, &relaxed, scopes, shown_only)
+                && evidence(doc, gram, &found).is_some_and(|e| e >= MIN_LOCATOR_EVIDENCE)
+            {
+                return Some((
+                    found,
+                    format!("{relaxed}, with the levels between its anchor and the target let go"),
+                ));
+            }
         }
     }
     let text_locator = gram
@@ -176,6 +205,123 @@ fn own_step(xpath: &str) -> Option<String> {
     (named && tests).then(|| format!("{start}{step}"))
 }
 
+/// `xpath` with the plain steps between its deepest anchor and its last
+/// step replaced by one `//`: `//h4[normalize-space(.)='Overview']/following-sibling::div[1]/div/ul/li[strong[…]]`
+/// is asked as `//h4[normalize-space(.)='Overview']/following-sibling::div[1]//li[strong[…]]`,
+/// then, when the anchor has sibling steps, with their tags widened too
+/// (`following-sibling::*[1]`: the block after a heading became a
+/// `section`). An anchor is a step with a test other than a position, and
+/// a sibling step after it belongs to it; the steps let go are a tag with a
+/// position at most, which is what a wrap or an unwrap adds or takes away.
+/// Empty when there is no anchor above the last step or nothing to let go.
+fn under_anchor(xpath: &str) -> Vec<String> {
+    let Some(steps) = steps(xpath) else {
+        return Vec::new();
+    };
+    let Some((last, above)) = steps.split_last() else {
+        return Vec::new();
+    };
+    let anchor = above
+        .iter()
+        .rposition(|(_, step)| sibling_step(step).is_some() || !plain(step));
+    let Some(anchor) = anchor.filter(|&a| a + 1 < above.len()) else {
+        return Vec::new();
+    };
+    let write = |widen: bool| {
+        let mut out = String::new();
+        for (separator, step) in &steps[..=anchor] {
+            out.push_str(separator);
+            match sibling_step(step).filter(|_| widen) {
+                Some((axis, rest)) => {
+                    out.push_str(axis);
+                    out.push('*');
+                    out.push_str(&rest[rest.find('[').unwrap_or(rest.len())..]);
+                }
+                None => out.push_str(step),
+            }
+        }
+        out.push_str("//");
+        out.push_str(last.1);
+        out
+    };
+    let mut out = vec![write(false)];
+    let widened = write(true);
+    if widened != out[0] {
+        out.push(widened);
+    }
+    out
+}
+
+/// A sibling step cut after its axis: `("following-sibling::", "div[1]")`.
+fn sibling_step(step: &str) -> Option<(&str, &str)> {
+    ["following-sibling::", "preceding-sibling::"]
+        .into_iter()
+        .find_map(|axis| step.strip_prefix(axis).map(|rest| (axis, rest)))
+}
+
+/// A location path cut into its steps, each with the separator before it
+/// (`/`, `//`, `./` or `.//`). `None` for what is not one path from the
+/// context or the root (a union, a filter expression in parentheses).
+fn steps(xpath: &str) -> Option<Vec<(&str, &str)>> {
+    if !(xpath.starts_with('/') || xpath.starts_with("./")) || xpath.contains(" | ") {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut step_start = 0;
+    let mut separator_start = 0;
+    let mut in_separator = true;
+    for (i, c) in xpath.char_indices() {
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth = depth.checked_sub(1)?,
+            '/' | '.' if depth == 0 && in_separator => continue,
+            '/' if depth == 0 => {
+                out.push((&xpath[separator_start..step_start], &xpath[step_start..i]));
+                separator_start = i;
+                in_separator = true;
+                continue;
+            }
+            _ => {}
+        }
+        if in_separator {
+            in_separator = false;
+            step_start = i;
+        }
+    }
+    if in_separator || depth != 0 || quote.is_some() {
+        return None;
+    }
+    out.push((&xpath[separator_start..step_start], &xpath[step_start..]));
+    let separators_are_paths = out
+        .iter()
+        .all(|(sep, _)| matches!(*sep, "/" | "//" | "./" | ".//"));
+    separators_are_paths.then_some(out)
+}
+
+/// Whether a step is a tag, or `*`, with a position at most: `div`, `div[2]`.
+fn plain(step: &str) -> bool {
+    let (tag, rest) = step.split_at(step.find('[').unwrap_or(step.len()));
+    let named = !tag.is_empty()
+        && tag
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '*');
+    let position = rest.is_empty()
+        || rest
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    named && position
+}
+
 /// A one-step locator `//tag[…]` with its tag widened to `*`.
 fn any_tag(step: &str) -> Option<String> {
     let (start, rest) = match step.strip_prefix("//") {
@@ -198,6 +344,53 @@ mod tests {
             widened,
             "{xpath}"
         );
+    }
+
+    #[test]
+    fn the_plain_steps_under_a_locators_anchor_are_let_go() {
+        let check = |xpath: &str, expected: &[&str]| {
+            assert_eq!(under_anchor(xpath), expected, "{xpath}");
+        };
+        check(
+            "//h4[normalize-space(.)='Overview']/following-sibling::div[1]/div/ul/li[strong[normalize-space(.)='Publisher']]",
+            &[
+                "//h4[normalize-space(.)='Overview']/following-sibling::div[1]//li[strong[normalize-space(.)='Publisher']]",
+                "//h4[normalize-space(.)='Overview']/following-sibling::*[1]//li[strong[normalize-space(.)='Publisher']]",
+            ],
+        );
+        check(
+            "//div[@id='main']/div[2]/section/span[@class='x']",
+            &["//div[@id='main']//span[@class='x']"],
+        );
+        check(".//td[b='A/B']/div/a", &[".//td[b='A/B']//a"]);
+        // Nothing between the anchor and the target, or no anchor at all.
+        check("//div[@id='main']/span", &[]);
+        check("//div[@id='main']//span", &[]);
+        check("/html/body/div[2]/ul/li[3]", &[]);
+        check("//a[@id='x'] | //b", &[]);
+        check("(//a)[2]", &[]);
+    }
+
+    #[test]
+    fn a_path_is_cut_into_its_steps_with_their_separators() {
+        assert_eq!(
+            steps("//ul[@id='a/b']/li[2]//a/@href"),
+            Some(vec![
+                ("//", "ul[@id='a/b']"),
+                ("/", "li[2]"),
+                ("//", "a"),
+                ("/", "@href")
+            ])
+        );
+        assert_eq!(
+            steps(".//b[.='x']/following-sibling::text()[1]"),
+            Some(vec![
+                (".//", "b[.='x']"),
+                ("/", "following-sibling::text()[1]")
+            ])
+        );
+        assert_eq!(steps("//a[@x='unclosed]"), None);
+        assert_eq!(steps("a/b"), None);
     }
 
     #[test]

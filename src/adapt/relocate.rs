@@ -242,9 +242,10 @@ pub(crate) fn attempt(
         return applied(done, (healed_wrapper, extraction));
     }
     // A field whose XPath and locators all find nothing may still be found
-    // by an attribute locator relaxed: without the layout above the target
-    // (`//input[@name='btnK']`), or on any tag (a search box now a
-    // `textarea`).
+    // by a locator relaxed: an attribute locator without the layout above
+    // the target (`//input[@name='btnK']`) or on any tag (a search box now
+    // a `textarea`), a locator without the levels under its anchor (a
+    // wrapped list under its heading), the text locator on any tag.
     if !pattern.is_record()
         && current.iter().all(Vec::is_empty)
         && let Some((found, how)) = super::relaxed::relaxed_answer(env.doc, gram, &scopes)

@@ -1515,3 +1515,42 @@ fn a_link_retagged_to_a_div_is_found_by_its_text_when_no_other_has_it() {
         assert_ne!(doc.name(node), "p", "{:?}", h.adaptations[0]);
     }
 }
+
+/// Regression (booksamillion, mutation track): a book's details list is
+/// printed twice, under "Overview" and under "Details", alike to the last
+/// character. A level wrapped around the list (or the block after the
+/// heading retagged to a `section`) broke the absolute XPath and the
+/// label locator `//h4[…='Overview']/following-sibling::div[1]/div/ul/li[…]`,
+/// and the tree search found the two lists tied: the field abstained. The
+/// locator with the levels under its anchor let go finds the one under
+/// "Overview".
+#[test]
+fn a_details_list_printed_twice_is_found_under_its_heading_after_a_wrap() {
+    let page = |wrap: bool, block: &str| {
+        let list = "<ul><li><strong>Format</strong>: Hardcover</li>\
+                    <li><strong>Publisher</strong>: North Press</li>\
+                    <li><strong>Pages</strong>: 320</li></ul>";
+        let inner = if wrap {
+            format!("<div class=\"wrap\"><div>{list}</div></div>")
+        } else {
+            format!("<div>{list}</div>")
+        };
+        format!(
+            "<!DOCTYPE html><html><body><div id=\"page\"><div class=\"tab\"><h4>Overview</h4>\
+             <{block} class=\"pane\">{inner}</{block}><p>Reviews</p></div>\
+             <div class=\"tab\"><h4>Details</h4><div class=\"pane\"><div>{list}</div></div></div>\
+             </div></body></html>"
+        )
+    };
+    let xpath = "/html/body/div/div[1]/div/div/ul/li[2]";
+    for (wrap, block) in [(true, "div"), (false, "section")] {
+        let (h, doc) = heal_one_field(xpath, &page(false, "div"), &page(wrap, block));
+        let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+        let heading = doc
+            .ancestors(node)
+            .find(|&a| doc.attr(a, "class") == Some("tab"))
+            .and_then(|tab| doc.element_children(tab).next())
+            .map(|h4| crate::xpath::Item::Node(h4).string_value(&doc));
+        assert_eq!(heading.as_deref(), Some("Overview"), "{wrap} {block}");
+    }
+}
