@@ -187,9 +187,12 @@ pub(crate) fn witnessed_record(
     witness(doc, gram, current, true)
 }
 
-/// The witness against a field's selection (see `witness.rs`) that the
-/// drift check accepts: only when no locator confirms the XPath's node, and
-/// when the witness looks more like the stored target.
+/// The witness against a field's selection that the drift check accepts:
+/// only when no locator confirms the XPath's node, and when the witness
+/// looks more like the stored target. The item that held the target, read
+/// again (`item_witness.rs`), is asked first: it tells a target from
+/// another item's field with the same text ("160+ courses"), which the
+/// stored text alone (`witness.rs`) cannot.
 pub(crate) fn witnessed_field(
     doc: &Document,
     gram: &TreeGram,
@@ -198,6 +201,13 @@ pub(crate) fn witnessed_field(
 ) -> Option<Witness> {
     if votes.agree > 0 {
         return None;
+    }
+    if let Some(w) = super::item_witness::item_witness(doc, gram, current) {
+        // The target's own text may have changed with its item's, so no
+        // bar is set on its likeness beyond the selection's.
+        let theirs = evidence(doc, gram, &w.targets)?;
+        let ours = evidence(doc, gram, current).unwrap_or(0.0);
+        return (theirs > ours + 1e-9).then_some(w);
     }
     let w = witness(doc, gram, current, false)?;
     // The witness has the stored text as written and the XPath's node does

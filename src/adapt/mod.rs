@@ -59,6 +59,7 @@ mod cluster;
 mod confidence;
 mod drift;
 mod heal;
+mod item_witness;
 mod likeness;
 mod locate;
 mod relaxed;

@@ -1554,3 +1554,96 @@ fn a_details_list_printed_twice_is_found_under_its_heading_after_a_wrap() {
         assert_eq!(heading.as_deref(), Some("Overview"), "{wrap} {block}");
     }
 }
+
+/// A list of topics, each a link with its name and its count of courses;
+/// the counts recur from topic to topic.
+fn topics(items: &[(&str, &str)]) -> String {
+    let lis: String = items
+        .iter()
+        .map(|(name, count)| {
+            format!(
+                "<li class=\"topic\"><a class=\"link\" href=\"/t\"><span class=\"name\">{name}</span>\
+                 <span class=\"count\">{count}</span></a></li>"
+            )
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><body><main><h2>Choose a topic</h2><ul class=\"topics\">{lis}</ul>\
+         </main></body></html>"
+    )
+}
+
+/// Regression (linkedin, mutants track): a topic removed above the target
+/// shifted every item after it. The positional XPath selected the next
+/// topic's count, the locators of classes and positions moved with it, and
+/// the target's own text ("160+ courses") is also another topic's, so no
+/// witness told them apart: the wrong count went out silently. The item
+/// that held the target still reads like it did, and the drift check
+/// follows it, even with its text changed a little.
+#[test]
+fn a_count_in_a_list_shifted_by_a_removed_topic_is_found_by_its_item() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: count\n    xpath: /html/body/main/ul/li[4]/a/span[2]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let old = topics(&[
+        ("Video", "670+ courses"),
+        ("DevOps", "160+ courses"),
+        ("Web Design", "490+ courses"),
+        ("Software Development", "990+ courses"),
+        ("Data Science", "160+ courses"),
+        ("Photography", "900+ courses"),
+    ]);
+    let grams = grams_from(&w, &old);
+    let new = topics(&[
+        ("Video", "670+ courses"),
+        ("Web Design", "490+ courses"),
+        ("Software Developmemt", "990+ course"),
+        ("Data Science", "160+ courses"),
+        ("Photography", "900+ courses"),
+    ]);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert_eq!(extraction.record["count"], "160+ courses");
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert_eq!(drifted[0].constraint, ViolationKind::Drift);
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    assert!(h.adaptations[0].is_healed(), "{:?}", h.adaptations[0]);
+    assert_eq!(h.extraction.record["count"], "990+ course");
+}
+
+/// The same list on another page of the site, with other topics, and a
+/// list whose items all read alike: no item stands out, nothing drifts.
+#[test]
+fn a_list_of_other_or_alike_items_does_not_drift() {
+    let w = wrapper::load_str(
+        "name: t\npatterns:\n  - name: count\n    xpath: /html/body/main/ul/li[2]/a/span[2]\n    constraints: {min: 1, max: 1}\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let old = topics(&[
+        ("Posted in March", "12 comments"),
+        ("Posted in April", "14 comments"),
+        ("Posted in May", "3 comments"),
+    ]);
+    let grams = grams_from(&w, &old);
+    let other = topics(&[
+        ("Gardening", "120+ courses"),
+        ("Cooking", "80+ courses"),
+        ("Baking", "9 comments"),
+    ]);
+    // Two items read like the stored one, neither more than the other.
+    let alike = topics(&[
+        ("Posted in April", "15 comments"),
+        ("Weekly digest", "2 comments"),
+        ("Posted in April", "16 comments"),
+    ]);
+    for page in [other, alike] {
+        let doc = Document::parse_str(&page);
+        let extraction = crate::extract::extract(&w, &doc, None);
+        let drifted = super::drift(&w, &doc, &grams, &extraction);
+        assert!(drifted.is_empty(), "{drifted:?}");
+    }
+}

@@ -53,7 +53,7 @@ pub(crate) const LEVELS: usize = 3;
 pub(crate) const MAX_NODES: usize = 20_000;
 /// A witness's sub-tree holds at most this many times the nodes of the
 /// largest stored target's, plus [`SIZE_SLACK`].
-const SIZE_FACTOR: usize = 4;
+pub(crate) const SIZE_FACTOR: usize = 4;
 /// See [`SIZE_FACTOR`].
 const SIZE_SLACK: usize = 16;
 /// The fewest characters a stored text needs to witness anything.
@@ -144,15 +144,14 @@ pub(crate) fn witness(
     // A witness is about as large as what it witnesses; reading the text
     // of far larger sub-trees (a page's wrappers, a deep nest without text)
     // would cost a walk of each, so they are passed over.
-    let limit = gram
-        .instances
-        .iter()
-        .flat_map(|i| &i.targets)
-        .map(|&(n, _)| gram.doc.subtree_size(n))
-        .max()
-        .unwrap_or(0)
-        .saturating_mul(SIZE_FACTOR)
-        .saturating_add(SIZE_SLACK);
+    let limit = size_limit(
+        gram.instances
+            .iter()
+            .flat_map(|i| &i.targets)
+            .map(|&(n, _)| gram.doc.subtree_size(n))
+            .max()
+            .unwrap_or(0),
+    );
     let stored_element = |owner: NodeId, target: &crate::treegram::Target| match target
         .item(&gram.doc, owner)
     {
@@ -196,6 +195,14 @@ pub(crate) fn witness(
         };
         field_witness(doc, &stored_element(*owner, target)?, selected, limit)
     }
+}
+
+/// The most nodes a witness's sub-tree may hold, for stored targets of at
+/// most `stored` nodes.
+pub(crate) fn size_limit(stored: usize) -> usize {
+    stored
+        .saturating_mul(SIZE_FACTOR)
+        .saturating_add(SIZE_SLACK)
 }
 
 /// The attribute of a tree-gram's template that holds the instance's path
@@ -440,7 +447,7 @@ fn alike(doc: &Document, members: &[(NodeId, bool)]) -> Vec<Item> {
 
 /// The ancestor of `node`, [`LEVELS`] up at most, under which witnesses are
 /// looked for: never `body` or `html`, and no larger than [`MAX_NODES`].
-fn neighbourhood(doc: &Document, node: NodeId) -> Option<NodeId> {
+pub(crate) fn neighbourhood(doc: &Document, node: NodeId) -> Option<NodeId> {
     let mut area = None;
     for a in doc.ancestors(node).take(LEVELS) {
         if !doc.is_element(a)
@@ -455,7 +462,7 @@ fn neighbourhood(doc: &Document, node: NodeId) -> Option<NodeId> {
 }
 
 /// The start of a long text, for a message.
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     const SHOWN: usize = 60;
     if text.chars().count() <= SHOWN {
         text.to_owned()
