@@ -1647,3 +1647,38 @@ fn a_list_of_other_or_alike_items_does_not_drift() {
         assert!(drifted.is_empty(), "{drifted:?}");
     }
 }
+
+/// Regression (linkedin, record-list track): a directory of four lists of
+/// links, the second read by `ul[2]`. A level wrapped around it (or a
+/// retag to `ol`) moved `ul[2]` onto the third list, which shares one of
+/// its links; the fourth shares two ("Jobs", "Learning"), so two lists
+/// nearby held more stored texts than the selection and the witness gave no
+/// answer: the third list went out silently. The list that holds the most
+/// of them, more than any other, is the record.
+#[test]
+fn a_list_moved_beside_one_that_shares_two_links_is_told_by_the_most_texts() {
+    let w = record_wrapper("/html/body/main/section/div/ul[2]/li");
+    let lists = |wrapped: bool| {
+        let second = "<ul><li>Learning</li><li>Jobs</li><li>Salary</li><li>Mobile</li></ul>";
+        let second = if wrapped {
+            format!("<div class=\"body-wrap\">{second}</div>")
+        } else {
+            second.to_owned()
+        };
+        format!(
+            "<!DOCTYPE html><html><body><main><section><div>\
+             <ul><li>About</li><li>Careers</li><li>Press</li></ul>{second}\
+             <ul><li>Talent</li><li>Marketing</li><li>Sales</li><li>Learning</li></ul>\
+             <ul><li>Help</li><li>Jobs</li><li>Learning</li><li>Blog</li></ul>\
+             </div></section></main></body></html>"
+        )
+    };
+    let grams = grams_from(&w, &lists(false));
+    let doc = Document::parse_str(&lists(true));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(extraction.violations.is_empty());
+    let drifted = super::drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    let (_, texts) = heal_record(&w, &doc, &grams);
+    assert_eq!(texts, ["Learning", "Jobs", "Salary", "Mobile"]);
+}

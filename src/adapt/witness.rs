@@ -17,8 +17,9 @@
 //!   by its stored items' texts: when its selection spans several
 //!   containers, the one that holds the most stored texts (two at least,
 //!   more than any other) gives the witness, its items of the found items'
-//!   class; when the selection holds fewer stored texts than one container
-//!   nearby that holds most of them, that container's items are (the whole
+//!   class; when the selection holds fewer stored texts than a container
+//!   nearby that holds most of them, and more than any other container
+//!   does, that container's items are (the whole
 //!   page is searched only when the XPath selects nothing, as a heal
 //!   follows then anyway); when the selection's one container holds most
 //!   of them beside items of a class no stored item had (an advert), the
@@ -405,12 +406,19 @@ fn record_witness(
             entry.1.push(e);
         }
     }
+    // The container that holds the most of them, enough and more than any
+    // other: a list of links often shares an item or two with the next
+    // one ("Jobs", "Learning"), never most of them.
     let needed = texts.len().div_ceil(2).max(2).max(held.len() + 1);
-    let mut holding = found.into_iter().filter(|(_, (t, _))| t.len() >= needed);
-    let (container, (distinct, members)) = holding.next()?;
-    if holding.next().is_some() {
+    let mut holding: Vec<_> = found
+        .into_iter()
+        .filter(|(_, (t, _))| t.len() >= needed)
+        .collect();
+    holding.sort_by_key(|(_, (t, _))| std::cmp::Reverse(t.len()));
+    if holding.len() >= 2 && holding[1].1.0.len() == holding[0].1.0.len() {
         return None;
     }
+    let (container, (distinct, members)) = holding.into_iter().next()?;
     let names: HashSet<&str> = members.iter().map(|&m| doc.name(m)).collect();
     let members: Vec<(NodeId, bool)> = doc
         .element_children(container)
