@@ -22,6 +22,16 @@
 //!   tab did not. The answer must be one shown element per scope with a
 //!   locator answer's evidence.
 //!
+//! A field of the whole page whose stored text is a paragraph
+//! (`witness::MIN_LONG_TEXT` characters or more) is found as the one
+//! element of the page with that text as written, whatever its tag and
+//! attributes: a lead paragraph retagged to a `div` has neither locators
+//! that still hold (they end in `p[1]`) nor a text locator (its text is too
+//! long to be one), and two sentences of a page recur word for word only as
+//! a copy of the target, which makes it no answer (an element in a link
+//! answers only for a target that was in one: a title recurs in a link to
+//! its story).
+//!
 //! The text locator loses:
 //!
 //! - its tag (`//a[normalize-space(.)='Settings']` is
@@ -69,7 +79,9 @@ pub(crate) fn relaxed_answer(
         {
             return Some((
                 found,
-                format!("its own step {step}, without the layout above it"),
+                format!(
+                    "a locator relaxed finds it: its own step {step}, without the layout above it"
+                ),
             ));
         }
         let Some(widened) = own_step.as_deref().and_then(any_tag) else {
@@ -88,7 +100,7 @@ pub(crate) fn relaxed_answer(
             return Some((
                 found,
                 format!(
-                    "{widened} on any tag: retagged, with at least {:.0}% of the target's attributes kept",
+                    "a locator relaxed finds it: {widened} on any tag, retagged, with at least {:.0}% of the target's attributes kept",
                     100.0 * MIN_KEPT
                 ),
             ));
@@ -105,10 +117,21 @@ pub(crate) fn relaxed_answer(
             {
                 return Some((
                     found,
-                    format!("{relaxed}, with the levels between its anchor and the target let go"),
+                    format!(
+                        "a locator relaxed finds it: {relaxed}, with the levels between its anchor and the target let go"
+                    ),
                 ));
             }
         }
+    }
+    if let Some(found) = long_text_anywhere(doc, gram, scopes, shown_only) {
+        return Some((
+            found,
+            format!(
+                "the one element of the page with the stored text as written ({} characters or more), whatever its tag",
+                super::witness::MIN_LONG_TEXT
+            ),
+        ));
     }
     let text_locator = gram
         .locators()
@@ -131,9 +154,25 @@ pub(crate) fn relaxed_answer(
     retagged.then(|| {
         (
             found,
-            format!("{widened}: retagged, the one element with the stored text"),
+            format!("a locator relaxed finds it: {widened}, retagged, the one element with the stored text"),
         )
     })
+}
+
+/// For a field of the whole page, the one element with the stored target's
+/// long text as written (`witness::with_long_stored_text`), shown if the
+/// target was.
+fn long_text_anywhere(
+    doc: &Document,
+    gram: &TreeGram,
+    scopes: &[Item],
+    shown_only: bool,
+) -> Option<Vec<Vec<Item>>> {
+    if scopes != [Item::Node(doc.root())] {
+        return None;
+    }
+    let found = super::witness::with_long_stored_text(doc, gram)?;
+    one_per_scope_of(doc, vec![vec![found]], shown_only)
 }
 
 /// Leaves out of `items` every element that holds another of them: an

@@ -245,7 +245,8 @@ pub(crate) fn attempt(
     // by a locator relaxed: an attribute locator without the layout above
     // the target (`//input[@name='btnK']`) or on any tag (a search box now
     // a `textarea`), a locator without the levels under its anchor (a
-    // wrapped list under its heading), the text locator on any tag.
+    // wrapped list under its heading), the stored paragraph's text on any
+    // tag, the text locator on any tag.
     if !pattern.is_record()
         && current.iter().all(Vec::is_empty)
         && let Some((found, how)) = super::relaxed::relaxed_answer(env.doc, gram, &scopes)
@@ -257,7 +258,7 @@ pub(crate) fn attempt(
             &scopes,
             &adaptation,
             found,
-            format!("its locators find nothing as written; one of them relaxed finds it: {how}"),
+            format!("its XPath and locators find nothing as written; {how}"),
         )
     {
         return done;

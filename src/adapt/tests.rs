@@ -1682,3 +1682,61 @@ fn a_list_moved_beside_one_that_shares_two_links_is_told_by_the_most_texts() {
     let (_, texts) = heal_record(&w, &doc, &grams);
     assert_eq!(texts, ["Learning", "Jobs", "Salary", "Mobile"]);
 }
+
+/// An article whose body is a `div` (or a `section`) of paragraphs, the
+/// lead a `p` (or a `div`); `related` is put after the body.
+fn article(body: &str, lead: &str, related: &str) -> String {
+    let lead_text = "BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
+                     trusted the veteran to find his game again before the playoffs.";
+    format!(
+        "<!DOCTYPE html><html><body><main id=\"main\"><article><h1>Wild beat Sabres</h1>\
+         <div class=\"meta\">By A. Writer</div><{body} class=\"body-copy\">\
+         <{lead}>{lead_text}</{lead}><p>\u{201c}It takes a little longer now,\u{201d} he said.</p>\
+         <p>The team plays again on Friday.</p></{body}>{related}</article></main></body></html>"
+    )
+}
+
+/// Regression (zyte articles, mutation track): the lead paragraph became a
+/// `div`, and the body's `div` a `section`. The XPath and every locator end
+/// in `p[1]` and found nothing, the text is too long for a text locator,
+/// and the tree search by tag ranked other paragraphs, too close to call.
+/// The one element of the page with the stored paragraph as written is the
+/// lead, whatever its tag; a copy of it in a link, or a second copy, is no
+/// answer.
+#[test]
+fn a_lead_paragraph_retagged_to_a_div_is_found_by_its_whole_text() {
+    let xpath = "/html/body/main/article/div[2]/p[1]";
+    let old = article("div", "p", "");
+    let (h, doc) = heal_one_field(xpath, &old, &article("section", "div", ""));
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.name(node), "div");
+    assert!(
+        crate::xpath::Item::Node(node)
+            .string_value(&doc)
+            .starts_with("BUFFALO")
+    );
+    let copy = |open: &str, close: &str| {
+        format!(
+            "<aside>{open}BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
+             trusted the veteran to find his game again before the playoffs.{close}</aside>"
+        )
+    };
+    // The lead removed, its text left in a link to the story.
+    let removed = article(
+        "section",
+        "span",
+        &copy("<a href=\"/story\"><div>", "</div></a>"),
+    )
+    .replace(
+        "<span>BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
+         trusted the veteran to find his game again before the playoffs.</span>",
+        "",
+    );
+    assert!(!removed.contains("<span>BUFFALO"));
+    // The lead retagged, and printed again as a pull quote.
+    let twice = article("section", "div", &copy("<blockquote>", "</blockquote>"));
+    for page in [removed, twice] {
+        let (h, doc) = heal_one_field(xpath, &old, &page);
+        assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+    }
+}

@@ -86,6 +86,51 @@ const MIN_PAGE_TEXT: usize = 20;
 /// text nodes, so a target whose text is split over several nodes is not
 /// found. `None` for a field with several stored targets.
 pub(crate) fn retagged(doc: &Document, gram: &TreeGram) -> Option<Item> {
+    with_stored_text(doc, gram, MIN_PAGE_TEXT, true)
+}
+
+/// The fewest characters of a stored text that, found as the whole text of
+/// one element of the page and of no other, is the target whatever its tag
+/// and attributes (see [`with_long_stored_text`]): longer than any text
+/// locator's (`treegram::locators`), a paragraph rather than a title.
+pub(crate) const MIN_LONG_TEXT: usize = 81;
+
+/// The one element of the page whose whole text is the stored target's
+/// long text (a paragraph, [`MIN_LONG_TEXT`] characters at least), as
+/// written, whatever its tag and attributes: a lead paragraph retagged to a
+/// `div` in a `section` that was a `div`, where no locator and no tree
+/// matching by tag finds it. Two sentences of a page recur word for word
+/// only as a copy of the target, and a second element with the text means
+/// no answer; a headline's text recurs in a link to its story, so an
+/// element in a link answers only for a target that was in one. `None` as
+/// for [`retagged`].
+pub(crate) fn with_long_stored_text(doc: &Document, gram: &TreeGram) -> Option<Item> {
+    let found = with_stored_text(doc, gram, MIN_LONG_TEXT, false)?;
+    let in_link = |d: &Document, n: NodeId| {
+        std::iter::once(n)
+            .chain(d.ancestors(n))
+            .any(|a| d.is_element(a) && d.name(a) == "a")
+    };
+    let stored_in_link = gram
+        .instances
+        .first()
+        .and_then(|i| i.targets.first())
+        .is_some_and(|&(owner, _)| in_link(&gram.doc, owner));
+    match found {
+        Item::Node(n) if in_link(doc, n) && !stored_in_link => None,
+        _ => Some(found),
+    }
+}
+
+/// The one element of the page whose whole text is the stored target's
+/// text, of `min_chars` characters at least, when `alike` with it (see
+/// [`retagged`]) if asked.
+fn with_stored_text(
+    doc: &Document,
+    gram: &TreeGram,
+    min_chars: usize,
+    alike_only: bool,
+) -> Option<Item> {
     let [instance] = gram.instances.as_slice() else {
         return None;
     };
@@ -99,7 +144,7 @@ pub(crate) fn retagged(doc: &Document, gram: &TreeGram) -> Option<Item> {
     let wanted = Profile::of(&gram.doc, *owner, stored_item, &GramMask);
     let text = wanted.text();
     if wanted.is_unstable()
-        || text.chars().count() < MIN_PAGE_TEXT
+        || text.chars().count() < min_chars
         || !text.chars().any(char::is_alphabetic)
     {
         return None;
@@ -121,7 +166,7 @@ pub(crate) fn retagged(doc: &Document, gram: &TreeGram) -> Option<Item> {
             continue;
         }
         let alike = share_telling_attribute(&wanted, &profile) || profile.tag() == wanted.tag();
-        if !alike || found.is_some_and(|f| f != parent) {
+        if (alike_only && !alike) || found.is_some_and(|f| f != parent) {
             return None;
         }
         found = Some(parent);
