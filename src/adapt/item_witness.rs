@@ -26,9 +26,14 @@
 //! value and recurs nowhere near; in a list of alike items (every post
 //! "Posted Jan 12") no item stands out by the margin, and no witness is
 //! given. It refuses item texts with fewer than [`MIN_LETTERS`] letters (a
-//! count or a date says little on its own), stored targets or items the
-//! tree-gram marks unstable, patterns with several parent instances or
-//! stored targets, and neighbourhoods over [`witness::MAX_NODES`] nodes.
+//! count or a date says little on its own) or more than [`MAX_ITEM_TEXT`]
+//! characters, stored targets or items the tree-gram marks unstable,
+//! patterns with several parent instances or stored targets, neighbourhoods
+//! over [`witness::MAX_NODES`] nodes and over [`MAX_CANDIDATES`] elements
+//! of the stored tag and rank. It runs on every page where a field's
+//! selection lost its stored text, so each element costs a bounded walk: no
+//! item far larger than the stored one is read, and no two texts whose
+//! lengths alone keep them apart are compared.
 
 use crate::dom::{Document, NodeId};
 use crate::treegram::{GramMask, TreeGram};
@@ -46,6 +51,17 @@ pub(crate) const ITEM_MARGIN: f64 = 0.1;
 pub(crate) const SELECTED_MARGIN: f64 = 0.25;
 /// The fewest letters a stored item's text needs to witness anything.
 pub(crate) const MIN_LETTERS: usize = 8;
+/// The most characters of a stored item's text: an item is a name and a
+/// few words; a paragraph is witnessed by its own text (`witness.rs`), and
+/// comparing long texts, character by character, near every field on every
+/// page would cost what the drift check may not.
+pub(crate) const MAX_ITEM_TEXT: usize = 120;
+/// An element's item is read only up to this many times the stored
+/// target's size limit: far larger, it is a list, not an item.
+const ITEM_GROWTH: usize = 2;
+/// The most elements of the stored tag and rank read near a selection;
+/// a neighbourhood with more gives no witness rather than a slow page.
+pub(crate) const MAX_CANDIDATES: usize = 2_000;
 
 /// The element near `current` (one node in one parent instance) whose item
 /// reads like the stored target's item, when the selection's does not (see
@@ -65,27 +81,52 @@ pub(crate) fn item_witness(
     if !doc.is_element(node) || doc.name(node) != stored.tag {
         return None;
     }
-    let similarity = |element: NodeId| {
-        item_text(doc, element, stored.levels)
-            .map_or(0.0, |t| strsim::normalized_levenshtein(&t, &stored.text))
+    let stored_chars = stored.text.chars().count();
+    // The similarity of an element's item to the stored one. An item far
+    // larger than the stored one is not it, and is not read; one whose
+    // length alone keeps it under `floor` (what could matter: a witness, or
+    // a runner-up close enough to one) is not compared.
+    let similarity = |element: NodeId, floor: f64| {
+        let item = match stored.levels {
+            0 => element,
+            up => match doc.ancestors(element).nth(up - 1) {
+                Some(item) => item,
+                None => return 0.0,
+            },
+        };
+        if doc.subtree_size(item) > stored.limit.saturating_mul(ITEM_GROWTH) {
+            return 0.0;
+        }
+        let text = normalized(&Item::Node(item).string_value(doc));
+        let chars = text.chars().count();
+        let bound = chars.min(stored_chars) as f64 / chars.max(stored_chars).max(1) as f64;
+        if bound < floor {
+            return 0.0;
+        }
+        strsim::normalized_levenshtein(&text, &stored.text)
     };
-    let ours = similarity(node);
+    let ours = similarity(node, 0.0);
     if ours > 1.0 - SELECTED_MARGIN {
         return None;
     }
     let area = witness::neighbourhood(doc, node)?;
     let mut best: Option<(NodeId, f64)> = None;
     let mut runner_up = 0.0f64;
+    let mut read = 0usize;
     for e in doc.descendants(area) {
         if e == node
             || !doc.is_element(e)
             || doc.name(e) != stored.tag
             || doc.subtree_size(e) > stored.limit
-            || rank_among_its_tag(doc, e) != stored.rank
+            || !has_rank(doc, e, stored.rank)
         {
             continue;
         }
-        let s = similarity(e);
+        read += 1;
+        if read > MAX_CANDIDATES {
+            return None;
+        }
+        let s = similarity(e, MIN_ITEM_SIMILARITY - ITEM_MARGIN);
         match best {
             Some((_, b)) if s <= b => runner_up = runner_up.max(s),
             _ => {
@@ -150,7 +191,9 @@ fn stored_item(gram: &TreeGram) -> Option<StoredItem> {
         return None;
     }
     let text = normalized(&Item::Node(item).string_value(doc));
-    if text.chars().filter(|c| c.is_alphabetic()).count() < MIN_LETTERS {
+    if text.chars().filter(|c| c.is_alphabetic()).count() < MIN_LETTERS
+        || text.chars().count() > MAX_ITEM_TEXT
+    {
         return None;
     }
     Some(StoredItem {
@@ -162,14 +205,28 @@ fn stored_item(gram: &TreeGram) -> Option<StoredItem> {
     })
 }
 
-/// The text of the element `levels` above `element`, spaces normalized.
-fn item_text(doc: &Document, element: NodeId, levels: usize) -> Option<String> {
-    let item = if levels == 0 {
-        element
-    } else {
-        doc.ancestors(element).nth(levels - 1)?
+/// Whether `element` is the `rank`-th of its parent's element children of
+/// its tag: counting stops past `rank`, so a long list of siblings costs
+/// no more than the stored rank's walk.
+fn has_rank(doc: &Document, element: NodeId, rank: usize) -> bool {
+    let Some(parent) = doc.parent(element) else {
+        return rank == 1;
     };
-    Some(normalized(&Item::Node(item).string_value(doc)))
+    let name = doc.name(element);
+    let mut seen = 0;
+    for c in doc.element_children(parent) {
+        if doc.name(c) != name {
+            continue;
+        }
+        seen += 1;
+        if c == element {
+            return seen == rank;
+        }
+        if seen >= rank {
+            return false;
+        }
+    }
+    false
 }
 
 /// The 1-based rank of `element` among its parent's element children of
@@ -279,6 +336,47 @@ mod tests {
         // Another page: nothing reads like it.
         let other = list(&[("Garden", "3"), ("Kitchen", "4"), ("Cellar", "5")]);
         check(COUNT, &old, &other, None);
+    }
+
+    #[test]
+    fn a_neighbourhood_of_more_elements_than_are_read_gives_no_witness() {
+        let filler: Vec<(String, String)> = (0..MAX_CANDIDATES)
+            .map(|i| (format!("Topic number {i}"), "1+".to_owned()))
+            .collect();
+        let mut items: Vec<(&str, &str)> = vec![("Video", "60+"), ("DevOps", "160+")];
+        items.push(("Data Science", "160+"));
+        items.extend(filler.iter().map(|(n, c)| (n.as_str(), c.as_str())));
+        let old = list(&items);
+        items.remove(1);
+        items[1].0 = "Data Sciense";
+        check(COUNT, &old, &list(&items), None);
+        // The same change in a short list is witnessed.
+        items.truncate(3);
+        let mut short_old: Vec<(&str, &str)> = vec![("Video", "60+"), ("DevOps", "160+")];
+        short_old.push(("Data Science", "160+"));
+        short_old.push(items[2]);
+        check(
+            COUNT,
+            &list(&short_old),
+            &list(&items),
+            Some("Data Sciense 160+"),
+        );
+    }
+
+    #[test]
+    fn a_rank_is_counted_among_siblings_of_the_same_tag() {
+        let doc = Document::parse_str("<div><b>x</b><i>y</i><b>z</b><i>w</i><b>v</b></div>");
+        let bs: Vec<NodeId> = doc
+            .all()
+            .filter(|&n| doc.is_element(n) && doc.name(n) == "b")
+            .collect();
+        assert_eq!(bs.len(), 3);
+        for (i, &b) in bs.iter().enumerate() {
+            assert_eq!(rank_among_its_tag(&doc, b), i + 1);
+            for rank in 1..=4 {
+                assert_eq!(has_rank(&doc, b, rank), rank == i + 1, "{i} {rank}");
+            }
+        }
     }
 
     #[test]
