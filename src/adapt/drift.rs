@@ -23,7 +23,15 @@
 //!   When no locator outvotes it, the stored target's own text, found again
 //!   beside the selection, may (`witness.rs`): a copy inserted before the
 //!   target moves an XPath of positions and the positional locators with
-//!   it, and a class or a label selects both. Last, a field's node that
+//!   it, and a class or a label selects both. A top-level field's node
+//!   with other text than a stored paragraph (`witness::MIN_LONG_TEXT`
+//!   characters or more) that one other element of the page has as
+//!   written has drifted, whatever the locators say: a lead retagged to a
+//!   `div` leaves `p[1]` and every positional locator on the next
+//!   paragraph. So has a top-level field whose node has the text of the
+//!   target's sibling at capture, and whose own sibling beyond it the text
+//!   of that sibling's (`selects_a_neighbour`): a lead removed leaves
+//!   `p[1]` on the next paragraph. Last, a field's node that
 //!   holds none of the labels its target held (`<b>ISBN-13:</b>` inside a
 //!   cell, see `likeness::labels`) is another row or cell; this is asked of
 //!   top-level fields only, as the instances of a record differ: a positional
@@ -37,8 +45,10 @@
 //! alone says nothing about the XPath. The check evaluates at most
 //! [`MAX_LOCATORS`](crate::treegram::MAX_LOCATORS) expressions per parent
 //! instance, and looks for a witness only near the selection, never in the
-//! whole page: it costs a few XPath evaluations per pattern, and a search
-//! of the page happens only when a heal follows.
+//! whole page, except for a stored paragraph, whose first word is looked
+//! for in the page's text nodes: it costs a few XPath evaluations per
+//! pattern, and a search of the page otherwise happens only when a heal
+//! follows.
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::extract::{Extraction, Violation, ViolationKind};
@@ -154,6 +164,30 @@ pub fn drift(
             ));
         } else if !pattern.is_record()
             && path.parent().is_none()
+            && let Some(w) = paragraph_elsewhere(doc, gram, &current)
+        {
+            let expected = format!("the node that carries {}", w.why);
+            let found = format!(
+                "{} selects a node with other text ({} locators agree with it)",
+                pattern.xpath.source(),
+                votes.agree
+            );
+            out.push(drift_violation(
+                doc, path, expected, found, &w.targets, &current,
+            ));
+        } else if !pattern.is_record()
+            && path.parent().is_none()
+            && let Some(neighbour) = selects_a_neighbour(doc, gram, &current)
+        {
+            let expected = "its target, not the node that stood beside it at capture".to_owned();
+            let found = format!(
+                "{} selects a node with the text of the target's neighbour at capture ({:?})",
+                pattern.xpath.source(),
+                super::witness::clip(&neighbour)
+            );
+            out.push(drift_violation(doc, path, expected, found, &[], &current));
+        } else if !pattern.is_record()
+            && path.parent().is_none()
             && labels_contradict(doc, gram, &current)
         {
             let stored = gram
@@ -217,6 +251,99 @@ pub(crate) fn witnessed_field(
     let theirs = evidence(doc, gram, &w.targets)?;
     let ours = evidence(doc, gram, current).unwrap_or(0.0);
     (theirs > ours + 1e-9 && theirs >= MIN_WITNESS_EVIDENCE).then_some(w)
+}
+
+/// The one element of the page with the stored target's paragraph as
+/// written (`witness::with_long_stored_text`), against a selection of one
+/// node with other text: a lead paragraph retagged to a `div`, whose XPath
+/// (`…/p[1]`) and positional locators now name the next paragraph together.
+/// Two sentences of a page recur word for word only as the target itself,
+/// so this stands against any number of locators; a paragraph edited by a
+/// word is not found, and the check stays silent.
+pub(crate) fn paragraph_elsewhere(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<Witness> {
+    let [selected] = current else {
+        return None;
+    };
+    let [Item::Node(node)] = selected[..] else {
+        return None;
+    };
+    if same_text(doc, gram, current) {
+        return None;
+    }
+    let found = super::witness::with_long_stored_text(doc, gram)?;
+    (found != Item::Node(node)).then(|| Witness {
+        targets: vec![vec![found]],
+        why: "the stored paragraph as written".to_owned(),
+    })
+}
+
+/// The text of the stored target's element sibling at capture that a
+/// field's selection, one node, now has as written, when the selection's
+/// own sibling on the far side has the text that sibling's sibling had: a
+/// lead paragraph removed or moved away leaves `p[1]`, and every
+/// positional locator, on what was the next paragraph, followed by what
+/// followed it. The text must be telling (`MIN_TELLING_TEXT` characters, a
+/// letter) and not the target's own. On another page of the site the
+/// neighbours' texts are that page's (a home team may be the capture
+/// page's away team, but not with the same team after it), and on the
+/// same page the selection has the target's text, so neither drifts.
+pub(crate) fn selects_a_neighbour(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<String> {
+    let [selected] = current else {
+        return None;
+    };
+    let [item @ Item::Node(node)] = selected[..] else {
+        return None;
+    };
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
+    if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
+        return None;
+    }
+    let wanted = stored_profile(gram)?;
+    let text = Profile::of(doc, node, item, &NoMask).text().to_owned();
+    if text == wanted.text()
+        || text.chars().count() < MIN_TELLING_TEXT
+        || !text.chars().any(char::is_alphabetic)
+    {
+        return None;
+    }
+    let stored_text = |n: NodeId| {
+        let p = Profile::of(&gram.doc, n, Item::Node(n), &GramMask);
+        (!p.is_unstable() && !p.text().is_empty()).then(|| p.text().to_owned())
+    };
+    let page_text = |n: NodeId| {
+        let p = Profile::of(doc, n, Item::Node(n), &NoMask);
+        (!p.text().is_empty()).then(|| p.text().to_owned())
+    };
+    let sides: [fn(&Document, NodeId) -> Option<NodeId>; 2] =
+        [element_sibling_after, element_sibling_before];
+    sides.into_iter().find_map(|side| {
+        let neighbour = side(&gram.doc, owner)?;
+        if stored_text(neighbour)? != text {
+            return None;
+        }
+        let beyond = stored_text(side(&gram.doc, neighbour)?)?;
+        (page_text(side(doc, node)?)? == beyond).then(|| text.clone())
+    })
+}
+
+/// The next element sibling of `node`.
+fn element_sibling_after(doc: &Document, node: NodeId) -> Option<NodeId> {
+    std::iter::successors(doc.next_sibling(node), |&n| doc.next_sibling(n))
+        .find(|&n| doc.is_element(n))
+}
+
+/// The previous element sibling of `node`.
+fn element_sibling_before(doc: &Document, node: NodeId) -> Option<NodeId> {
+    std::iter::successors(doc.prev_sibling(node), |&n| doc.prev_sibling(n))
+        .find(|&n| doc.is_element(n))
 }
 
 /// What a pattern's locators say of its selection on a page.

@@ -57,6 +57,8 @@ mod change_scope;
 mod change_scope_tests;
 mod cluster;
 mod confidence;
+#[cfg(test)]
+mod copies_tests;
 mod drift;
 mod heal;
 mod item_witness;

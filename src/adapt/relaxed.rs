@@ -19,8 +19,15 @@
 //!   asked as `//h4[…='Overview']/following-sibling::div[1]//li[strong[…]]`,
 //!   then with `following-sibling::*[1]`): a wrap or an unwrap moved the
 //!   levels, the heading that tells a details list from its copy in another
-//!   tab did not. The answer must be one shown element per scope with a
-//!   locator answer's evidence.
+//!   tab did not. Where the anchor is a heading's following sibling, every
+//!   form asks that the nearest heading before the answer is that heading
+//!   (`[preceding::h4[1][…='Overview']]`): once the list is lifted out of
+//!   its block, the first `div` after "Overview" is the next tab's. The
+//!   block may then be gone altogether, and an element like the last step
+//!   in the heading's section is asked for
+//!   (`//li[strong[…]][preceding::h4[1][…='Overview']]`). The
+//!   answer must be one shown element per scope with a locator answer's
+//!   evidence.
 //!
 //! A field of the whole page whose stored text is a paragraph
 //! (`witness::MIN_LONG_TEXT` characters or more) is found as the one
@@ -249,7 +256,10 @@ fn own_step(xpath: &str) -> Option<String> {
 /// is asked as `//h4[normalize-space(.)='Overview']/following-sibling::div[1]//li[strong[…]]`,
 /// then, when the anchor has sibling steps, with their tags widened too
 /// (`following-sibling::*[1]`: the block after a heading became a
-/// `section`). An anchor is a step with a test other than a position, and
+/// `section`). When the anchor is a following sibling of a heading, each
+/// form asks that the answer's nearest heading before it is that heading,
+/// and a last form is an element like the last step in that heading's
+/// section (`//li[strong[…]][preceding::h4[1][…]]`). An anchor is a step with a test other than a position, and
 /// a sibling step after it belongs to it; the steps let go are a tag with a
 /// position at most, which is what a wrap or an unwrap adds or takes away.
 /// Empty when there is no anchor above the last step or nothing to let go.
@@ -263,9 +273,27 @@ fn under_anchor(xpath: &str) -> Vec<String> {
     let anchor = above
         .iter()
         .rposition(|(_, step)| sibling_step(step).is_some() || !plain(step));
-    let Some(anchor) = anchor.filter(|&a| a + 1 < above.len()) else {
+    let Some(anchor) = anchor else {
         return Vec::new();
     };
+    // Where the anchor is a heading's following sibling, what the heading
+    // introduces comes before the next heading of its tag: the first `div`
+    // after "Overview" is the next tab's once the Overview list was lifted
+    // out of its block. Every form then asks that the nearest heading
+    // before the answer is the anchor's.
+    let first_sibling = steps[..=anchor]
+        .iter()
+        .rposition(|(_, step)| !step.starts_with("following-sibling::"))
+        .map_or(0, |i| i + 1);
+    let section = (first_sibling <= anchor)
+        .then(|| first_sibling.checked_sub(1).map(|h| steps[h].1))
+        .flatten()
+        .and_then(|heading| {
+            let open = heading.find('[')?;
+            let (tag, tests) = heading.split_at(open);
+            plain(tag).then(|| format!("[preceding::{tag}[1]{tests}]"))
+        });
+    let section = section.as_deref().unwrap_or("");
     let write = |widen: bool| {
         let mut out = String::new();
         for (separator, step) in &steps[..=anchor] {
@@ -281,12 +309,27 @@ fn under_anchor(xpath: &str) -> Vec<String> {
         }
         out.push_str("//");
         out.push_str(last.1);
+        out.push_str(section);
         out
     };
-    let mut out = vec![write(false)];
-    let widened = write(true);
-    if widened != out[0] {
-        out.push(widened);
+    let mut out = Vec::new();
+    if anchor + 1 < above.len() {
+        out.push(write(false));
+        let widened = write(true);
+        if widened != out[0] {
+            out.push(widened);
+        }
+    }
+    // The block after the anchor may be gone altogether (an unwrap lifted
+    // the list to the heading's level): what the heading introduces is then
+    // an element like the last step in the heading's section.
+    if !section.is_empty() {
+        let start = if xpath.starts_with(".//") {
+            ".//"
+        } else {
+            "//"
+        };
+        out.push(format!("{start}{}{section}", last.1));
     }
     out
 }
@@ -393,8 +436,9 @@ mod tests {
         check(
             "//h4[normalize-space(.)='Overview']/following-sibling::div[1]/div/ul/li[strong[normalize-space(.)='Publisher']]",
             &[
-                "//h4[normalize-space(.)='Overview']/following-sibling::div[1]//li[strong[normalize-space(.)='Publisher']]",
-                "//h4[normalize-space(.)='Overview']/following-sibling::*[1]//li[strong[normalize-space(.)='Publisher']]",
+                "//h4[normalize-space(.)='Overview']/following-sibling::div[1]//li[strong[normalize-space(.)='Publisher']][preceding::h4[1][normalize-space(.)='Overview']]",
+                "//h4[normalize-space(.)='Overview']/following-sibling::*[1]//li[strong[normalize-space(.)='Publisher']][preceding::h4[1][normalize-space(.)='Overview']]",
+                "//li[strong[normalize-space(.)='Publisher']][preceding::h4[1][normalize-space(.)='Overview']]",
             ],
         );
         check(
@@ -402,6 +446,24 @@ mod tests {
             &["//div[@id='main']//span[@class='x']"],
         );
         check(".//td[b='A/B']/div/a", &[".//td[b='A/B']//a"]);
+        // The block after a heading may be gone: an element like the
+        // target whose nearest heading before it is the anchor.
+        check(
+            "//h4[.='Overview']/following-sibling::div[1]/ul/li[strong='Date']",
+            &[
+                "//h4[.='Overview']/following-sibling::div[1]//li[strong='Date'][preceding::h4[1][.='Overview']]",
+                "//h4[.='Overview']/following-sibling::*[1]//li[strong='Date'][preceding::h4[1][.='Overview']]",
+                "//li[strong='Date'][preceding::h4[1][.='Overview']]",
+            ],
+        );
+        check(
+            "//h4[.='Overview']/following-sibling::ul[1]/li[strong='Date']",
+            &["//li[strong='Date'][preceding::h4[1][.='Overview']]"],
+        );
+        check(
+            "//h4[.='Overview']/preceding-sibling::ul[1]/li[strong='Date']",
+            &[],
+        );
         // Nothing between the anchor and the target, or no anchor at all.
         check("//div[@id='main']/span", &[]);
         check("//div[@id='main']//span", &[]);

@@ -212,7 +212,7 @@ pub(crate) fn attempt(
     // target still has its text as written. Like a record's witness, that
     // text and the classes are the whole of the evidence.
     if !pattern.is_record()
-        && let Some(found) = retagged_instead(env, gram, &scopes, &current)
+        && let Some((found, why)) = retagged_instead(env, gram, &scopes, &current)
         && !rejected.iter().any(|(_, sel)| *sel == found)
         && let Some(done) = witnessed_field(
             env,
@@ -221,7 +221,27 @@ pub(crate) fn attempt(
             &scopes,
             &adaptation,
             found,
-            "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text".to_owned(),
+            why.to_owned(),
+        )
+    {
+        return done;
+    }
+    // A copy of the target inserted beside it with other text: an XPath
+    // without positions, or whose position now counts both, selects the
+    // two. The XPath still names where the target is, and the stored text
+    // says which of its nodes it is; the tree search weighs the two texts
+    // nearly alike and cannot call it.
+    if !pattern.is_record()
+        && let Some(found) = drift::narrowed_to_stored_text(env.doc, gram, &current)
+        && !rejected.iter().any(|(_, sel)| *sel == found)
+        && let Some(done) = witnessed_field(
+            env,
+            wrapper,
+            path,
+            &scopes,
+            &adaptation,
+            found,
+            "its XPath selects a copy beside the target; only this node carries the stored text as written".to_owned(),
         )
     {
         return done;
@@ -759,15 +779,17 @@ fn containers(doc: &Document, items: &[Item]) -> usize {
     parents.len()
 }
 
-/// The retagged target (see `witness::retagged`) of a top-level field, in
-/// place of `current`, the XPath's selection, when that is at most one node
-/// and has other text than the stored target.
+/// The retagged target (see `witness::retagged`) of a top-level field, or
+/// the one element with its stored paragraph whatever its tag
+/// (`witness::with_long_stored_text`), in place of `current`, the XPath's
+/// selection, when that is at most one node and has other text than the
+/// stored target; with the reason to give.
 fn retagged_instead(
     env: &Env<'_>,
     gram: &TreeGram,
     scopes: &[Item],
     current: &[Vec<Item>],
-) -> Option<Vec<Vec<Item>>> {
+) -> Option<(Vec<Vec<Item>>, &'static str)> {
     let [Item::Node(scope)] = scopes else {
         return None;
     };
@@ -777,8 +799,17 @@ fn retagged_instead(
     if *scope != env.doc.root() || selected.len() > 1 || drift::same_text(env.doc, gram, current) {
         return None;
     }
-    let found = super::witness::retagged(env.doc, gram)?;
-    (selected.first() != Some(&found)).then(|| vec![vec![found]])
+    let (found, why) = match super::witness::retagged(env.doc, gram) {
+        Some(found) => (
+            found,
+            "the only element with the stored text as written, with the target's classes or tag; the XPath's nodes have other text",
+        ),
+        None => (
+            super::witness::with_long_stored_text(env.doc, gram)?,
+            "the only element with the stored paragraph as written, whatever its tag; the XPath's nodes have other text",
+        ),
+    };
+    (selected.first() != Some(&found)).then(|| (vec![vec![found]], why))
 }
 
 /// Heals the fields under the record at `path` top-down, with the record's

@@ -7,7 +7,7 @@ use crate::wrapper::{self, Wrapper};
 const BOOKSHOP: &str = include_str!("../../wrappers/bookshop.yaml");
 const PAGE: &str = include_str!("../../examples/pages/bookshop.html");
 
-fn grams_from(wrapper: &Wrapper, page: &str) -> TreeGrams {
+pub(super) fn grams_from(wrapper: &Wrapper, page: &str) -> TreeGrams {
     let doc = Document::parse_str(page);
     TreeGrams::capture(wrapper, &doc, &CaptureOptions::of(wrapper))
 }
@@ -1236,7 +1236,7 @@ fn a_record_from_one_list_is_not_healed_to_the_items_of_every_list() {
 
 /// Heals the one field `xpath`, captured on `old`, on `new`: the healing
 /// and the page.
-fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
+pub(super) fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
     let w = wrapper::load_str(
         &format!(
             "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
@@ -1251,7 +1251,7 @@ fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
 
 /// The one node a healed field's new XPath selects on `doc`, or `None` when
 /// the field was not healed.
-fn healed_node(h: &Healing, doc: &Document) -> Option<NodeId> {
+pub(super) fn healed_node(h: &Healing, doc: &Document) -> Option<NodeId> {
     let a = &h.adaptations[0];
     if !a.is_healed() {
         return None;
@@ -1685,7 +1685,7 @@ fn a_list_moved_beside_one_that_shares_two_links_is_told_by_the_most_texts() {
 
 /// An article whose body is a `div` (or a `section`) of paragraphs, the
 /// lead a `p` (or a `div`); `related` is put after the body.
-fn article(body: &str, lead: &str, related: &str) -> String {
+pub(super) fn article(body: &str, lead: &str, related: &str) -> String {
     let lead_text = "BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
                      trusted the veteran to find his game again before the playoffs.";
     format!(

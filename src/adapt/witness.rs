@@ -80,7 +80,8 @@ const MIN_PAGE_TEXT: usize = 20;
 /// copy with the old tag and other text to the locators, or after a wrap
 /// or a move that lost it to the XPath. A title's text recurs in a link
 /// to the same article or an underlined caption; those share neither, and
-/// a second element with the text, alike or not, means no answer. Asked
+/// are passed over, while a second element alike with the target and with
+/// the text means no answer. Asked
 /// only when a heal's answer has other text. The text must be telling (at least [`MIN_PAGE_TEXT`]
 /// characters with a letter, stable across loads); it is looked for among
 /// text nodes, so a target whose text is split over several nodes is not
@@ -166,7 +167,10 @@ fn with_stored_text(
             continue;
         }
         let alike = share_telling_attribute(&wanted, &profile) || profile.tag() == wanted.tag();
-        if (alike_only && !alike) || found.is_some_and(|f| f != parent) {
+        if alike_only && !alike {
+            continue;
+        }
+        if found.is_some_and(|f| f != parent) {
             return None;
         }
         found = Some(parent);

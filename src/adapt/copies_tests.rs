@@ -1,0 +1,244 @@
+//! Regression tests for targets beside copies of themselves: a copy the
+//! XPath now selects too, a details list whose block was lifted to its
+//! heading's level beside a copy under another heading, a lead paragraph
+//! retagged or removed so that its XPath names the next one, and a
+//! retagged title whose text recurs in a link and under another heading's
+//! class.
+
+use super::tests::{article, grams_from, heal_one_field, healed_node};
+use super::*;
+use crate::dom::Document;
+use crate::extract::ViolationKind;
+use crate::wrapper;
+use crate::xpath::Item;
+
+/// The text of `node`, spaces normalized.
+fn text(doc: &Document, node: crate::dom::NodeId) -> String {
+    Item::Node(node)
+        .string_value(doc)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A product page: its titles in one block, and the title again in a
+/// review's summary elsewhere on the page.
+fn product(titles: &[&str]) -> String {
+    let h1s: String = titles
+        .iter()
+        .map(|t| format!("<h1 style=\"margin:0\">{t}</h1>"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><body><div class=\"page\"><div class=\"product\">{h1s}\
+         <p class=\"by\">By Nelson Searcy</p></div><div class=\"reviews\"><span class=\"fn\">\
+         Ignite: How to Spark Immediate Growth in Your Church</span></div></div></body></html>"
+    )
+}
+
+/// Regression (christianbook, mutation track): a copy of the title with
+/// other text was inserted before it. The XPath, positions above the `h1`
+/// but none on it, selected both, and the tree search weighed the two
+/// titles nearly alike: too close to call. The XPath still names the
+/// target's place; of its nodes, only the target has the stored text.
+#[test]
+fn a_copy_inserted_beside_a_title_that_the_xpath_also_selects_is_told_by_the_stored_text() {
+    let xpath = "/html/body/div/div[1]/h1";
+    let title = "Ignite: How to Spark Immediate Growth in Your Church";
+    let old = product(&[title]);
+    let new = product(&["Ignite: How to Spark Public House in Your Church", title]);
+    let (h, doc) = heal_one_field(xpath, &old, &new);
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(text(&doc, node), title);
+    assert_eq!(doc.name(node), "h1");
+    // Two copies with the stored text: the text tells neither.
+    let (h, doc) = heal_one_field(xpath, &old, &product(&[title, title]));
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+}
+
+/// A book's tabs: its details list under "Overview", in a block of two
+/// levels or `lifted` to the heading's level, and a copy of it under
+/// "Details", whose block a redesign that lifts the first wraps once more;
+/// `overview` false leaves the first list out.
+fn tabs(lifted: bool, overview: bool) -> String {
+    let list = "<ul><li><strong>Format</strong>: Hardcover</li>\
+                <li><strong>Publisher</strong>: North Press</li>\
+                <li><strong>Pages</strong>: 320</li></ul>";
+    let first = match (overview, lifted) {
+        (false, _) => "<p>No details yet.</p>".to_owned(),
+        (true, true) => list.to_owned(),
+        (true, false) => format!("<div class=\"pane\"><div>{list}</div></div>"),
+    };
+    let copy = if lifted {
+        format!("<div class=\"pane\"><div class=\"scroll\"><div>{list}</div></div></div>")
+    } else {
+        format!("<div class=\"pane\"><div>{list}</div></div>")
+    };
+    format!(
+        "<!DOCTYPE html><html><body><div id=\"page\"><div class=\"tabs\"><h4>Overview</h4>{first}\
+         <h4>Details</h4>{copy}</div></div></body></html>"
+    )
+}
+
+/// Regression (booksamillion, mutation track): the tabs' blocks were
+/// unwrapped, and the details list stood at its heading's level. Its
+/// label locator (`//h4[…='Overview']/following-sibling::div[1]/div/ul/li[…]`)
+/// found nothing, even with the levels under the anchor let go, and the
+/// tree search tied the list with its copy under "Details". The row is the
+/// one whose nearest heading before it is "Overview"; with the Overview
+/// list gone, the copy under "Details" is no answer.
+#[test]
+fn a_details_list_lifted_to_its_headings_level_is_found_under_that_heading() {
+    let xpath = "/html/body/div/div/div[1]/div/ul/li[2]";
+    let (h, doc) = heal_one_field(xpath, &tabs(false, true), &tabs(true, true));
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(text(&doc, node), "Publisher: North Press");
+    let heading = crate::xpath::XPath::compile("preceding::h4[1]")
+        .unwrap()
+        .select_item(&doc, Item::Node(node))
+        .unwrap();
+    assert_eq!(
+        heading
+            .iter()
+            .map(|i| i.string_value(&doc))
+            .collect::<Vec<_>>(),
+        ["Overview"]
+    );
+    let (h, doc) = heal_one_field(xpath, &tabs(false, true), &tabs(true, false));
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+}
+
+/// Regression (zyte articles, mutation track): the lead paragraph, `p[1]`,
+/// became a `div`. The XPath then named the next paragraph, and so did
+/// every positional locator: one node, constraints met, the wrong value
+/// out with no violation. The stored paragraph as written, on one element
+/// of the page, is drift, and the heal takes that element.
+#[test]
+fn a_lead_paragraph_retagged_so_its_xpath_names_the_next_one_is_drift() {
+    let xpath = "/html/body/main/article/div[2]/p[1]";
+    let old = article("div", "p", "");
+    let new = article("div", "div", "");
+    let w = wrapper::load_str(
+        &format!(
+            "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &old);
+    let doc = Document::parse_str(&new);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(
+        extraction.violations.is_empty(),
+        "{:?}",
+        extraction.violations
+    );
+    let drifted = drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert_eq!(drifted[0].constraint, ViolationKind::Drift);
+    let (h, doc) = heal_one_field(xpath, &old, &new);
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.name(node), "div");
+    assert!(text(&doc, node).starts_with("BUFFALO"));
+    // The lead's words edited as well: nothing carries the stored
+    // paragraph, and the drift is told by the next paragraph alone.
+    let edited = new.replace("two-goal night", "two-goal evening");
+    let doc = Document::parse_str(&edited);
+    let extraction = crate::extract::extract(&w, &doc, None);
+    let drifted = drift(&w, &doc, &grams, &extraction);
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+    assert!(drifted[0].found.contains("neighbour"), "{drifted:?}");
+    // The lead edited in place: its new words are its value, no drift.
+    let doc = Document::parse_str(&old.replace("two-goal night", "two-goal evening"));
+    let extraction = crate::extract::extract(&w, &doc, None);
+    assert!(drift(&w, &doc, &grams, &extraction).is_empty());
+}
+
+/// A news page: the headline with `tag`, a copy of it `after` (other text,
+/// the old tag), and the headline again in a link of a related list and in
+/// the navigation, under a heading that shares no class with it. A redesign
+/// (`moved`) wraps the title's block.
+fn story(tag: &str, after: &str, moved: bool) -> String {
+    let title = "New car sales plunge 10 percent in October";
+    let (open, close) = if moved {
+        ("<div class=\"wrap\">", "</div>")
+    } else {
+        ("", "")
+    };
+    format!(
+        "<!DOCTYPE html><html><body><nav><ul><li><a href=\"/s\"><h4 class=\"menu\">{title}</h4></a></li>\
+         </ul></nav><article>{open}<div class=\"title\"><{tag} class=\"headline entry-title\">{title}</{tag}>{after}\
+         </div>{close}<p>Sales fell for the third month in a row, the industry said on Tuesday.</p></article>\
+         <aside><ul><li><h4><a href=\"/s\">{title}</a></h4></li></ul></aside></body></html>"
+    )
+}
+
+/// Regression (zyte articles, mutation track): the headline moved and
+/// became an `h2`, and a copy with other text kept the `h1`, which the
+/// locators took. The
+/// headline's text recurs in a related link and the navigation; those
+/// share neither its tag nor its classes, and only an element alike with
+/// the target counts against it.
+#[test]
+fn a_retagged_headline_whose_text_recurs_in_links_is_still_found() {
+    let xpath = "/html/body/article/div/h1";
+    let copy =
+        "<h1 class=\"headline entry-title\">New car sales plunge 09 percent in February</h1>";
+    let (h, doc) = heal_one_field(xpath, &story("h1", "", false), &story("h2", copy, true));
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.name(node), "h2");
+    // A second element alike with the target (its class) has the text too:
+    // no answer by the text.
+    let alike = story("h2", copy, true).replace("class=\"menu\"", "class=\"headline\"");
+    let (h, doc) = heal_one_field(xpath, &story("h1", "", false), &alike);
+    assert_ne!(
+        healed_node(&h, &doc).map(|n| doc.name(n).to_owned()),
+        Some("h2".to_owned()),
+        "{:?}",
+        h.adaptations[0]
+    );
+}
+
+/// Regression (zyte articles, mutation track): the lead paragraph was
+/// removed. `p[1]` and every positional locator then named the next
+/// paragraph, one node, constraints met: the second paragraph went out as
+/// the lead. It is the paragraph that stood after the target at capture,
+/// followed by the same paragraph as then: drift, and the heal finds
+/// nothing that carries the lead.
+#[test]
+fn a_lead_removed_so_its_xpath_names_the_next_paragraph_is_drift() {
+    let xpath = "/html/body/main/article/div[2]/p[1]";
+    let old = article("div", "p", "");
+    let lead = "<p>BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
+                trusted the veteran to find his game again before the playoffs.</p>";
+    assert!(old.contains(lead));
+    let w = wrapper::load_str(
+        &format!(
+            "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let grams = grams_from(&w, &old);
+    let drifted = |page: &str| {
+        let doc = Document::parse_str(page);
+        let extraction = crate::extract::extract(&w, &doc, None);
+        assert!(
+            extraction.violations.is_empty(),
+            "{:?}",
+            extraction.violations
+        );
+        drift(&w, &doc, &grams, &extraction)
+    };
+    let removed = old.replace(lead, "");
+    let found = drifted(&removed);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].constraint, ViolationKind::Drift);
+    let (h, doc) = heal_one_field(xpath, &old, &removed);
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+    // Another story whose lead is this one's second paragraph, followed by
+    // another paragraph than here: its own lead, no drift.
+    let other = old.replace(lead, "<p>\u{201c}It takes a little longer now,\u{201d} he said.</p>")
+        .replace("<p>\u{201c}It takes a little longer now,\u{201d} he said.</p><p>The team plays again on Friday.</p>", 
+                 "<p>\u{201c}It takes a little longer now,\u{201d} he said.</p><p>Tickets are sold out.</p>");
+    assert!(drifted(&other).is_empty());
+}
