@@ -242,3 +242,36 @@ fn a_lead_removed_so_its_xpath_names_the_next_paragraph_is_drift() {
                  "<p>\u{201c}It takes a little longer now,\u{201d} he said.</p><p>Tickets are sold out.</p>");
     assert!(drifted(&other).is_empty());
 }
+
+/// A book's details: two cells of labels and values, in a table or, after
+/// a redesign, in a grid of `section`s.
+fn details_cells(grid: bool) -> String {
+    let first = "<b>Format:</b> Paperback<br><b>Number of Pages:</b> 352<br>\
+                 <b>Vendor:</b> WaterBrook Press";
+    let second = "<b>Dimensions:</b> 11.00 X 8.50 (inches)<br><b>ISBN:</b> 0825439396<br>\
+                  <b>ISBN-13:</b> 9780825439391<br><b>Availability:</b> In Stock";
+    let cells = if grid {
+        format!("<div class=\"grid\"><section>{first}</section><section>{second}</section></div>")
+    } else {
+        format!("<table><tr><td>{first}</td><td>{second}</td></tr></table>")
+    };
+    format!(
+        "<!DOCTYPE html><html><body><div id=\"details\"><h3>Product Information</h3>{cells}</div>\
+         </body></html>"
+    )
+}
+
+/// Regression (christianbook, mutation track): the details table became a
+/// grid of `section`s. The cell's text is split over its labels' nodes, so
+/// no text node's parent held it whole, and the page-wide search for the
+/// stored paragraph found nothing; the tree search ranked the two cells
+/// too close to call. The element that holds the whole text, a few levels
+/// above a text node with its first word, is the cell.
+#[test]
+fn a_details_cell_split_over_its_labels_is_found_by_its_whole_text_after_a_retag() {
+    let xpath = "/html/body/div/table/tbody/tr/td[2]";
+    let (h, doc) = heal_one_field(xpath, &details_cells(false), &details_cells(true));
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert_eq!(doc.name(node), "section");
+    assert!(text(&doc, node).contains("ISBN-13: 9780825439391"));
+}

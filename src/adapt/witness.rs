@@ -103,8 +103,11 @@ pub(crate) const MIN_LONG_TEXT: usize = 81;
 /// matching by tag finds it. Two sentences of a page recur word for word
 /// only as a copy of the target, and a second element with the text means
 /// no answer; a headline's text recurs in a link to its story, so an
-/// element in a link answers only for a target that was in one. `None` as
-/// for [`retagged`].
+/// element in a link answers only for a target that was in one. The text
+/// may be split over several nodes (a cell of labels and values): the
+/// element that holds it whole, up to [`LEVELS`] above a text node with its
+/// first word and no larger than the target could have grown, answers; of
+/// an element and its only child, the child. `None` as for [`retagged`].
 pub(crate) fn with_long_stored_text(doc: &Document, gram: &TreeGram) -> Option<Item> {
     let found = with_stored_text(doc, gram, MIN_LONG_TEXT, false)?;
     let in_link = |d: &Document, n: NodeId| {
@@ -150,32 +153,54 @@ fn with_stored_text(
     {
         return None;
     }
-    let mut found = None;
+    // A paragraph's text may be split over several nodes (`<b>ISBN:</b>
+    // 0825…`), so the element that holds it may be a few levels above a
+    // text node with its first word, and no larger than the target could
+    // have grown. A shorter text split so is a label row ("Publisher: North
+    // Press"), which a details list printed twice (a second tab) repeats on
+    // the capture page as on this one; only the parent of a text node is
+    // asked for it.
+    let limit = size_limit(gram.doc.subtree_size(*owner));
+    let levels = if min_chars >= MIN_LONG_TEXT {
+        LEVELS + 1
+    } else {
+        1
+    };
+    let first_word = text.split(' ').next().unwrap_or_default();
+    let mut matches: Vec<NodeId> = Vec::new();
     for n in doc.all() {
-        if doc.kind(n) != crate::dom::NodeKind::Text {
+        if doc.kind(n) != crate::dom::NodeKind::Text || !doc.text(n).contains(first_word) {
             continue;
         }
-        let t = doc.text(n);
-        if !t.contains(text.split(' ').next().unwrap_or_default()) {
-            continue;
+        let holders = doc
+            .ancestors(n)
+            .take(levels)
+            .take_while(|&a| doc.is_element(a) && doc.subtree_size(a) <= limit);
+        for holder in holders {
+            if matches.contains(&holder) {
+                break;
+            }
+            let profile = Profile::of(doc, holder, Item::Node(holder), &NoMask);
+            if profile.text() != text {
+                continue;
+            }
+            let alike = share_telling_attribute(&wanted, &profile) || profile.tag() == wanted.tag();
+            if !alike_only || alike {
+                matches.push(holder);
+            }
         }
-        let Some(parent) = doc.parent(n).filter(|&p| doc.is_element(p)) else {
-            continue;
-        };
-        let profile = Profile::of(doc, parent, Item::Node(parent), &NoMask);
-        if profile.text() != text {
-            continue;
-        }
-        let alike = share_telling_attribute(&wanted, &profile) || profile.tag() == wanted.tag();
-        if alike_only && !alike {
-            continue;
-        }
-        if found.is_some_and(|f| f != parent) {
-            return None;
-        }
-        found = Some(parent);
     }
-    found.map(Item::Node)
+    // An element and its only child hold the same text: the innermost is
+    // the one that answers.
+    let innermost: Vec<NodeId> = matches
+        .iter()
+        .copied()
+        .filter(|&m| !matches.iter().any(|&o| o != m && doc.is_ancestor(m, o)))
+        .collect();
+    match innermost[..] {
+        [one] => Some(Item::Node(one)),
+        _ => None,
+    }
 }
 
 /// The witness against `current`, the XPath's selection from each parent
