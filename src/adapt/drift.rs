@@ -271,7 +271,11 @@ pub(crate) fn paragraph_elsewhere(
     let [Item::Node(node)] = selected[..] else {
         return None;
     };
-    if same_text(doc, gram, current) {
+    // Most fields are not paragraphs: their stored text's length says so
+    // before any text of the page is read.
+    let long = stored_profile(gram)
+        .is_some_and(|p| p.text().chars().count() >= super::witness::MIN_LONG_TEXT);
+    if !long || same_text(doc, gram, current) {
         return None;
     }
     let found = super::witness::with_long_stored_text(doc, gram)?;
@@ -306,6 +310,8 @@ pub(crate) fn selects_a_neighbour(
     if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
         return None;
     }
+    // A target without element siblings had no neighbour to be taken for.
+    element_sibling_after(&gram.doc, owner).or_else(|| element_sibling_before(&gram.doc, owner))?;
     let wanted = stored_profile(gram)?;
     let text = Profile::of(doc, node, item, &NoMask).text().to_owned();
     if text == wanted.text()
