@@ -5,11 +5,10 @@
 //! retagged title whose text recurs in a link and under another heading's
 //! class.
 
-use super::tests::{article, grams_from, heal_one_field, healed_node};
+use super::tests::{article, grams_from, heal_one_field, healed_node, one_field};
 use super::*;
 use crate::dom::Document;
 use crate::extract::ViolationKind;
-use crate::wrapper;
 use crate::xpath::Item;
 
 /// The text of `node`, spaces normalized.
@@ -117,13 +116,7 @@ fn a_lead_paragraph_retagged_so_its_xpath_names_the_next_one_is_drift() {
     let xpath = "/html/body/main/article/div[2]/p[1]";
     let old = article("div", "p", "");
     let new = article("div", "div", "");
-    let w = wrapper::load_str(
-        &format!(
-            "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
-        ),
-        "t.yaml",
-    )
-    .unwrap();
+    let w = one_field(xpath);
     let grams = grams_from(&w, &old);
     let doc = Document::parse_str(&new);
     let extraction = crate::extract::extract(&w, &doc, None);
@@ -211,13 +204,7 @@ fn a_lead_removed_so_its_xpath_names_the_next_paragraph_is_drift() {
     let lead = "<p>BUFFALO, N.Y. — Hours before the two-goal night, the coach said he \
                 trusted the veteran to find his game again before the playoffs.</p>";
     assert!(old.contains(lead));
-    let w = wrapper::load_str(
-        &format!(
-            "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
-        ),
-        "t.yaml",
-    )
-    .unwrap();
+    let w = one_field(xpath);
     let grams = grams_from(&w, &old);
     let drifted = |page: &str| {
         let doc = Document::parse_str(page);

@@ -151,24 +151,16 @@ pub fn drift(
         } else if let Some(w) = if pattern.is_record() {
             witnessed_record(doc, gram, &current)
         } else {
-            witnessed_field(doc, gram, &current, &votes)
+            witnessed_field(doc, gram, &current, &votes).or_else(|| {
+                path.parent()
+                    .is_none()
+                    .then(|| paragraph_elsewhere(doc, gram, &current))
+                    .flatten()
+            })
         } {
             let expected = format!("the nodes that carry {}", w.why);
             let found = format!(
                 "{} selects nodes without it ({} locators agree with it)",
-                pattern.xpath.source(),
-                votes.agree
-            );
-            out.push(drift_violation(
-                doc, path, expected, found, &w.targets, &current,
-            ));
-        } else if !pattern.is_record()
-            && path.parent().is_none()
-            && let Some(w) = paragraph_elsewhere(doc, gram, &current)
-        {
-            let expected = format!("the node that carries {}", w.why);
-            let found = format!(
-                "{} selects a node with other text ({} locators agree with it)",
                 pattern.xpath.source(),
                 votes.agree
             );
@@ -265,12 +257,7 @@ pub(crate) fn paragraph_elsewhere(
     gram: &TreeGram,
     current: &[Vec<Item>],
 ) -> Option<Witness> {
-    let [selected] = current else {
-        return None;
-    };
-    let [Item::Node(node)] = selected[..] else {
-        return None;
-    };
+    let node = single_node(current)?;
     // Most fields are not paragraphs: their stored text's length says so
     // before any text of the page is read.
     let long = stored_profile(gram)
@@ -300,12 +287,8 @@ pub(crate) fn selects_a_neighbour(
     gram: &TreeGram,
     current: &[Vec<Item>],
 ) -> Option<String> {
-    let [selected] = current else {
-        return None;
-    };
-    let [item @ Item::Node(node)] = selected[..] else {
-        return None;
-    };
+    let node = single_node(current)?;
+    let item = Item::Node(node);
     let &(owner, ref target) = gram.instances.first()?.targets.first()?;
     if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
         return None;
@@ -338,6 +321,18 @@ pub(crate) fn selects_a_neighbour(
         let beyond = stored_text(side(&gram.doc, neighbour)?)?;
         (page_text(side(doc, node)?)? == beyond).then(|| text.clone())
     })
+}
+
+/// The one node of a selection of one parent instance, when it is one node
+/// and not an attribute.
+pub(crate) fn single_node(current: &[Vec<Item>]) -> Option<NodeId> {
+    match current {
+        [selected] => match selected[..] {
+            [Item::Node(node)] => Some(node),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The next element sibling of `node`.

@@ -210,41 +210,36 @@ pub(crate) fn attempt(
     // A field's target retagged beside a copy that kept the old tag: the
     // copy draws the locators and the tree search alike, and only the
     // target still has its text as written. Like a record's witness, that
-    // text and the classes are the whole of the evidence.
-    if !pattern.is_record()
-        && let Some((found, why)) = retagged_instead(env, gram, &scopes, &current)
-        && !rejected.iter().any(|(_, sel)| *sel == found)
-        && let Some(done) = witnessed_field(
-            env,
-            wrapper,
-            path,
-            &scopes,
-            &adaptation,
-            found,
-            why.to_owned(),
-        )
-    {
-        return done;
-    }
-    // A copy of the target inserted beside it with other text: an XPath
-    // without positions, or whose position now counts both, selects the
-    // two. The XPath still names where the target is, and the stored text
-    // says which of its nodes it is; the tree search weighs the two texts
-    // nearly alike and cannot call it.
-    if !pattern.is_record()
-        && let Some(found) = drift::narrowed_to_stored_text(env.doc, gram, &current)
-        && !rejected.iter().any(|(_, sel)| *sel == found)
-        && let Some(done) = witnessed_field(
-            env,
-            wrapper,
-            path,
-            &scopes,
-            &adaptation,
-            found,
-            "its XPath selects a copy beside the target; only this node carries the stored text as written".to_owned(),
-        )
-    {
-        return done;
+    // text and the classes are the whole of the evidence. And a copy of the
+    // target inserted beside it with other text: an XPath without
+    // positions, or whose position now counts both, selects the two. The
+    // XPath still names where the target is, and the stored text says
+    // which of its nodes it is; the tree search weighs the two texts nearly
+    // alike and cannot call it.
+    if !pattern.is_record() {
+        let narrowed = drift::narrowed_to_stored_text(env.doc, gram, &current).map(|found| {
+            (
+                found,
+                "its XPath selects a copy beside the target; only this node carries the stored text as written",
+            )
+        });
+        let witnessed = [retagged_instead(env, gram, &scopes, &current), narrowed];
+        for (found, why) in witnessed.into_iter().flatten() {
+            if rejected.iter().any(|(_, sel)| *sel == found) {
+                continue;
+            }
+            if let Some(done) = witnessed_field(
+                env,
+                wrapper,
+                path,
+                &scopes,
+                &adaptation,
+                found,
+                why.to_owned(),
+            ) {
+                return done;
+            }
+        }
     }
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.

@@ -1236,14 +1236,19 @@ fn a_record_from_one_list_is_not_healed_to_the_items_of_every_list() {
 
 /// Heals the one field `xpath`, captured on `old`, on `new`: the healing
 /// and the page.
-pub(super) fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
-    let w = wrapper::load_str(
+/// A wrapper of one field, `xpath`, with `{min: 1, max: 1}`.
+pub(super) fn one_field(xpath: &str) -> Wrapper {
+    wrapper::load_str(
         &format!(
             "name: t\npatterns:\n  - name: field\n    xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
         ),
         "t.yaml",
     )
-    .unwrap();
+    .unwrap()
+}
+
+pub(super) fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
+    let w = one_field(xpath);
     let grams = grams_from(&w, old);
     let doc = Document::parse_str(new);
     (heal(&w, &doc, None, &grams, &Rejections::new()), doc)
