@@ -262,7 +262,8 @@ fn own_step(xpath: &str) -> Option<String> {
 /// section (`//li[strong[…]][preceding::h4[1][…]]`). An anchor is a step with a test other than a position, and
 /// a sibling step after it belongs to it; the steps let go are a tag with a
 /// position at most, which is what a wrap or an unwrap adds or takes away.
-/// Empty when there is no anchor above the last step or nothing to let go.
+/// Empty when there is no anchor above the last step, or nothing to let go
+/// under an anchor that follows no heading.
 fn under_anchor(xpath: &str) -> Vec<String> {
     let Some(steps) = steps(xpath) else {
         return Vec::new();
@@ -285,14 +286,16 @@ fn under_anchor(xpath: &str) -> Vec<String> {
         .iter()
         .rposition(|(_, step)| !step.starts_with("following-sibling::"))
         .map_or(0, |i| i + 1);
-    let section = (first_sibling <= anchor)
-        .then(|| first_sibling.checked_sub(1).map(|h| steps[h].1))
+    // The heading is the step just before the run of sibling steps that
+    // ends at the anchor; there is none when the anchor is no sibling step.
+    let heading = (first_sibling <= anchor)
+        .then(|| first_sibling.checked_sub(1))
         .flatten()
-        .and_then(|heading| {
-            let open = heading.find('[')?;
-            let (tag, tests) = heading.split_at(open);
-            plain(tag).then(|| format!("[preceding::{tag}[1]{tests}]"))
-        });
+        .map(|h| steps[h].1);
+    let section = heading.and_then(|heading| {
+        let (tag, tests) = heading.split_at(heading.find('[')?);
+        plain(tag).then(|| format!("[preceding::{tag}[1]{tests}]"))
+    });
     let section = section.as_deref().unwrap_or("");
     let write = |widen: bool| {
         let mut out = String::new();
