@@ -38,8 +38,11 @@ more changes that mix kinds and always include a ``move``):
 * ``control``  severity 0: the new page is the old page.
 
 On top of that, one case in eight (by index, so also in --quick) deletes the
-target after the changes, half of those leaving a decoy in its place; such a
-case's ``expected`` is null.
+target after the changes, with any decoy the changes put beside it, and half
+of those leave a lookalike of the target (same tag and classes, other text) in
+a region of the page far from the target's place; such a case's ``expected``
+is null.  (A copy in the target's place would be the ``text`` kind's page,
+where the target is kept: see ``delete_target``.)
 
 Seeding.  Everything derives from --seed: each source's targets are shuffled
 with random.Random(seed); case i of a (kind, severity) cell takes a fixed
@@ -520,6 +523,7 @@ class Ctx:
         self.retagged = []          # elements already retagged (not toggled back)
         self.added = []             # wrappers this case inserted (not unwrapped again)
         self.renamed = set()        # names and values this case produced (not renamed again)
+        self.decoys = []            # near-duplicates of the target put beside it
 
 
 def near_chain(root, levels=4):
@@ -730,6 +734,7 @@ def op_siblings(root, rng, ctx, which=None):
         after = rng.random() < 0.5
         d.tail = "\n"
         parent.insert(parent.index(t) + (1 if after else 0), d)
+        ctx.decoys.append(d)
         return "insert decoy %s %s the target" % (t.tag, "after" if after else "before")
     if which == "insert":
         chain = [t] + ancestors(t)[:2]
@@ -940,12 +945,9 @@ def depth_below_body(e):
     return d
 
 
-def op_move(root, rng, ctx):
-    t = find_target(root)
-    block = block_of(t, rng)
-    if block is None:
-        return None
-    body = body_of(root)
+def far_containers(body, block):
+    """Layout regions far from ``block`` (15% of the body's elements or more
+    away in document order) that could hold a block of content."""
     inside = set(block.iter())
     block_tags = {e.tag for e in block.iter() if is_el(e)}
     order = {e: i for i, e in enumerate(x for x in body.iter() if is_el(x))}
@@ -965,6 +967,16 @@ def op_move(root, rng, ctx):
             continue
         if abs(order[e] - here) >= 0.15 * size:
             dests.append(e)
+    return dests
+
+
+def op_move(root, rng, ctx):
+    t = find_target(root)
+    block = block_of(t, rng)
+    if block is None:
+        return None
+    body = body_of(root)
+    dests = far_containers(body, block)
     to_body = block.getparent() is not body and rng.random() < 0.25
     if not dests and not to_body:
         return None
@@ -988,6 +1000,51 @@ def op_move(root, rng, ctx):
         dest.insert(rng.choice(slots), block)
     return "move %s block (from %s) to the %s of %s%s" % (
         block.tag, old_parent, where, dest.tag, "." + dest.get("class").split()[0] if dest.get("class") else "")
+
+
+# The parent a lookalike needs to stay where it is put: the parser moves or
+# drops a stray cell, row, item or term.
+LOOKALIKE_PARENTS = {"td": ["table", "tbody", "tr"], "th": ["table", "tbody", "tr"],
+                     "tr": ["table", "tbody"], "li": ["ul"], "dt": ["dl"], "dd": ["dl"],
+                     "option": ["select"]}
+
+
+def delete_target(root, rng, ctx):
+    """Delete the target, and with it the near-duplicates the changes put
+    beside it; half the time leave a lookalike (same tag and classes, other
+    text) in a region of the page far from where the target was.
+
+    A copy left in the target's place, or beside it, would make a page that
+    the ``text`` and ``siblings`` kinds also make with the target kept: the
+    same element at the same place with another value, which a wrapper must
+    answer.  Such a case has no right answer, so it is not made.  A lookalike
+    elsewhere is what a deleted field leaves on real pages (a related item, a
+    teaser, a widget), and what a healer must not take for the target."""
+    t = find_target(root)
+    beside = [d for d in ctx.decoys if d.getparent() is not None]
+    for d in beside:
+        detach(d)
+    note = " and the decoy beside it" if beside else ""
+    if rng.random() < 0.5:
+        body = body_of(root)
+        dests = far_containers(body, t)
+        if dests:
+            look = make_decoy(t, rng, ctx.value)
+            look.tail = "\n"
+            outer = look
+            for tag in reversed(LOOKALIKE_PARENTS.get(t.tag, [])):
+                wrapper = etree.Element(tag)
+                wrapper.append(outer)
+                wrapper.tail = "\n"
+                outer = wrapper
+            dest = rng.choice(dests)
+            slots = [i for i, c in enumerate(dest) if is_el(c)] + [len(dest)]
+            dest.insert(rng.choice(slots), outer)
+            detach(t)
+            return "delete the target%s, a lookalike %s left in %s%s" % (
+                note, look.tag, dest.tag, "." + dest.get("class").split()[0] if dest.get("class") else "")
+    detach(t)
+    return "delete the target%s" % note
 
 
 OPS = {
@@ -1174,15 +1231,7 @@ class Generator:
                 if ok and severity == 3 and kind == "rename" and not ctx.rehashed:
                     changes.append(op_rehash_classes(root, rng, ctx))
             if ok and delete:
-                t_new = find_target(root)
-                if rng.random() < 0.5:
-                    decoy = make_decoy(t_new, rng, ctx.value)
-                    decoy.tail = t_new.tail
-                    t_new.getparent().replace(t_new, decoy)
-                    changes.append("delete the target, a decoy %s in its place" % decoy.tag)
-                else:
-                    detach(t_new)
-                    changes.append("delete the target")
+                changes.append(delete_target(root, rng, ctx))
             if not ok:
                 self.stats["op-not-applicable"] += 1
                 self.stats["op-not-applicable-" + op_kind] += 1

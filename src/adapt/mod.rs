@@ -51,6 +51,8 @@
 //! constraints fail, nor an XPath a person rejected for that pattern, nor a
 //! node set that such an XPath selects.
 
+#[cfg(test)]
+mod absent_tests;
 mod alternative;
 mod change_scope;
 #[cfg(test)]
@@ -67,6 +69,7 @@ mod locate;
 mod relaxed;
 mod relocate;
 mod sequence_alignment;
+mod surroundings;
 mod witness;
 
 #[cfg(test)]

@@ -243,8 +243,15 @@ pub(crate) fn attempt(
     }
     // The locator ensemble's answer is the first candidate of a field: it
     // must still look like the stored target and pass the constraints.
-    if !pattern.is_record()
-        && let Some((chosen, reason)) = locator_choice(env, gram, &scopes, &current)
+    let by_locators = if pattern.is_record() {
+        None
+    } else {
+        locator_choice(env, gram, &scopes, &current)
+    };
+    if let Some(Err(reason)) = by_locators {
+        return abstain(adaptation, reason);
+    }
+    if let Some(Ok((chosen, reason))) = by_locators
         && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
         && let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true)
         && super::confidence(&evidence) >= wrapper.adapt.min_confidence
@@ -441,6 +448,21 @@ pub(crate) fn attempt(
                         "{} with {label:?} labels: nothing on the page carries the target's own evidence (the best candidate, at similarity {:.3}, shares neither its tag, nor an attribute, nor its text)",
                         name(algorithm),
                         chosen.similarity,
+                    );
+                    continue;
+                }
+                // A lookalike left elsewhere when the target was deleted
+                // has the target's own evidence; it has none of what stood
+                // around the target.
+                if !pattern.is_record()
+                    && path.parent().is_none()
+                    && !drift::same_text(env.doc, gram, &chosen.targets)
+                    && super::surroundings::out_of_place(env.doc, gram, &chosen.targets)
+                {
+                    only_rejected = false;
+                    last_reason = format!(
+                        "{} with {label:?} labels: the best candidate has another text than the target and stands among none of the texts that surrounded it (a lookalike elsewhere, not the target)",
+                        name(algorithm),
                     );
                     continue;
                 }
@@ -663,13 +685,16 @@ const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
 /// when the XPath selects nothing, the set with the most votes (and no tie);
 /// otherwise the set that outvotes it as the drift check decides, or the
 /// node that witnesses the stored text beside it (`witness.rs`). Its score
-/// is its evidence; the reason says who chose it.
+/// is its evidence; the reason says who chose it. `Err` with the reason to
+/// abstain when the nodes the locators agree on are a lookalike out of the
+/// target's place (`surroundings.rs`): whatever else looks like the target
+/// then is a lookalike too.
 fn locator_choice(
     env: &Env<'_>,
     gram: &TreeGram,
     scopes: &[Item],
     current: &[Vec<Item>],
-) -> Option<(Assignment, String)> {
+) -> Option<Result<(Assignment, String), String>> {
     let votes = drift::votes(env.doc, gram, scopes, current);
     let ballot = if current.iter().all(Vec::is_empty) {
         let best = votes.others.first()?;
@@ -719,6 +744,14 @@ fn locator_choice(
         }
         None => return None,
     };
+    if scopes == [Item::Node(env.doc.root())]
+        && !drift::same_text(env.doc, gram, &targets)
+        && super::surroundings::out_of_place(env.doc, gram, &targets)
+    {
+        return Some(Err(format!(
+            "{reason}, but they have another text than the target and stand among none of the texts that surrounded it: a lookalike elsewhere, and the target is gone"
+        )));
+    }
     let score = drift::evidence(env.doc, gram, &targets)?;
     let bar = if by_text {
         MIN_TEXT_LOCATOR_EVIDENCE
@@ -728,7 +761,7 @@ fn locator_choice(
     if score < bar {
         return None;
     }
-    Some((
+    Some(Ok((
         Assignment {
             targets,
             score,
@@ -736,7 +769,7 @@ fn locator_choice(
             similarity: score,
         },
         reason,
-    ))
+    )))
 }
 
 /// Whether a record's stored items, two or more, all had one parent on the

@@ -1,6 +1,7 @@
 //! Which elements a page's markup alone hides: those under an element with
 //! the `hidden` attribute, an inline `display: none` or `visibility: hidden`,
-//! or inside a `<template>`.
+//! or inside a `<template>` or the `<head>` (whose `<title>` repeats a
+//! page's headline, and which no browser renders).
 //!
 //! Healing asks it because pages carry hidden copies of what they show (a
 //! search box's suggestion panel repeats the page's buttons, a mobile menu
@@ -18,7 +19,7 @@ pub fn hides(doc: &Document, element: NodeId) -> bool {
     if !doc.is_element(element) {
         return false;
     }
-    if doc.name(element) == "template" || doc.attr(element, "hidden").is_some() {
+    if matches!(doc.name(element), "template" | "head") || doc.attr(element, "hidden").is_some() {
         return true;
     }
     doc.attr(element, "style").is_some_and(style_hides)
@@ -78,6 +79,20 @@ mod tests {
         check(
             r#"<div style="display:block"><b id=t>x</b></div>"#,
             "t",
+            false,
+        );
+    }
+
+    #[test]
+    fn the_head_and_its_title_are_hidden() {
+        check(
+            r#"<title id=t>A headline</title><body><h1 id=h>A headline</h1>"#,
+            "t",
+            true,
+        );
+        check(
+            r#"<title id=t>A headline</title><body><h1 id=h>A headline</h1>"#,
+            "h",
             false,
         );
     }
