@@ -1,6 +1,7 @@
 //! Regression tests for deleted targets that leave something alike behind:
-//! a lookalike elsewhere on the page (a related item, a sidebar widget) and
-//! the page's `<title>`, which repeats a deleted headline.
+//! a lookalike elsewhere on the page (a related item, a footer's link), the
+//! page's `<title>`, which repeats a deleted headline, and the empty wrapper
+//! that held the target, where its XPath now lands.
 
 use super::tests::{heal_one_field, healed_node};
 use crate::dom::Document;
@@ -83,4 +84,105 @@ fn a_deleted_headline_is_not_found_in_the_pages_title() {
     let old = page("<h1 class=\"headline\">Plague cases confirmed in the north</h1>");
     let (h, doc) = heal_one_field("/html/body/main/header/h1", &old, &page(""));
     assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+}
+
+/// Regression (zyte articles, mutation track): the article body was
+/// wrapped twice and then deleted, and its absolute XPath landed on the
+/// empty wrapper that had held it: one node, the constraints met, nothing
+/// reported. An element without text that shares none of the target's
+/// classes or attribute values is not the target.
+#[test]
+fn an_xpath_left_on_the_empty_wrapper_of_a_deleted_body_is_drift() {
+    let page = |body: &str| {
+        format!(
+            "<!DOCTYPE html><html><body><div class=\"page\"><h1>Son of former president stabbed</h1>\
+             <div class=\"byline\">By Staff</div><div class=\"row\">{body}</div></div></body></html>"
+        )
+    };
+    let body = "<div class=\"article-body\" itemprop=\"articleBody\">The son of the former \
+                president was stabbed to death during a lecture at a clinic in Berlin.</div>";
+    let xpath = "/html/body/div/div[2]/div";
+    let old = page(body);
+    let w = super::tests::one_field(xpath);
+    let grams = super::tests::grams_from(&w, &old);
+    let drifted = |page: &str| {
+        let doc = Document::parse_str(page);
+        let extraction = crate::extract::extract(&w, &doc, None);
+        assert!(
+            extraction.violations.is_empty(),
+            "{:?}",
+            extraction.violations
+        );
+        super::drift(&w, &doc, &grams, &extraction)
+    };
+    let emptied = page("<div class=\"layout-wrapper\"></div>");
+    let found = drifted(&emptied);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].constraint, crate::extract::ViolationKind::Drift);
+    let (h, doc) = heal_one_field(xpath, &old, &emptied);
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+    // The body emptied in place (a script fills it) keeps its class: no
+    // drift.
+    assert!(
+        drifted(&page(
+            "<div class=\"article-body\" itemprop=\"articleBody\"></div>"
+        ))
+        .is_empty()
+    );
+}
+
+/// A book page whose details `cells` stand in a table after the title, and
+/// `far` deep in the footer.
+fn details_page(cells: &str, far: &str) -> String {
+    let links: String = (1..=12)
+        .map(|i| format!("<li><a href=\"/help/{i}\">Help topic {i}</a></li>"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><body><div class=\"product\"><h1>Psalms for Praying</h1>\
+         <div class=\"details\">{cells}</div></div>\
+         <footer><div class=\"cols\"><div class=\"col\"><ul>{links}</ul>\
+         <div class=\"more\">{far}</div></div></div></footer></body></html>"
+    )
+}
+
+fn vendor_cell(vendor: &str) -> String {
+    format!(
+        "<td width=\"50%\"><b>Format:</b> Paperback<br><b>Vendor:</b> {vendor}<br>\
+         <b>Publication Date:</b> 1970<br><b>Dimensions:</b> 6 X 4.25 (inches)</td>"
+    )
+}
+
+fn table(cells: &str) -> String {
+    format!("<table><tbody><tr>{cells}</tr></tbody></table>")
+}
+
+/// Regression (christianbook, mutation track): a details cell, large enough
+/// to be its own context in the tree-gram, was deleted, and a copy of it
+/// with another vendor stood in another region. Its label locator
+/// (`//td[b='Format:']`) selected the copy, and the tree-gram, the cell
+/// alone, had nothing of what stood around it. The header now keeps the
+/// texts of its row, and the copy stands among none of them.
+#[test]
+fn a_deleted_details_cell_whose_copy_stands_in_the_footer_is_left_absent() {
+    let xpath = "/html/body/div/div/table/tbody/tr/td[1]";
+    let isbn = "<td><b>ISBN:</b> 0800601092<br><b>Availability:</b> In Stock</td>";
+    let old = details_page(
+        &table(&format!("{}{isbn}", vendor_cell("Augsburg Fortress"))),
+        "",
+    );
+    let new = details_page(&table(isbn), &table(&vendor_cell("Morning Fortress")));
+    let (h, doc) = heal_one_field(xpath, &old, &new);
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+    // The vendor changed in the row, the table wrapped: the cell beside
+    // the ISBN is the target with a new value.
+    let new = details_page(
+        &format!(
+            "<section>{}</section>",
+            table(&format!("{}{isbn}", vendor_cell("Morning Fortress")))
+        ),
+        "",
+    );
+    let (h, doc) = heal_one_field(xpath, &old, &new);
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    assert!(text(&doc, node).contains("Morning Fortress"));
 }

@@ -35,7 +35,10 @@
 //!   holds none of the labels its target held (`<b>ISBN-13:</b>` inside a
 //!   cell, see `likeness::labels`) is another row or cell; this is asked of
 //!   top-level fields only, as the instances of a record differ: a positional
-//!   XPath lands on the next row when its own is removed.
+//!   XPath lands on the next row when its own is removed. And a top-level
+//!   field's node without any text that shares no class or attribute value
+//!   with its target (`emptied_unlike`) is the empty wrapper a deleted
+//!   target left behind.
 //!
 //! Locators vote only while the pattern has the XPath they were captured
 //! beside: a heal replaces the XPath after weighing the page as a whole, and
@@ -197,9 +200,44 @@ pub fn drift(
                 pattern.xpath.source()
             );
             out.push(drift_violation(doc, path, expected, found, &[], &current));
+        } else if !pattern.is_record()
+            && path.parent().is_none()
+            && emptied_unlike(doc, gram, &current)
+        {
+            let expected = "its target, an element with text and its attributes".to_owned();
+            let found = format!(
+                "{} selects an element without text that shares none of the target's classes or attribute values",
+                pattern.xpath.source()
+            );
+            out.push(drift_violation(doc, path, expected, found, &[], &current));
         }
     }
     out
+}
+
+/// Whether a field's selection, one element, has no text at all and
+/// shares no class token or attribute value with the stored target, an
+/// element with telling text and such attributes: an XPath of positions
+/// left on the empty wrapper that held a deleted target. An element whose
+/// text a script fills keeps its classes, and a node with any text is
+/// weighed by the other checks.
+pub(crate) fn emptied_unlike(doc: &Document, gram: &TreeGram, current: &[Vec<Item>]) -> bool {
+    let Some(node) = single_node(current).filter(|&n| doc.is_element(n)) else {
+        return false;
+    };
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    if target.item(&gram.doc, owner) != Some(Item::Node(owner)) || !telling_stored_text(gram) {
+        return false;
+    }
+    let Some(wanted) = stored_profile(gram) else {
+        return false;
+    };
+    let found = Profile::of(doc, node, Item::Node(node), &NoMask);
+    found.text().is_empty()
+        && wanted.has_telling_attribute()
+        && !super::likeness::share_telling_attribute(&wanted, &found)
 }
 
 /// The witness against a record's selection (see `witness.rs`). It stands

@@ -110,6 +110,12 @@ impl Profile {
     pub(crate) fn text(&self) -> &str {
         &self.text
     }
+
+    /// Whether it has a class token or an attribute with its value: what
+    /// [`share_telling_attribute`] can find in common.
+    pub(crate) fn has_telling_attribute(&self) -> bool {
+        self.attrs.iter().any(|x| telling_attribute(x))
+    }
 }
 
 /// The label a button made of an `input` shows, its `value`: such a button
@@ -207,9 +213,13 @@ pub(crate) fn kept_attributes(a: &Profile, b: &Profile) -> f64 {
 
 /// Whether `a` and `b` share a class token or an attribute with its value.
 pub(crate) fn share_telling_attribute(a: &Profile, b: &Profile) -> bool {
-    a.attrs
-        .intersection(&b.attrs)
-        .any(|x| x.starts_with('.') || x.contains('='))
+    a.attrs.intersection(&b.attrs).any(|x| telling_attribute(x))
+}
+
+/// Whether an attribute of a profile is a class token (`.name`) or a name
+/// with its value (`name=value`), not a bare name.
+fn telling_attribute(attr: &str) -> bool {
+    attr.starts_with('.') || attr.contains('=')
 }
 
 /// Whether `b` carries any of `a`'s own evidence: the same tag, a class

@@ -12,31 +12,30 @@
 //! lookalike has none of them.
 //!
 //! So a node with another text than the stored target's, none of whose
-//! surroundings carries any of the stored context's own texts, is not the
-//! target. Its surroundings are its siblings and those of its ancestors, up
-//! to the stored context's depth and two levels more (for wrappers added
-//! above it), read nearest first and no more than a few times the stored
-//! context's size. A node with the stored text as written is not asked: its text
-//! says what it is.
+//! surroundings carries any of the target's neighbours' texts
+//! (`treegram::neighbours`: those of its nearest ancestor with two texts
+//! or more outside it), is not the target. Its surroundings are its
+//! siblings and those of its ancestors, up to the neighbours' level and two
+//! levels more (for wrappers added above it), read nearest first and no
+//! more than a few times the neighbours' size. A text found three times or
+//! more on the page ("Books" in a menu) places nothing. A node with the
+//! stored text as written is not asked: its text says what it is.
 //!
 //! ## What it refuses
 //!
-//! It gives no verdict (`false`) when the stored context has fewer than
-//! [`MIN_CONTEXT_TEXTS`] texts of its own outside the target: a context of a
-//! lone element says nothing about where the target must stand. It compares
-//! texts as the tree-gram keeps them (`treegram::kept_text`), exactly;
-//! masked (unstable) texts are left out.
+//! It gives no verdict (`false`) when the target had no neighbours with
+//! [`MIN_NEIGHBOUR_TEXTS`](crate::treegram::MIN_NEIGHBOUR_TEXTS) texts (in
+//! its instance, or in the header when the instance is the target alone):
+//! a lone element says nothing about where the target must stand. It
+//! compares texts as the tree-gram keeps them (`treegram::kept_text`),
+//! exactly; masked (unstable) texts are left out.
 
 use std::collections::BTreeSet;
 
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::similarity::Mask;
-use crate::treegram::{GramMask, TreeGram, kept_text};
+use crate::treegram::{GramMask, Neighbours, TreeGram, kept_text, neighbours};
 use crate::xpath::Item;
 
-/// The fewest texts of its own (outside the target) a stored context must
-/// have before their absence around a node says anything.
-pub(crate) const MIN_CONTEXT_TEXTS: usize = 2;
 /// Levels above the stored context's depth that a node's surroundings may
 /// reach: wrappers added above the target push its neighbours up.
 const EXTRA_LEVELS: usize = 2;
@@ -51,7 +50,7 @@ const MIN_SIZE: usize = 60;
 /// module doc). The caller asks only of a node whose text differs from the
 /// stored target's.
 pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    let Some(context) = StoredContext::of(gram) else {
+    let Some(context) = stored_neighbours(gram) else {
         return false;
     };
     let Some(node) = selection
@@ -61,7 +60,8 @@ pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Ite
     else {
         return false;
     };
-    !surroundings_hold(doc, node, &context)
+    let texts: BTreeSet<&str> = context.texts.iter().map(String::as_str).collect();
+    !surroundings_hold(doc, node, &context, &texts)
 }
 
 /// Whether any text around `node` is one of the context's: the siblings of
@@ -70,10 +70,15 @@ pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Ite
 /// context's size times [`SIZE_FACTOR`] nodes have been read. Reading by
 /// nearness rather than by whole ancestors keeps to the node's block where
 /// an unwrapped container left the neighbours among many siblings.
-fn surroundings_hold(doc: &Document, node: NodeId, context: &StoredContext) -> bool {
-    let mut left = (SIZE_FACTOR * context.size).max(MIN_SIZE);
+fn surroundings_hold(
+    doc: &Document,
+    node: NodeId,
+    context: &Neighbours,
+    texts: &BTreeSet<&str>,
+) -> bool {
+    let mut left = (SIZE_FACTOR * context.nodes).max(MIN_SIZE);
     let mut child = node;
-    for ancestor in doc.ancestors(node).take(context.depth + EXTRA_LEVELS) {
+    for ancestor in doc.ancestors(node).take(context.levels + EXTRA_LEVELS) {
         if !doc.is_element(ancestor) {
             break;
         }
@@ -89,7 +94,7 @@ fn surroundings_hold(doc: &Document, node: NodeId, context: &StoredContext) -> b
                     left -= 1;
                     if doc.kind(n) == NodeKind::Text
                         && let kept = kept_text(doc.text(n))
-                        && context.texts.contains(&kept)
+                        && texts.contains(kept.as_str())
                         && rare(doc, &kept)
                     {
                         return true;
@@ -104,53 +109,13 @@ fn surroundings_hold(doc: &Document, node: NodeId, context: &StoredContext) -> b
     false
 }
 
-/// The texts of the first stored instance outside its first target, with
-/// the target's depth below the instance's root and the instance's size.
-struct StoredContext {
-    texts: BTreeSet<String>,
-    depth: usize,
-    size: usize,
-}
-
-impl StoredContext {
-    /// The texts of the nearest ancestor of the target, within the first
-    /// instance, that holds [`MIN_CONTEXT_TEXTS`] of them outside the
-    /// target: the target's own neighbours, and not the far end of a large
-    /// context, which a lookalike put elsewhere in the same block would
-    /// stand among too.
-    fn of(gram: &TreeGram) -> Option<StoredContext> {
-        let doc = &gram.doc;
-        let instance = gram.instances.first()?;
-        let &(target, _) = instance.targets.first()?;
-        let mask = GramMask;
-        for (levels, ancestor) in doc.ancestors(target).enumerate() {
-            let texts: BTreeSet<String> = text_nodes(doc, ancestor)
-                .filter(|&t| !(t >= target && t < doc.subtree_end(target)))
-                .filter(|&t| !mask.masks_text(doc, t))
-                .map(|t| kept_text(doc.text(t)))
-                .filter(|t| telling(t))
-                .collect();
-            if texts.len() >= MIN_CONTEXT_TEXTS {
-                return Some(StoredContext {
-                    texts,
-                    depth: levels + 1,
-                    size: doc.subtree_size(ancestor),
-                });
-            }
-            if ancestor == instance.root {
-                break;
-            }
-        }
-        None
-    }
-}
-
-/// The text nodes of the sub-tree of `root`, in document order.
-fn text_nodes(doc: &Document, root: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-    let end = doc.subtree_end(root).index();
-    (root.index()..end)
-        .map(|i| NodeId(i as u32))
-        .filter(move |&n| doc.kind(n) == NodeKind::Text)
+/// The neighbours of the first stored target: from its instance, or, when
+/// the instance is the target alone, from the header.
+fn stored_neighbours(gram: &TreeGram) -> Option<Neighbours> {
+    let instance = gram.instances.first()?;
+    let &(target, _) = instance.targets.first()?;
+    neighbours(&gram.doc, target, Some(instance.root), &GramMask)
+        .or_else(|| gram.header.neighbours.clone())
 }
 
 /// The most times a context text may occur on the page and still say
@@ -176,12 +141,6 @@ fn rare(doc: &Document, kept: &str) -> bool {
         }
     }
     true
-}
-
-/// Whether a text can say where a node stands: two letters or digits at
-/// least.
-fn telling(text: &str) -> bool {
-    text.chars().filter(|c| c.is_alphanumeric()).count() >= 2
 }
 
 /// The element a selected item belongs to.

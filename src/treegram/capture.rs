@@ -192,6 +192,7 @@ pub fn capture(
                                 .flat_map(|(_, items)| items)
                                 .all(|item| crate::dom::hidden::is_hidden(doc, item.owner())),
                         ),
+                        neighbours: field_neighbours(doc, pattern.is_record(), &drafts, options),
                         locators: super::ensemble(
                             doc,
                             pattern.xpath.source(),
@@ -319,6 +320,21 @@ pub(crate) fn context_root(doc: &Document, owner: NodeId, context: Item, min: us
         size = parent_size;
     }
     root
+}
+
+/// The texts around a field's first target on the page, when its stored
+/// context is the target alone: the tree-gram then holds none of them.
+fn field_neighbours(
+    doc: &Document,
+    record: bool,
+    drafts: &[format::Draft],
+    options: &CaptureOptions<'_>,
+) -> Option<super::Neighbours> {
+    let draft = drafts.first()?;
+    let &(target, _) = draft.targets.first()?;
+    (!record && draft.root == target)
+        .then(|| super::neighbours(doc, target, None, options.unstable))
+        .flatten()
 }
 
 /// The number of elements in the sub-tree of `node`, itself included.

@@ -80,6 +80,17 @@ pub(super) fn write(
     if let Some(hidden) = header.hidden {
         meta("hidden", if hidden { "yes" } else { "no" });
     }
+    if let Some(n) = &header.neighbours {
+        for text in &n.texts {
+            let _ = writeln!(
+                out,
+                "<meta name=\"mend:neighbour\" data-levels=\"{}\" data-nodes=\"{}\" content=\"{}\">",
+                n.levels,
+                n.nodes,
+                escape_attr(text)
+            );
+        }
+    }
     for locator in &header.locators {
         let _ = writeln!(
             out,
@@ -328,6 +339,17 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                             "no" => Some(false),
                             _ => None,
                         }
+                    }
+                    "neighbour" if !value.is_empty() => {
+                        let number = |name: &str| {
+                            doc.attr(n, name)
+                                .and_then(|v| v.trim().parse::<usize>().ok())
+                                .unwrap_or(0)
+                        };
+                        let neighbours = header.neighbours.get_or_insert_with(Default::default);
+                        neighbours.levels = number("data-levels");
+                        neighbours.nodes = number("data-nodes");
+                        neighbours.texts.push(value);
                     }
                     "locator" => {
                         let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);

@@ -44,6 +44,7 @@ mod capture;
 mod format;
 mod locators;
 mod mask;
+mod neighbours;
 
 pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_dir, treegram_file};
 pub(crate) use format::{
@@ -51,6 +52,7 @@ pub(crate) use format::{
 };
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::{GramMask, unstable_parts};
+pub use neighbours::{MIN_NEIGHBOUR_TEXTS, Neighbours, neighbours};
 
 use crate::dom::{Document, NodeId};
 use crate::xpath::Item;
@@ -118,6 +120,12 @@ pub struct Header {
     /// (`<meta name="mend:hidden">`). A shown target is never healed onto
     /// a hidden copy of it.
     pub hidden: Option<bool>,
+    /// The texts around the first target on the capture page, when its
+    /// stored context is the target alone and so holds none of them
+    /// (`<meta name="mend:neighbour" data-levels data-nodes>`, one per
+    /// text; see `neighbours.rs`). A lookalike of the target elsewhere on
+    /// a page stands among none of them.
+    pub neighbours: Option<Neighbours>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

@@ -95,6 +95,7 @@ fn header_round_trips() {
             locators: Vec::new(),
             frame: None,
             hidden: Some(false),
+            neighbours: None,
         }
     );
 }
@@ -488,4 +489,38 @@ fn whether_the_markup_hid_the_targets_is_kept_in_the_header() {
         .html
         .replace("<meta name=\"mend:hidden\" content=\"no\">\n", "");
     assert_eq!(TreeGram::parse(old.as_bytes()).unwrap().header.hidden, None);
+}
+
+/// A details cell large enough to be its own context: the texts of its row
+/// are kept in the header, read back as written, and a field whose context
+/// holds its neighbours keeps none there.
+#[test]
+fn a_cell_that_is_its_own_context_keeps_its_neighbours_in_the_header() {
+    let body = "<table><tr><td><b>Format:</b> Paperback<br><b>Vendor:</b> Augsburg<br>\
+                <b>Pages:</b> 96</td><td><b>ISBN:</b> 0800601092<br><b>Stock:</b> 4</td></tr>\
+                </table><p>Other</p>";
+    let (all, _) = capture_field("//td[1]", body, 4);
+    let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
+    assert_eq!(
+        g.doc.name(g.instances[0].root),
+        "td",
+        "the cell is its own context"
+    );
+    let n = g.header.neighbours.expect("the row's texts");
+    assert_eq!(n.levels, 1);
+    assert_eq!(
+        n.texts,
+        ["ISBN:", "0800601092", "Stock:"],
+        "a lone digit says nothing"
+    );
+    assert!(
+        all[0]
+            .html
+            .contains("<meta name=\"mend:neighbour\" data-levels=\"1\"")
+    );
+    // With a larger minimum, the row is the context and holds them.
+    let (all, _) = capture_field("//td[1]", body, 12);
+    let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
+    assert_ne!(g.doc.name(g.instances[0].root), "td");
+    assert_eq!(g.header.neighbours, None);
 }
