@@ -3,18 +3,7 @@
 //! page's `<title>`, which repeats a deleted headline, and the empty wrapper
 //! that held the target, where its XPath now lands.
 
-use super::tests::{heal_one_field, healed_node};
-use crate::dom::Document;
-use crate::xpath::Item;
-
-/// The text of `node`, spaces normalized.
-fn text(doc: &Document, node: crate::dom::NodeId) -> String {
-    Item::Node(node)
-        .string_value(doc)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use super::tests::{drift_of, heal_one_field, healed_node, text_of};
 
 /// A product page: `details` in the product block, `side` in a column of
 /// the footer.
@@ -66,7 +55,7 @@ fn a_deleted_author_whose_lookalike_stands_in_the_footer_is_left_absent() {
     );
     let (h, doc) = heal_one_field(xpath, &old, &new);
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
-    assert_eq!(text(&doc, node), "C. S. Morning");
+    assert_eq!(text_of(&doc, node), "C. S. Morning");
 }
 
 /// Regression (zyte articles, mutation track): the headline was deleted.
@@ -105,16 +94,7 @@ fn an_xpath_left_on_the_empty_wrapper_of_a_deleted_body_is_drift() {
     let old = page(body);
     let w = super::tests::one_field(xpath);
     let grams = super::tests::grams_from(&w, &old);
-    let drifted = |page: &str| {
-        let doc = Document::parse_str(page);
-        let extraction = crate::extract::extract(&w, &doc, None);
-        assert!(
-            extraction.violations.is_empty(),
-            "{:?}",
-            extraction.violations
-        );
-        super::drift(&w, &doc, &grams, &extraction)
-    };
+    let drifted = |page: &str| drift_of(&w, &grams, page);
     let emptied = page("<div class=\"layout-wrapper\"></div>");
     let found = drifted(&emptied);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -184,5 +164,5 @@ fn a_deleted_details_cell_whose_copy_stands_in_the_footer_is_left_absent() {
     );
     let (h, doc) = heal_one_field(xpath, &old, &new);
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
-    assert!(text(&doc, node).contains("Morning Fortress"));
+    assert!(text_of(&doc, node).contains("Morning Fortress"));
 }

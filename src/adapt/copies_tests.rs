@@ -5,20 +5,13 @@
 //! retagged title whose text recurs in a link and under another heading's
 //! class.
 
-use super::tests::{article, grams_from, heal_one_field, healed_node, one_field};
+use super::tests::{
+    article, drift_of, grams_from, heal_one_field, healed_node, one_field, text_of,
+};
 use super::*;
 use crate::dom::Document;
 use crate::extract::ViolationKind;
 use crate::xpath::Item;
-
-/// The text of `node`, spaces normalized.
-fn text(doc: &Document, node: crate::dom::NodeId) -> String {
-    Item::Node(node)
-        .string_value(doc)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A product page: its titles in one block, and the title again in a
 /// review's summary elsewhere on the page.
@@ -47,7 +40,7 @@ fn a_copy_inserted_beside_a_title_that_the_xpath_also_selects_is_told_by_the_sto
     let new = product(&["Ignite: How to Spark Public House in Your Church", title]);
     let (h, doc) = heal_one_field(xpath, &old, &new);
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
-    assert_eq!(text(&doc, node), title);
+    assert_eq!(text_of(&doc, node), title);
     assert_eq!(doc.name(node), "h1");
     // Two copies with the stored text: the text tells neither.
     let (h, doc) = heal_one_field(xpath, &old, &product(&[title, title]));
@@ -90,7 +83,7 @@ fn a_details_list_lifted_to_its_headings_level_is_found_under_that_heading() {
     let xpath = "/html/body/div/div/div[1]/div/ul/li[2]";
     let (h, doc) = heal_one_field(xpath, &tabs(false, true), &tabs(true, true));
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
-    assert_eq!(text(&doc, node), "Publisher: North Press");
+    assert_eq!(text_of(&doc, node), "Publisher: North Press");
     let heading = crate::xpath::XPath::compile("preceding::h4[1]")
         .unwrap()
         .select_item(&doc, Item::Node(node))
@@ -131,7 +124,7 @@ fn a_lead_paragraph_retagged_so_its_xpath_names_the_next_one_is_drift() {
     let (h, doc) = heal_one_field(xpath, &old, &new);
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
     assert_eq!(doc.name(node), "div");
-    assert!(text(&doc, node).starts_with("BUFFALO"));
+    assert!(text_of(&doc, node).starts_with("BUFFALO"));
     // The lead's words edited as well: nothing carries the stored
     // paragraph, and the drift is told by the next paragraph alone.
     let edited = new.replace("two-goal night", "two-goal evening");
@@ -206,16 +199,7 @@ fn a_lead_removed_so_its_xpath_names_the_next_paragraph_is_drift() {
     assert!(old.contains(lead));
     let w = one_field(xpath);
     let grams = grams_from(&w, &old);
-    let drifted = |page: &str| {
-        let doc = Document::parse_str(page);
-        let extraction = crate::extract::extract(&w, &doc, None);
-        assert!(
-            extraction.violations.is_empty(),
-            "{:?}",
-            extraction.violations
-        );
-        drift(&w, &doc, &grams, &extraction)
-    };
+    let drifted = |page: &str| drift_of(&w, &grams, page);
     let removed = old.replace(lead, "");
     let found = drifted(&removed);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -260,5 +244,5 @@ fn a_details_cell_split_over_its_labels_is_found_by_its_whole_text_after_a_retag
     let (h, doc) = heal_one_field(xpath, &details_cells(false), &details_cells(true));
     let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
     assert_eq!(doc.name(node), "section");
-    assert!(text(&doc, node).contains("ISBN-13: 9780825439391"));
+    assert!(text_of(&doc, node).contains("ISBN-13: 9780825439391"));
 }

@@ -1247,6 +1247,28 @@ pub(super) fn one_field(xpath: &str) -> Wrapper {
     .unwrap()
 }
 
+/// The drift violations of `page` for `w` with `grams`, on a page where
+/// its extraction reports none.
+pub(super) fn drift_of(w: &Wrapper, grams: &TreeGrams, page: &str) -> Vec<Violation> {
+    let doc = Document::parse_str(page);
+    let extraction = crate::extract::extract(w, &doc, None);
+    assert!(
+        extraction.violations.is_empty(),
+        "{:?}",
+        extraction.violations
+    );
+    drift(w, &doc, grams, &extraction)
+}
+
+/// The text of `node`, spaces normalized.
+pub(super) fn text_of(doc: &Document, node: NodeId) -> String {
+    crate::xpath::Item::Node(node)
+        .string_value(doc)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub(super) fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Document) {
     let w = one_field(xpath);
     let grams = grams_from(&w, old);
