@@ -225,6 +225,14 @@ pub(crate) fn emptied_unlike(doc: &Document, gram: &TreeGram, current: &[Vec<Ite
     let Some(node) = single_node(current).filter(|&n| doc.is_element(n)) else {
         return false;
     };
+    // Asked of every field on every page: most nodes have text, and saying
+    // so reads one text node, before any profile is built.
+    let has_text = doc
+        .descendants(node)
+        .any(|d| doc.kind(d) == NodeKind::Text && !doc.text(d).trim().is_empty());
+    if has_text {
+        return false;
+    }
     let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
         return false;
     };
