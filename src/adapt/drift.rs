@@ -874,7 +874,7 @@ fn page_may_hold(doc: &Document, xpath: &str) -> bool {
 
 /// The element that owns `item`: itself, its attribute's element, or a text
 /// node's parent.
-fn owner_of(doc: &Document, item: Item) -> Option<NodeId> {
+pub(crate) fn owner_of(doc: &Document, item: Item) -> Option<NodeId> {
     match item {
         Item::Node(n) if doc.is_element(n) => Some(n),
         Item::Node(n) => doc.parent(n).filter(|&p| doc.is_element(p)),

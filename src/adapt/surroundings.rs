@@ -44,6 +44,10 @@ const EXTRA_LEVELS: usize = 2;
 /// still looks at a block around the node, never at the whole page.
 const SIZE_FACTOR: usize = 2;
 const MIN_SIZE: usize = 60;
+/// The most times a context text may occur on the page and still say
+/// where a node stands: "Books" in a menu, a sidebar and a breadcrumb
+/// stands beside anything.
+const MAX_OCCURRENCES: usize = 2;
 
 /// Whether the first node of the selection's first non-empty parent
 /// instance has none of the stored context's texts around it (see the
@@ -56,7 +60,7 @@ pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Ite
     let Some(node) = selection
         .iter()
         .find_map(|s| s.first())
-        .and_then(|&item| owner(doc, item))
+        .and_then(|&item| super::drift::owner_of(doc, item))
     else {
         return false;
     };
@@ -76,9 +80,13 @@ fn surroundings_hold(
     context: &Neighbours,
     texts: &BTreeSet<&str>,
 ) -> bool {
-    let mut left = (SIZE_FACTOR * context.nodes).max(MIN_SIZE);
+    // A hand-edited header may hold any numbers: nothing here may overflow.
+    let mut left = SIZE_FACTOR.saturating_mul(context.nodes).max(MIN_SIZE);
     let mut child = node;
-    for ancestor in doc.ancestors(node).take(context.levels + EXTRA_LEVELS) {
+    for ancestor in doc
+        .ancestors(node)
+        .take(context.levels.saturating_add(EXTRA_LEVELS))
+    {
         if !doc.is_element(ancestor) {
             break;
         }
@@ -118,11 +126,6 @@ fn stored_neighbours(gram: &TreeGram) -> Option<Neighbours> {
         .or_else(|| gram.header.neighbours.clone())
 }
 
-/// The most times a context text may occur on the page and still say
-/// where a node stands: "Books" in a menu, a sidebar and a breadcrumb
-/// stands beside anything.
-const MAX_OCCURRENCES: usize = 2;
-
 /// Whether `kept`, a text as the tree-gram keeps it, occurs on the page at
 /// most [`MAX_OCCURRENCES`] times. A text cut by the tree-gram is long
 /// enough to be taken as rare.
@@ -141,16 +144,6 @@ fn rare(doc: &Document, kept: &str) -> bool {
         }
     }
     true
-}
-
-/// The element a selected item belongs to.
-fn owner(doc: &Document, item: Item) -> Option<NodeId> {
-    match item {
-        Item::Node(n) if doc.is_element(n) => Some(n),
-        Item::Node(n) => doc.parent(n),
-        Item::Attr { element, .. } => Some(element),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -226,5 +219,41 @@ mod tests {
             "<a>C. S. Morning</a><span>Books</span>",
         );
         check(&old, &new, "//footer//div/div/a", true);
+    }
+
+    /// A hand-edited header's numbers, however large, overflow nothing.
+    #[test]
+    fn a_header_with_huge_numbers_does_not_overflow() {
+        let w = one_field("//td[1]");
+        let page = "<html><body><table><tr><td><b>Format:</b> Paperback<br><b>Vendor:</b> \
+                    Augsburg<br><b>Pages:</b> 96<br><b>Size:</b> 6 X 4</td><td><b>ISBN:</b> \
+                    0800601092<br><b>Stock:</b> 4</td></tr></table></body></html>";
+        let doc = Document::parse_str(page);
+        let (captured, _) =
+            crate::treegram::capture(&w, &doc, &crate::treegram::CaptureOptions::of(&w));
+        let html = &captured[0].html;
+        assert!(html.contains("mend:neighbour"), "{html}");
+        let max = usize::MAX.to_string();
+        let edited: Vec<String> = html
+            .lines()
+            .map(|line| match line.find("content=") {
+                Some(at) if line.starts_with("<meta name=\"mend:neighbour\"") => format!(
+                    "<meta name=\"mend:neighbour\" data-levels=\"{max}\" data-nodes=\"{max}\" {}",
+                    &line[at..]
+                ),
+                _ => line.to_owned(),
+            })
+            .collect();
+        let edited = edited.join("\n");
+        let gram = TreeGram::parse(edited.as_bytes()).unwrap();
+        let n = gram.header.neighbours.as_ref().expect("the edited header");
+        assert_eq!((n.levels, n.nodes), (usize::MAX, usize::MAX));
+        let far = Document::parse_str(&page.replace("<table>", "<div><p>x</p></div><table>"));
+        let cell = crate::xpath::XPath::compile("//td[1]")
+            .unwrap()
+            .select_item(&far, Item::Node(far.root()))
+            .unwrap();
+        // The cell stands among its row: in place, whatever the numbers say.
+        assert!(!out_of_place(&far, &gram, &[cell]));
     }
 }
