@@ -456,8 +456,7 @@ pub(crate) fn attempt(
                 // around the target.
                 if !pattern.is_record()
                     && path.parent().is_none()
-                    && !drift::same_text(env.doc, gram, &chosen.targets)
-                    && super::surroundings::out_of_place(env.doc, gram, &chosen.targets)
+                    && super::surroundings::lookalike(env.doc, gram, &chosen.targets)
                 {
                     only_rejected = false;
                     last_reason = format!(
@@ -745,8 +744,7 @@ fn locator_choice(
         None => return None,
     };
     if scopes == [Item::Node(env.doc.root())]
-        && !drift::same_text(env.doc, gram, &targets)
-        && super::surroundings::out_of_place(env.doc, gram, &targets)
+        && super::surroundings::lookalike(env.doc, gram, &targets)
     {
         return Some(Err(format!(
             "{reason}, but they have another text than the target and stand among none of the texts that surrounded it: a lookalike elsewhere, and the target is gone"

@@ -39,8 +39,9 @@ use crate::xpath::Item;
 /// Levels above the stored context's depth that a node's surroundings may
 /// reach: wrappers added above the target push its neighbours up.
 const EXTRA_LEVELS: usize = 2;
-/// How many nodes around a node are read, as a multiple of the stored
-/// context's size (in nodes), and the floor of that bound: a small context
+/// How many nodes around a node are read, as a multiple of the size (in
+/// nodes) of the target's nearest ancestor with its neighbours
+/// ([`Neighbours::nodes`]), and the floor of that bound: a small block
 /// still looks at a block around the node, never at the whole page.
 const SIZE_FACTOR: usize = 2;
 const MIN_SIZE: usize = 60;
@@ -49,11 +50,18 @@ const MIN_SIZE: usize = 60;
 /// stands beside anything.
 const MAX_OCCURRENCES: usize = 2;
 
+/// Whether the selection is a lookalike of the target, not the target: its
+/// text is not the stored target's and none of the target's neighbours'
+/// texts stands around it (see the module doc).
+pub(crate) fn lookalike(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    !super::drift::same_text(doc, gram, selection) && out_of_place(doc, gram, selection)
+}
+
 /// Whether the first node of the selection's first non-empty parent
 /// instance has none of the stored context's texts around it (see the
-/// module doc). The caller asks only of a node whose text differs from the
-/// stored target's.
-pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+/// module doc). It is asked only of a node whose text differs from the
+/// stored target's ([`lookalike`]).
+fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
     let Some(context) = stored_neighbours(gram) else {
         return false;
     };
@@ -70,8 +78,8 @@ pub(crate) fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Ite
 
 /// Whether any text around `node` is one of the context's: the siblings of
 /// `node` and of each of its ancestors up to the context's depth and
-/// [`EXTRA_LEVELS`] more, nearest first, with their sub-trees, until the
-/// context's size times [`SIZE_FACTOR`] nodes have been read. Reading by
+/// [`EXTRA_LEVELS`] more, nearest first, with their sub-trees, until
+/// [`SIZE_FACTOR`] times the neighbours' size in nodes have been read. Reading by
 /// nearness rather than by whole ancestors keeps to the node's block where
 /// an unwrapped container left the neighbours among many siblings.
 fn surroundings_hold(

@@ -16,9 +16,12 @@ use crate::dom::Document;
 use crate::extract::{Extraction, extract};
 use crate::fetch;
 use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, page_output as output};
-use crate::store::{AdaptationStatus, FileChange, page_hash};
+use crate::store::{AdaptationStatus, FileChange, Snapshot, StoreError, page_hash};
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
+
+/// A thread making a page's snapshot; it gives back the page's bytes too.
+type SnapshotThread = std::thread::JoinHandle<(Vec<u8>, Result<Snapshot, StoreError>)>;
 
 /// How many of the pages the wrapper served are kept to check a heal
 /// against before `auto` writes it: a heal must give on each the values the
@@ -43,6 +46,9 @@ pub struct Runtime {
     entry_of: Vec<Option<usize>>,
     ledger: Ledger,
     served: Vec<(u64, fetch::Page)>,
+    /// Snapshots being made on their own threads, of pages whose bytes are
+    /// kept, by ticket; each thread gives the bytes back with the snapshot.
+    snapshots: Vec<(usize, SnapshotThread)>,
     pages: u64,
     violations: u64,
     failure: Option<RuntimeError>,
@@ -76,6 +82,7 @@ impl Runtime {
             entry_of,
             ledger: Ledger::default(),
             served: Vec::new(),
+            snapshots: Vec::new(),
             pages: 0,
             violations: 0,
             failure: None,
@@ -205,6 +212,25 @@ impl Runtime {
         healing.extraction
     }
 
+    /// Puts the snapshots made on their own threads, and their pages'
+    /// bytes, in the ledger. A snapshot that failed is left to the store to
+    /// make again, which reports why.
+    fn take_snapshots(&mut self) {
+        for (ticket, thread) in std::mem::take(&mut self.snapshots) {
+            let page = &mut self.ledger.pages[ticket];
+            match thread.join() {
+                Ok((bytes, snapshot)) => {
+                    page.bytes = Some(bytes);
+                    page.snapshot = snapshot.ok();
+                }
+                // The thread panicked (out of memory, say): the page is kept by its hash alone.
+                Err(_) => {
+                    tracing::warn!(page = %page.name, "the page's snapshot could not be made")
+                }
+            }
+        }
+    }
+
     /// Decides every heal of the run: `auto` writes those the rule of one
     /// decision per change lets through and that change no page the old
     /// XPaths served; every other heal is a proposal.
@@ -279,6 +305,7 @@ impl Runtime {
     /// Stores the run's entries, with the change to the wrapper file that
     /// writes the applied ones, and carries the change out.
     fn store(&mut self) -> Result<(), RuntimeError> {
+        self.take_snapshots();
         let applied: Vec<usize> = (0..self.ledger.entries.len())
             .filter(|&i| self.ledger.entries[i].run.is_applied())
             .collect();
@@ -517,6 +544,21 @@ impl Healer for Runtime {
                     .map(|v| v.pattern.clone()),
             )
             .collect();
+        // Compressing a large page takes as long as healing it: when the
+        // page is likely to be kept, its snapshot is made meanwhile, on a
+        // thread of its own.
+        let snapshot = if violated && self.ledger.may_keep(&broke) {
+            let bytes = page.bytes.clone();
+            std::thread::Builder::new()
+                .name("mend-snapshot".to_owned())
+                .spawn(move || {
+                    let snapshot = Snapshot::of(&bytes);
+                    (bytes, snapshot)
+                })
+                .ok()
+        } else {
+            None
+        };
         let ticket = self.ledger.add_page(
             &page.name,
             page_hash(&page.bytes),
@@ -532,8 +574,11 @@ impl Healer for Runtime {
         } else {
             tried.extraction
         };
-        if keep_bytes {
-            self.ledger.pages[ticket].bytes = Some(page.bytes.to_vec());
+        // A snapshot made for a page that is not kept is dropped: its thread ends by itself.
+        match (keep_bytes, snapshot) {
+            (true, Some(thread)) => self.snapshots.push((ticket, thread)),
+            (true, None) => self.ledger.pages[ticket].bytes = Some(page.bytes.to_vec()),
+            (false, _) => {}
         }
         self.violations += extraction.violations.len() as u64;
         let mut out = output(page, extraction, &self.options);

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::RunAdaptation;
 use crate::adapt::Adaptation;
-use crate::store::AdaptationStatus;
+use crate::store::{AdaptationStatus, Snapshot};
 use crate::wrapper::PatternPath;
 
 /// How many pages of an entry keep their bytes, so that the store holds a
@@ -64,6 +64,9 @@ pub struct BrokenPage {
     pub name: String,
     /// Its bytes, for the first pages of each entry (see [`EXAMPLE_PAGES`]).
     pub bytes: Option<Vec<u8>>,
+    /// The snapshot of those bytes, when it was made before the entries
+    /// were stored (the store makes it otherwise).
+    pub snapshot: Option<Snapshot>,
     /// The SHA-256 of its bytes.
     pub sha256: String,
     /// Its size in bytes.
@@ -98,6 +101,7 @@ impl Ledger {
         self.pages.push(BrokenPage {
             name: name.to_owned(),
             bytes: None,
+            snapshot: None,
             sha256,
             size,
             entries: Vec::new(),
@@ -118,6 +122,20 @@ impl Ledger {
             page.entries.push(entry);
         }
         e.pages.len() <= EXAMPLE_PAGES
+    }
+
+    /// Whether a page on which `broke` broke may be one whose bytes are
+    /// kept: whether some pattern of them has no entry yet that holds
+    /// [`EXAMPLE_PAGES`] pages. It is a forecast, made before the page is
+    /// healed, so that its snapshot can be made meanwhile; it is wrong only
+    /// when the page makes a new entry for a pattern whose entries are full.
+    pub fn may_keep(&self, broke: &HashSet<PatternPath>) -> bool {
+        broke.iter().any(|pattern| {
+            !self
+                .entries
+                .iter()
+                .any(|e| &e.run.adaptation.pattern == pattern && e.pages.len() >= EXAMPLE_PAGES)
+        })
     }
 
     /// The entry for `adaptation`, made when it is the first of its kind;
@@ -267,5 +285,19 @@ mod tests {
         let ledger = ledger("aaaa");
         assert_eq!(ledger.entries.len(), 1);
         assert_eq!(ledger.entries[0].pages, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_page_may_be_kept_until_its_patterns_entries_hold_enough_pages() {
+        let isbn = HashSet::from(["isbn".parse::<PatternPath>().unwrap()]);
+        let title = HashSet::from(["title".parse::<PatternPath>().unwrap()]);
+        assert!(Ledger::default().may_keep(&isbn));
+        let four = ledger(&"a".repeat(EXAMPLE_PAGES - 1));
+        assert!(four.may_keep(&isbn));
+        let full = ledger(&"a".repeat(EXAMPLE_PAGES));
+        assert!(!full.may_keep(&isbn));
+        // Another pattern has no entry: its first page is kept.
+        assert!(full.may_keep(&title));
+        assert!(!full.may_keep(&HashSet::new()));
     }
 }

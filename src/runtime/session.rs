@@ -156,9 +156,10 @@ impl Session {
         let mut batch = store.batch().map_err(failed)?;
         let mut page_ids = Vec::with_capacity(ledger.pages.len());
         for p in &ledger.pages {
-            let id = match &p.bytes {
-                Some(bytes) => batch.record_page(*run, &p.name, bytes, true),
-                None => batch.record_page_hash(*run, &p.name, &p.sha256, p.size),
+            let id = match (&p.snapshot, &p.bytes) {
+                (Some(snapshot), _) => batch.record_snapshot_page(*run, &p.name, snapshot),
+                (None, Some(bytes)) => batch.record_page(*run, &p.name, bytes, true),
+                (None, None) => batch.record_page_hash(*run, &p.name, &p.sha256, p.size),
             }
             .map_err(failed)?;
             page_ids.push(id);

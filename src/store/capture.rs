@@ -34,8 +34,7 @@ impl Store {
         at: Timestamp,
     ) -> Result<(), StoreError> {
         self.write(|tx| {
-            let sha256 = snapshot::sha256_hex(bytes);
-            snapshot::keep(tx, &sha256, bytes)?;
+            let sha256 = snapshot::keep_bytes(tx, bytes)?;
             let mut insert = tx.prepare_cached(
                 "INSERT INTO captures (wrapper, pattern, name, sha256, captured_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",

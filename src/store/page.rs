@@ -3,7 +3,8 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Serialize, Serializer};
 
-use super::{Batch, PageId, RunId, Store, StoreError, from_sql_int, snapshot, to_sql_int};
+use super::snapshot::{self, Snapshot};
+use super::{Batch, PageId, RunId, Store, StoreError, from_sql_int, to_sql_int};
 
 /// A page as the store keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -114,6 +115,19 @@ impl Batch<'_> {
         insert(&self.tx, run, url_or_path, bytes, keep_snapshot)
     }
 
+    /// Records a page of run `run` with its snapshot, made beforehand
+    /// (perhaps on another thread), as [`Store::record_page`] with
+    /// `keep_snapshot` does.
+    pub fn record_snapshot_page(
+        &mut self,
+        run: RunId,
+        url_or_path: &str,
+        snapshot: &Snapshot,
+    ) -> Result<PageId, StoreError> {
+        snapshot::keep(&self.tx, snapshot)?;
+        self.record_page_hash(run, url_or_path, snapshot.sha256(), snapshot.size())
+    }
+
     /// Records a page of run `run` by its hash and size alone, for a page
     /// whose bytes were not kept; it is linked to a snapshot of the same
     /// content when the store has one.
@@ -150,12 +164,12 @@ fn insert(
 ) -> Result<PageId, StoreError> {
     Store::check_run(conn, run)?;
     let size = to_sql_int("a page's size", bytes.len() as u64)?;
-    let sha256 = snapshot::sha256_hex(bytes);
-    let linked = if keep_snapshot {
-        snapshot::keep(conn, &sha256, bytes)?;
-        true
+    let (sha256, linked) = if keep_snapshot {
+        (snapshot::keep_bytes(conn, bytes)?, true)
     } else {
-        snapshot::exists(conn, &sha256)?
+        let sha256 = snapshot::sha256_hex(bytes);
+        let linked = snapshot::exists(conn, &sha256)?;
+        (sha256, linked)
     };
     conn.prepare_cached(
         "INSERT INTO pages (run_id, name, sha256, size, snapshot) VALUES (?1, ?2, ?3, ?4, ?5)",

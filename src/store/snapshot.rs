@@ -7,7 +7,7 @@
 //! and it is the hash an operator can check by hand: `sha256sum page.html`
 //! prints the same text as the store's `sha256` column.
 //!
-//! Snapshots are zlib-compressed (HTML shrinks five- to tenfold) and stored
+//! Snapshots are zlib-compressed (HTML shrinks three- to fivefold) and stored
 //! once per distinct content, keyed by the hash, however many pages and runs
 //! refer to it. Reading one back is bounded and verified: a damaged or
 //! hand-edited blob gives an error, never a huge allocation or wrong bytes.
@@ -38,23 +38,75 @@ pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     hex
 }
 
-/// Stores `bytes`, whose hash is `sha256`, unless a snapshot with that hash
-/// is already there: compressing is the expensive part, so it is skipped too.
-pub(super) fn keep(conn: &Connection, sha256: &str, bytes: &[u8]) -> Result<(), StoreError> {
-    let len = bytes.len() as u64;
-    if len > MAX_SNAPSHOT_BYTES {
-        return Err(StoreError::TooLarge {
-            what: "a snapshot's size",
-            value: len,
-        });
+/// A page's snapshot made ready to store: its hash, its size and its bytes
+/// compressed.
+///
+/// Making one is the expensive part of keeping a page (on an 11 MB page,
+/// tens of milliseconds) and touches no store, so a run that will keep a
+/// page can make its snapshot on another thread while it heals the page;
+/// storing it is then one insert ([`Batch::record_snapshot_page`]).
+///
+/// [`Batch::record_snapshot_page`]: super::Batch::record_snapshot_page
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    sha256: String,
+    size: u64,
+    zlib: Vec<u8>,
+}
+
+impl Snapshot {
+    /// The snapshot of `bytes`; fails for a page larger than
+    /// [`MAX_SNAPSHOT_BYTES`], which the store does not keep.
+    pub fn of(bytes: &[u8]) -> Result<Snapshot, StoreError> {
+        Snapshot::hashed(bytes, sha256_hex(bytes))
     }
-    let size = to_sql_int("a snapshot's size", len)?;
-    if exists(conn, sha256)? {
+
+    /// The snapshot of `bytes`, whose hash `sha256` is.
+    fn hashed(bytes: &[u8], sha256: String) -> Result<Snapshot, StoreError> {
+        let size = bytes.len() as u64;
+        if size > MAX_SNAPSHOT_BYTES {
+            return Err(StoreError::TooLarge {
+                what: "a snapshot's size",
+                value: size,
+            });
+        }
+        Ok(Snapshot {
+            sha256,
+            size,
+            zlib: compress(bytes),
+        })
+    }
+
+    /// The lowercase hexadecimal SHA-256 of the page's bytes.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The page's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+/// Stores a snapshot of `bytes` unless one with their hash is already
+/// there, and gives the hash: compressing is the expensive part, so it is
+/// skipped too.
+pub(super) fn keep_bytes(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
+    let sha256 = sha256_hex(bytes);
+    if !exists(conn, &sha256)? {
+        keep(conn, &Snapshot::hashed(bytes, sha256.clone())?)?;
+    }
+    Ok(sha256)
+}
+
+/// Stores `snapshot` unless a snapshot with its hash is already there.
+pub(super) fn keep(conn: &Connection, snapshot: &Snapshot) -> Result<(), StoreError> {
+    let size = to_sql_int("a snapshot's size", snapshot.size)?;
+    if exists(conn, &snapshot.sha256)? {
         return Ok(());
     }
-    let zlib = compress(bytes);
     conn.prepare_cached("INSERT INTO snapshots (sha256, size, zlib) VALUES (?1, ?2, ?3)")?
-        .execute(params![sha256, size, zlib])?;
+        .execute(params![snapshot.sha256, size, snapshot.zlib])?;
     Ok(())
 }
 
@@ -89,8 +141,10 @@ pub(super) fn load(conn: &Connection, sha256: &str) -> Result<Option<Vec<u8>>, S
 
 /// Compresses with zlib at the fastest level: a snapshot is written while a
 /// run waits for it (on an 11 MB page the default level took a third of a
-/// heal's time, about 230 ms, against about 40 ms now), and HTML still
-/// shrinks four- to sixfold.
+/// heal's time, about 230 ms). flate2 is built on zlib-rs, not its default
+/// miniz_oxide: at this level it takes about half the time (some 28 ms
+/// against 53 ms on that page, `bench/heal_speed.py` under perf), for
+/// output a sixth larger; HTML still shrinks three- to fivefold.
 pub(super) fn compress(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = ZlibEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::fast());
     // Writing to a Vec cannot fail, and neither can finishing into one; an

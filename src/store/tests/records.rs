@@ -136,6 +136,47 @@ fn snapshots_are_compressed_and_kept_once() {
 }
 
 #[test]
+fn a_snapshot_made_beforehand_is_kept_as_record_page_keeps_one() {
+    let (mut store, run, _) = store_with_page();
+    let html = "<li class=\"book\"><a href=\"/b\">A book</a><p>£2.00</p></li>\n".repeat(300);
+    let snapshot = Snapshot::of(html.as_bytes()).unwrap();
+    assert_eq!(snapshot.sha256(), page_hash(html.as_bytes()));
+    assert_eq!(snapshot.size(), html.len() as u64);
+    let mut batch = store.batch().unwrap();
+    let made = batch
+        .record_snapshot_page(run, "made.html", &snapshot)
+        .unwrap();
+    let again = batch
+        .record_snapshot_page(run, "again.html", &snapshot)
+        .unwrap();
+    let plain = batch
+        .record_page(run, "plain.html", html.as_bytes(), true)
+        .unwrap();
+    batch.commit().unwrap();
+    for page in [made, again, plain] {
+        let record = store.page(page).unwrap().unwrap();
+        assert_eq!(record.sha256, snapshot.sha256());
+        assert_eq!(record.size, html.len() as u64);
+        assert_eq!(store.page_html(page).unwrap().unwrap(), html.as_bytes());
+    }
+    let snapshots: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM snapshots", [], |r| r.get(0))
+        .unwrap();
+    // The page of store_with_page, and this content once.
+    assert_eq!(snapshots, 2);
+}
+
+#[test]
+fn a_page_too_large_has_no_snapshot() {
+    let bytes = vec![b' '; MAX_SNAPSHOT_BYTES as usize + 1];
+    assert!(matches!(
+        Snapshot::of(&bytes),
+        Err(StoreError::TooLarge { .. })
+    ));
+}
+
+#[test]
 fn damaged_snapshots_are_errors() {
     let (store, _, page) = store_with_page();
     store
