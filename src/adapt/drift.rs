@@ -623,6 +623,27 @@ fn count_votes_of(
     votes
 }
 
+/// Whether a stored text locator of the plain form (not one that picks
+/// the target by its rank among copies) selects exactly `set`, one node,
+/// in `scope`. Such a locator was proven at capture to select the target
+/// and nothing else, so the stored text as written stood on no other
+/// element of its tag then; the one node that carries it now is the
+/// target's heir unless the page copied it since.
+pub(crate) fn text_locator_selects(
+    doc: &Document,
+    gram: &TreeGram,
+    scope: Item,
+    set: &[Item],
+) -> bool {
+    set.len() == 1
+        && gram.locators().any(|(locator, compiled)| {
+            locator.kind == LocatorKind::Text
+                && !locator.xpath.starts_with('(')
+                && page_may_hold(doc, &locator.xpath)
+                && compiled.is_some_and(|x| x.select_item(doc, scope).is_ok_and(|got| got == set))
+        })
+}
+
 /// How much a selection looks like the stored target, in [0, 1]: the mean,
 /// over its first parent instances that select something, of the first
 /// node's likeness to the first stored target (tag 0.2, text 0.4,

@@ -1035,12 +1035,23 @@ fn decide(
                 similarity: best.similarity,
             });
         }
+        // The best candidate of a field's search that the target's text as
+        // written names alone (no other element of its tag carried it at
+        // capture) is the target, however far the structure around it
+        // moved or however close a decoy beside it ranks: neither a decoy
+        // nor a lookalike left by a deletion carries that text.
+        let named_by_text = matches!(&kind, Kind::Field(search)
+            if (best.similarity < how.threshold || runner.is_some_and(|r| best.score - r < how.margin))
+                && drift::text_locator_selects(env.doc, search.gram, scope, &best.set));
+        if named_by_text {
+            tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
+        }
         // A record's clusters hold only sub-trees over the threshold already.
-        if best.similarity < how.threshold {
+        if best.similarity < how.threshold && !named_by_text {
             targets.push(Vec::new());
             continue;
         }
-        if runner.is_some_and(|r| best.score - r < how.margin) {
+        if runner.is_some_and(|r| best.score - r < how.margin) && !named_by_text {
             match &kind {
                 Kind::Field(_) => {
                     ambiguous += 1;
