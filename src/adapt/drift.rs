@@ -644,6 +644,29 @@ pub(crate) fn text_locator_selects(
         })
 }
 
+/// The fewest distinct words (see `Profile::words`) a stored text needs
+/// for the words a candidate shares with it to tell candidates apart: a
+/// sentence, not a name or a value, which an edit changes whole.
+pub(crate) const MIN_TELLING_WORDS: usize = 8;
+
+/// The share of the stored target's words (the Jaccard index) that the one
+/// node of `set` carries; `None` when the stored text is unstable or has
+/// fewer than [`MIN_TELLING_WORDS`] words, or `set` is not one node.
+pub(crate) fn stored_words_shared(doc: &Document, gram: &TreeGram, set: &[Item]) -> Option<f64> {
+    let wanted = stored_profile(gram).filter(|w| !w.is_unstable())?;
+    if wanted.words().len() < MIN_TELLING_WORDS {
+        return None;
+    }
+    let [item] = set else {
+        return None;
+    };
+    let owner = owner_of(doc, *item)?;
+    Some(super::likeness::word_overlap(
+        &wanted,
+        &Profile::of(doc, owner, *item, &NoMask),
+    ))
+}
+
 /// How much a selection looks like the stored target, in [0, 1]: the mean,
 /// over its first parent instances that select something, of the first
 /// node's likeness to the first stored target (tag 0.2, text 0.4,

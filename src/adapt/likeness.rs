@@ -94,6 +94,16 @@ impl Profile {
         }
     }
 
+    /// The distinct words of its text of three or more letters or digits,
+    /// case folded.
+    pub(crate) fn words(&self) -> BTreeSet<String> {
+        self.text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    }
+
     /// The element's tag.
     pub(crate) fn tag(&self) -> &str {
         &self.tag
@@ -247,15 +257,8 @@ pub(crate) fn shares_evidence(a: &Profile, b: &Profile) -> bool {
 
 /// The Jaccard index of the words of three or more letters or digits of two
 /// texts, case folded.
-fn word_overlap(a: &Profile, b: &Profile) -> f64 {
-    let words = |p: &Profile| -> BTreeSet<String> {
-        p.text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 3)
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (x, y) = (words(a), words(b));
+pub(crate) fn word_overlap(a: &Profile, b: &Profile) -> f64 {
+    let (x, y) = (a.words(), b.words());
     let union = x.union(&y).count();
     if union == 0 {
         return 0.0;

@@ -69,6 +69,8 @@ mod locate;
 mod relaxed;
 mod relocate;
 mod sequence_alignment;
+#[cfg(test)]
+mod settle_tests;
 mod surroundings;
 mod witness;
 

@@ -251,7 +251,17 @@ pub(crate) fn attempt(
     if let Some(Err(reason)) = by_locators {
         return abstain(adaptation, reason);
     }
-    if let Some(Ok((chosen, reason))) = by_locators
+    // The locators' answer, sure or not, settles a tree search that cannot
+    // tell it from another candidate (see `decide`).
+    let voted: Option<Vec<Vec<Item>>> = match &by_locators {
+        Some(Ok(answer)) => Some(answer.chosen.targets.clone()),
+        _ => None,
+    };
+    if let Some(Ok(LocatorAnswer {
+        chosen,
+        reason,
+        sure: true,
+    })) = by_locators
         && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
         && let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true)
         && super::confidence(&evidence) >= wrapper.adapt.min_confidence
@@ -364,7 +374,10 @@ pub(crate) fn attempt(
                     pattern,
                     gram,
                     &scopes,
-                    within,
+                    Hints {
+                        within,
+                        voted: voted.as_deref(),
+                    },
                     how,
                     &mut adaptation.candidates,
                 ) {
@@ -680,6 +693,24 @@ pub(crate) const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
 /// stored tag and text as written (0.2 + 0.4), whatever its attributes.
 const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
 
+/// The least share of a stored sentence's words (see
+/// `drift::stored_words_shared`) that names a candidate as the target
+/// edited: a third of the words replaced leaves half of them shared.
+const MIN_WORDS_KEPT: f64 = 0.4;
+/// The most that the other candidates too close to call may share then.
+const MAX_WORDS_ELSEWHERE: f64 = 0.15;
+
+/// The locators' answer for a field (see [`locator_choice`]).
+struct LocatorAnswer {
+    /// The nodes, scored by their evidence.
+    chosen: Assignment,
+    /// Who chose them, for a person.
+    reason: String,
+    /// Whether their evidence clears the bar for an answer of the locators
+    /// alone; under it they only settle a tree search too close to call.
+    sure: bool,
+}
+
 /// The node sets the locators agree on instead of the XPath's selection:
 /// when the XPath selects nothing, the set with the most votes (and no tie);
 /// otherwise the set that outvotes it as the drift check decides, or the
@@ -693,7 +724,7 @@ fn locator_choice(
     gram: &TreeGram,
     scopes: &[Item],
     current: &[Vec<Item>],
-) -> Option<Result<(Assignment, String), String>> {
+) -> Option<Result<LocatorAnswer, String>> {
     let votes = drift::votes(env.doc, gram, scopes, current);
     let ballot = if current.iter().all(Vec::is_empty) {
         let best = votes.others.first()?;
@@ -701,7 +732,15 @@ fn locator_choice(
             .others
             .get(1)
             .is_some_and(|b| b.xpaths.len() == best.xpaths.len());
-        (!tied).then_some(best)
+        // Locators that cannot agree leave the stored text as written to
+        // decide: a plain text locator was proven at capture to select the
+        // target alone, and a decoy or a copy beside the target that draws
+        // the other locators carries other text.
+        if tied {
+            votes.others.iter().find(|b| plainly_named(gram, b))
+        } else {
+            Some(best)
+        }
     } else {
         votes.outvoting(env.doc, gram, current, false)
     };
@@ -756,18 +795,55 @@ fn locator_choice(
     } else {
         MIN_LOCATOR_EVIDENCE
     };
-    if score < bar {
-        return None;
-    }
-    Some(Ok((
-        Assignment {
+    Some(Ok(LocatorAnswer {
+        chosen: Assignment {
             targets,
             score,
             runner_up: None,
             similarity: score,
         },
         reason,
-    )))
+        sure: score >= bar,
+    }))
+}
+
+/// Of a field's candidates too close to call (`close`, best first), the one
+/// that the locators chose (`voted`: the XPath selecting nothing, or
+/// outvoted), proven at capture to select the target, where the structure
+/// cannot tell them apart; else the best, when it carries most of the
+/// stored sentence's words and the others next to none (an edited
+/// paragraph, and the paragraphs around it; a copy beside it carries them
+/// as well, and settles nothing). Only the structure's first choice is
+/// settled by words: a lookalike left far from where a deleted target
+/// stood carries them too.
+fn settle<'r>(
+    env: &Env<'_>,
+    gram: &TreeGram,
+    close: &[&'r Ranked],
+    voted: Option<&Vec<Item>>,
+) -> Option<&'r Ranked> {
+    if let Some(nodes) = voted.filter(|n| !n.is_empty())
+        && let Some(&chosen) = close.iter().find(|r| r.set == *nodes)
+    {
+        return Some(chosen);
+    }
+    let shared = close
+        .iter()
+        .map(|r| drift::stored_words_shared(env.doc, gram, &r.set))
+        .collect::<Option<Vec<f64>>>()?;
+    let (first, others) = shared.split_first()?;
+    (*first >= MIN_WORDS_KEPT && others.iter().all(|&o| o < MAX_WORDS_ELSEWHERE)).then(|| close[0])
+}
+
+/// Whether a ballot is the answer of a plain text locator (not of its rank
+/// form among copies) that selects one node in every parent instance.
+fn plainly_named(gram: &TreeGram, ballot: &drift::Ballot) -> bool {
+    ballot.targets.iter().all(|t| t.len() == 1)
+        && gram.locators().any(|(l, _)| {
+            l.kind == LocatorKind::Text
+                && !l.xpath.starts_with('(')
+                && ballot.xpaths.contains(&l.xpath)
+        })
 }
 
 /// Whether a record's stored items, two or more, all had one parent on the
@@ -882,6 +958,15 @@ struct Attempt {
     margin: f64,
 }
 
+/// What the steps before a field's tree search know about where it is.
+#[derive(Clone, Copy, Debug)]
+struct Hints<'a> {
+    /// The old parent's region, for a local change searched there first.
+    within: Option<NodeId>,
+    /// Per parent instance, the nodes the locators chose, sure or not.
+    voted: Option<&'a [Vec<Item>]>,
+}
+
 /// The best candidate a decision saw: its score, the runner-up's and its
 /// region's similarity.
 #[derive(Clone, Copy, Debug)]
@@ -954,10 +1039,11 @@ fn decide(
     pattern: &Pattern,
     gram: &TreeGram,
     scopes: &[Item],
-    within: Option<NodeId>,
+    hints: Hints<'_>,
     how: Attempt,
     reports: &mut Vec<CandidateReport>,
 ) -> Result<Assignment, Refusal> {
+    let Hints { within, voted } = hints;
     let mut labels = Labels::new();
     let kind = if pattern.is_record() {
         let views: Vec<LabeledTree> = gram
@@ -1045,6 +1131,36 @@ fn decide(
                 && drift::text_locator_selects(env.doc, search.gram, scope, &best.set));
         if named_by_text {
             tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
+        }
+        // A field's candidates too close to call may still be told apart
+        // by the locators' answer or by an edited sentence's words.
+        let too_close = runner.is_some_and(|r| best.score - r < how.margin);
+        let settled = match &kind {
+            Kind::Field(search)
+                if too_close && !named_by_text && best.similarity >= how.threshold =>
+            {
+                let close: Vec<&Ranked> = ranked
+                    .iter()
+                    .take_while(|r| best.score - r.score < how.margin)
+                    .collect();
+                settle(env, search.gram, &close, voted.and_then(|v| v.get(s)))
+            }
+            _ => None,
+        };
+        if let Some(chosen) = settled {
+            tracing::debug!(pattern = %pattern.name, "a search too close to call is settled");
+            // The runner-up of a candidate is the best of the others.
+            let other = if std::ptr::eq(chosen, best) {
+                runner.unwrap_or(0.0)
+            } else {
+                best.score
+            };
+            decided += 1;
+            scores += chosen.score;
+            runners += other;
+            sims += chosen.similarity;
+            targets.push(chosen.set.clone());
+            continue;
         }
         // A record's clusters hold only sub-trees over the threshold already.
         if best.similarity < how.threshold && !named_by_text {

@@ -167,9 +167,20 @@ fn with_stored_text(
         1
     };
     let first_word = text.split(' ').next().unwrap_or_default();
+    // Where the stored context already held the text on another element
+    // (a breadcrumb ending with the headline), the text did not name the
+    // target then, and the copy that is left names nothing now.
+    if copied_at_capture(gram, *owner, text, first_word, levels) {
+        return None;
+    }
     let mut matches: Vec<NodeId> = Vec::new();
     for n in doc.all() {
         if doc.kind(n) != crate::dom::NodeKind::Text || !doc.text(n).contains(first_word) {
+            continue;
+        }
+        // A page's `title` repeats its headline word for word, and is no
+        // copy of a target that stood in the page's body.
+        if in_title(doc, n) && wanted.tag() != "title" {
             continue;
         }
         let holders = doc
@@ -201,6 +212,42 @@ fn with_stored_text(
         [one] => Some(Item::Node(one)),
         _ => None,
     }
+}
+
+/// Whether an element of the tree-gram's context other than the target
+/// `owner` (and other than an element around it or inside it) holds
+/// `text` as its whole text, found as [`with_stored_text`] finds it on a
+/// page: a holder up to `levels` above a text node with `first_word`.
+fn copied_at_capture(
+    gram: &TreeGram,
+    owner: NodeId,
+    text: &str,
+    first_word: &str,
+    levels: usize,
+) -> bool {
+    let doc = &gram.doc;
+    doc.all()
+        .filter(|&n| {
+            doc.kind(n) == crate::dom::NodeKind::Text
+                && doc.text(n).contains(first_word)
+                && !in_title(doc, n)
+        })
+        .flat_map(|n| {
+            doc.ancestors(n)
+                .take(levels)
+                .take_while(|&a| doc.is_element(a))
+        })
+        .filter(|&holder| {
+            holder != owner && !doc.is_ancestor(holder, owner) && !doc.is_ancestor(owner, holder)
+        })
+        .filter(|&holder| doc.name(holder) != "template")
+        .any(|holder| Profile::of(doc, holder, Item::Node(holder), &GramMask).text() == text)
+}
+
+/// Whether the text node `n` is the page's `title`.
+fn in_title(doc: &Document, n: NodeId) -> bool {
+    doc.parent(n)
+        .is_some_and(|p| doc.is_element(p) && doc.name(p) == "title")
 }
 
 /// The witness against `current`, the XPath's selection from each parent
