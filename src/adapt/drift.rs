@@ -649,22 +649,31 @@ pub(crate) fn text_locator_selects(
 /// sentence, not a name or a value, which an edit changes whole.
 pub(crate) const MIN_TELLING_WORDS: usize = 8;
 
-/// The share of the stored target's words (the Jaccard index) that the one
-/// node of `set` carries; `None` when the stored text is unstable or has
-/// fewer than [`MIN_TELLING_WORDS`] words, or `set` is not one node.
-pub(crate) fn stored_words_shared(doc: &Document, gram: &TreeGram, set: &[Item]) -> Option<f64> {
-    let wanted = stored_profile(gram).filter(|w| !w.is_unstable())?;
-    if wanted.words().len() < MIN_TELLING_WORDS {
-        return None;
+/// A stored target's sentence, for the share of its words a candidate
+/// carries: made once per search, since a field's candidates too close to
+/// call are two or three.
+pub(crate) struct StoredWords(Profile);
+
+impl StoredWords {
+    /// The stored target's words; `None` when its text is unstable or has
+    /// fewer than [`MIN_TELLING_WORDS`] distinct words.
+    pub(crate) fn of(gram: &TreeGram) -> Option<Self> {
+        let wanted = stored_profile(gram).filter(|w| !w.is_unstable())?;
+        (wanted.words().len() >= MIN_TELLING_WORDS).then_some(Self(wanted))
     }
-    let [item] = set else {
-        return None;
-    };
-    let owner = owner_of(doc, *item)?;
-    Some(super::likeness::word_overlap(
-        &wanted,
-        &Profile::of(doc, owner, *item, &NoMask),
-    ))
+
+    /// The share of the stored words (the Jaccard index) that the one node
+    /// of `set` carries; `None` when `set` is not one node.
+    pub(crate) fn shared(&self, doc: &Document, set: &[Item]) -> Option<f64> {
+        let [item] = set else {
+            return None;
+        };
+        let owner = owner_of(doc, *item)?;
+        Some(super::likeness::word_overlap(
+            &self.0,
+            &Profile::of(doc, owner, *item, &NoMask),
+        ))
+    }
 }
 
 /// How much a selection looks like the stored target, in [0, 1]: the mean,

@@ -694,7 +694,7 @@ pub(crate) const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
 const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
 
 /// The least share of a stored sentence's words (see
-/// `drift::stored_words_shared`) that names a candidate as the target
+/// `drift::StoredWords`) that names a candidate as the target
 /// edited: a third of the words replaced leaves half of them shared.
 const MIN_WORDS_KEPT: f64 = 0.4;
 /// The most that the other candidates too close to call may share then.
@@ -712,10 +712,13 @@ struct LocatorAnswer {
 }
 
 /// The node sets the locators agree on instead of the XPath's selection:
-/// when the XPath selects nothing, the set with the most votes (and no tie);
+/// when the XPath selects nothing, the set with the most votes, or on a tie
+/// the set a plain text locator votes for (see [`plainly_named`]), if any;
 /// otherwise the set that outvotes it as the drift check decides, or the
 /// node that witnesses the stored text beside it (`witness.rs`). Its score
-/// is its evidence; the reason says who chose it. `Err` with the reason to
+/// is its evidence, and it is `sure` when that clears the bar for an answer
+/// of the locators alone (under it, it only settles a tree search too close
+/// to call, see [`settle`]); the reason says who chose it. `Err` with the reason to
 /// abstain when the nodes the locators agree on are a lookalike out of the
 /// target's place (`surroundings.rs`): whatever else looks like the target
 /// then is a lookalike too.
@@ -827,9 +830,10 @@ fn settle<'r>(
     {
         return Some(chosen);
     }
+    let stored = drift::StoredWords::of(gram)?;
     let shared = close
         .iter()
-        .map(|r| drift::stored_words_shared(env.doc, gram, &r.set))
+        .map(|r| stored.shared(env.doc, &r.set))
         .collect::<Option<Vec<f64>>>()?;
     let (first, others) = shared.split_first()?;
     (*first >= MIN_WORDS_KEPT && others.iter().all(|&o| o < MAX_WORDS_ELSEWHERE)).then(|| close[0])

@@ -92,6 +92,9 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
             "document.body && document.body.innerText.includes('Approved.')",
         )
         .await;
+        // The notice is on the new page before its script has run; a key
+        // pressed then is lost.
+        ready(&page).await;
         commands(by_commands.path(), &["approve", "1"]);
         assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
 
@@ -115,6 +118,7 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
             "document.body && document.body.innerText.includes('Rejected.')",
         )
         .await;
+        ready(&page).await;
         commands(
             by_commands.path(),
             &["reject", "2", "--reason", "the aside is not a book"],
