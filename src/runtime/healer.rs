@@ -174,23 +174,26 @@ impl Runtime {
 
     /// Heals what is still broken on a page, and puts each adaptation in
     /// its entry; new heals become alternatives for the pages after it.
+    /// Keeps the parsed page when a new heal was found on it and the ledger
+    /// has room for it.
     fn heal_page(
         &mut self,
         page: &fetch::Page,
-        doc: &Document,
+        doc: Document,
         tried: Substituted,
         ticket: usize,
         keep_bytes: &mut bool,
     ) -> Extraction {
         let healing = adapt::heal_extracted(
             &tried.wrapper,
-            doc,
+            &doc,
             page.url.as_ref(),
             tried.extraction,
             &self.grams,
             &self.rejections,
             &Search::default(),
         );
+        let mut found = false;
         for a in healing.adaptations {
             self.ledger.pages[ticket].broke.insert(a.pattern.clone());
             let (entry, new) = self.ledger.entry_for(a);
@@ -208,6 +211,10 @@ impl Runtime {
                 origin: Origin::Fix,
             });
             self.entry_of.push(Some(entry));
+            found = true;
+        }
+        if found && self.ledger.keeps_document(ticket) {
+            self.ledger.pages[ticket].doc = Some(doc);
         }
         healing.extraction
     }
@@ -372,11 +379,19 @@ impl Runtime {
                 let e = &self.ledger.entries[i];
                 let page = &self.ledger.pages[e.pages[0]];
                 let Some(bytes) = &page.bytes else { continue };
-                let doc = Document::parse(bytes);
+                // The page as the run parsed it, when it was kept.
+                let parsed;
+                let doc = match &page.doc {
+                    Some(doc) => doc,
+                    None => {
+                        parsed = Document::parse(bytes);
+                        &parsed
+                    }
+                };
                 let only = [e.run.adaptation.pattern.clone()];
                 // What the wrapper learned about its pages stays marked in them.
-                let marks = super::CaptureMarks::of(&self.project, &next, &doc)?;
-                let (c, _) = capture_treegrams(&next, &doc, bytes, None, Some(&only), &marks);
+                let marks = super::CaptureMarks::of(&self.project, &next, doc)?;
+                let (c, _) = capture_treegrams(&next, doc, bytes, None, Some(&only), &marks);
                 captured.extend(c);
             }
             planned = plan_treegrams(&self.project, &mut text, captured)?;
@@ -506,7 +521,7 @@ impl Healer for Runtime {
         self.served.push((h, page.clone()));
     }
 
-    fn broken(&mut self, page: &fetch::Page, doc: &Document, tried: Substituted) -> PageOutput {
+    fn broken(&mut self, page: &fetch::Page, doc: Document, tried: Substituted) -> PageOutput {
         let history = fallbacks(&self.alternatives, &tried.used);
         if self.mode == HealMode::Off {
             let mut out = output(page, tried.extraction, &self.options);

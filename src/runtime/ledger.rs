@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::RunAdaptation;
 use crate::adapt::Adaptation;
+use crate::dom::Document;
 use crate::store::{AdaptationStatus, Snapshot};
 use crate::wrapper::PatternPath;
 
@@ -23,6 +24,11 @@ use crate::wrapper::PatternPath;
 /// snapshot of each (`mend show` previews on them, `approve` refreshes
 /// tree-grams from them); the others are kept by hash.
 pub const EXAMPLE_PAGES: usize = 5;
+
+/// How many parsed pages a run keeps for capturing its heals' tree-grams
+/// (see [`Ledger::keeps_document`]): a page of 60,000 elements holds some
+/// tens of megabytes parsed.
+pub const KEPT_DOCUMENTS: usize = 4;
 
 /// What makes two adaptations one entry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -67,6 +73,10 @@ pub struct BrokenPage {
     /// The snapshot of those bytes, when it was made before the entries
     /// were stored (the store makes it otherwise).
     pub snapshot: Option<Snapshot>,
+    /// The page as the run parsed it, kept when a heal was found on it (see
+    /// [`Ledger::keeps_document`]): the healed pattern's tree-gram is
+    /// captured on it when the heal is written.
+    pub doc: Option<Document>,
     /// The SHA-256 of its bytes.
     pub sha256: String,
     /// Its size in bytes.
@@ -102,6 +112,7 @@ impl Ledger {
             name: name.to_owned(),
             bytes: None,
             snapshot: None,
+            doc: None,
             sha256,
             size,
             entries: Vec::new(),
@@ -122,6 +133,17 @@ impl Ledger {
             page.entries.push(entry);
         }
         e.pages.len() <= EXAMPLE_PAGES
+    }
+
+    /// Whether the page `ticket`, on which the heal of a new entry was just
+    /// found, keeps its parsed document: a page's tree-gram is captured on
+    /// the first page of its entry, and parsing a large page again costs as
+    /// much as healing it. At most [`KEPT_DOCUMENTS`] are kept in a run, so
+    /// that a run of many heals holds no more than a few pages in memory;
+    /// the others are parsed again from their bytes.
+    pub fn keeps_document(&self, ticket: usize) -> bool {
+        self.pages[ticket].doc.is_none()
+            && self.pages.iter().filter(|p| p.doc.is_some()).count() < KEPT_DOCUMENTS
     }
 
     /// Whether a page on which `broke` broke may be one whose bytes are
@@ -299,5 +321,18 @@ mod tests {
         // Another pattern has no entry: its first page is kept.
         assert!(full.may_keep(&title));
         assert!(!full.may_keep(&HashSet::new()));
+    }
+
+    #[test]
+    fn a_run_keeps_a_few_parsed_pages_and_each_once() {
+        let mut ledger = ledger(&"-".repeat(KEPT_DOCUMENTS + 2));
+        for ticket in 0..KEPT_DOCUMENTS {
+            assert!(ledger.keeps_document(ticket), "page {ticket}");
+            ledger.pages[ticket].doc = Some(Document::parse_str("<p>x</p>"));
+            // A page already kept is not kept again.
+            assert!(!ledger.keeps_document(ticket));
+        }
+        assert!(!ledger.keeps_document(KEPT_DOCUMENTS));
+        assert!(!ledger.keeps_document(KEPT_DOCUMENTS + 1));
     }
 }
