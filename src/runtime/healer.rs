@@ -174,8 +174,8 @@ impl Runtime {
 
     /// Heals what is still broken on a page, and puts each adaptation in
     /// its entry; new heals become alternatives for the pages after it.
-    /// Keeps the parsed page when a new heal was found on it and the ledger
-    /// has room for it.
+    /// Keeps the parsed page when a new heal was found on it, the run will
+    /// capture its tree-gram there and the ledger has room for it.
     fn heal_page(
         &mut self,
         page: &fetch::Page,
@@ -213,7 +213,10 @@ impl Runtime {
             self.entry_of.push(Some(entry));
             found = true;
         }
-        if found && self.ledger.keeps_document(ticket) {
+        // Only an `auto` run whose wrapper refreshes tree-grams captures one
+        // on the page when it writes the heal; others would hold it for nothing.
+        let captures = self.mode == HealMode::Auto && self.wrapper.adapt.update_treegrams;
+        if found && captures && self.ledger.keeps_document(ticket) {
             self.ledger.pages[ticket].doc = Some(doc);
         }
         healing.extraction
