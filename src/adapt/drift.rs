@@ -921,8 +921,11 @@ fn page_may_hold(doc: &Document, xpath: &str) -> bool {
     else {
         return true;
     };
+    // One searcher for the whole page: `str::contains` would prepare its
+    // search again for each of the page's text nodes.
+    let finder = memchr::memmem::Finder::new(word);
     doc.all()
-        .any(|n| doc.kind(n) == NodeKind::Text && doc.text(n).contains(word))
+        .any(|n| doc.kind(n) == NodeKind::Text && finder.find(doc.text(n).as_bytes()).is_some())
 }
 
 /// The element that owns `item`: itself, its attribute's element, or a text

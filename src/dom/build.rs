@@ -421,6 +421,7 @@ impl Sink {
             doctype: self.doctype.into_inner(),
             encoding: encoding_rs::UTF_8,
             encoding_source: super::EncodingSource::Default,
+            by_name: std::sync::OnceLock::new(),
         }
     }
 }

@@ -18,12 +18,14 @@ mod build;
 pub mod hidden;
 pub use build::MAX_DEPTH;
 pub mod encoding;
+mod name_index;
 mod names;
 mod path;
 mod serialize;
 mod tokenizer;
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 pub use encoding::EncodingSource;
 pub use names::{Names, Sym};
@@ -126,6 +128,8 @@ pub struct Document {
     doctype: Option<Doctype>,
     encoding: &'static encoding_rs::Encoding,
     encoding_source: EncodingSource,
+    /// The elements by name, built on the first search that is worth it.
+    by_name: OnceLock<name_index::NameIndex>,
 }
 
 impl Document {
@@ -196,6 +200,27 @@ impl Document {
     /// The interned name table.
     pub fn names(&self) -> &Names {
         &self.names
+    }
+
+    /// The elements named `sym` among the nodes `from..end`, in document
+    /// order.
+    ///
+    /// The first call builds an index of the document's elements by name
+    /// (two passes over the nodes, four bytes an element); every call after
+    /// it costs two binary searches and the ids it returns. Worth it for a
+    /// search over much of a large page, asked more than once; a small range
+    /// is quicker walked (see [`NodeId`] ranges and [`Document::subtree_end`]).
+    pub fn elements_named(
+        &self,
+        sym: Sym,
+        from: NodeId,
+        end: NodeId,
+    ) -> impl DoubleEndedIterator<Item = NodeId> + ExactSizeIterator + '_ {
+        self.by_name
+            .get_or_init(|| name_index::NameIndex::build(self))
+            .within(sym, from, end)
+            .iter()
+            .map(|&id| NodeId(id))
     }
 
     /// Every node id, in document order.

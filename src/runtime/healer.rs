@@ -531,7 +531,6 @@ impl Healer for Runtime {
             out.fallbacks = history;
             return out;
         }
-        self.open_store();
         for f in history.iter().filter(|f| f.get("pending").is_none()) {
             let key = (
                 f["pattern"].as_str().unwrap_or_default().to_owned(),
@@ -546,6 +545,7 @@ impl Healer for Runtime {
             .collect();
         let violated = !tried.extraction.violations.is_empty();
         if reused.is_empty() && !violated {
+            self.open_store();
             let mut out = output(page, tried.extraction, &self.options);
             out.fallbacks = history;
             return out;
@@ -562,27 +562,28 @@ impl Healer for Runtime {
                     .map(|v| v.pattern.clone()),
             )
             .collect();
+        let sha256 = page_hash(&page.bytes);
         // Compressing a large page takes as long as healing it: when the
         // page is likely to be kept, its snapshot is made meanwhile, on a
-        // thread of its own.
+        // thread of its own, from the hash just taken. It starts before the
+        // store is opened, which on a new store is some migrations' commits.
         let snapshot = if violated && self.ledger.may_keep(&broke) {
             let bytes = page.bytes.clone();
+            let sha256 = sha256.clone();
             std::thread::Builder::new()
                 .name("mend-snapshot".to_owned())
                 .spawn(move || {
-                    let snapshot = Snapshot::of(&bytes);
+                    let snapshot = Snapshot::with_hash(&bytes, sha256);
                     (bytes, snapshot)
                 })
                 .ok()
         } else {
             None
         };
-        let ticket = self.ledger.add_page(
-            &page.name,
-            page_hash(&page.bytes),
-            page.bytes.len() as u64,
-            broke,
-        );
+        self.open_store();
+        let ticket = self
+            .ledger
+            .add_page(&page.name, sha256, page.bytes.len() as u64, broke);
         let mut keep_bytes = false;
         for &e in &reused {
             keep_bytes |= self.ledger.join(e, ticket);

@@ -281,30 +281,36 @@ fn migrate_with(conn: &mut Connection, path: &Path, migrations: &[&str]) -> Resu
     if found > supported {
         return Err(too_new(path, found, supported));
     }
-    for target in found + 1..=supported {
-        // An immediate transaction takes the write lock before reading the
-        // version again, so two processes opening a new store at once do not
-        // both run the same migration.
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| file_error(path, e))?;
-        let now = version(&tx, path)?;
-        if now > supported {
-            return Err(too_new(path, now, supported));
-        }
-        if now >= target {
-            continue;
-        }
-        let Some(sql) = usize::try_from(now).ok().and_then(|i| migrations.get(i)) else {
-            return Err(StoreError::Corrupt(format!("schema version {now}")));
+    if found == supported {
+        return Ok(());
+    }
+    // An immediate transaction takes the write lock before reading the
+    // version again, so two processes opening a new store at once do not
+    // both run the same migration. Every step left runs in that one
+    // transaction: a new store is made with one commit (in the rollback
+    // journal a new file has, each commit is several syncs of the disk), and
+    // a store is never left between two versions.
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| file_error(path, e))?;
+    let now = version(&tx, path)?;
+    if now > supported {
+        return Err(too_new(path, now, supported));
+    }
+    if now == supported {
+        return Ok(());
+    }
+    for step in now..supported {
+        let Some(sql) = usize::try_from(step).ok().and_then(|i| migrations.get(i)) else {
+            return Err(StoreError::Corrupt(format!("schema version {step}")));
         };
         tx.execute_batch(sql).map_err(|e| file_error(path, e))?;
-        tx.pragma_update(None, "user_version", now + 1)
-            .map_err(|e| file_error(path, e))?;
-        tx.pragma_update(None, "application_id", APPLICATION_ID)
-            .map_err(|e| file_error(path, e))?;
-        tx.commit().map_err(|e| file_error(path, e))?;
     }
+    tx.pragma_update(None, "user_version", supported)
+        .map_err(|e| file_error(path, e))?;
+    tx.pragma_update(None, "application_id", APPLICATION_ID)
+        .map_err(|e| file_error(path, e))?;
+    tx.commit().map_err(|e| file_error(path, e))?;
     Ok(())
 }
 
@@ -413,6 +419,26 @@ mod tests {
         let broken = "ALTER TABLE runs ADD COLUMN note TEXT; THIS IS NOT SQL;";
         assert!(migrate_with(&mut conn, path, &[V1, V2, broken]).is_err());
         assert_eq!(version_of(&conn), 2);
+        migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
+        assert_eq!(version_of(&conn), 3);
+    }
+
+    #[test]
+    fn migrations_left_run_as_one_so_a_failure_in_the_last_undoes_the_first() {
+        let path = Path::new(":memory:");
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate_with(&mut conn, path, &[V1]).unwrap();
+        let broken = "THIS IS NOT SQL;";
+        assert!(migrate_with(&mut conn, path, &[V1, V2, LATER, broken]).is_err());
+        assert_eq!(version_of(&conn), 1);
+        let note: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'note'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(note, 0, "the step before the failing one is undone too");
         migrate_with(&mut conn, path, &[V1, V2, LATER]).unwrap();
         assert_eq!(version_of(&conn), 3);
     }

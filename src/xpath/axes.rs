@@ -26,6 +26,17 @@ use super::eval::{Ctx, Evaluator, R, normalize};
 use super::functions::Func;
 use super::item::Item;
 
+/// The smallest id range that a name test reads from the document's index
+/// of elements by name ([`Document::elements_named`]) rather than walks.
+///
+/// The index costs about two walks of the whole page to build, once per
+/// document, and then nothing next to a walk; a search over a few thousand
+/// ids is over before the index would pay. On a page of 60,000 elements a
+/// heal asks some hundred whole-page questions by name (its locators, the
+/// generator's candidates), and each walk of some 150,000 ids becomes a
+/// read of the few thousand ids of one name.
+const INDEXED_RANGE: u32 = 4096;
+
 /// A node test resolved against one document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Test {
@@ -233,6 +244,13 @@ impl<'a> Evaluator<'a> {
                 // it at every node.
                 let preds = &step.preds;
                 match t {
+                    Test::Sym(sym) if end - from >= INDEXED_RANGE => {
+                        for x in doc.elements_named(sym, NodeId(from), NodeId(end)) {
+                            if self.passes(Item::Node(x), preds)? {
+                                out.push(Item::Node(x));
+                            }
+                        }
+                    }
                     Test::Sym(sym) => self.scan_passing(from, end, preds, out, |x| {
                         doc.is_element(x) && doc.name_sym(x) == sym
                     })?,
@@ -288,12 +306,18 @@ impl<'a> Evaluator<'a> {
             let end = doc.subtree_end(n).0;
             covered = end;
             self.charge(u64::from(end - n.0))?;
-            for x in n.0 + 1..end {
-                let x = NodeId(x);
-                if node_matches(doc, t, x) {
-                    let parent = doc.parent(x).map_or(0, |p| p.0);
-                    cands.push((parent, Item::Node(x)));
-                }
+            let parent_of = |x: NodeId| (doc.parent(x).map_or(0, |p| p.0), Item::Node(x));
+            match t {
+                Test::Sym(sym) if end - n.0 >= INDEXED_RANGE => cands.extend(
+                    doc.elements_named(sym, NodeId(n.0 + 1), NodeId(end))
+                        .map(parent_of),
+                ),
+                _ => cands.extend(
+                    (n.0 + 1..end)
+                        .map(NodeId)
+                        .filter(|&x| node_matches(doc, t, x))
+                        .map(parent_of),
+                ),
             }
         }
         // A stable sort keeps each parent's children in document order.
@@ -744,6 +768,10 @@ fn scan(doc: &Document, t: Test, from: u32, end: u32, out: &mut Vec<Item>) {
     // One loop per kind of test, rather than a dispatch at every node.
     let ids = (from..end).map(NodeId);
     match t {
+        Test::Sym(sym) if end - from >= INDEXED_RANGE => out.extend(
+            doc.elements_named(sym, NodeId(from), NodeId(end))
+                .map(Item::Node),
+        ),
         Test::Sym(sym) => out.extend(
             ids.filter(|&x| doc.is_element(x) && doc.name_sym(x) == sym)
                 .map(Item::Node),

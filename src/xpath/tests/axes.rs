@@ -226,3 +226,66 @@ fn items_order_elements_then_namespace_then_attributes_then_children() {
         "[/html/body/div, /html/body/div/namespace::xml, /html/body/div/@id, /html/body/div/@class, /html/body/div/p[1]]",
     );
 }
+
+/// A page of some 17,000 nodes: [`PAGE`]'s body repeated, inside one `div`
+/// and with a small `section` beside it, so that name tests run over ranges
+/// both above and below the size at which they read the document's index of
+/// elements by name.
+fn large_page() -> String {
+    let body = PAGE
+        .split_once("<body>")
+        .and_then(|(_, rest)| rest.split_once("</body>"))
+        .map(|(body, _)| body)
+        .expect("PAGE has a body");
+    let copies: String = (0..800)
+        .map(|i| body.replace("id='main'", &format!("id='main{i}'")))
+        .collect();
+    format!(
+        "<html><body><section><p>small</p><ul><li>s</li></ul></section>\
+         <div id='big'>{copies}</div><p>last</p></body></html>"
+    )
+}
+
+#[test]
+fn name_tests_read_from_the_index_select_what_a_walk_selects() {
+    let html = large_page();
+    let doc = Document::parse_str(&html);
+    assert!(doc.len() > 15_000, "{} nodes", doc.len());
+    // Each pair: a name test, and the same question asked with `*` and a
+    // `self::` predicate, which walks every node.
+    let pairs = [
+        ("//p", "//*[self::p]"),
+        ("//p[@class='x']", "//*[self::p][@class='x']"),
+        ("//p[2]", "//*[self::p][2]"),
+        ("//li[last()]", "//*[self::li][last()]"),
+        ("(//p)[1999]", "(//*[self::p])[1999]"),
+        ("//div[@id='big']//b", "//div[@id='big']//*[self::b]"),
+        ("//div[@id='big']//p", "//div[@id='big']//*[self::p]"),
+        ("//div[@id='big']//p[1]", "//div[@id='big']//*[self::p][1]"),
+        ("//div[@id='big']//p[@class]", "//div[@id='big']//*[self::p][@class]"),
+        (
+            "//div[@id='big']//li[3]",
+            "//div[@id='big']//*[self::li][3]",
+        ),
+        ("//section//li", "//section//*[self::li]"),
+        ("//section//p[1]", "//section//*[self::p][1]"),
+        ("//title", "//*[self::title]"),
+        ("//path/@d", "//*[self::path]/@d"),
+        ("//ul[2]/li", "//*[self::ul][2]/*[self::li]"),
+        ("count(//p)", "count(//*[self::p])"),
+        ("count(//li[. = '2'])", "count(//*[self::li][. = '2'])"),
+    ];
+    for (named, walked) in pairs {
+        let run = |expr: &str| {
+            let x = XPath::compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+            let v = x
+                .evaluate(&doc, NodeId::ROOT)
+                .unwrap_or_else(|e| panic!("{expr}: {e}"));
+            render(&doc, &v)
+        };
+        let got = run(named);
+        assert_eq!(got, run(walked), "{named} against {walked}");
+        assert_ne!(got, "[]", "{named} selects something");
+    }
+    check(&html, "//nosuchname", "[]");
+}
