@@ -16,12 +16,12 @@ use crate::dom::Document;
 use crate::extract::{Extraction, extract};
 use crate::fetch;
 use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, page_output as output};
-use crate::store::{AdaptationStatus, FileChange, Snapshot, StoreError, page_hash};
+use crate::store::{AdaptationStatus, Compressed, FileChange, StoreError, page_hash};
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
 
 /// A thread making a page's snapshot; it gives back the page's bytes too.
-type SnapshotThread = std::thread::JoinHandle<(Vec<u8>, Result<Snapshot, StoreError>)>;
+type SnapshotThread = std::thread::JoinHandle<(Vec<u8>, Result<Compressed, StoreError>)>;
 
 /// How many of the pages the wrapper served are kept to check a heal
 /// against before `auto` writes it: a heal must give on each the values the
@@ -229,9 +229,9 @@ impl Runtime {
         for (ticket, thread) in std::mem::take(&mut self.snapshots) {
             let page = &mut self.ledger.pages[ticket];
             match thread.join() {
-                Ok((bytes, snapshot)) => {
+                Ok((bytes, compressed)) => {
                     page.bytes = Some(bytes);
-                    page.snapshot = snapshot.ok();
+                    page.snapshot = compressed.ok().map(|c| c.hashed(page.sha256.clone()));
                 }
                 // The thread panicked (out of memory, say): the page is kept by its hash alone.
                 Err(_) => {
@@ -562,24 +562,24 @@ impl Healer for Runtime {
                     .map(|v| v.pattern.clone()),
             )
             .collect();
-        let sha256 = page_hash(&page.bytes);
-        // Compressing a large page takes as long as healing it: when the
-        // page is likely to be kept, its snapshot is made meanwhile, on a
-        // thread of its own, from the hash just taken. It starts before the
-        // store is opened, which on a new store is some migrations' commits.
+        // Compressing a large page takes longer than healing it: when the
+        // page is likely to be kept, it is compressed meanwhile, on a thread
+        // of its own, started first. The page's hash, which the ledger needs
+        // now, and the store, which on a new store is some migrations'
+        // commits, come after; the hash names the snapshot at the settlement.
         let snapshot = if violated && self.ledger.may_keep(&broke) {
             let bytes = page.bytes.clone();
-            let sha256 = sha256.clone();
             std::thread::Builder::new()
                 .name("mend-snapshot".to_owned())
                 .spawn(move || {
-                    let snapshot = Snapshot::with_hash(&bytes, sha256);
-                    (bytes, snapshot)
+                    let compressed = Compressed::of(&bytes);
+                    (bytes, compressed)
                 })
                 .ok()
         } else {
             None
         };
+        let sha256 = page_hash(&page.bytes);
         self.open_store();
         let ticket = self
             .ledger

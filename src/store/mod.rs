@@ -66,7 +66,7 @@ pub use reference::{AdaptationRef, StoreTag};
 pub use revert::Revert;
 pub use run::RunRecord;
 pub use schema::SCHEMA_VERSION;
-pub use snapshot::{MAX_SNAPSHOT_BYTES, Snapshot};
+pub use snapshot::{Compressed, MAX_SNAPSHOT_BYTES, Snapshot};
 pub use timestamp::Timestamp;
 
 /// The folder, beside the wrapper, that holds the default store.

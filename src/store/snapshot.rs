@@ -43,8 +43,9 @@ pub(super) fn sha256_hex(bytes: &[u8]) -> String {
 ///
 /// Making one is the expensive part of keeping a page (on an 11 MB page,
 /// tens of milliseconds) and touches no store, so a run that will keep a
-/// page can make its snapshot on another thread while it heals the page;
-/// storing it is then one insert ([`Batch::record_snapshot_page`]).
+/// page can compress it on another thread while it heals the page
+/// ([`Compressed`]); storing it is then one insert
+/// ([`Batch::record_snapshot_page`]).
 ///
 /// [`Batch::record_snapshot_page`]: super::Batch::record_snapshot_page
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,28 +59,7 @@ impl Snapshot {
     /// The snapshot of `bytes`; fails for a page larger than
     /// [`MAX_SNAPSHOT_BYTES`], which the store does not keep.
     pub fn of(bytes: &[u8]) -> Result<Snapshot, StoreError> {
-        Snapshot::with_hash(bytes, sha256_hex(bytes))
-    }
-
-    /// The snapshot of `bytes`, whose hash [`page_hash`] has already given
-    /// as `sha256`: a caller that needs the hash anyway does not pay for it
-    /// twice (on an 11 MB page, some 10 ms). A wrong hash is caught when the
-    /// snapshot is read back, whose bytes are checked against it.
-    ///
-    /// [`page_hash`]: super::page_hash
-    pub fn with_hash(bytes: &[u8], sha256: String) -> Result<Snapshot, StoreError> {
-        let size = bytes.len() as u64;
-        if size > MAX_SNAPSHOT_BYTES {
-            return Err(StoreError::TooLarge {
-                what: "a snapshot's size",
-                value: size,
-            });
-        }
-        Ok(Snapshot {
-            sha256,
-            size,
-            zlib: compress(bytes),
-        })
+        Ok(Compressed::of(bytes)?.hashed(sha256_hex(bytes)))
     }
 
     /// The lowercase hexadecimal SHA-256 of the page's bytes.
@@ -93,13 +73,58 @@ impl Snapshot {
     }
 }
 
+/// A page's bytes compressed, waiting for their hash to become a
+/// [`Snapshot`].
+///
+/// A run hashes every broken page anyway ([`page_hash`]), on its main
+/// thread; a page it will likely keep is compressed meanwhile on a thread of
+/// its own, and the two meet at the settlement. Hashing on the compressing
+/// thread too cost some 10 ms on an 11 MB page, on the thread the heal
+/// waits for. A wrong hash given to [`Compressed::hashed`] is caught when the
+/// snapshot is read back, whose bytes are checked against it.
+///
+/// [`page_hash`]: super::page_hash
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compressed {
+    size: u64,
+    zlib: Vec<u8>,
+}
+
+impl Compressed {
+    /// `bytes` compressed; fails for a page larger than
+    /// [`MAX_SNAPSHOT_BYTES`], which the store does not keep.
+    pub fn of(bytes: &[u8]) -> Result<Compressed, StoreError> {
+        let size = bytes.len() as u64;
+        if size > MAX_SNAPSHOT_BYTES {
+            return Err(StoreError::TooLarge {
+                what: "a snapshot's size",
+                value: size,
+            });
+        }
+        Ok(Compressed {
+            size,
+            zlib: compress(bytes),
+        })
+    }
+
+    /// The snapshot of the compressed page, whose SHA-256 (as
+    /// [`page_hash`](super::page_hash) gives it) is `sha256`.
+    pub fn hashed(self, sha256: String) -> Snapshot {
+        Snapshot {
+            sha256,
+            size: self.size,
+            zlib: self.zlib,
+        }
+    }
+}
+
 /// Stores a snapshot of `bytes` unless one with their hash is already
 /// there, and gives the hash: compressing is the expensive part, so it is
 /// skipped too.
 pub(super) fn keep_bytes(conn: &Connection, bytes: &[u8]) -> Result<String, StoreError> {
     let sha256 = sha256_hex(bytes);
     if !exists(conn, &sha256)? {
-        keep(conn, &Snapshot::with_hash(bytes, sha256.clone())?)?;
+        keep(conn, &Compressed::of(bytes)?.hashed(sha256.clone()))?;
     }
     Ok(sha256)
 }

@@ -262,7 +262,10 @@ fn name_tests_read_from_the_index_select_what_a_walk_selects() {
         ("//div[@id='big']//b", "//div[@id='big']//*[self::b]"),
         ("//div[@id='big']//p", "//div[@id='big']//*[self::p]"),
         ("//div[@id='big']//p[1]", "//div[@id='big']//*[self::p][1]"),
-        ("//div[@id='big']//p[@class]", "//div[@id='big']//*[self::p][@class]"),
+        (
+            "//div[@id='big']//p[@class]",
+            "//div[@id='big']//*[self::p][@class]",
+        ),
         (
             "//div[@id='big']//li[3]",
             "//div[@id='big']//*[self::li][3]",
