@@ -381,16 +381,10 @@ impl Runtime {
             for &i in &written {
                 let e = &self.ledger.entries[i];
                 let page = &self.ledger.pages[e.pages[0]];
-                let Some(bytes) = &page.bytes else { continue };
-                // The page as the run parsed it, when it was kept.
-                let parsed;
-                let doc = match &page.doc {
-                    Some(doc) => doc,
-                    None => {
-                        parsed = Document::parse(bytes);
-                        &parsed
-                    }
+                let (Some(bytes), Some(doc)) = (&page.bytes, page.document()) else {
+                    continue;
                 };
+                let doc = doc.as_ref();
                 let only = [e.run.adaptation.pattern.clone()];
                 // What the wrapper learned about its pages stays marked in them.
                 let marks = super::CaptureMarks::of(&self.project, &next, doc)?;
@@ -581,9 +575,13 @@ impl Healer for Runtime {
         };
         let sha256 = page_hash(&page.bytes);
         self.open_store();
-        let ticket = self
-            .ledger
-            .add_page(&page.name, sha256, page.bytes.len() as u64, broke);
+        let ticket = self.ledger.add_page(
+            &page.name,
+            page.charset.as_deref(),
+            sha256,
+            page.bytes.len() as u64,
+            broke,
+        );
         let mut keep_bytes = false;
         for &e in &reused {
             keep_bytes |= self.ledger.join(e, ticket);

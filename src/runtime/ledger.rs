@@ -12,6 +12,7 @@
 //! The ledger is plain data and the rule a pure function of it: storing the
 //! entries and rewriting the file are the healer's.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::RunAdaptation;
@@ -77,6 +78,9 @@ pub struct BrokenPage {
     /// [`Ledger::keeps_document`]): the healed pattern's tree-gram is
     /// captured on it when the heal is written.
     pub doc: Option<Document>,
+    /// The charset its transport declared (an HTTP `Content-Type`), which
+    /// parsing its bytes again must be given as the run was.
+    pub charset: Option<String>,
     /// The SHA-256 of its bytes.
     pub sha256: String,
     /// Its size in bytes.
@@ -85,6 +89,22 @@ pub struct BrokenPage {
     pub entries: Vec<usize>,
     /// The patterns that broke on it.
     pub broke: HashSet<PatternPath>,
+}
+
+impl BrokenPage {
+    /// The page as the run parsed it: the kept document, or else its kept
+    /// bytes parsed again with the charset its transport declared; nothing
+    /// when its bytes were not kept.
+    pub fn document(&self) -> Option<Cow<'_, Document>> {
+        match (&self.doc, &self.bytes) {
+            (Some(doc), _) => Some(Cow::Borrowed(doc)),
+            (None, Some(bytes)) => Some(Cow::Owned(Document::parse_with_transport(
+                bytes,
+                self.charset.as_deref(),
+            ))),
+            (None, None) => None,
+        }
+    }
 }
 
 /// The heals, abstentions and refusals of a run, and the pages behind them.
@@ -100,10 +120,12 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Adds a page that broke, with the patterns that broke on it; gives its ticket.
+    /// Adds a page that broke, with the charset its transport declared and
+    /// the patterns that broke on it; gives its ticket.
     pub fn add_page(
         &mut self,
         name: &str,
+        charset: Option<&str>,
         sha256: String,
         size: u64,
         broke: HashSet<PatternPath>,
@@ -113,6 +135,7 @@ impl Ledger {
             bytes: None,
             snapshot: None,
             doc: None,
+            charset: charset.map(str::to_owned),
             sha256,
             size,
             entries: Vec::new(),
@@ -257,7 +280,7 @@ mod tests {
         let mut ledger = Ledger::default();
         for (i, c) in held.chars().enumerate() {
             let broke = HashSet::from(["isbn".parse::<PatternPath>().unwrap()]);
-            let ticket = ledger.add_page(&format!("p{i}"), String::new(), 0, broke);
+            let ticket = ledger.add_page(&format!("p{i}"), None, String::new(), 0, broke);
             if c != '-' {
                 let (entry, _) = ledger.entry_for(heal("isbn", &format!("//{c}")));
                 ledger.join(entry, ticket);
@@ -334,5 +357,31 @@ mod tests {
         }
         assert!(!ledger.keeps_document(KEPT_DOCUMENTS));
         assert!(!ledger.keeps_document(KEPT_DOCUMENTS + 1));
+    }
+
+    /// The text of the first `p` of the page `ledger` gives for `ticket`.
+    fn text_of_p(ledger: &Ledger, ticket: usize) -> Option<String> {
+        let doc = ledger.pages[ticket].document()?;
+        let p = doc.all().find(|&n| doc.name(n) == "p")?;
+        Some(doc.string_value(p))
+    }
+
+    #[test]
+    fn a_page_past_the_kept_ones_is_parsed_again_with_its_transport_charset() {
+        // "Привет" in windows-1251, on a page that declares no charset: only
+        // the HTTP header said what the bytes are.
+        let bytes = b"<p>\xcf\xf0\xe8\xe2\xe5\xf2</p>".to_vec();
+        let mut ledger = Ledger::default();
+        let served = ledger.add_page("a", Some("windows-1251"), String::new(), 0, HashSet::new());
+        let unlabelled = ledger.add_page("b", None, String::new(), 0, HashSet::new());
+        for ticket in [served, unlabelled] {
+            assert_eq!(text_of_p(&ledger, ticket), None, "no bytes, no page");
+            ledger.pages[ticket].bytes = Some(bytes.clone());
+        }
+        assert_eq!(text_of_p(&ledger, served).as_deref(), Some("Привет"));
+        assert_ne!(text_of_p(&ledger, unlabelled).as_deref(), Some("Привет"));
+        // A kept document is the page as the run parsed it.
+        ledger.pages[unlabelled].doc = Some(Document::parse_str("<p>kept</p>"));
+        assert_eq!(text_of_p(&ledger, unlabelled).as_deref(), Some("kept"));
     }
 }
