@@ -7,7 +7,11 @@
 //! first), filters them with the predicates using those proximity positions,
 //! and merges the results into document order. Descendant steps without
 //! positional predicates skip context nodes inside an earlier context's
-//! sub-tree, whose matches are already included, and need no sort.
+//! sub-tree, whose matches are already included, and need no sort. A name
+//! test over a large descendant range reads the ids of its name from the
+//! document's index ([`Document::elements_named`]) instead of walking the
+//! range; it selects the same nodes in the same order, and pays the same
+//! budget.
 //!
 //! Steps pay the evaluation's work budget for every node they visit,
 //! matching or not, in bulk (a whole id range or sibling list at a time):
