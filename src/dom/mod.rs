@@ -223,6 +223,12 @@ impl Document {
             .map(|&id| NodeId(id))
     }
 
+    /// Whether the index of [`Document::elements_named`] is built, so that
+    /// a name search costs no more than the ids it returns.
+    pub fn has_name_index(&self) -> bool {
+        self.by_name.get().is_some()
+    }
+
     /// Every node id, in document order.
     pub fn all(&self) -> impl DoubleEndedIterator<Item = NodeId> + ExactSizeIterator + use<> {
         (0..self.nodes.len() as u32).map(NodeId)

@@ -30,16 +30,36 @@ use super::eval::{Ctx, Evaluator, R, normalize};
 use super::functions::Func;
 use super::item::Item;
 
-/// The smallest id range that a name test reads from the document's index
+/// The id range from which a name test always reads the document's index
 /// of elements by name ([`Document::elements_named`]) rather than walks.
 ///
 /// The index costs about two walks of the whole page to build, once per
-/// document, and then nothing next to a walk; a search over a few thousand
-/// ids is over before the index would pay. On a page of 60,000 elements a
+/// document, and then nothing next to a walk. On a page of 60,000 elements a
 /// heal asks some hundred whole-page questions by name (its locators, the
 /// generator's candidates), and each walk of some 150,000 ids becomes a
 /// read of the few thousand ids of one name.
 const INDEXED_RANGE: u32 = 4096;
+
+/// The smallest id range that a name test ever reads from the index: below
+/// it a walk is over before two binary searches and the index's build
+/// would pay.
+///
+/// Between this and [`INDEXED_RANGE`] the index is read when it is built
+/// already, or built when the search covers a quarter of the page or more.
+/// A page of a thousand nodes is asked a dozen whole-page questions by name
+/// on every run that checks drift (each pattern's XPath and its locators),
+/// which the index answers for the price of two walks; a small search deep
+/// in a large page never builds an index of the whole page for itself.
+const SMALLEST_INDEXED_RANGE: u32 = 256;
+
+/// Whether a name test over the ids `from..end` of `doc` reads the index.
+#[inline]
+fn reads_index(doc: &Document, from: u32, end: u32) -> bool {
+    let range = end - from;
+    range >= INDEXED_RANGE
+        || (range >= SMALLEST_INDEXED_RANGE
+            && (doc.has_name_index() || u64::from(range) * 4 >= doc.len() as u64))
+}
 
 /// A node test resolved against one document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,7 +268,7 @@ impl<'a> Evaluator<'a> {
                 // it at every node.
                 let preds = &step.preds;
                 match t {
-                    Test::Sym(sym) if end - from >= INDEXED_RANGE => {
+                    Test::Sym(sym) if reads_index(doc, from, end) => {
                         for x in doc.elements_named(sym, NodeId(from), NodeId(end)) {
                             if self.passes(Item::Node(x), preds)? {
                                 out.push(Item::Node(x));
@@ -312,7 +332,7 @@ impl<'a> Evaluator<'a> {
             self.charge(u64::from(end - n.0))?;
             let parent_of = |x: NodeId| (doc.parent(x).map_or(0, |p| p.0), Item::Node(x));
             match t {
-                Test::Sym(sym) if end - n.0 >= INDEXED_RANGE => cands.extend(
+                Test::Sym(sym) if reads_index(doc, n.0 + 1, end) => cands.extend(
                     doc.elements_named(sym, NodeId(n.0 + 1), NodeId(end))
                         .map(parent_of),
                 ),
@@ -772,7 +792,7 @@ fn scan(doc: &Document, t: Test, from: u32, end: u32, out: &mut Vec<Item>) {
     // One loop per kind of test, rather than a dispatch at every node.
     let ids = (from..end).map(NodeId);
     match t {
-        Test::Sym(sym) if end - from >= INDEXED_RANGE => out.extend(
+        Test::Sym(sym) if reads_index(doc, from, end) => out.extend(
             doc.elements_named(sym, NodeId(from), NodeId(end))
                 .map(Item::Node),
         ),

@@ -227,68 +227,98 @@ fn items_order_elements_then_namespace_then_attributes_then_children() {
     );
 }
 
-/// A page of some 17,000 nodes: [`PAGE`]'s body repeated, inside one `div`
-/// and with a small `section` beside it, so that name tests run over ranges
-/// both above and below the size at which they read the document's index of
-/// elements by name.
-fn large_page() -> String {
+/// [`PAGE`]'s body repeated `copies` times inside one `div`, and 20 times
+/// inside an `article` (some 400 nodes), with a small `section` beside them:
+/// with 800 copies, some 17,000 nodes, so that name tests run over ranges
+/// above the size from which they always read the document's index of
+/// elements by name, between it and the smallest that ever reads it, and
+/// below.
+fn large_page(copies: usize) -> String {
     let body = PAGE
         .split_once("<body>")
         .and_then(|(_, rest)| rest.split_once("</body>"))
         .map(|(body, _)| body)
         .expect("PAGE has a body");
-    let copies: String = (0..800)
-        .map(|i| body.replace("id='main'", &format!("id='main{i}'")))
-        .collect();
+    let repeat = |n: usize, tag: &str| -> String {
+        (0..n)
+            .map(|i| body.replace("id='main'", &format!("id='{tag}{i}'")))
+            .collect()
+    };
     format!(
         "<html><body><section><p>small</p><ul><li>s</li></ul></section>\
-         <div id='big'>{copies}</div><p>last</p></body></html>"
+         <div id='big'>{}</div><article>{}</article><p>last</p></body></html>",
+        repeat(copies, "main"),
+        repeat(20, "article")
     )
+}
+
+/// Each pair: a name test, and the same question asked with `*` and a
+/// `self::` predicate, which walks every node.
+const NAMED_AND_WALKED: &[(&str, &str)] = &[
+    ("//p", "//*[self::p]"),
+    ("//p[@class='x']", "//*[self::p][@class='x']"),
+    ("//p[2]", "//*[self::p][2]"),
+    ("//li[last()]", "//*[self::li][last()]"),
+    ("(//p)[99]", "(//*[self::p])[99]"),
+    ("//div[@id='big']//b", "//div[@id='big']//*[self::b]"),
+    ("//div[@id='big']//p", "//div[@id='big']//*[self::p]"),
+    ("//div[@id='big']//p[1]", "//div[@id='big']//*[self::p][1]"),
+    (
+        "//div[@id='big']//p[@class]",
+        "//div[@id='big']//*[self::p][@class]",
+    ),
+    (
+        "//div[@id='big']//li[3]",
+        "//div[@id='big']//*[self::li][3]",
+    ),
+    ("//article//p", "//article//*[self::p]"),
+    ("//article//li[2]", "//article//*[self::li][2]"),
+    ("//article//p[@class]", "//article//*[self::p][@class]"),
+    ("//section//li", "//section//*[self::li]"),
+    ("//section//p[1]", "//section//*[self::p][1]"),
+    ("//title", "//*[self::title]"),
+    ("//path/@d", "//*[self::path]/@d"),
+    ("//ul[2]/li", "//*[self::ul][2]/*[self::li]"),
+    ("count(//p)", "count(//*[self::p])"),
+    ("count(//li[. = '2'])", "count(//*[self::li][. = '2'])"),
+];
+
+/// The rendered value of `expr` on `doc`.
+fn evaluated(doc: &Document, expr: &str) -> String {
+    let x = XPath::compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+    let v = x
+        .evaluate(doc, NodeId::ROOT)
+        .unwrap_or_else(|e| panic!("{expr}: {e}"));
+    render(doc, &v)
 }
 
 #[test]
 fn name_tests_read_from_the_index_select_what_a_walk_selects() {
-    let html = large_page();
-    let doc = Document::parse_str(&html);
-    assert!(doc.len() > 15_000, "{} nodes", doc.len());
-    // Each pair: a name test, and the same question asked with `*` and a
-    // `self::` predicate, which walks every node.
-    let pairs = [
-        ("//p", "//*[self::p]"),
-        ("//p[@class='x']", "//*[self::p][@class='x']"),
-        ("//p[2]", "//*[self::p][2]"),
-        ("//li[last()]", "//*[self::li][last()]"),
-        ("(//p)[1999]", "(//*[self::p])[1999]"),
-        ("//div[@id='big']//b", "//div[@id='big']//*[self::b]"),
-        ("//div[@id='big']//p", "//div[@id='big']//*[self::p]"),
-        ("//div[@id='big']//p[1]", "//div[@id='big']//*[self::p][1]"),
-        (
-            "//div[@id='big']//p[@class]",
-            "//div[@id='big']//*[self::p][@class]",
-        ),
-        (
-            "//div[@id='big']//li[3]",
-            "//div[@id='big']//*[self::li][3]",
-        ),
-        ("//section//li", "//section//*[self::li]"),
-        ("//section//p[1]", "//section//*[self::p][1]"),
-        ("//title", "//*[self::title]"),
-        ("//path/@d", "//*[self::path]/@d"),
-        ("//ul[2]/li", "//*[self::ul][2]/*[self::li]"),
-        ("count(//p)", "count(//*[self::p])"),
-        ("count(//li[. = '2'])", "count(//*[self::li][. = '2'])"),
-    ];
-    for (named, walked) in pairs {
-        let run = |expr: &str| {
-            let x = XPath::compile(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
-            let v = x
-                .evaluate(&doc, NodeId::ROOT)
-                .unwrap_or_else(|e| panic!("{expr}: {e}"));
-            render(&doc, &v)
-        };
-        let got = run(named);
-        assert_eq!(got, run(walked), "{named} against {walked}");
-        assert_ne!(got, "[]", "{named} selects something");
+    // 800 copies: a large page, whose small subtrees are walked until a
+    // whole-page search has built the index; 30: a page of a thousand nodes,
+    // whose whole-page searches build it.
+    for copies in [800, 30] {
+        let html = large_page(copies);
+        let doc = Document::parse_str(&html);
+        assert!(doc.len() > copies * 20, "{} nodes", doc.len());
+        // The article's 400 nodes, asked first, are walked on the large page;
+        // asked again once the index is built, read from it.
+        let cold = evaluated(&doc, "/html/body/article//p[@class]");
+        assert!(
+            copies < 800 || !doc.has_name_index(),
+            "a search of 400 nodes built the index of a page of {}",
+            doc.len()
+        );
+        for &(named, walked) in NAMED_AND_WALKED {
+            let got = evaluated(&doc, named);
+            assert_eq!(got, evaluated(&doc, walked), "{named} against {walked}");
+            assert_ne!(got, "[]", "{named} selects something");
+        }
+        assert!(
+            doc.has_name_index(),
+            "{copies} copies: no search read the index"
+        );
+        assert_eq!(evaluated(&doc, "/html/body/article//p[@class]"), cold);
+        check(&html, "//nosuchname", "[]");
     }
-    check(&html, "//nosuchname", "[]");
 }
