@@ -168,9 +168,10 @@ pub trait Healer {
     /// A page that had violations: `tried` is its extraction with the
     /// alternatives that held in place. Gives the page's output, which
     /// [`Healer::settle`] may complete (its [`PageOutput::ticket`]). The
-    /// document is the healer's: it may keep it for when it stores the
-    /// run's heals, instead of parsing the page again.
-    fn broken(&mut self, page: &fetch::Page, doc: Document, tried: Substituted) -> PageOutput;
+    /// page and its document are the healer's: it may keep them for when it
+    /// stores the run's heals, instead of copying the page's bytes or
+    /// parsing them again.
+    fn broken(&mut self, page: fetch::Page, doc: Document, tried: Substituted) -> PageOutput;
     /// After the last page: decides the run's heals and completes the
     /// outputs that [`Healer::broken`] gave a ticket.
     fn settle(&mut self, outputs: &mut [PageOutput]) -> HealCounts;
@@ -227,9 +228,9 @@ impl Healer for NoHealing {
         &self.alternatives
     }
     fn served(&mut self, _: &fetch::Page) {}
-    fn broken(&mut self, page: &fetch::Page, _: Document, tried: Substituted) -> PageOutput {
+    fn broken(&mut self, page: fetch::Page, _: Document, tried: Substituted) -> PageOutput {
         let fallbacks = fallbacks(&self.alternatives, &tried.used);
-        let mut out = page_output(page, tried.extraction, &self.options);
+        let mut out = page_output(&page, tried.extraction, &self.options);
         out.fallbacks = fallbacks;
         out
     }
@@ -347,7 +348,7 @@ pub fn run_pages_healing(
                             healer.alternatives(),
                         );
                     }
-                    healer.broken(&page, doc, tried)
+                    healer.broken(page, doc, tried)
                 }
             };
             if out.ticket.is_some() || !waiting.is_empty() {

@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::ledger::{self, Ledger};
 use super::{Carried, Project, RunAdaptation, RuntimeError, Session, WrapperLock};
@@ -21,7 +22,7 @@ use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
 
 /// A thread making a page's snapshot; it gives back the page's bytes too.
-type SnapshotThread = std::thread::JoinHandle<(Vec<u8>, Result<Compressed, StoreError>)>;
+type SnapshotThread = std::thread::JoinHandle<(Arc<Vec<u8>>, Result<Compressed, StoreError>)>;
 
 /// How many of the pages the wrapper served are kept to check a heal
 /// against before `auto` writes it: a heal must give on each the values the
@@ -230,7 +231,10 @@ impl Runtime {
             let page = &mut self.ledger.pages[ticket];
             match thread.join() {
                 Ok((bytes, compressed)) => {
-                    page.bytes = Some(bytes);
+                    // The run's own handle on the bytes went when the page's
+                    // output was made: these are the last, and are moved.
+                    page.bytes =
+                        Some(Arc::try_unwrap(bytes).unwrap_or_else(|shared| (*shared).clone()));
                     page.snapshot = compressed.ok().map(|c| c.hashed(page.sha256.clone()));
                 }
                 // The thread panicked (out of memory, say): the page is kept by its hash alone.
@@ -518,10 +522,10 @@ impl Healer for Runtime {
         self.served.push((h, page.clone()));
     }
 
-    fn broken(&mut self, page: &fetch::Page, doc: Document, tried: Substituted) -> PageOutput {
+    fn broken(&mut self, page: fetch::Page, doc: Document, tried: Substituted) -> PageOutput {
         let history = fallbacks(&self.alternatives, &tried.used);
         if self.mode == HealMode::Off {
-            let mut out = output(page, tried.extraction, &self.options);
+            let mut out = output(&page, tried.extraction, &self.options);
             out.fallbacks = history;
             return out;
         }
@@ -540,7 +544,7 @@ impl Healer for Runtime {
         let violated = !tried.extraction.violations.is_empty();
         if reused.is_empty() && !violated {
             self.open_store();
-            let mut out = output(page, tried.extraction, &self.options);
+            let mut out = output(&page, tried.extraction, &self.options);
             out.fallbacks = history;
             return out;
         }
@@ -561,25 +565,29 @@ impl Healer for Runtime {
         // of its own, started first. The page's hash, which the ledger needs
         // now, and the store, which on a new store is some migrations'
         // commits, come after; the hash names the snapshot at the settlement.
+        // The page's bytes are shared with that thread, not copied: on an
+        // 11 MB page a copy was some thousands of fresh pages of memory.
+        let mut page = page;
+        let bytes = Arc::new(std::mem::take(&mut page.bytes));
         let snapshot = if violated && self.ledger.may_keep(&broke) {
-            let bytes = page.bytes.clone();
+            let shared = Arc::clone(&bytes);
             std::thread::Builder::new()
                 .name("mend-snapshot".to_owned())
                 .spawn(move || {
-                    let compressed = Compressed::of(&bytes);
-                    (bytes, compressed)
+                    let compressed = Compressed::of(&shared);
+                    (shared, compressed)
                 })
                 .ok()
         } else {
             None
         };
-        let sha256 = page_hash(&page.bytes);
+        let sha256 = page_hash(&bytes);
         self.open_store();
         let ticket = self.ledger.add_page(
             &page.name,
             page.charset.as_deref(),
             sha256,
-            page.bytes.len() as u64,
+            bytes.len() as u64,
             broke,
         );
         let mut keep_bytes = false;
@@ -587,18 +595,21 @@ impl Healer for Runtime {
             keep_bytes |= self.ledger.join(e, ticket);
         }
         let extraction = if violated {
-            self.heal_page(page, doc, tried, ticket, &mut keep_bytes)
+            self.heal_page(&page, doc, tried, ticket, &mut keep_bytes)
         } else {
             tried.extraction
         };
         // A snapshot made for a page that is not kept is dropped: its thread ends by itself.
         match (keep_bytes, snapshot) {
             (true, Some(thread)) => self.snapshots.push((ticket, thread)),
-            (true, None) => self.ledger.pages[ticket].bytes = Some(page.bytes.to_vec()),
+            (true, None) => {
+                self.ledger.pages[ticket].bytes =
+                    Some(Arc::try_unwrap(bytes).unwrap_or_else(|shared| (*shared).clone()));
+            }
             (false, _) => {}
         }
         self.violations += extraction.violations.len() as u64;
-        let mut out = output(page, extraction, &self.options);
+        let mut out = output(&page, extraction, &self.options);
         out.fallbacks = history;
         if !self.ledger.pages[ticket].entries.is_empty() {
             out.ticket = Some(ticket);

@@ -203,6 +203,50 @@ fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
     assert!(stored.iter().all(|r| r.page_count == 2));
 }
 
+#[test]
+fn every_kept_page_is_stored_with_its_own_bytes() {
+    // Two pages broken the same way, with different bytes: the first heals
+    // (its snapshot made on a thread of its own, sharing the page's bytes),
+    // the second is served by that heal and joins it (its bytes kept as
+    // they are). Each page's snapshot must be its own file.
+    let shop = Shop::new();
+    let first = std::fs::read(Path::new(ROOT).join(REDESIGN)).unwrap();
+    let mut second = first.clone();
+    second.extend_from_slice(b"\n<!-- the second page -->\n");
+    let dir = shop.dir.path().join("pages");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pages: Vec<String> = [("first.html", &first), ("second.html", &second)]
+        .iter()
+        .map(|(name, bytes)| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p.display().to_string()
+        })
+        .collect();
+    let mut runtime = shop.runtime(HealMode::Propose);
+    let outputs = run_paths(&mut runtime, &pages);
+    assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+    assert!(!outputs[0].adaptations.is_empty());
+    let store = runtime.session().store().unwrap();
+    let stored = store.adaptations(&AdaptationFilter::default()).unwrap();
+    let run = stored[0].run_id;
+    let kept = store.pages_with_snapshot(run).unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    for id in kept {
+        let record = store.page(id).unwrap().unwrap();
+        let want = if record.url_or_path.ends_with("first.html") {
+            &first
+        } else {
+            &second
+        };
+        assert!(
+            store.page_html(id).unwrap().as_ref() == Some(want),
+            "{} is not stored as its file",
+            record.url_or_path
+        );
+    }
+}
+
 /// The bookshop's good page under `n` names in a folder of its own, then
 /// the redesigned page: the pages a run over a site with one odd page reads.
 fn good_pages_then_one_odd(shop: &Shop, n: usize) -> Vec<String> {
