@@ -233,8 +233,7 @@ impl Runtime {
                 Ok((bytes, compressed)) => {
                     // The run's own handle on the bytes went when the page's
                     // output was made: these are the last, and are moved.
-                    page.bytes =
-                        Some(Arc::try_unwrap(bytes).unwrap_or_else(|shared| (*shared).clone()));
+                    page.bytes = Some(Arc::unwrap_or_clone(bytes));
                     page.snapshot = compressed.ok().map(|c| c.hashed(page.sha256.clone()));
                 }
                 // The thread panicked (out of memory, say): the page is kept by its hash alone.
@@ -603,8 +602,7 @@ impl Healer for Runtime {
         match (keep_bytes, snapshot) {
             (true, Some(thread)) => self.snapshots.push((ticket, thread)),
             (true, None) => {
-                self.ledger.pages[ticket].bytes =
-                    Some(Arc::try_unwrap(bytes).unwrap_or_else(|shared| (*shared).clone()));
+                self.ledger.pages[ticket].bytes = Some(Arc::unwrap_or_clone(bytes));
             }
             (false, _) => {}
         }
