@@ -18,7 +18,9 @@ The google, mutants and swde tracks are generated here from ../shared/data
 (manifests are written to the work dir), and so is the records track (by
 bench/record_cases.py into WORK/records, its --quick slice with --quick)
 unless a `--cases` manifest holds records cases; `--cases FILE` reads more
-(the mutation track of bench/mutate.py).  Relative page paths in a manifest
+(the mutation track of bench/mutate.py; the wide-mutation and wide-pairs
+tracks of bench/wide_cases.py, one split of sites at a time, read only from
+--cases).  Relative page paths in a manifest
 are resolved against the manifest's folder, then the current folder.
 
 mend, for each case: a wrapper with one pattern `target` (the target's path,
@@ -153,7 +155,8 @@ MARK = "data-mendcase"
 TAG_RE = re.compile(rb"<([A-Za-z][A-Za-z0-9:_-]*)")
 SIGNATURE_RE = re.compile(r'\s+signature="[^"]*"')
 CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_-]+)""", re.I)
-TRACKS = ("google", "mutants", "swde", "mutation", "records", "reload", "reload-unlearned")
+TRACKS = ("google", "mutants", "swde", "mutation", "records", "reload", "reload-unlearned", "wide-mutation",
+          "wide-pairs")
 RUN_TIMEOUT = 600                      # seconds for one mend process
 BUCKETS = ((3_000, "<3k"), (15_000, "3k-15k"), (60_000, "15k-60k"), (float("inf"), ">60k"))
 
