@@ -695,15 +695,16 @@ def robust_side(mend, case, robust):
     return res
 
 
-def with_scope(text, scope):
-    """A wrapper's text with adapt.search_scope set, when a scope is asked for."""
-    if not scope:
+def with_scope(text, settings):
+    """A wrapper's text with the adapt settings asked for (search_scope, min_confidence, drift_confidence) set."""
+    extra = "".join(f", {key}: {value}" for key, value in (settings or {}).items() if value is not None)
+    if not extra:
         return text
-    return text.replace("adapt: {mode: auto}", f"adapt: {{mode: auto, search_scope: {scope}}}", 1)
+    return text.replace("adapt: {mode: auto}", f"adapt: {{mode: auto{extra}}}", 1)
 
 
 def opts_scope(case):
-    return case.get("_search_scope")
+    return case.get("_adapt")
 
 
 def mend_side(mend, case, d, robust):
@@ -760,7 +761,8 @@ def mend_side(mend, case, d, robust):
         healed=bool(adaptations), status=a.get("status"), score=a.get("score"), runner_up=a.get("runner_up"),
         similarity=a.get("similarity"), algorithm=a.get("algorithm"), reason=a.get("reason"),
         confidence=a.get("confidence"), evidence=a.get("evidence"), change_scope=a.get("change_scope"),
-        found_in_parent=a.get("found_in_parent"),
+        found_in_parent=a.get("found_in_parent"), features=a.get("features"), model=a.get("model"),
+        selection_features=a.get("selection_features"), proposals=a.get("proposals"),
         new_xpath=a.get("new_xpath"), violated=violated,
     )
     if case["track"] == "swde":
@@ -885,7 +887,9 @@ def harness_failure(e):
 
 def run_case(task):
     case, opts, judge = task
-    case = dict(case, _search_scope=opts.get("search_scope"))
+    case = dict(case, _adapt={"search_scope": opts.get("search_scope"),
+                              "min_confidence": opts.get("min_confidence"),
+                              "drift_confidence": opts.get("drift_confidence")})
     mend = Mend(opts["mend"], opts.get("timeout", RUN_TIMEOUT))
     d = Path(opts["work"]) / "runs" / case["track"] / digest(case["id"])
     shutil.rmtree(d, ignore_errors=True)
@@ -911,6 +915,11 @@ def run_case(task):
         out["mend"] = mend_side(mend, case, d, robust)
     except Exception as e:  # never dropped: a case the harness cannot follow is wrong, and listed
         out["mend"] = failed({"verdict": None}, harness_failure(e))
+    if opts["stale"] and case["track"] not in ("swde", "records"):
+        try:  # no healing: the target's own path on the new page, judged as a wrapper with --heal off
+            out["stale"] = robust_side(mend, case, {"xpath": case["target"], "fallback": None})
+        except Exception as e:
+            out["stale"] = failed({"verdict": None}, harness_failure(e))
     if opts["robust"]:
         try:
             out["robust"] = robust_side(mend, case, robust or {"failure": harness_failure("no robust XPath")})
@@ -932,7 +941,7 @@ def run_case(task):
 
 # ---------------------------------------------------------------- report
 
-TOOL_NAMES = {"mend": "mend", "scrapling": "Scrapling", "robust": "robust XPath"}
+TOOL_NAMES = {"mend": "mend", "scrapling": "Scrapling", "robust": "robust XPath", "stale": "no healing"}
 VERDICTS = ("correct", "wrong", "abstain")
 RISK_THRESHOLDS = [round(0.5 + 0.05 * i, 2) for i in range(10)]
 RELIABILITY_BINS = [(round(0.1 * i, 1), round(0.1 * (i + 1), 1)) for i in range(10)]
@@ -944,6 +953,8 @@ def tools_of(args):
         tools["scrapling"] = TOOL_NAMES["scrapling"]
     if args.robust:
         tools["robust"] = TOOL_NAMES["robust"]
+    if args.stale:
+        tools["stale"] = TOOL_NAMES["stale"]
     return tools
 
 
@@ -1328,11 +1339,21 @@ def main():
                          "bench/record_cases.py's --quick slice")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-scrapling", dest="scrapling", action="store_false")
+    ap.add_argument("--no-stale", dest="stale", action="store_false",
+                    help="leave out the no-healing column (the target's own XPath on the new page, never healed)")
     ap.add_argument("--no-robust", dest="robust", action="store_false",
                     help="leave out the robust-XPath baseline column")
     ap.add_argument("--site-template", action="store_true",
                     help="on the swde track, learn each site's template (mend template, pages 0196-0199) "
                          "before the snapshot")
+    ap.add_argument("--min-confidence", type=float, default=None,
+                    help="the wrappers' adapt.min_confidence (default: the heal model's own threshold); 0 "
+                         "applies every candidate the search proposes, for the model's training data "
+                         "(bench/train_model.py)")
+    ap.add_argument("--drift-confidence", type=float, default=None,
+                    help="the wrappers' adapt.drift_confidence (default: the heal model's own); 1 sends every "
+                         "field to be checked by a heal, so that every case reports what the model read of its "
+                         "XPath's selection (bench/train_model.py)")
     ap.add_argument("--search-scope", choices=["parent-first", "page"], default=None,
                     help="the wrappers' adapt.search_scope (default: mend's own, parent-first): page "
                          "searches the whole page at once, for comparing the two")
@@ -1453,7 +1474,9 @@ def main():
             c["robust"] = u.get("robust")
     prepared = time.perf_counter()
     opts = {"mend": args.mend, "work": str(work), "scrapling": args.scrapling, "robust": args.robust,
-            "keep": args.keep, "timeout": args.timeout, "search_scope": args.search_scope}
+            "stale": args.stale,
+            "keep": args.keep, "timeout": args.timeout, "search_scope": args.search_scope,
+            "min_confidence": args.min_confidence, "drift_confidence": args.drift_confidence}
     tasks = [(c, opts, j) for c, _, j in tasks]
     outcomes = []
     per_track = {}

@@ -1,108 +1,226 @@
-//! One calibrated score: the chance that a heal's chosen node set is the
-//! right one, from everything the choice saw. Structural similarity, the
-//! margin over the runner-up, the chosen nodes' own likeness to the stored
-//! target and the votes of the pattern's locators each rank risk on some
-//! tracks and not on others (a structural twin scores perfectly on
-//! structure; a renamed class looks unlike its target), so the threshold
-//! applies to their combination, a logistic model whose weights were fitted
-//! on a training split of generated cases and reported on others
-//! (`bench/calibrate.py`).
+//! What a heal's candidate is judged on, and the one judgement: the chance
+//! that a candidate node set is the pattern's target, from everything the
+//! search saw of it, as the learned model (`model.rs`) puts it.
+//!
+//! Every path that finds nodes (the tree matchings, the locator ensemble,
+//! the witnesses of the stored text, the relaxed locators, a record's
+//! stored items found together) proposes its candidate with an
+//! [`Evidence`], and none of them applies a candidate the model does not
+//! clear. What each path knows differs (a witness compares no region, a
+//! tree search counts no votes); the features say which path proposed the
+//! candidate, so that the model weighs each one's evidence as it measured
+//! it on training sites.
 //!
 //! The module is pure arithmetic; the features are gathered by the caller.
 
 use serde::Serialize;
 
-/// What a heal's confidence is computed from, each in [0, 1].
+use super::ChangeScope;
+use crate::similarity::{Algorithm, LabelMode};
+
+/// Which path of the search proposed a candidate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// A tree matching over the stored context.
+    #[default]
+    Tree,
+    /// The locator ensemble's answer.
+    Locators,
+    /// The one element carrying the stored text as written (a retagged
+    /// target, or the target among copies).
+    Witness,
+    /// A locator relaxed (without its layout, or on any tag).
+    Relaxed,
+    /// A record's stored items, found together.
+    RecordWitness,
+    /// What the pattern's XPath selects now, as the drift check asks of it
+    /// on every page.
+    Current,
+}
+
+/// What a candidate is judged on. Shares and similarities are in [0, 1].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Evidence {
-    /// The tree similarity of the winner's region (0 for an answer of the
-    /// locators, which compare no region).
+    /// The path that proposed it.
+    pub source: Source,
+    /// The algorithm and label mode of a tree matching's candidate.
+    pub algorithm: Option<Algorithm>,
+    /// The label mode of a tree matching's candidate.
+    pub label: Option<LabelMode>,
+    /// The tree similarity of the candidate's region (0 where the path
+    /// compares no region).
     pub similarity: f64,
-    /// How far the winner's score beats the runner-up's (1 with none; 0 for
-    /// an answer of the locators, which rank no candidates).
+    /// How far its score beats the runner-up's (1 with none; 0 where the
+    /// path ranks no candidates).
     pub margin: f64,
-    /// How much the chosen nodes look like the stored target: tag, text or
-    /// its shape, attributes.
+    /// How much the chosen nodes look like the stored target, all parts
+    /// weighed (tag 0.2, text 0.4, attributes 0.4).
     pub likeness: f64,
+    /// The parts of the likeness: the same tag.
+    pub tag_like: f64,
+    /// The parts of the likeness: the text or its shape.
+    pub text_like: f64,
+    /// The parts of the likeness: the attributes kept and not gained.
+    pub attrs_like: f64,
+    /// The share of the stored target's words the chosen nodes carry.
+    pub words: f64,
     /// The share of the voting locators that select exactly the chosen nodes.
     pub votes_for: f64,
     /// The share of the voting locators that select other nodes.
     pub votes_against: f64,
     /// Whether any locator voted.
     pub voted: bool,
-    /// Whether the answer is the locators' own.
-    pub by_locators: bool,
     /// Whether the pattern is a record.
     pub record: bool,
+    /// How well the number of chosen nodes fits the number captured:
+    /// the smaller over the larger.
+    pub count_fit: f64,
+    /// Whether the chosen nodes share the target's tag, an attribute or its
+    /// text at all.
+    pub carries_evidence: bool,
+    /// Whether they have another text than the target and stand among none
+    /// of the texts that surrounded it.
+    pub lookalike: bool,
+    /// Whether they hold none of the labels the target held.
+    pub labels_contradict: bool,
+    /// Whether the pattern's XPath selects nothing on the page.
+    pub selection_empty: bool,
+    /// How the page changed around the pattern (sensed when a heal runs;
+    /// `None` for the drift check, which senses nothing).
+    pub change_scope: Option<ChangeScope>,
+    /// Whether more of the pattern's locators agree on other nodes than on
+    /// these, and those look more like the target (`drift::Votes::outvoting`).
+    pub outvoted: bool,
+    /// Whether the stored target's text, as written, stands on other nodes
+    /// near these or elsewhere on the page, and not on these.
+    pub witnessed_elsewhere: bool,
+    /// Whether these carry the text of the target's neighbour at capture.
+    pub neighbour: bool,
+    /// Whether these are an element without text that shares none of the
+    /// target's classes or attribute values.
+    pub emptied: bool,
 }
 
-/// The fitted weights, in the order of [`Evidence::features`], and the bias:
-/// `python3 bench/calibrate.py --train` on the harness run of the mutation
-/// cases of `bench/mutate.py --seed 2 --per-kind 30` (320 applied heals, all
-/// of fields, so the record flag has no weight yet, and records are not held
-/// to the bar). Each weight must have the sign of what its feature says; the
-/// margin over the runner-up was fitted with the wrong one (the heals of
-/// deleted targets there beat their runners-up by far), so it is 0.
-const WEIGHTS: [f64; 8] = [1.2333, 0.0, 4.5488, 1.6253, -1.4998, 0.1255, 0.5768, 0.0];
-const BIAS: f64 = -4.3996;
+/// The model's inputs, by name, in the order of [`Evidence::features`].
+pub const FEATURES: [&str; 34] = [
+    "similarity",
+    "margin",
+    "likeness",
+    "tag_like",
+    "text_like",
+    "attrs_like",
+    "words",
+    "votes_for",
+    "votes_against",
+    "voted",
+    "record",
+    "count_fit",
+    "carries_evidence",
+    "lookalike",
+    "labels_contradict",
+    "selection_empty",
+    "source_tree",
+    "source_locators",
+    "source_witness",
+    "source_relaxed",
+    "source_record_witness",
+    "algorithm_ctm",
+    "algorithm_stm",
+    "algorithm_bigram",
+    "algorithm_jw",
+    "label_tag_only",
+    "scope_local",
+    "scope_structural",
+    "scope_template",
+    "source_current",
+    "outvoted",
+    "witnessed_elsewhere",
+    "neighbour",
+    "emptied",
+];
 
 impl Evidence {
-    /// The model's inputs.
-    pub fn features(&self) -> [f64; 8] {
+    /// The model's inputs, named by [`FEATURES`].
+    pub fn features(&self) -> [f64; FEATURES.len()] {
+        let flag = |b: bool| f64::from(u8::from(b));
         [
             self.similarity,
             self.margin,
             self.likeness,
+            self.tag_like,
+            self.text_like,
+            self.attrs_like,
+            self.words,
             self.votes_for,
             self.votes_against,
-            f64::from(u8::from(self.voted)),
-            f64::from(u8::from(self.by_locators)),
-            f64::from(u8::from(self.record)),
+            flag(self.voted),
+            flag(self.record),
+            self.count_fit,
+            flag(self.carries_evidence),
+            flag(self.lookalike),
+            flag(self.labels_contradict),
+            flag(self.selection_empty),
+            flag(self.source == Source::Tree),
+            flag(self.source == Source::Locators),
+            flag(self.source == Source::Witness),
+            flag(self.source == Source::Relaxed),
+            flag(self.source == Source::RecordWitness),
+            flag(self.algorithm == Some(Algorithm::Ctm)),
+            flag(self.algorithm == Some(Algorithm::Stm)),
+            flag(self.algorithm == Some(Algorithm::Bigram)),
+            flag(self.algorithm == Some(Algorithm::Jw)),
+            flag(self.label == Some(LabelMode::Tag)),
+            flag(self.change_scope == Some(ChangeScope::Local)),
+            flag(self.change_scope == Some(ChangeScope::Structural)),
+            flag(matches!(
+                self.change_scope,
+                Some(ChangeScope::Template | ChangeScope::Unstable)
+            )),
+            flag(self.source == Source::Current),
+            flag(self.outvoted),
+            flag(self.witnessed_elsewhere),
+            flag(self.neighbour),
+            flag(self.emptied),
         ]
+    }
+
+    /// The features by name, as adaptations report them for retraining.
+    pub fn named_features(&self) -> serde_json::Map<String, serde_json::Value> {
+        FEATURES
+            .iter()
+            .zip(self.features())
+            .map(|(name, x)| ((*name).to_owned(), serde_json::Value::from(x)))
+            .collect()
     }
 }
 
-/// The calibrated chance that the node set the evidence describes is right.
+/// The chance, as the learned model puts it, that the node set the evidence
+/// describes is the pattern's target.
 pub fn confidence(evidence: &Evidence) -> f64 {
-    let z: f64 = BIAS
-        + WEIGHTS
-            .iter()
-            .zip(evidence.features())
-            .map(|(w, x)| w * x)
-            .sum::<f64>();
-    1.0 / (1.0 + (-z).exp())
+    super::model::model().probability(&evidence.features())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check(evidence: Evidence, low: f64, high: f64) {
-        let c = confidence(&evidence);
-        assert!((low..=high).contains(&c), "{c} for {evidence:?}");
+    #[test]
+    fn every_feature_has_a_name_and_a_value() {
+        let e = Evidence {
+            source: Source::Relaxed,
+            change_scope: Some(ChangeScope::Template),
+            ..Evidence::default()
+        };
+        let named = e.named_features();
+        assert_eq!(named.len(), FEATURES.len());
+        assert_eq!(named["source_relaxed"], 1.0);
+        assert_eq!(named["source_tree"], 0.0);
+        assert_eq!(named["scope_template"], 1.0);
     }
 
     #[test]
-    fn confidence_is_a_probability_that_ranks_evidence() {
-        let strong = Evidence {
-            similarity: 0.95,
-            margin: 0.3,
-            likeness: 1.0,
-            votes_for: 1.0,
-            votes_against: 0.0,
-            voted: true,
-            by_locators: false,
-            record: false,
-        };
-        let weak = Evidence {
-            likeness: 0.2,
-            votes_for: 0.0,
-            votes_against: 1.0,
-            ..strong
-        };
-        check(strong, 0.9, 1.0);
-        check(weak, 0.0, 0.3);
-        assert!(confidence(&strong) > confidence(&weak));
+    fn confidence_is_a_probability() {
         for x in [0.0, 0.5, 1.0] {
             let e = Evidence {
                 similarity: x,
@@ -112,7 +230,8 @@ mod tests {
                 votes_against: x,
                 ..Evidence::default()
             };
-            check(e, 0.0, 1.0);
+            let c = confidence(&e);
+            assert!((0.0..=1.0).contains(&c), "{c}");
         }
     }
 }

@@ -130,89 +130,207 @@ pub fn drift(
         if pattern.xpath.source() != gram.header.xpath {
             continue;
         }
-        let votes = votes(doc, gram, &scopes, &current);
-        if let Some(other) = votes.outvoting(doc, gram, &current, pattern.is_record()) {
-            let expected = format!(
-                "the nodes its locators agree on ({} of {} locators: {})",
-                other.xpaths.len(),
-                votes.voting,
-                other.xpaths.join(", ")
-            );
-            let found = format!(
-                "{} selects other nodes ({} locators agree with it)",
-                pattern.xpath.source(),
-                votes.agree
-            );
-            out.push(drift_violation(
-                doc,
-                path,
-                expected,
-                found,
-                &other.targets,
-                &current,
-            ));
-        } else if let Some(w) = if pattern.is_record() {
-            witnessed_record(doc, gram, &current)
+        let violation = if pattern.is_record() {
+            record_drift(doc, gram, &path, pattern, &scopes, &current)
         } else {
-            witnessed_field(doc, gram, &current, &votes).or_else(|| {
-                path.parent()
-                    .is_none()
-                    .then(|| paragraph_elsewhere(doc, gram, &current))
-                    .flatten()
-            })
-        } {
-            let expected = format!("the nodes that carry {}", w.why);
-            let found = format!(
-                "{} selects nodes without it ({} locators agree with it)",
-                pattern.xpath.source(),
-                votes.agree
-            );
-            out.push(drift_violation(
-                doc, path, expected, found, &w.targets, &current,
-            ));
-        } else if !pattern.is_record()
-            && path.parent().is_none()
-            && let Some(neighbour) = selects_a_neighbour(doc, gram, &current)
-        {
-            let expected = "its target, not the node that stood beside it at capture".to_owned();
-            let found = format!(
-                "{} selects a node with the text of the target's neighbour at capture ({:?})",
-                pattern.xpath.source(),
-                super::witness::clip(&neighbour)
-            );
-            out.push(drift_violation(doc, path, expected, found, &[], &current));
-        } else if !pattern.is_record()
-            && path.parent().is_none()
-            && labels_contradict(doc, gram, &current)
-        {
-            let stored = gram
-                .instances
-                .first()
-                .and_then(|i| i.targets.first())
-                .map(|&(owner, _)| labels(&gram.doc, owner))
-                .unwrap_or_default();
-            let expected = format!(
-                "a node with the labels its target held ({})",
-                stored.into_iter().collect::<Vec<_>>().join(", ")
-            );
-            let found = format!(
-                "{} selects a node with none of them",
-                pattern.xpath.source()
-            );
-            out.push(drift_violation(doc, path, expected, found, &[], &current));
-        } else if !pattern.is_record()
-            && path.parent().is_none()
-            && emptied_unlike(doc, gram, &current)
-        {
-            let expected = "its target, an element with text and its attributes".to_owned();
-            let found = format!(
-                "{} selects an element without text that shares none of the target's classes or attribute values",
-                pattern.xpath.source()
-            );
-            out.push(drift_violation(doc, path, expected, found, &[], &current));
-        }
+            let bar = wrapper
+                .adapt
+                .drift_confidence
+                .unwrap_or_else(|| super::model::model().drift_threshold);
+            let by_model = gram.header.matched == 1 && path.parent().is_none();
+            field_drift(
+                doc,
+                gram,
+                &path,
+                pattern,
+                &scopes,
+                &current,
+                by_model.then_some(bar),
+            )
+        };
+        out.extend(violation);
     }
     out
+}
+
+/// A record's drift: its locators outvote its XPath, or its stored items'
+/// texts stand together on other items.
+fn record_drift(
+    doc: &Document,
+    gram: &TreeGram,
+    path: &PatternPath,
+    pattern: &crate::wrapper::Pattern,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> Option<Violation> {
+    let votes = votes(doc, gram, scopes, current);
+    if let Some(other) = votes.outvoting(doc, gram, current, true) {
+        let expected = format!(
+            "the nodes its locators agree on ({} of {} locators: {})",
+            other.xpaths.len(),
+            votes.voting,
+            other.xpaths.join(", ")
+        );
+        let found = format!(
+            "{} selects other nodes ({} locators agree with it)",
+            pattern.xpath.source(),
+            votes.agree
+        );
+        return Some(drift_violation(
+            doc,
+            path.clone(),
+            expected,
+            found,
+            &other.targets,
+            current,
+        ));
+    }
+    let w = witnessed_record(doc, gram, current)?;
+    // Stored items found among as many selected items as were captured say
+    // nothing against the selection: on the capture page itself they stand
+    // among the others. A selection that grew (a copied list, an advert)
+    // or moved to other items is what they witness against.
+    let selected: std::collections::HashSet<&Item> = current.iter().flatten().collect();
+    if selected.len() == gram.header.matched
+        && w.targets
+            .iter()
+            .flatten()
+            .all(|item| selected.contains(item))
+    {
+        return None;
+    }
+    let expected = format!("the nodes that carry {}", w.why);
+    let found = format!(
+        "{} selects nodes without it ({} locators agree with it)",
+        pattern.xpath.source(),
+        votes.agree
+    );
+    Some(drift_violation(
+        doc,
+        path.clone(),
+        expected,
+        found,
+        &w.targets,
+        current,
+    ))
+}
+
+/// A field's drift: a signal speaks against its selection (the locators
+/// outvote it, the stored text stands elsewhere, it has the target's
+/// neighbour's text, it lacks the target's labels, it was emptied) and,
+/// for a field the model judges (`selection::Domain`), the model's
+/// confidence in it is under `bar`. The violation names the strongest
+/// signal.
+fn field_drift(
+    doc: &Document,
+    gram: &TreeGram,
+    path: &PatternPath,
+    pattern: &crate::wrapper::Pattern,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+    bar: Option<f64>,
+) -> Option<Violation> {
+    let check = super::selection::check_field(doc, gram, path.parent().is_none(), scopes, current);
+    let e = &check.evidence;
+    // A selection no signal speaks against is kept: on another page of the
+    // site every field's text differs from the capture's, and the model,
+    // fitted mostly on changed pages, takes that alone for drift.
+    if !(e.outvoted || e.witnessed_elsewhere || e.neighbour || e.labels_contradict || e.emptied) {
+        return None;
+    }
+    let said = match bar {
+        Some(bar) => {
+            let confidence = super::confidence(e);
+            if confidence >= bar {
+                return None;
+            }
+            format!("the heal model's confidence in it is {confidence:.2}, under {bar:.2}")
+        }
+        None => "a list or a record's field, judged by these signals".to_owned(),
+    };
+    let xpath = pattern.xpath.source();
+    let (expected, found, other) = if let Some(other) = &check.outvoting {
+        (
+            format!(
+                "the nodes its locators agree on ({} of {} locators: {})",
+                other.xpaths.len(),
+                check.voting,
+                other.xpaths.join(", ")
+            ),
+            format!(
+                "{xpath} selects other nodes ({} locators agree with it; {said})",
+                check.agree
+            ),
+            other.targets.clone(),
+        )
+    } else if let Some(w) = &check.witness {
+        (
+            format!("the nodes that carry {}", w.why),
+            format!(
+                "{xpath} selects nodes without it ({} locators agree with it; {said})",
+                check.agree
+            ),
+            w.targets.clone(),
+        )
+    } else if let Some(text) = &check.neighbour {
+        (
+            "its target, not the node that stood beside it at capture".to_owned(),
+            format!(
+                "{xpath} selects a node with the text of the target's neighbour at capture ({:?}; {said})",
+                super::witness::clip(text)
+            ),
+            Vec::new(),
+        )
+    } else if e.labels_contradict {
+        let stored = gram
+            .instances
+            .first()
+            .and_then(|i| i.targets.first())
+            .map(|&(owner, _)| labels(&gram.doc, owner))
+            .unwrap_or_default();
+        (
+            format!(
+                "a node with the labels its target held ({})",
+                stored.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+            format!("{xpath} selects a node with none of them; {said}"),
+            Vec::new(),
+        )
+    } else {
+        (
+            "its target, as its tree-gram and locators describe it".to_owned(),
+            format!(
+                "{xpath} selects nodes that look {:.0}% like the target, {} of {} locators agree with it{}{}{}; {said}",
+                100.0 * e.likeness,
+                check.agree,
+                check.voting,
+                if e.labels_contradict {
+                    ", without the labels the target held"
+                } else {
+                    ""
+                },
+                if e.emptied {
+                    ", an element emptied of text"
+                } else {
+                    ""
+                },
+                if e.lookalike {
+                    ", away from the texts around the target"
+                } else {
+                    ""
+                },
+            ),
+            Vec::new(),
+        )
+    };
+    Some(drift_violation(
+        doc,
+        path.clone(),
+        expected,
+        found,
+        &other,
+        current,
+    ))
 }
 
 /// Whether a field's selection, one element, has no text at all and
@@ -681,11 +799,44 @@ impl StoredWords {
 /// node's likeness to the first stored target (tag 0.2, text 0.4,
 /// attributes 0.4). `None` when it selects nothing.
 pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> Option<f64> {
+    likeness_parts(doc, gram, selection).map(|p| p.weighed())
+}
+
+/// The parts of a selection's likeness to the stored target (see
+/// [`evidence`]), each the mean over its first parent instances that
+/// select something.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LikenessParts {
+    /// The same tag.
+    pub tag: f64,
+    /// The text, as written or by shape.
+    pub text: f64,
+    /// The attributes: the Jaccard index and the share kept, averaged, as
+    /// attributes the node gained weigh half as much as those it lost.
+    pub attrs: f64,
+    /// The Jaccard index of the words of the two texts.
+    pub words: f64,
+}
+
+impl LikenessParts {
+    /// The parts weighed into one likeness.
+    pub(crate) fn weighed(&self) -> f64 {
+        0.2 * self.tag + 0.4 * self.text + 0.4 * self.attrs
+    }
+}
+
+/// The parts of a selection's likeness to the stored target; `None` when
+/// it selects nothing.
+pub(crate) fn likeness_parts(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<LikenessParts> {
     let instance = gram.instances.first()?;
     let &(owner, ref target) = instance.targets.first()?;
     let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
     let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
-    let mut total = 0.0;
+    let mut sum = LikenessParts::default();
     let mut n = 0usize;
     for items in selection
         .iter()
@@ -698,12 +849,21 @@ pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>])
         };
         let found = Profile::of(doc, owner, item, &NoMask);
         let like = likeness(&wanted, &found);
-        // Attributes the node gained weigh half as much as those it lost.
-        let attrs = 0.5 * (like.attrs + kept_attributes(&wanted, &found));
-        total += 0.2 * like.tag + 0.4 * like.text + 0.4 * attrs;
+        sum.tag += like.tag;
+        sum.text += like.text;
+        sum.attrs += 0.5 * (like.attrs + kept_attributes(&wanted, &found));
+        sum.words += super::likeness::word_overlap(&wanted, &found);
         n += 1;
     }
-    (n > 0).then(|| total / n as f64)
+    (n > 0).then(|| {
+        let k = n as f64;
+        LikenessParts {
+            tag: sum.tag / k,
+            text: sum.text / k,
+            attrs: sum.attrs / k,
+            words: sum.words / k,
+        }
+    })
 }
 
 /// A selection of several nodes per parent instance, for a field that had

@@ -62,12 +62,16 @@ mod confidence;
 #[cfg(test)]
 mod copies_tests;
 mod drift;
+#[cfg(test)]
+mod first_use_tests;
 mod heal;
 mod item_witness;
 mod likeness;
 mod locate;
+mod model;
 mod relaxed;
 mod relocate;
+mod selection;
 mod sequence_alignment;
 #[cfg(test)]
 mod settle_tests;
@@ -86,9 +90,10 @@ use serde_json::Value;
 
 pub use alternative::{Alternative, Origin, Substituted, history_alternatives, substitute};
 pub use change_scope::{ChangeScope, MAX_CANDIDATES, PageFacts, Sensed, sense};
-pub use confidence::{Evidence, confidence};
+pub use confidence::{Evidence, FEATURES, Source, confidence};
 pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
+pub use model::{Model, model};
 
 use crate::dom::Document;
 use crate::extract::Violation;
@@ -294,6 +299,21 @@ pub struct CandidateReport {
     pub verdict: String,
 }
 
+/// One candidate the model judged during an adaptation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Proposal {
+    /// The path that proposed it.
+    pub source: Source,
+    /// Canonical paths of its first nodes.
+    pub nodes: Vec<String>,
+    /// How many nodes it has, over all parent instances.
+    pub count: usize,
+    /// The model's confidence in it.
+    pub confidence: f64,
+    /// What the model read.
+    pub evidence: Evidence,
+}
+
 /// One constraint checked after an adaptation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Check {
@@ -336,6 +356,12 @@ pub struct Adaptation {
     pub similarity: Option<f64>,
     /// What the winner's confidence was computed from.
     pub evidence: Option<Evidence>,
+    /// What the model read of the nodes the pattern's XPath selected when
+    /// the adaptation began (a field's, when it selected any).
+    pub selection: Option<Evidence>,
+    /// Every candidate the model judged, in the order the paths proposed
+    /// them: the first that cleared the bar and was proven is the heal.
+    pub proposals: Vec<Proposal>,
     /// The winner's calibrated confidence in [0, 1]: the estimated chance
     /// that it is the right node set (see `confidence.rs`).
     pub confidence: Option<f64>,

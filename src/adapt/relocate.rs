@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use url::Url;
 
 use super::cluster::{Rule, clusters};
+use super::confidence::{Evidence, Source};
 use super::drift;
 use super::locate::{self, Field};
 use super::{
@@ -138,6 +139,63 @@ pub(crate) fn attempt(
     path: &PatternPath,
     trigger: Trigger,
 ) -> Attempted {
+    let log = Proposals {
+        judged: std::cell::RefCell::default(),
+        domain: super::selection::Domain::of(wrapper, path, env.grams),
+    };
+    let mut attempted = attempt_logged(env, wrapper, before, path, trigger, &log);
+    attempted.adaptation.proposals = log.judged.into_inner();
+    attempted
+}
+
+/// Every candidate judged during one attempt, in order, and who judges.
+struct Proposals {
+    judged: std::cell::RefCell<Vec<super::Proposal>>,
+    domain: super::selection::Domain,
+}
+
+impl Proposals {
+    /// Judges a candidate: its confidence, logged, and whether it is taken.
+    /// The model judges the patterns it was trained on (see
+    /// `selection::Domain`); a record's candidate is not held to it, and a
+    /// field outside its training (a list, a field of a record) is held to
+    /// the evidence that decided before: it must share the target's tag, an
+    /// attribute or its text, and a top-level field's must be no lookalike
+    /// out of the target's place nor lack the labels the target held.
+    fn judge(&self, doc: &Document, targets: &[Vec<Item>], evidence: &Evidence, bar: f64) -> bool {
+        let confidence = super::confidence(evidence);
+        self.judged.borrow_mut().push(super::Proposal {
+            source: evidence.source,
+            nodes: targets
+                .iter()
+                .flatten()
+                .take(3)
+                .map(|i| i.path(doc))
+                .collect(),
+            count: targets.iter().map(Vec::len).sum(),
+            confidence,
+            evidence: *evidence,
+        });
+        match self.domain {
+            super::selection::Domain::Model => confidence >= bar,
+            super::selection::Domain::Record => true,
+            super::selection::Domain::Rules { top_level } => {
+                evidence.carries_evidence
+                    && !(top_level && (evidence.lookalike || evidence.labels_contradict))
+            }
+        }
+    }
+}
+
+/// [`attempt`], with every candidate judged logged in `log`.
+fn attempt_logged(
+    env: &Env<'_>,
+    wrapper: &Wrapper,
+    before: &Extraction,
+    path: &PatternPath,
+    trigger: Trigger,
+    log: &Proposals,
+) -> Attempted {
     let pattern = wrapper.pattern(path).expect("paths come from the wrapper");
     let mut adaptation = Adaptation {
         pattern: path.clone(),
@@ -153,6 +211,8 @@ pub(crate) fn attempt(
         runner_up: None,
         similarity: None,
         evidence: None,
+        selection: None,
+        proposals: Vec::new(),
         confidence: None,
         reason: None,
         candidates: Vec::new(),
@@ -206,6 +266,21 @@ pub(crate) fn attempt(
 
     let sensed = sense_change(env, gram, &current);
     adaptation.change_scope = Some(sensed.class);
+    let facts = Facts {
+        selection_empty: current.iter().all(Vec::is_empty),
+        change_scope: sensed.class,
+    };
+    let bar = min_confidence(&wrapper.adapt);
+    if !pattern.is_record() && !facts.selection_empty {
+        let check = super::selection::check_field(
+            env.doc,
+            gram,
+            path.parent().is_none(),
+            &scopes,
+            &current,
+        );
+        adaptation.selection = Some(check.evidence);
+    }
 
     // A field's target retagged beside a copy that kept the old tag: the
     // copy draws the locators and the tree search alike, and only the
@@ -223,6 +298,12 @@ pub(crate) fn attempt(
                 "its XPath selects a copy beside the target; only this node carries the stored text as written",
             )
         });
+        let proposer = Proposer {
+            source: Source::Witness,
+            facts,
+            bar,
+            log,
+        };
         let witnessed = [retagged_instead(env, gram, &scopes, &current), narrowed];
         for (found, why) in witnessed.into_iter().flatten() {
             if rejected.iter().any(|(_, sel)| *sel == found) {
@@ -234,8 +315,8 @@ pub(crate) fn attempt(
                 path,
                 &scopes,
                 &adaptation,
-                found,
-                why.to_owned(),
+                (found, why.to_owned()),
+                proposer,
             ) {
                 return done;
             }
@@ -263,8 +344,16 @@ pub(crate) fn attempt(
         sure: true,
     })) = by_locators
         && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
-        && let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true)
-        && super::confidence(&evidence) >= wrapper.adapt.min_confidence
+        && let evidence = evidence_of(
+            env,
+            gram,
+            pattern,
+            &scopes,
+            &chosen,
+            Source::Locators,
+            facts,
+        )
+        && log.judge(env.doc, &chosen.targets, &evidence, bar)
         && let Ok((xpath, healed_wrapper, extraction)) =
             prove(env, wrapper, pattern, path, &scopes, &chosen)
     {
@@ -289,8 +378,16 @@ pub(crate) fn attempt(
             path,
             &scopes,
             &adaptation,
-            found,
-            format!("its XPath and locators find nothing as written; {how}"),
+            (
+                found,
+                format!("its XPath and locators find nothing as written; {how}"),
+            ),
+            Proposer {
+                source: Source::Relaxed,
+                facts,
+                bar,
+                log,
+            },
         )
     {
         return done;
@@ -306,9 +403,18 @@ pub(crate) fn attempt(
         // Not a tree matching's choice: the stored texts found together,
         // as many items as there were, are the whole of its evidence.
         let chosen = Assignment::witnessed(w.targets);
-        let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, true);
-        if let Ok((xpath, healed_wrapper, extraction)) =
-            prove(env, wrapper, pattern, path, &scopes, &chosen)
+        let evidence = evidence_of(
+            env,
+            gram,
+            pattern,
+            &scopes,
+            &chosen,
+            Source::RecordWitness,
+            facts,
+        );
+        if log.judge(env.doc, &chosen.targets, &evidence, bar)
+            && let Ok((xpath, healed_wrapper, extraction)) =
+                prove(env, wrapper, pattern, path, &scopes, &chosen)
         {
             let mut done = healed_adaptation(
                 adaptation.clone(),
@@ -413,19 +519,6 @@ pub(crate) fn attempt(
                     );
                     continue;
                 }
-                // A field's nodes that hold none of the labels the target
-                // held are another row or cell, wherever they stand.
-                if !pattern.is_record()
-                    && path.parent().is_none()
-                    && drift::labels_contradict(env.doc, gram, &chosen.targets)
-                {
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: the best candidate holds none of the labels the target held",
-                        name(algorithm),
-                    );
-                    continue;
-                }
                 if chosen.targets == current {
                     adaptation.algorithm = Some(algorithm);
                     adaptation.label = Some(label);
@@ -450,43 +543,16 @@ pub(crate) fn attempt(
                         format!("the best candidate is what the rejected XPath {x} selects");
                     continue;
                 }
-                // An absent target is left absent: a field's best candidate
-                // that shares neither the target's tag, nor an attribute,
-                // nor its text is whatever stands where the target stood,
-                // not the target moved.
-                if !pattern.is_record() && !drift::carries_evidence(env.doc, gram, &chosen.targets)
-                {
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: nothing on the page carries the target's own evidence (the best candidate, at similarity {:.3}, shares neither its tag, nor an attribute, nor its text)",
-                        name(algorithm),
-                        chosen.similarity,
-                    );
-                    continue;
-                }
-                // A lookalike left elsewhere when the target was deleted
-                // has the target's own evidence; it has none of what stood
-                // around the target.
-                if !pattern.is_record()
-                    && path.parent().is_none()
-                    && super::surroundings::lookalike(env.doc, gram, &chosen.targets)
-                {
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: the best candidate has another text than the target and stands among none of the texts that surrounded it (a lookalike elsewhere, not the target)",
-                        name(algorithm),
-                    );
-                    continue;
-                }
-                let evidence = evidence_of(env, gram, pattern, &scopes, &chosen, false);
+                let mut evidence =
+                    evidence_of(env, gram, pattern, &scopes, &chosen, Source::Tree, facts);
+                evidence.algorithm = Some(algorithm);
+                evidence.label = Some(label);
                 let confidence = super::confidence(&evidence);
-                // The model was fitted on fields only: a record is not held to it.
-                if !pattern.is_record() && confidence < settings.min_confidence {
+                if !log.judge(env.doc, &chosen.targets, &evidence, bar) {
                     only_rejected = false;
                     last_reason = format!(
-                        "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
+                        "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {bar:.3} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
                         name(algorithm),
-                        settings.min_confidence,
                         evidence.similarity,
                         evidence.likeness,
                         100.0 * evidence.votes_for,
@@ -560,22 +626,38 @@ pub(crate) fn attempt(
     abstain(adaptation, last_reason)
 }
 
-/// A field healed to `found`, chosen by evidence of its own (the stored
-/// text as written, a relaxed locator) rather than a tree search: proven by
-/// extracting again, and applied with `reason`. `None` when the proof fails.
+/// A field healed to the nodes `answer` found, chosen by evidence of its
+/// own (the stored text as written, a relaxed locator) rather than a tree
+/// search: judged by the model, proven by extracting again, and applied
+/// with the answer's reason. `None` when the model or the proof refuses it.
 fn witnessed_field(
     env: &Env<'_>,
     wrapper: &Wrapper,
     path: &PatternPath,
     scopes: &[Item],
     adaptation: &Adaptation,
-    found: Vec<Vec<Item>>,
-    reason: String,
+    answer: (Vec<Vec<Item>>, String),
+    proposer: Proposer<'_>,
 ) -> Option<Attempted> {
+    let (found, reason) = answer;
     let pattern = wrapper.pattern(path)?;
     let gram = env.grams.get(path)?;
     let chosen = Assignment::witnessed(found);
-    let evidence = evidence_of(env, gram, pattern, scopes, &chosen, true);
+    let evidence = evidence_of(
+        env,
+        gram,
+        pattern,
+        scopes,
+        &chosen,
+        proposer.source,
+        proposer.facts,
+    );
+    if !proposer
+        .log
+        .judge(env.doc, &chosen.targets, &evidence, proposer.bar)
+    {
+        return None;
+    }
     let (xpath, healed_wrapper, extraction) =
         prove(env, wrapper, pattern, path, scopes, &chosen).ok()?;
     let mut done = healed_adaptation(
@@ -611,7 +693,7 @@ fn healed_adaptation(
     pattern: &Pattern,
     xpath: String,
     chosen: &Assignment,
-    evidence: super::Evidence,
+    evidence: Evidence,
     extraction: &Extraction,
 ) -> Adaptation {
     a.outcome = Outcome::Healed;
@@ -625,6 +707,34 @@ fn healed_adaptation(
     a
 }
 
+/// What every candidate of one attempt shares: how the page changed around
+/// the pattern.
+#[derive(Clone, Copy, Debug)]
+struct Facts {
+    /// The pattern's XPath selects nothing.
+    selection_empty: bool,
+    /// How the page changed around the pattern.
+    change_scope: ChangeScope,
+}
+
+/// A path that proposes a candidate outside the tree search: what it is
+/// called in the evidence, the attempt's facts and the bar to clear.
+#[derive(Clone, Copy)]
+struct Proposer<'l> {
+    source: Source,
+    facts: Facts,
+    bar: f64,
+    log: &'l Proposals,
+}
+
+/// The least confidence a heal needs: the wrapper's own, or the model's,
+/// chosen on validation sites.
+fn min_confidence(settings: &crate::wrapper::AdaptSettings) -> f64 {
+    settings
+        .min_confidence
+        .unwrap_or_else(|| super::model::model().threshold)
+}
+
 /// What a chosen node set's confidence is computed from.
 fn evidence_of(
     env: &Env<'_>,
@@ -632,8 +742,9 @@ fn evidence_of(
     pattern: &Pattern,
     scopes: &[Item],
     chosen: &Assignment,
-    by_locators: bool,
-) -> super::Evidence {
+    source: Source,
+    facts: Facts,
+) -> Evidence {
     let votes = drift::all_votes(env.doc, gram, scopes, &chosen.targets);
     // A locator whose nodes give values the field refuses is no evidence
     // against the choice: it has moved onto something else (a struck-out
@@ -653,21 +764,44 @@ fn evidence_of(
             n as f64 / voting as f64
         }
     };
-    super::Evidence {
-        similarity: if by_locators { 0.0 } else { chosen.similarity },
-        margin: if by_locators {
-            0.0
-        } else {
+    let ranked = source == Source::Tree;
+    let parts = drift::likeness_parts(env.doc, gram, &chosen.targets).unwrap_or_default();
+    let chosen_count: usize = chosen.targets.iter().map(Vec::len).sum();
+    let stored_count = gram.header.matched.max(1);
+    let field = !pattern.is_record();
+    Evidence {
+        source,
+        algorithm: None,
+        label: None,
+        similarity: if ranked { chosen.similarity } else { 0.0 },
+        margin: if ranked {
             chosen
                 .runner_up
                 .map_or(1.0, |r| (chosen.score - r).clamp(0.0, 1.0))
+        } else {
+            0.0
         },
-        likeness: drift::evidence(env.doc, gram, &chosen.targets).unwrap_or(0.0),
+        likeness: parts.weighed(),
+        tag_like: parts.tag,
+        text_like: parts.text,
+        attrs_like: parts.attrs,
+        words: parts.words,
         votes_for: share(votes.agree),
         votes_against: share(against),
         voted: voting > 0,
-        by_locators,
         record: pattern.is_record(),
+        count_fit: chosen_count.min(stored_count) as f64 / chosen_count.max(stored_count) as f64,
+        carries_evidence: !field || drift::carries_evidence(env.doc, gram, &chosen.targets),
+        lookalike: field && super::surroundings::lookalike(env.doc, gram, &chosen.targets),
+        labels_contradict: field && drift::labels_contradict(env.doc, gram, &chosen.targets),
+        selection_empty: facts.selection_empty,
+        change_scope: Some(facts.change_scope),
+        // What the drift check weighs of a current selection says nothing
+        // of a candidate the search found.
+        outvoted: false,
+        witnessed_elsewhere: false,
+        neighbour: false,
+        emptied: false,
     }
 }
 

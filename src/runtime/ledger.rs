@@ -264,6 +264,8 @@ mod tests {
             runner_up: None,
             similarity: None,
             evidence: None,
+            selection: None,
+            proposals: Vec::new(),
             confidence: None,
             reason: None,
             candidates: Vec::new(),

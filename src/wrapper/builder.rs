@@ -379,7 +379,11 @@ pub(super) fn adapt(node: &Node) -> AdaptSettings {
         min_confidence: node
             .get("min_confidence")
             .and_then(as_f64)
-            .unwrap_or(defaults.min_confidence),
+            .or(defaults.min_confidence),
+        drift_confidence: node
+            .get("drift_confidence")
+            .and_then(as_f64)
+            .or(defaults.drift_confidence),
         algorithms: node.get("algorithms").map_or(defaults.algorithms, |list| {
             list.items()
                 .iter()

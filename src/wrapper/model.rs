@@ -193,12 +193,6 @@ impl std::fmt::Debug for RecordSchema {
     }
 }
 
-/// The default least confidence of a heal (`adapt::confidence`): the highest
-/// bar under which no right answer of the training split of
-/// `bench/calibrate.py` lay. The training cases are mutations; a higher bar
-/// fitted to them turned away right heals of real redesigns.
-pub const MIN_CONFIDENCE: f64 = 0.25;
-
 /// How healing behaves for a wrapper.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdaptSettings {
@@ -208,9 +202,14 @@ pub struct AdaptSettings {
     pub threshold: f64,
     /// How far the winner must beat the runner-up.
     pub margin: f64,
-    /// The least calibrated confidence (0 to 1) a heal needs: the estimated
+    /// The least confidence (0 to 1) a heal needs: the learned model's
     /// chance that the chosen nodes are the right ones (`adapt::confidence`).
-    pub min_confidence: f64,
+    /// `None` takes the model's own threshold, chosen on validation sites.
+    pub min_confidence: Option<f64>,
+    /// The least confidence (0 to 1) the model must have in what a field's
+    /// XPath selects for the drift check to leave it unflagged. `None`
+    /// takes the model's own, chosen on validation sites.
+    pub drift_confidence: Option<f64>,
     /// The similarity algorithms, in order of priority.
     pub algorithms: Vec<Algorithm>,
     /// How tree nodes are labelled for matching.
@@ -240,7 +239,8 @@ impl Default for AdaptSettings {
             mode: HealMode::Propose,
             threshold: 0.75,
             margin: 0.10,
-            min_confidence: MIN_CONFIDENCE,
+            min_confidence: None,
+            drift_confidence: None,
             algorithms: vec![
                 Algorithm::Ctm,
                 Algorithm::Stm,

@@ -1,0 +1,127 @@
+//! What is known of a field's current selection, the nodes its XPath
+//! selects on a page, against its tree-gram: the signals the drift check
+//! reads (the locators outvoting the XPath, the stored text found on other
+//! nodes, the target's neighbour, an emptied element) and the evidence the
+//! learned model weighs them in, as it weighs a heal's candidates.
+//!
+//! The drift check asks this of every field on every page and flags the
+//! field when the model's confidence in its selection is under the bar; a
+//! heal asks it of the selection it starts from, so that adaptations
+//! report what the model saw of the nodes they replaced.
+
+use super::TreeGrams;
+use super::confidence::{Evidence, Source};
+use super::drift::{self, Ballot};
+use super::witness::Witness;
+use crate::dom::Document;
+use crate::treegram::TreeGram;
+use crate::wrapper::{PatternPath, Wrapper};
+use crate::xpath::Item;
+
+/// Who judges a pattern's nodes. The model was fitted on fields of one
+/// node with no parent record (the training corpus's targets): it judges
+/// those. A record, a list field and a field of a record are outside what
+/// it learned, and the signals that decided before decide for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Domain {
+    /// The learned model.
+    Model,
+    /// A record pattern.
+    Record,
+    /// A field outside the model's training; `top_level` when it has no
+    /// parent record.
+    Rules { top_level: bool },
+}
+
+impl Domain {
+    /// Who judges the pattern at `path`.
+    pub(crate) fn of(wrapper: &Wrapper, path: &PatternPath, grams: &TreeGrams) -> Domain {
+        let top_level = path.parent().is_none();
+        match wrapper.pattern(path) {
+            Some(p) if p.is_record() => Domain::Record,
+            _ if top_level && grams.get(path).is_some_and(|g| g.header.matched == 1) => {
+                Domain::Model
+            }
+            _ => Domain::Rules { top_level },
+        }
+    }
+}
+
+/// A field's current selection, checked.
+#[derive(Clone, Debug)]
+pub(crate) struct SelectionCheck {
+    /// What the model reads of it.
+    pub evidence: Evidence,
+    /// The locators' choice that outvotes the XPath's, if any.
+    pub outvoting: Option<Ballot>,
+    /// The nodes that carry the stored text where the selection does not.
+    pub witness: Option<Witness>,
+    /// The text of the target's neighbour at capture that the selection has.
+    pub neighbour: Option<String>,
+    /// How many locators voted, and how many agree with the XPath.
+    pub voting: usize,
+    /// How many locators agree with the XPath.
+    pub agree: usize,
+}
+
+/// Checks a field's non-empty `current` selection (per parent instance of
+/// `scopes`) against `gram`. `top_level` says the field has no parent
+/// record: the checks of the target's neighbours, labels and emptied
+/// element are asked of such fields only, as a record's items differ.
+pub(crate) fn check_field(
+    doc: &Document,
+    gram: &TreeGram,
+    top_level: bool,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> SelectionCheck {
+    let votes = drift::votes(doc, gram, scopes, current);
+    let outvoting = votes.outvoting(doc, gram, current, false).cloned();
+    let witness = drift::witnessed_field(doc, gram, current, &votes).or_else(|| {
+        top_level
+            .then(|| drift::paragraph_elsewhere(doc, gram, current))
+            .flatten()
+    });
+    let neighbour = top_level
+        .then(|| drift::selects_a_neighbour(doc, gram, current))
+        .flatten();
+    let parts = drift::likeness_parts(doc, gram, current).unwrap_or_default();
+    let against = votes.voting - votes.agree;
+    let share = |n: usize| {
+        if votes.voting == 0 {
+            0.0
+        } else {
+            n as f64 / votes.voting as f64
+        }
+    };
+    let count: usize = current.iter().map(Vec::len).sum();
+    let stored = gram.header.matched.max(1);
+    let evidence = Evidence {
+        source: Source::Current,
+        likeness: parts.weighed(),
+        tag_like: parts.tag,
+        text_like: parts.text,
+        attrs_like: parts.attrs,
+        words: parts.words,
+        votes_for: share(votes.agree),
+        votes_against: share(against),
+        voted: votes.voting > 0,
+        count_fit: count.min(stored) as f64 / count.max(stored) as f64,
+        carries_evidence: drift::carries_evidence(doc, gram, current),
+        lookalike: super::surroundings::lookalike(doc, gram, current),
+        labels_contradict: top_level && drift::labels_contradict(doc, gram, current),
+        outvoted: outvoting.is_some(),
+        witnessed_elsewhere: witness.is_some(),
+        neighbour: neighbour.is_some(),
+        emptied: top_level && drift::emptied_unlike(doc, gram, current),
+        ..Evidence::default()
+    };
+    SelectionCheck {
+        evidence,
+        outvoting,
+        witness,
+        neighbour,
+        voting: votes.voting,
+        agree: votes.agree,
+    }
+}
