@@ -230,14 +230,16 @@ fn field_drift(
     current: &[Vec<Item>],
     bar: Option<f64>,
 ) -> Option<Violation> {
-    let check = super::selection::check_field(doc, gram, path.parent().is_none(), scopes, current);
-    let e = &check.evidence;
+    let mut check = super::selection::signals(doc, gram, path.parent().is_none(), scopes, current);
     // A selection no signal speaks against is kept: on another page of the
     // site every field's text differs from the capture's, and the model,
-    // fitted mostly on changed pages, takes that alone for drift.
-    if !(e.outvoted || e.witnessed_elsewhere || e.neighbour || e.labels_contradict || e.emptied) {
+    // fitted mostly on changed pages, takes that alone for drift. The
+    // likeness is weighed only then, as this runs on every page.
+    if !check.signalled() {
         return None;
     }
+    super::selection::weigh(doc, gram, current, &mut check.evidence);
+    let e = &check.evidence;
     let said = match bar {
         Some(bar) => {
             let confidence = super::confidence(e);

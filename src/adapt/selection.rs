@@ -75,6 +75,21 @@ pub(crate) fn check_field(
     scopes: &[Item],
     current: &[Vec<Item>],
 ) -> SelectionCheck {
+    let mut check = signals(doc, gram, top_level, scopes, current);
+    weigh(doc, gram, current, &mut check.evidence);
+    check
+}
+
+/// The signals against a field's selection, without the likeness the
+/// model also reads: what the drift check asks of every field on every
+/// page before it asks the model anything (see [`SelectionCheck::signalled`]).
+pub(crate) fn signals(
+    doc: &Document,
+    gram: &TreeGram,
+    top_level: bool,
+    scopes: &[Item],
+    current: &[Vec<Item>],
+) -> SelectionCheck {
     let votes = drift::votes(doc, gram, scopes, current);
     let outvoting = votes.outvoting(doc, gram, current, false).cloned();
     let witness = drift::witnessed_field(doc, gram, current, &votes).or_else(|| {
@@ -85,7 +100,6 @@ pub(crate) fn check_field(
     let neighbour = top_level
         .then(|| drift::selects_a_neighbour(doc, gram, current))
         .flatten();
-    let parts = drift::likeness_parts(doc, gram, current).unwrap_or_default();
     let against = votes.voting - votes.agree;
     let share = |n: usize| {
         if votes.voting == 0 {
@@ -98,17 +112,10 @@ pub(crate) fn check_field(
     let stored = gram.header.matched.max(1);
     let evidence = Evidence {
         source: Source::Current,
-        likeness: parts.weighed(),
-        tag_like: parts.tag,
-        text_like: parts.text,
-        attrs_like: parts.attrs,
-        words: parts.words,
         votes_for: share(votes.agree),
         votes_against: share(against),
         voted: votes.voting > 0,
         count_fit: count.min(stored) as f64 / count.max(stored) as f64,
-        carries_evidence: drift::carries_evidence(doc, gram, current),
-        lookalike: super::surroundings::lookalike(doc, gram, current),
         labels_contradict: top_level && drift::labels_contradict(doc, gram, current),
         outvoted: outvoting.is_some(),
         witnessed_elsewhere: witness.is_some(),
@@ -123,5 +130,32 @@ pub(crate) fn check_field(
         neighbour,
         voting: votes.voting,
         agree: votes.agree,
+    }
+}
+
+/// Adds to `evidence` what the model reads of the selection's likeness to
+/// the stored target: its parts, whether it carries the target's evidence
+/// at all, and whether it is a lookalike out of the target's place.
+pub(crate) fn weigh(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+    evidence: &mut Evidence,
+) {
+    let parts = drift::likeness_parts(doc, gram, current).unwrap_or_default();
+    evidence.likeness = parts.weighed();
+    evidence.tag_like = parts.tag;
+    evidence.text_like = parts.text;
+    evidence.attrs_like = parts.attrs;
+    evidence.words = parts.words;
+    evidence.carries_evidence = drift::carries_evidence(doc, gram, current);
+    evidence.lookalike = super::surroundings::lookalike(doc, gram, current);
+}
+
+impl SelectionCheck {
+    /// Whether any signal speaks against the selection.
+    pub(crate) fn signalled(&self) -> bool {
+        let e = &self.evidence;
+        e.outvoted || e.witnessed_elsewhere || e.neighbour || e.labels_contradict || e.emptied
     }
 }
