@@ -86,6 +86,7 @@ pub fn heal_extracted(
         search: *search,
         frame: std::cell::OnceCell::new(),
         facts: std::cell::OnceCell::new(),
+        judged: std::cell::RefCell::default(),
     };
     // Every extraction the pass keeps carries the drift violations too.
     let with_drift = |w: &Wrapper, mut e: Extraction| {
@@ -215,6 +216,7 @@ pub fn relocate(
         search: *search,
         frame: std::cell::OnceCell::new(),
         facts: std::cell::OnceCell::new(),
+        judged: std::cell::RefCell::default(),
     };
     let extraction = extract(wrapper, doc, page_url);
     let mut attempted = attempt(&env, wrapper, &extraction, path, Trigger::Forced);

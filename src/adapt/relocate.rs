@@ -41,7 +41,15 @@ pub(crate) struct Env<'a> {
     /// What the wrapper's templates say of the page as a whole, sensed the
     /// first time a pattern's change is classified.
     pub facts: std::cell::OnceCell<super::PageFacts>,
+    /// The evidence of each node set judged on the page, by tree-gram (its
+    /// address, alive as long as the pass) and nodes: the search proposes
+    /// the same nodes under several algorithms and label modes, and their
+    /// votes and surroundings are read once.
+    pub judged: std::cell::RefCell<JudgedNodes>,
 }
+
+/// The evidence of node sets judged on a page, by tree-gram address and nodes.
+pub(crate) type JudgedNodes = HashMap<(usize, Vec<Vec<Item>>), Evidence>;
 
 impl Env<'_> {
     /// What the wrapper's unstable-content template marks on the page, as
@@ -745,7 +753,40 @@ fn evidence_of(
     source: Source,
     facts: Facts,
 ) -> Evidence {
-    let votes = drift::all_votes(env.doc, gram, scopes, &chosen.targets);
+    let key = (std::ptr::from_ref(gram) as usize, chosen.targets.clone());
+    let cached = env.judged.borrow().get(&key).copied();
+    let mut evidence =
+        cached.unwrap_or_else(|| nodes_evidence(env, gram, pattern, scopes, &chosen.targets));
+    if cached.is_none() {
+        env.judged.borrow_mut().insert(key, evidence);
+    }
+    let ranked = source == Source::Tree;
+    evidence.source = source;
+    evidence.similarity = if ranked { chosen.similarity } else { 0.0 };
+    evidence.margin = if ranked {
+        chosen
+            .runner_up
+            .map_or(1.0, |r| (chosen.score - r).clamp(0.0, 1.0))
+    } else {
+        0.0
+    };
+    evidence.selection_empty = facts.selection_empty;
+    evidence.change_scope = Some(facts.change_scope);
+    evidence
+}
+
+/// What a candidate's evidence owes to its nodes alone: their likeness to
+/// the stored target, the locators' votes, the count and the vetoes become
+/// features. The rest (who proposed them, the region's similarity and
+/// margin, the page's change) is the caller's.
+fn nodes_evidence(
+    env: &Env<'_>,
+    gram: &TreeGram,
+    pattern: &Pattern,
+    scopes: &[Item],
+    targets: &[Vec<Item>],
+) -> Evidence {
+    let votes = drift::all_votes(env.doc, gram, scopes, targets);
     // A locator whose nodes give values the field refuses is no evidence
     // against the choice: it has moved onto something else (a struck-out
     // price, a label), and a candidate like that could never be chosen.
@@ -764,23 +805,11 @@ fn evidence_of(
             n as f64 / voting as f64
         }
     };
-    let ranked = source == Source::Tree;
-    let parts = drift::likeness_parts(env.doc, gram, &chosen.targets).unwrap_or_default();
-    let chosen_count: usize = chosen.targets.iter().map(Vec::len).sum();
+    let parts = drift::likeness_parts(env.doc, gram, targets).unwrap_or_default();
+    let chosen_count: usize = targets.iter().map(Vec::len).sum();
     let stored_count = gram.header.matched.max(1);
     let field = !pattern.is_record();
     Evidence {
-        source,
-        algorithm: None,
-        label: None,
-        similarity: if ranked { chosen.similarity } else { 0.0 },
-        margin: if ranked {
-            chosen
-                .runner_up
-                .map_or(1.0, |r| (chosen.score - r).clamp(0.0, 1.0))
-        } else {
-            0.0
-        },
         likeness: parts.weighed(),
         tag_like: parts.tag,
         text_like: parts.text,
@@ -791,17 +820,12 @@ fn evidence_of(
         voted: voting > 0,
         record: pattern.is_record(),
         count_fit: chosen_count.min(stored_count) as f64 / chosen_count.max(stored_count) as f64,
-        carries_evidence: !field || drift::carries_evidence(env.doc, gram, &chosen.targets),
-        lookalike: field && super::surroundings::lookalike(env.doc, gram, &chosen.targets),
-        labels_contradict: field && drift::labels_contradict(env.doc, gram, &chosen.targets),
-        selection_empty: facts.selection_empty,
-        change_scope: Some(facts.change_scope),
+        carries_evidence: !field || drift::carries_evidence(env.doc, gram, targets),
+        lookalike: field && super::surroundings::lookalike(env.doc, gram, targets),
+        labels_contradict: field && drift::labels_contradict(env.doc, gram, targets),
         // What the drift check weighs of a current selection says nothing
         // of a candidate the search found.
-        outvoted: false,
-        witnessed_elsewhere: false,
-        neighbour: false,
-        emptied: false,
+        ..Evidence::default()
     }
 }
 
