@@ -24,8 +24,10 @@ tracks of bench/wide_cases.py, one split of sites at a time, read only from
 are resolved against the manifest's folder, then the current folder.
 
 mend, for each case: a wrapper with one pattern `target` (the target's path,
-`extract: normalized`, `constraints: {min: 1, max: 1}`, `adapt: {mode: auto}`)
-is snapshotted on the old page, then
+`extract: normalized`, `constraints: {min: 1, max: 1}`, `adapt: {mode: auto,
+min_pages: 1}`: a case is one broken page, and the decision on it is what is
+judged; the default of 3 pages would leave every heal a proposal) is
+snapshotted on the old page, then
 
     mend run W NEW --heal auto --format json --store DIR/store.db
 
@@ -161,7 +163,7 @@ RUN_TIMEOUT = 600                      # seconds for one mend process
 BUCKETS = ((3_000, "<3k"), (15_000, "3k-15k"), (60_000, "15k-60k"), (float("inf"), ">60k"))
 
 WRAPPER = """name: case
-adapt: {{mode: auto}}
+adapt: {{mode: auto, min_pages: 1}}
 patterns:
   - name: target
     xpath: {xpath}
@@ -173,7 +175,7 @@ patterns:
 # authors): the SWDE wrappers ask for at least one value and take the first,
 # as Scrapling's first match is taken.
 WRAPPER_SWDE = """name: case
-adapt: {{mode: auto}}
+adapt: {{mode: auto, min_pages: 1}}
 patterns:
   - name: target
     xpath: {xpath}
@@ -183,7 +185,7 @@ patterns:
 
 # A record list: the items' XPath, at least two of them; one optional field per item.
 WRAPPER_RECORDS = """name: case
-adapt: {{mode: auto}}
+adapt: {{mode: auto, min_pages: 1}}
 patterns:
   - name: items
     xpath: {xpath}
@@ -700,7 +702,7 @@ def with_scope(text, settings):
     extra = "".join(f", {key}: {value}" for key, value in (settings or {}).items() if value is not None)
     if not extra:
         return text
-    return text.replace("adapt: {mode: auto}", f"adapt: {{mode: auto{extra}}}", 1)
+    return text.replace("adapt: {mode: auto", f"adapt: {{mode: auto{extra}", 1)
 
 
 def opts_scope(case):

@@ -65,7 +65,7 @@ DEFAULT_PAGE = "39d5c43beb60605c3eec760c99500e62e7bd71ebbe4ae05edf382125e1b0b80a
 LEAF_TAGS = {"a", "p", "span", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "button", "label", "em", "strong"}
 SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 WRAPPER = """name: speed
-adapt: {{mode: auto}}
+adapt: {{mode: auto, min_pages: 1}}
 patterns:
   - name: target
     xpath: {xpath}

@@ -60,6 +60,8 @@ fn large_store() -> Store {
                 status,
                 change_scope: None,
                 reason: (!found).then(|| "no candidate above the threshold".to_owned()),
+                model: None,
+                confidence: None,
                 candidates: (0..3)
                     .map(|c| Candidate {
                         xpath: format!("/html/body/div[{c}]/span"),

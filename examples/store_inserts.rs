@@ -114,6 +114,8 @@ fn adaptation(page_id: mend::store::PageId, i: usize) -> NewAdaptation {
         status: AdaptationStatus::Proposed,
         change_scope: Some("local".to_owned()),
         reason: None,
+        model: None,
+        confidence: None,
         candidates: (0..20)
             .map(|c| Candidate {
                 xpath: format!("/html/body/ol/li[{}]/article/p", c + 1),

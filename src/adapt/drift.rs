@@ -111,7 +111,14 @@ pub fn drift(
             continue;
         }
         let current = selections(&pattern.xpath, doc, &scopes);
-        if current.iter().all(Vec::is_empty) {
+        // A pattern that matched nothing on one of its capture pages may
+        // match nothing here: an optional field, absent on this page. It
+        // broke only if a locator that held on every capture page (and so
+        // selected nothing where the field was absent) selects nodes now.
+        let optional = gram.header.across.as_ref().is_some_and(|a| a.optional());
+        if current.iter().all(Vec::is_empty)
+            && (!optional || !votes(doc, gram, &scopes, &current).others.is_empty())
+        {
             out.push(Violation {
                 pattern: path,
                 constraint: ViolationKind::Treegram,
@@ -123,6 +130,9 @@ pub fn drift(
                 context: "/".to_owned(),
                 node: None,
             });
+            continue;
+        }
+        if current.iter().all(Vec::is_empty) {
             continue;
         }
         // The locators vote on the XPath they were captured beside; once a
@@ -191,7 +201,11 @@ fn record_drift(
     // among the others. A selection that grew (a copied list, an advert)
     // or moved to other items is what they witness against.
     let selected: std::collections::HashSet<&Item> = current.iter().flatten().collect();
-    if selected.len() == gram.header.matched
+    let count_seen = match &gram.header.across {
+        Some(a) => a.count_seen(selected.len()),
+        None => selected.len() == gram.header.matched,
+    };
+    if count_seen
         && w.targets
             .iter()
             .flatten()
@@ -284,12 +298,7 @@ fn field_drift(
             Vec::new(),
         )
     } else if e.labels_contradict {
-        let stored = gram
-            .instances
-            .first()
-            .and_then(|i| i.targets.first())
-            .map(|&(owner, _)| labels(&gram.doc, owner))
-            .unwrap_or_default();
+        let stored = stored_labels(gram);
         (
             format!(
                 "a node with the labels its target held ({})",
@@ -925,7 +934,7 @@ pub(crate) fn labels_contradict(doc: &Document, gram: &TreeGram, selection: &[Ve
     if !matches!(target.item(&gram.doc, owner), Some(Item::Node(n)) if gram.doc.is_element(n)) {
         return false;
     }
-    let stored = labels(&gram.doc, owner);
+    let stored = stored_labels(gram);
     if stored.is_empty() {
         return false;
     }
@@ -937,6 +946,20 @@ pub(crate) fn labels_contradict(doc: &Document, gram: &TreeGram, selection: &[Ve
             Item::Node(n) if doc.is_element(n) => labels(doc, n).is_disjoint(&stored),
             _ => false,
         })
+}
+
+/// The labels the stored target held: on a tree-gram captured over several
+/// pages, those it held on every page (a bold word of one product's
+/// description names nothing); else those of the stored instance.
+fn stored_labels(gram: &TreeGram) -> std::collections::BTreeSet<String> {
+    if let Some(a) = &gram.header.across {
+        return a.labels.clone();
+    }
+    gram.instances
+        .first()
+        .and_then(|i| i.targets.first())
+        .map(|&(owner, _)| labels(&gram.doc, owner))
+        .unwrap_or_default()
 }
 
 /// Whether the selection carries any of the stored target's own evidence

@@ -237,6 +237,13 @@ impl Review {
                 score(r.runner_up)
             ),
         )?;
+        if let Some(model) = &r.model {
+            let confidence = r
+                .confidence
+                .map(|c| format!(", confidence {c:.3}"))
+                .unwrap_or_default();
+            field(out, "model", &format!("{model}{confidence}"))?;
+        }
         if let Some(reason) = &r.reason {
             field(out, "reason", reason)?;
         }

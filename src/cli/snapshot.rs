@@ -1,13 +1,22 @@
-//! `mend snapshot WRAPPER PAGE`: capture tree-grams on a page where the
+//! `mend snapshot WRAPPER PAGE...`: capture tree-grams on pages where the
 //! wrapper works, and point the wrapper at them (`mend::runtime` says where
 //! the files go). The files and the wrapper are written as one change of the
 //! wrapper-change protocol, journaled in the wrapper's store.
 //!
+//! With several pages, the tree-grams are captured on the one where the
+//! most patterns match, and each records what the others showed of its
+//! pattern (`mend::treegram::Across`): a field absent on some page is
+//! optional, labels that one page alone carried are not labels, record
+//! counts vary within the range seen, locators that did not hold on every
+//! page are dropped, and a field's texts that differed from page to page are
+//! masked as the page's own. Ordinary differences between pages of one site
+//! are then not drift.
+//!
 //! `mend snapshot WRAPPER PAGE PAGE... --harden` also replaces each brittle
 //! XPath by the most robust member of its locator ensemble that selects the
 //! same nodes on every page given (`mend::runtime::choose_hardenings`). The
-//! tree-grams and the ensembles are captured on the first page, the others
-//! only verify; the XPaths are rewritten first, the tree-grams captured with
+//! tree-grams and the ensembles are captured as above, and every page
+//! verifies; the XPaths are rewritten first, the tree-grams captured with
 //! the rewritten wrapper, and both written as one `harden` change.
 //!
 //! Either way, the field statistics of the pages given are recorded in the
@@ -27,8 +36,8 @@ use mend::extract::extract;
 use mend::fetch::{self, HttpClient, PageSource};
 use mend::health::HealthTally;
 use mend::runtime::{
-    CaptureMarks, Project, RuntimeError, capture_treegrams, choose_hardenings, save_hardened,
-    save_treegrams,
+    CaptureMarks, Project, RuntimeError, capture_treegrams_across, choose_hardenings,
+    save_hardened, save_treegrams,
 };
 use mend::store::Store;
 use mend::wrapper::{PatternPath, Wrapper};
@@ -38,9 +47,11 @@ use mend::wrapper::{PatternPath, Wrapper};
 pub struct Args {
     /// The wrapper file (YAML).
     pub wrapper: PathBuf,
-    /// A page on which the wrapper is known to work: a file, `-` or an http(s)
-    /// URL. With --harden, more pages may follow: the tree-grams are captured
-    /// on the first, and every page verifies the new XPaths.
+    /// Pages on which the wrapper is known to work: files, `-` or http(s)
+    /// URLs. Three or more pages of the site are best: what differs between
+    /// them (optional fields, per-item texts and labels, record counts) is
+    /// then not taken for drift. With --harden, every page verifies the new
+    /// XPaths.
     #[arg(required = true, value_name = "PAGE")]
     pub pages: Vec<String>,
     /// The first page's URL, recorded in the tree-gram header (for a file or
@@ -70,14 +81,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(w) => w,
         Err(code) => return Ok(code),
     };
-    if args.pages.len() > 1 && !args.harden {
-        say!(
-            "error: {} pages given; a snapshot is captured on one page, and more pages are for \
-             --harden, which verifies its new XPaths on each",
-            args.pages.len()
-        );
-        return Ok(ExitCode::from(EXIT_BAD_INPUT));
-    }
     if args.pages.iter().filter(|p| *p == "-").count() > 1 {
         say!("error: standard input (-) can be read once");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
@@ -132,7 +135,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_FAILURE));
         }
     };
-    let (first, url, doc) = &pages[0];
+    // The tree-grams are captured on the page where the most patterns
+    // match, so that an optional field absent from the first page given
+    // still gets one; the other pages say what varies.
+    let chosen = capture_page(&wrapper, &pages);
+    let (first, url, doc) = &pages[chosen];
+    let others: Vec<&Document> = pages
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != chosen)
+        .map(|(_, (_, _, d))| d)
+        .collect();
     let failed = |e: RuntimeError| {
         say!("error: {e}; the wrapper and its tree-grams are as they were");
         Ok(ExitCode::from(if e.is_bad_input() {
@@ -147,8 +160,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(m) => m,
         Err(e) => return failed(e),
     };
-    let capture =
-        |w: &Wrapper| capture_treegrams(w, doc, &first.bytes, url.as_deref(), only, &marks);
+    let capture = |w: &Wrapper| {
+        capture_treegrams_across(w, doc, &others, &first.bytes, url.as_deref(), only, &marks)
+    };
     if !args.harden {
         let (captured, skipped) = capture(&wrapper);
         let written =
@@ -197,6 +211,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
     Ok(record_baseline(&mut store, &wrapper, pages.len(), &health))
+}
+
+/// The index of the page on which the most of the wrapper's top-level
+/// patterns match anything, the first of those that tie.
+fn capture_page(wrapper: &Wrapper, pages: &[(fetch::Page, Option<String>, Document)]) -> usize {
+    let matched = |doc: &Document| {
+        wrapper
+            .patterns
+            .iter()
+            .filter(|p| {
+                p.xpath
+                    .select(doc, mend::dom::NodeId::ROOT)
+                    .is_ok_and(|nodes| !nodes.is_empty())
+            })
+            .count()
+    };
+    let mut best = (0, 0);
+    for (i, (_, _, doc)) in pages.iter().enumerate() {
+        let n = matched(doc);
+        if n > best.1 {
+            best = (i, n);
+        }
+    }
+    best.0
 }
 
 /// Warns about every captured pattern whose XPath is brittle, naming the

@@ -11,8 +11,8 @@
 //! happen decides it: under the job's advisory lock it runs the local
 //! decision again over the first pages that heal held on, in `auto` mode,
 //! and publishes what that writes as the job's next wrapper version.
-//! When the job ends with fewer pages broken than `min_pages`, a heal that
-//! held on all of them is decided the same way (`ready`).
+//! When the job ends, a heal that held on fewer pages stays a proposal, as
+//! in a local run.
 //!
 //! The module only reads and writes the table; running the decision is
 //! the worker's (`worker.rs`), which holds the job's healing state.
@@ -180,40 +180,6 @@ pub async fn tally(
         held: row.get(0),
         broke: row.get(1),
     })
-}
-
-/// The heals of `version` that held on every page their pattern broke on,
-/// when fewer than `min_pages` broke: decided when the job ends, as a local
-/// run decides a heal that held on all of its fewer broken pages.
-pub async fn ready(
-    client: &Client,
-    job: i64,
-    version: i32,
-    min_pages: i64,
-) -> Result<Vec<Tally>, BackendError> {
-    let rows = client
-        .query(
-            "WITH broke AS (
-                 SELECT pattern, count(*) AS broke FROM mend_heal_pages
-                 WHERE job_id = $1 AND wrapper_version = $2 GROUP BY pattern)
-             SELECT h.pattern, h.new_xpath, count(*), b.broke
-             FROM mend_heal_pages h JOIN broke b USING (pattern)
-             WHERE h.job_id = $1 AND h.wrapper_version = $2 AND h.new_xpath IS NOT NULL
-             GROUP BY h.pattern, h.new_xpath, b.broke
-             HAVING count(*) = b.broke AND b.broke < $3
-             ORDER BY h.pattern, h.new_xpath",
-            &[&job, &version, &min_pages],
-        )
-        .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Tally {
-            pattern: r.get(0),
-            new_xpath: r.get(1),
-            held: r.get(2),
-            broke: r.get(3),
-        })
-        .collect())
 }
 
 /// The kept pages a heal held on, the pages that found it first, then in

@@ -318,20 +318,20 @@ async fn decide_locked(
     }
 }
 
-/// When the job's pages are all read: decides the heals that held on every
-/// page their pattern broke on, fewer than `adapt.min_pages` of them, and
-/// marks the job settled, all under the job's advisory lock (which
-/// `job::try_finish` waits for).
+/// When the job's pages are all read: marks the job settled under the
+/// job's advisory lock (which `job::try_finish` waits for), so that no
+/// decision is under way when it finishes. A heal that held on fewer than
+/// `adapt.min_pages` pages is not decided here: it stays a proposal.
 pub async fn settle(context: &Context, client: &Client) -> Result<(), BackendError> {
-    let mut state = context.state.lock().await;
+    // The state's lock keeps this worker's own decisions out meanwhile.
+    let state = context.state.lock().await;
     if state.job.heal != HealMode::Auto {
         return Ok(());
     }
-    // The session's advisory lock is reentrant: `decide` takes it again.
     client
         .execute("SELECT pg_advisory_lock($1)", &[&context.id])
         .await?;
-    let settled = settle_locked(context, &mut state, client).await;
+    let settled = settle_locked(context, client).await;
     let unlocked = client
         .execute("SELECT pg_advisory_unlock($1)", &[&context.id])
         .await;
@@ -340,11 +340,7 @@ pub async fn settle(context: &Context, client: &Client) -> Result<(), BackendErr
     Ok(())
 }
 
-async fn settle_locked(
-    context: &Context,
-    state: &mut Healing,
-    client: &Client,
-) -> Result<(), BackendError> {
+async fn settle_locked(context: &Context, client: &Client) -> Result<(), BackendError> {
     let open: i64 = client
         .query_one(
             "SELECT count(*) FROM mend_frontier
@@ -357,27 +353,9 @@ async fn settle_locked(
         // Another worker's page is still in flight; its worker settles.
         return Ok(());
     }
-    adopt(state, client, context.id).await?;
-    // Each decision that writes moves the job to a version with no votes,
-    // so this ends; a refused one is remembered.
-    loop {
-        let version = state.job.wrapper_version;
-        let ready = decision::ready(client, context.id, version, state.min_pages()).await?;
-        let next = ready.into_iter().find(|t| {
-            !state
-                .refused
-                .contains(&(version, t.pattern.clone(), t.new_xpath.clone()))
-        });
-        let Some(tally) = next else {
-            break;
-        };
-        decide(context, state, client, &tally).await?;
-        if state.job.wrapper_version == version {
-            state
-                .refused
-                .insert((version, tally.pattern.clone(), tally.new_xpath.clone()));
-        }
-    }
+    // A heal that held on fewer than `adapt.min_pages` pages stays a
+    // proposal when the job ends, as in a local run: there is no exception
+    // for a job of few broken pages.
     client
         .execute(
             "UPDATE mend_jobs SET settled = true WHERE id = $1",

@@ -124,6 +124,8 @@ mod tests {
             status: AdaptationStatus::Abstained,
             change_scope: None,
             reason: None,
+            model: None,
+            confidence: None,
             candidates: Vec::new(),
             samples_before: Vec::new(),
             samples_after: Vec::new(),

@@ -90,6 +90,8 @@ impl Shop {
                 status,
                 change_scope: None,
                 reason: None,
+                model: None,
+                confidence: None,
                 candidates: vec![],
                 samples_before: vec![json!(null), json!(null)],
                 samples_after: vec![json!(1.0), json!(2.5)],

@@ -76,6 +76,11 @@ impl RunAdaptation {
             status: self.status,
             change_scope: a.change_scope.map(|c| c.as_str().to_owned()),
             reason: self.reason.clone(),
+            model: a
+                .evidence
+                .or(a.selection)
+                .map(|_| crate::adapt::model().version.clone()),
+            confidence: a.confidence,
             candidates: a
                 .candidates
                 .iter()

@@ -107,6 +107,8 @@ fn applied(page: crate::store::PageId) -> NewAdaptation {
         status: AdaptationStatus::Applied,
         change_scope: None,
         reason: None,
+        model: None,
+        confidence: None,
         candidates: Vec::new(),
         samples_before: Vec::new(),
         samples_after: Vec::new(),

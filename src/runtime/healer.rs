@@ -255,7 +255,10 @@ impl Runtime {
             if !self.ledger.entries[i].is_heal() {
                 continue;
             }
-            let mut why = ledger::held_back(&self.ledger, i, min_pages);
+            let earlier = self
+                .session
+                .earlier_pages(&self.ledger.entries[i].run.adaptation);
+            let mut why = ledger::held_back(&self.ledger, i, min_pages, &earlier);
             if auto && why.is_none() {
                 let served = served.get_or_insert_with(|| self.parse_served());
                 why = self.changes_served(&self.ledger.entries[i].run, served);

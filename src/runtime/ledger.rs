@@ -218,22 +218,40 @@ impl Ledger {
 
 /// Why a heal is not written to the wrapper in `auto` mode, when it is not:
 /// the rule of one decision per change. `min_pages` is the wrapper's
-/// `adapt.min_pages`.
+/// `adapt.min_pages`; `earlier` are the pages (by content) that earlier
+/// runs found the same heal on, waiting as its proposal in the store.
 ///
-/// A heal is written when it held on at least `min_pages` of the pages on
-/// which its pattern broke (on all of them when fewer broke), on more than
-/// half of them (so on more of them than any other heal of the same
-/// pattern, which keeps a proposal of its own). Whether it would change a page the old XPath served is the
-/// caller's check, as it needs those pages.
-pub fn held_back(ledger: &Ledger, entry: usize, min_pages: usize) -> Option<String> {
+/// A heal is written when it held on at least `min_pages` distinct pages,
+/// this run's and the earlier runs' together, with no exception for a run
+/// of fewer pages: until then it is a proposal, and the pages still get its
+/// values, marked. Within this run it must also have held on more than half
+/// of the pages where its pattern broke (so on more of them than any other
+/// heal of the same pattern, which keeps a proposal of its own): a single
+/// odd page among many never rewrites the wrapper. Whether it would change
+/// a page the old XPath served is the caller's check, as it needs those
+/// pages.
+pub fn held_back(
+    ledger: &Ledger,
+    entry: usize,
+    min_pages: usize,
+    earlier: &[String],
+) -> Option<String> {
     let e = &ledger.entries[entry];
     let pattern = &e.run.adaptation.pattern;
     let held = e.pages.len();
     let broke = ledger.broke(pattern).max(held);
-    let needed = min_pages.max(1).min(broke);
-    if held < needed {
+    let mut seen: HashSet<&str> = earlier.iter().map(String::as_str).collect();
+    let before = seen.len();
+    seen.extend(e.pages.iter().map(|&t| ledger.pages[t].sha256.as_str()));
+    let needed = min_pages.max(1);
+    if seen.len() < needed {
+        let earlier = match before {
+            0 => String::new(),
+            n => format!(", {n} of them in earlier runs"),
+        };
         return Some(format!(
-            "held on {held} of the {broke} pages where {pattern} broke; adapt.min_pages asks for {needed}"
+            "held on {} distinct pages{earlier}; adapt.min_pages asks for {needed}",
+            seen.len()
         ));
     }
     if held * 2 <= broke {
@@ -282,7 +300,7 @@ mod tests {
         let mut ledger = Ledger::default();
         for (i, c) in held.chars().enumerate() {
             let broke = HashSet::from(["isbn".parse::<PatternPath>().unwrap()]);
-            let ticket = ledger.add_page(&format!("p{i}"), None, String::new(), 0, broke);
+            let ticket = ledger.add_page(&format!("p{i}"), None, format!("sha{i}"), 0, broke);
             if c != '-' {
                 let (entry, _) = ledger.entry_for(heal("isbn", &format!("//{c}")));
                 ledger.join(entry, ticket);
@@ -292,9 +310,15 @@ mod tests {
     }
 
     fn check(held: &str, min_pages: usize, expected: &[Option<&str>]) {
+        check_with(held, min_pages, &[], expected);
+    }
+
+    /// [`check`], with `earlier` the pages earlier runs found every heal on.
+    fn check_with(held: &str, min_pages: usize, earlier: &[&str], expected: &[Option<&str>]) {
         let ledger = ledger(held);
+        let earlier: Vec<String> = earlier.iter().map(|s| (*s).to_owned()).collect();
         let got: Vec<Option<String>> = (0..ledger.entries.len())
-            .map(|i| held_back(&ledger, i, min_pages))
+            .map(|i| held_back(&ledger, i, min_pages, &earlier))
             .collect();
         assert_eq!(got.len(), expected.len(), "{held}: {got:?}");
         for (g, e) in got.iter().zip(expected) {
@@ -309,10 +333,47 @@ mod tests {
     #[test]
     fn a_heal_is_written_when_it_holds_on_enough_of_the_pages_that_broke() {
         check("aaaa", 3, &[None]);
-        // Fewer pages broke than min_pages: all of them are enough.
-        check("a", 3, &[None]);
-        check("aa", 3, &[None]);
+        check("aaa", 3, &[None]);
         check("aa-", 3, &[Some("adapt.min_pages asks for 3")]);
+        check("a", 1, &[None]);
+    }
+
+    #[test]
+    fn a_run_of_fewer_pages_than_min_pages_only_proposes() {
+        check(
+            "a",
+            3,
+            &[Some("held on 1 distinct pages; adapt.min_pages asks for 3")],
+        );
+        check("aa", 3, &[Some("adapt.min_pages asks for 3")]);
+    }
+
+    #[test]
+    fn the_pages_of_earlier_runs_count_towards_min_pages() {
+        check_with("a", 3, &["old1", "old2"], &[None]);
+        check_with(
+            "a",
+            3,
+            &["old1"],
+            &[Some("held on 2 distinct pages, 1 of them in earlier runs")],
+        );
+        // The same page found again in an earlier run is one page.
+        check_with(
+            "aa",
+            3,
+            &["sha0", "sha1"],
+            &[Some("held on 2 distinct pages")],
+        );
+    }
+
+    #[test]
+    fn one_odd_page_among_many_never_rewrites_the_wrapper() {
+        check_with(
+            "a-----",
+            3,
+            &["old1", "old2", "old3"],
+            &[Some("not on most of them")],
+        );
     }
 
     #[test]

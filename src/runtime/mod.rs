@@ -72,6 +72,6 @@ pub use templates::{
     site_template_file, unstable_template_file,
 };
 pub use treegrams::{
-    MAX_TREEGRAM_BYTES, Planned, Written, capture_treegrams, load_treegrams, plan_treegrams,
-    save_treegrams,
+    MAX_TREEGRAM_BYTES, Planned, Written, capture_treegrams, capture_treegrams_across,
+    load_treegrams, plan_treegrams, save_treegrams,
 };

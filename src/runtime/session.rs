@@ -186,7 +186,7 @@ impl Session {
             };
             let a = &entry.run;
             let twin = match (&a.adaptation.new_xpath, a.status) {
-                (Some(new), AdaptationStatus::Proposed) => batch
+                (Some(new), AdaptationStatus::Proposed | AdaptationStatus::Applied) => batch
                     .pending_twin(
                         name,
                         canonical.as_deref(),
@@ -197,6 +197,13 @@ impl Session {
                     .map_err(failed)?,
                 _ => None,
             };
+            // A heal applied now that earlier runs proposed is that
+            // proposal, decided: one entry for every page it held on.
+            if let (Some(id), AdaptationStatus::Applied) = (twin, a.status) {
+                batch
+                    .promote_to_applied(id, a.reason.as_deref())
+                    .map_err(failed)?;
+            }
             let id = match twin {
                 Some(id) => id,
                 None => batch
@@ -215,6 +222,30 @@ impl Session {
             entry.run.store.clone_from(&self.tag);
         }
         Ok(change)
+    }
+
+    /// The pages, by content, that earlier runs found the heal `a` on and
+    /// that wait as its proposal in the store: none when the run has not
+    /// begun in the store or it cannot be read (then only this run's pages
+    /// count, and a heal waits longer, never less).
+    pub fn earlier_pages(&self, a: &crate::adapt::Adaptation) -> Vec<String> {
+        let (Some((store, _)), Some((name, canonical)), Some(new)) =
+            (&self.open, &self.wrapper, &a.new_xpath)
+        else {
+            return Vec::new();
+        };
+        store
+            .pending_pages(
+                name,
+                canonical.as_deref(),
+                &a.pattern.to_string(),
+                &a.old_xpath,
+                new,
+            )
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the pages of earlier proposals could not be read");
+                Vec::new()
+            })
     }
 
     /// The store, once the run has begun in it, for a change to go through.

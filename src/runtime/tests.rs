@@ -51,6 +51,17 @@ impl Shop {
         shop
     }
 
+    /// Sets the wrapper's `adapt.min_pages`.
+    fn set_min_pages(&self, n: usize) {
+        let text = std::fs::read_to_string(self.wrapper_path()).unwrap();
+        assert!(text.contains("  margin: 0.10\n"));
+        let text = text.replace(
+            "  margin: 0.10\n",
+            &format!("  margin: 0.10\n  min_pages: {n}\n"),
+        );
+        std::fs::write(self.wrapper_path(), text).unwrap();
+    }
+
     fn wrapper_path(&self) -> PathBuf {
         self.dir.path().join("wrappers/bookshop.yaml")
     }
@@ -165,7 +176,8 @@ fn propose_heals_in_memory_and_records_each_page_in_the_store() {
 fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
     let shop = Shop::new();
     let mut runtime = shop.runtime(HealMode::Auto);
-    let outputs = run(&mut runtime, &[REDESIGN, REDESIGN]);
+    // Three distinct pages, as adapt.min_pages asks.
+    let outputs = run_paths(&mut runtime, &redesigned_pages(&shop, 3));
     assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
     let applied: Vec<&serde_json::Value> = outputs[0]
         .adaptations
@@ -173,10 +185,11 @@ fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
         .filter(|a| a["status"] == "applied")
         .collect();
     assert!(!applied.is_empty(), "{:?}", outputs[0].adaptations);
-    // The second page tried the first page's heals before healing: it
-    // names the same entries, each standing for both pages.
+    // The later pages tried the first page's heals before healing: they
+    // name the same entries, each standing for every page.
     assert_eq!(outputs[0].adaptations, outputs[1].adaptations);
-    assert!(applied.iter().all(|a| a["pages"] == 2), "{applied:?}");
+    assert_eq!(outputs[0].adaptations, outputs[2].adaptations);
+    assert!(applied.iter().all(|a| a["pages"] == 3), "{applied:?}");
     assert!(
         outputs[1].violations.is_empty(),
         "{:?}",
@@ -200,7 +213,60 @@ fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
         })
         .unwrap();
     assert_eq!(stored.len(), applied.len());
-    assert!(stored.iter().all(|r| r.page_count == 2));
+    assert!(stored.iter().all(|r| r.page_count == 3));
+}
+
+/// `n` copies of the redesigned page in a folder of the shop's, each with
+/// bytes of its own (distinct pages, the same layout).
+fn redesigned_pages(shop: &Shop, n: usize) -> Vec<String> {
+    let dir = shop.dir.path().join("pages");
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = std::fs::read_to_string(Path::new(ROOT).join(REDESIGN)).unwrap();
+    (0..n)
+        .map(|i| {
+            let p = dir.join(format!("redesign-{i}.html"));
+            std::fs::write(&p, format!("{page}<!-- page {i} -->")).unwrap();
+            p.display().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn auto_on_fewer_distinct_pages_than_min_pages_only_proposes() {
+    // The same page twice is one page of evidence: adapt.min_pages (3) is
+    // not met, and there is no exception for a run of few pages.
+    let shop = Shop::new();
+    let before = std::fs::read_to_string(shop.wrapper_path()).unwrap();
+    let mut runtime = shop.runtime(HealMode::Auto);
+    let outputs = run(&mut runtime, &[REDESIGN, REDESIGN]);
+    assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
+    let healed: Vec<_> = outputs[0]
+        .adaptations
+        .iter()
+        .filter(|a| a["new_xpath"].is_string())
+        .collect();
+    assert!(!healed.is_empty(), "{:?}", outputs[0].adaptations);
+    for a in &healed {
+        assert_eq!(a["status"], "proposed", "{a}");
+        assert!(
+            a["reason"]
+                .as_str()
+                .unwrap()
+                .contains("adapt.min_pages asks for 3"),
+            "{a}"
+        );
+    }
+    // The pages still get the healed values, marked as proposals.
+    assert!(outputs[0].records[0]["_proposals"].is_array());
+    assert!(
+        outputs[0].violations.is_empty(),
+        "{:?}",
+        outputs[0].violations
+    );
+    assert_eq!(
+        std::fs::read_to_string(shop.wrapper_path()).unwrap(),
+        before
+    );
 }
 
 #[test]
@@ -280,6 +346,9 @@ fn run_paths(runtime: &mut Runtime, pages: &[String]) -> Vec<crate::job::PageOut
 #[test]
 fn one_odd_page_in_auto_leaves_the_wrapper_alone_and_proposes() {
     let shop = Shop::new();
+    // One page would be enough: what holds the heal back is the pages the
+    // old XPaths served.
+    shop.set_min_pages(1);
     let before = std::fs::read_to_string(shop.wrapper_path()).unwrap();
     let pages = good_pages_then_one_odd(&shop, 10);
     let mut runtime = shop.runtime(HealMode::Auto);

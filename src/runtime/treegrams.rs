@@ -10,7 +10,7 @@ use super::{Carried, Project, RuntimeError, WrapperLock, make_change, read_curre
 use crate::adapt::TreeGrams;
 use crate::dom::Document;
 use crate::store::{ChangeKind, FileChange, Store, Timestamp};
-use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture};
+use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture_across};
 use crate::wrapper::{self, PatternPath, Wrapper};
 
 /// The largest tree-gram file mend reads. A tree-gram holds a few instances
@@ -119,6 +119,21 @@ pub fn capture_treegrams(
     only: Option<&[PatternPath]>,
     marks: &super::CaptureMarks,
 ) -> (Vec<Captured>, Vec<Skipped>) {
+    capture_treegrams_across(wrapper, doc, &[], bytes, url, only, marks)
+}
+
+/// Captures the tree-grams on `doc` as [`capture_treegrams`] does, each
+/// recording what the `others` pages (more pages where the wrapper works)
+/// showed of its pattern (`treegram::Across`).
+pub fn capture_treegrams_across(
+    wrapper: &Wrapper,
+    doc: &Document,
+    others: &[&Document],
+    bytes: &[u8],
+    url: Option<&str>,
+    only: Option<&[PatternPath]>,
+    marks: &super::CaptureMarks,
+) -> (Vec<Captured>, Vec<Skipped>) {
     let sha: String = Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -134,7 +149,7 @@ pub fn capture_treegrams(
         unstable: marks.unstable(),
         frame: marks.frame(),
     };
-    capture(wrapper, doc, &options)
+    capture_across(wrapper, doc, others, &options)
 }
 
 /// What saving captured tree-grams changes: the files, with their content

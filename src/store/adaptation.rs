@@ -125,6 +125,10 @@ pub struct NewAdaptation {
     pub change_scope: Option<String>,
     /// Why, in words, when the status needs explaining (abstained, rejected).
     pub reason: Option<String>,
+    /// The version of the heal model that judged it, when one did.
+    pub model: Option<String>,
+    /// The model's confidence that the nodes chosen are the target.
+    pub confidence: Option<f64>,
     /// Every candidate considered, best first.
     pub candidates: Vec<Candidate>,
     /// Values the old XPath gave on the page.
@@ -166,6 +170,10 @@ pub struct AdaptationRecord {
     pub change_scope: Option<String>,
     /// Why, in words, when the status needs explaining.
     pub reason: Option<String>,
+    /// The version of the heal model that judged it, when one did.
+    pub model: Option<String>,
+    /// The model's confidence that the nodes chosen are the target.
+    pub confidence: Option<f64>,
     /// Every candidate considered, best first.
     pub candidates: Vec<Candidate>,
     /// Values the old XPath gave on the page.
@@ -340,7 +348,65 @@ impl Batch<'_> {
     }
 }
 
+impl Batch<'_> {
+    /// Turns the waiting proposal `id` into a heal applied by this run
+    /// (`auto` found it again, and with the pages of the earlier runs it
+    /// now held on `adapt.min_pages` pages), with the run's reason.
+    pub fn promote_to_applied(
+        &mut self,
+        id: AdaptationId,
+        reason: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let changed = self
+            .tx
+            .prepare_cached(
+                "UPDATE adaptations SET status = 'applied', reason = ?2
+                 WHERE id = ?1 AND status = 'proposed'",
+            )?
+            .execute(params![id.0, reason])?;
+        if changed == 0 {
+            return Err(StoreError::Corrupt(format!(
+                "adaptation {id} is not a waiting proposal"
+            )));
+        }
+        Ok(())
+    }
+}
+
 impl Store {
+    /// The pages, by the SHA-256 of their content, of the proposal still
+    /// waiting for a person that proposes `new_xpath` for `old_xpath` of
+    /// pattern `pattern` of the wrapper `wrapper` (at the canonical path
+    /// `canonical`): the pages earlier runs found that heal on.
+    pub fn pending_pages(
+        &self,
+        wrapper: &str,
+        canonical: Option<&std::path::Path>,
+        pattern: &str,
+        old_xpath: &str,
+        new_xpath: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let canonical = canonical.map(super::change::path_bytes);
+        let mut statement = self.conn.prepare_cached(
+            "SELECT DISTINCT p.sha256 FROM adaptations a
+             JOIN pages first ON first.id = a.page_id
+             JOIN runs r ON r.id = first.run_id
+             JOIN adaptation_pages ap ON ap.adaptation_id = a.id
+             JOIN pages p ON p.id = ap.page_id
+             LEFT JOIN decisions d ON d.adaptation_id = a.id
+             WHERE r.wrapper = ?1 AND r.wrapper_canonical IS ?2 AND a.pattern = ?3
+               AND a.old_xpath = ?4 AND a.new_xpath = ?5
+               AND a.status = 'proposed' AND d.adaptation_id IS NULL",
+        )?;
+        let pages = statement
+            .query_map(
+                params![wrapper, canonical, pattern, old_xpath, new_xpath],
+                |row| row.get(0),
+            )?
+            .collect::<Result<Vec<String>, _>>()?;
+        Ok(pages)
+    }
+
     /// The pages adaptation `id` stands for, in the order they were read.
     pub fn adaptation_pages(&self, id: AdaptationId) -> Result<Vec<PageId>, StoreError> {
         let mut statement = self.conn.prepare_cached(
@@ -385,8 +451,9 @@ fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreErr
     let after = serde_json::to_string(&a.samples_after).map_err(StoreError::Json)?;
     conn.prepare_cached(
         "INSERT INTO adaptations (page_id, pattern, old_xpath, new_xpath, algorithm, score,
-             runner_up, status, reason, samples_before, samples_after, created_at, change_scope)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             runner_up, status, reason, samples_before, samples_after, created_at, change_scope,
+             model, confidence)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     )?
     .execute(params![
         a.page_id.0,
@@ -401,7 +468,9 @@ fn insert(conn: &Connection, a: &NewAdaptation) -> Result<AdaptationId, StoreErr
         before,
         after,
         a.created_at.unix_millis(),
-        a.change_scope
+        a.change_scope,
+        a.model,
+        a.confidence
     ])?;
     let id = conn.last_insert_rowid();
     conn.prepare_cached("INSERT INTO adaptation_pages (adaptation_id, page_id) VALUES (?1, ?2)")?
@@ -440,7 +509,11 @@ fn check(a: &NewAdaptation) -> Result<(), StoreError> {
             Err(StoreError::NotFinite { what })
         }
     };
-    for (what, score) in [("score", a.score), ("runner-up score", a.runner_up)] {
+    for (what, score) in [
+        ("score", a.score),
+        ("runner-up score", a.runner_up),
+        ("model's confidence", a.confidence),
+    ] {
         if let Some(score) = score {
             finite(format!("the {what} of {}", a.pattern), score)?;
         }
@@ -466,15 +539,15 @@ fn check(a: &NewAdaptation) -> Result<(), StoreError> {
 const SELECT_ADAPTATION: &str = "
     SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
            a.algorithm, a.score, a.runner_up, a.status, a.reason, a.samples_before,
-           a.samples_after, a.created_at, a.page_count, a.change_scope, d.verdict, d.reason,
-           d.decided_at
+           a.samples_after, a.created_at, a.page_count, a.change_scope, a.model, a.confidence,
+           d.verdict, d.reason, d.decided_at
     FROM adaptations a
     JOIN pages p ON p.id = a.page_id
     JOIN runs r ON r.id = p.run_id
     LEFT JOIN decisions d ON d.adaptation_id = a.id";
 
 /// The column where [`SELECT_ADAPTATION`]'s decision begins.
-const DECISION_COLUMN: usize = 17;
+const DECISION_COLUMN: usize = 19;
 
 /// Reads a row of [`SELECT_ADAPTATION`], leaving candidates and constraint
 /// results for [`load_details`].
@@ -498,6 +571,8 @@ fn read_adaptation(row: &Row<'_>) -> Result<AdaptationRecord, StoreError> {
         status,
         change_scope: row.get(16)?,
         reason: row.get(11)?,
+        model: row.get(17)?,
+        confidence: row.get(18)?,
         candidates: Vec::new(),
         samples_before: read_samples(id, &row.get::<_, String>(12)?)?,
         samples_after: read_samples(id, &row.get::<_, String>(13)?)?,

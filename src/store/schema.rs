@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -255,6 +255,15 @@ CREATE INDEX captures_by_pattern ON captures (wrapper, pattern, captured_at);
 const V7: &str = "
 ALTER TABLE adaptations ADD COLUMN change_scope TEXT
     CHECK (change_scope IN ('none', 'unstable', 'template', 'local', 'structural'));
+";
+
+/// Which heal model judged each adaptation (its version, as
+/// `models/heal.json` names it) and the model's confidence in the nodes
+/// chosen; null for adaptations made before mend had a model, and for one
+/// the model did not judge (a record, a list field).
+const V8: &str = "
+ALTER TABLE adaptations ADD COLUMN model TEXT;
+ALTER TABLE adaptations ADD COLUMN confidence REAL;
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its

@@ -1,9 +1,12 @@
 //! Capturing tree-grams from a page on which the wrapper is known good.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Header;
 use super::Target;
+use super::across::{
+    PerContext, WithPageTexts, across, held_everywhere, matches_on, page_own_texts,
+};
 use super::format::{self, Draft};
 use crate::dom::{Document, NodeId};
 use crate::similarity::Mask;
@@ -124,7 +127,29 @@ pub fn capture(
     doc: &Document,
     options: &CaptureOptions<'_>,
 ) -> (Vec<Captured>, Vec<Skipped>) {
+    capture_across(wrapper, doc, &[], options)
+}
+
+/// Builds the tree-grams on `doc` as [`capture`] does, and records in each
+/// what the `others` pages (more pages where the wrapper works) showed of
+/// its pattern (`across.rs`): whether it matched on each, how many nodes,
+/// the labels that held throughout, only the locators that held on every
+/// page, and a field's texts that were its page's own, masked.
+pub fn capture_across(
+    wrapper: &Wrapper,
+    doc: &Document,
+    others: &[&Document],
+    options: &CaptureOptions<'_>,
+) -> (Vec<Captured>, Vec<Skipped>) {
     let _span = tracing::debug_span!("capture", wrapper = %wrapper.name).entered();
+    let own_texts = WithPageTexts {
+        inner: options.unstable,
+        texts: page_own_texts_of_fields(wrapper, doc, others),
+    };
+    let options = &CaptureOptions {
+        unstable: &own_texts,
+        ..*options
+    };
     let mut captured = Vec::new();
     let mut skipped = Vec::new();
     // Patterns are visited parent first, each with every instance of its parent.
@@ -199,7 +224,9 @@ pub fn capture(
                             &per_context,
                             options.unstable,
                         ),
+                        across: None,
                     };
+                    let header = with_others(wrapper, &path, pattern, doc, &per_context, others, header);
                     // An instance that would not read back as written is
                     // left out: it would lose its target or its shape.
                     let html = loop {
@@ -242,6 +269,54 @@ pub fn capture(
         }
     }
     (captured, skipped)
+}
+
+/// `header` with what the `others` pages showed of the pattern at `path`,
+/// which selected `per_context` on `doc`: unchanged when there are none.
+fn with_others(
+    wrapper: &Wrapper,
+    path: &PatternPath,
+    pattern: &Pattern,
+    doc: &Document,
+    per_context: &PerContext,
+    others: &[&Document],
+    mut header: Header,
+) -> Header {
+    if others.is_empty() {
+        return header;
+    }
+    let on_others: Vec<(&Document, Option<PerContext>)> = others
+        .iter()
+        .map(|&d| (d, matches_on(wrapper, path, pattern, d)))
+        .collect();
+    header.across = Some(across(doc, per_context, &on_others));
+    header.locators = held_everywhere(std::mem::take(&mut header.locators), &on_others);
+    header
+}
+
+/// The page's own texts ([`page_own_texts`]) of every top-level field of
+/// `wrapper`, judged against the `others` pages.
+fn page_own_texts_of_fields(
+    wrapper: &Wrapper,
+    doc: &Document,
+    others: &[&Document],
+) -> HashMap<NodeId, Vec<String>> {
+    let mut out = HashMap::new();
+    if others.is_empty() {
+        return out;
+    }
+    for pattern in wrapper.patterns.iter().filter(|p| !p.is_record()) {
+        let path = PatternPath::top(pattern.name.clone());
+        let Some(first) = matches_on(wrapper, &path, pattern, doc) else {
+            continue;
+        };
+        let on_others: Vec<(&Document, Option<PerContext>)> = others
+            .iter()
+            .map(|&d| (d, matches_on(wrapper, &path, pattern, d)))
+            .collect();
+        out.extend(page_own_texts(doc, &first, &on_others));
+    }
+    out
 }
 
 /// A record's first `k` instances, each its own context.

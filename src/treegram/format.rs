@@ -91,6 +91,26 @@ pub(super) fn write(
             );
         }
     }
+    if let Some(a) = &header.across {
+        let _ = writeln!(out, "<meta name=\"mend:pages\" content=\"{}\">", a.pages);
+        let _ = writeln!(
+            out,
+            "<meta name=\"mend:present\" content=\"{}\">",
+            a.present
+        );
+        let _ = writeln!(
+            out,
+            "<meta name=\"mend:matched-range\" content=\"{} {}\">",
+            a.matched_min, a.matched_max
+        );
+        for label in &a.labels {
+            let _ = writeln!(
+                out,
+                "<meta name=\"mend:label\" content=\"{}\">",
+                escape_attr(label)
+            );
+        }
+    }
     for locator in &header.locators {
         let _ = writeln!(
             out,
@@ -299,6 +319,20 @@ fn unstable_text(doc: &Document, element: NodeId, unstable: &dyn Mask) -> Option
     any.then(|| values.join(crate::unstable::VALUE_SEPARATOR))
 }
 
+/// The header's record of its capture pages, begun when the first of its
+/// elements is read.
+fn across(header: &mut Header) -> &mut super::Across {
+    header.across.get_or_insert_with(|| super::Across {
+        matched_max: usize::MAX,
+        ..Default::default()
+    })
+}
+
+/// A count in a header, 0 when it does not read as one.
+fn number(value: &str) -> usize {
+    value.trim().parse().unwrap_or(0)
+}
+
 /// Reads a tree-gram file.
 pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
     let doc = Document::parse(bytes);
@@ -351,6 +385,17 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                         neighbours.nodes = number("data-nodes");
                         neighbours.texts.push(value);
                     }
+                    "pages" => across(&mut header).pages = number(&value),
+                    "present" => across(&mut header).present = number(&value),
+                    "matched-range" => {
+                        let mut parts = value.split_whitespace().map(number);
+                        let a = across(&mut header);
+                        a.matched_min = parts.next().unwrap_or(0);
+                        a.matched_max = parts.next().unwrap_or(usize::MAX);
+                    }
+                    "label" if !value.trim().is_empty() => {
+                        across(&mut header).labels.insert(value);
+                    }
                     "locator" => {
                         let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);
                         if let Some(kind) = kind.filter(|_| !value.trim().is_empty()) {
@@ -366,6 +411,15 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
     }
     if !has_pattern {
         return Err(TreeGramError::NoHeader);
+    }
+    // A header that says nothing of its pages was not captured over several.
+    // A tree-gram is captured where its pattern matched, so it was present
+    // on one page at least.
+    if header.across.as_ref().is_some_and(|a| a.pages < 2) {
+        header.across = None;
+    }
+    if let Some(a) = &mut header.across {
+        a.present = a.present.clamp(1, a.pages);
     }
     let mut instances = Vec::new();
     for template in templates {

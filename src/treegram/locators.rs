@@ -297,7 +297,7 @@ fn generated(
 }
 
 /// Whether `xpath` selects exactly the nodes of `per_context`, from each context.
-fn exact(doc: &Document, xpath: &str, per_context: &[(Item, Vec<Item>)]) -> bool {
+pub(super) fn exact(doc: &Document, xpath: &str, per_context: &[(Item, Vec<Item>)]) -> bool {
     let Ok(compiled) = XPath::compile(xpath) else {
         return false;
     };

@@ -40,16 +40,22 @@
 //! out of a table into another heading, a form directly in a table) is left
 //! out, and a pattern left with none gets no tree-gram, with the reason.
 
+mod across;
 mod capture;
 mod format;
+mod labels;
 mod locators;
 mod mask;
 mod neighbours;
 
-pub use capture::{CaptureOptions, Captured, Skipped, capture, treegram_dir, treegram_file};
+pub use across::Across;
+pub use capture::{
+    CaptureOptions, Captured, Skipped, capture, capture_across, treegram_dir, treegram_file,
+};
 pub(crate) use format::{
     RAW, VOID, escape_attr, escape_text, kept_attr, kept_text, markup_children,
 };
+pub use labels::labels;
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::{GramMask, unstable_parts};
 pub use neighbours::{MIN_NEIGHBOUR_TEXTS, Neighbours, neighbours};
@@ -126,6 +132,9 @@ pub struct Header {
     /// text; see `neighbours.rs`). A lookalike of the target elsewhere on
     /// a page stands among none of them.
     pub neighbours: Option<Neighbours>,
+    /// What the other pages showed, for a tree-gram captured over several
+    /// (`across.rs`): absent for one page.
+    pub across: Option<Across>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

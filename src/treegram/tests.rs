@@ -96,6 +96,7 @@ fn header_round_trips() {
             frame: None,
             hidden: Some(false),
             neighbours: None,
+            across: None,
         }
     );
 }

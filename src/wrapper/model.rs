@@ -228,8 +228,9 @@ pub struct AdaptSettings {
     /// The most earlier XPaths a pattern's `history` keeps; the oldest are
     /// dropped first when a rewrite would exceed it.
     pub history_limit: usize,
-    /// On how many of a run's pages that broke the same way a heal must hold
-    /// before `auto` writes it to the wrapper (all of them when fewer broke).
+    /// On how many distinct pages a heal must hold before `auto` writes it
+    /// to the wrapper, counted across runs from the store (see
+    /// `runtime::ledger::held_back`); there is no exception for fewer.
     pub min_pages: usize,
 }
 

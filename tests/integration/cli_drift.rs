@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::support::cli::Mend;
 
 const WRAPPER: &str = r#"name: book
+adapt: {min_pages: 1}
 patterns:
   - name: title
     xpath: //h1

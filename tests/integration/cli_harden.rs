@@ -346,7 +346,7 @@ fn the_hardening_is_one_journaled_change_marked_done() {
 }
 
 #[test]
-fn several_pages_need_harden_and_one_page_snapshots_as_before() {
+fn several_pages_without_harden_record_what_varies_and_one_page_snapshots_as_before() {
     let shop = Shop::new(WRAPPER, &two_books());
     let out = shop
         .mend(&[
@@ -354,10 +354,24 @@ fn several_pages_need_harden_and_one_page_snapshots_as_before() {
             "wrappers/shop.yaml",
             "pages/a.html",
             "pages/b.html",
+            "--store",
+            "several.db",
         ])
-        .check(2);
-    assert!(out.stderr.contains("--harden"), "{}", out.stderr);
-    assert!(!shop.path("treegrams").exists());
+        .check(0);
+    // Nothing is hardened without --harden; each tree-gram says what the
+    // two pages showed of its pattern.
+    assert!(hardened(&out.stdout).is_empty(), "{}", out.stdout);
+    assert_eq!(shop.xpath("isbn"), "/html/body/div[2]/ul/li[2]/span");
+    let gram = std::fs::read_to_string(shop.path("treegrams/shop/isbn.html")).unwrap();
+    assert!(
+        gram.contains(r#"<meta name="mend:pages" content="2">"#),
+        "{gram}"
+    );
+    assert!(
+        gram.contains(r#"<meta name="mend:present" content="2">"#),
+        "{gram}"
+    );
+    std::fs::remove_dir_all(shop.path("treegrams")).unwrap();
     let out = shop
         .mend(&[
             "snapshot",

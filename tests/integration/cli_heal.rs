@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use mend::store::{AdaptationFilter, AdaptationId, Store, Timestamp, Verdict};
+use mend::store::{AdaptationFilter, AdaptationId, AdaptationStatus, Store, Timestamp, Verdict};
 use serde_json::{Value, json};
 
-use crate::support::cli::{Mend, ROOT};
+use crate::support::cli::{Mend, ROOT, single_page_heals};
 
 /// A scratch project: `wrappers/bookshop.yaml` and the test pages under `pages/`.
 struct Project {
@@ -20,6 +20,14 @@ impl Project {
         Project::with_wrapper(
             &std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml")).unwrap(),
         )
+    }
+
+    /// The project with `adapt.min_pages: 1`, for the tests of what
+    /// `auto` writes from one page.
+    fn single_page() -> Project {
+        Project::with_wrapper(&single_page_heals(
+            &std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml")).unwrap(),
+        ))
     }
 
     fn with_wrapper(text: &str) -> Project {
@@ -198,7 +206,7 @@ fn snapshot_refuses_a_page_on_which_the_wrapper_fails() {
 
 #[test]
 fn auto_heals_the_redesigned_listing_with_a_minimal_wrapper_diff() {
-    let p = Project::new();
+    let p = Project::single_page();
     p.snapshot();
     let before = p.wrapper_text();
     let (code, v) = p.run("bookshop-redesign.html", "auto");
@@ -318,7 +326,7 @@ fn abstaining_keeps_the_violation_and_says_why() {
             "xpath: //ol[@class='books']/li/article",
             "xpath: //ol[@class='books']/li/article | //section[@class='shelf']/div",
         );
-    let p = Project::with_wrapper(&text);
+    let p = Project::with_wrapper(&single_page_heals(&text));
     p.snapshot();
     let (code, v) = p.run("bookshop-ambiguous.html", "auto");
     assert_eq!(code, Some(1), "{v:#}");
@@ -376,7 +384,7 @@ fn auto_refreshes_treegrams_when_asked() {
             "  margin: 0.10\n",
             "  margin: 0.10\n  update_treegrams: true\n",
         );
-    let p = Project::with_wrapper(&text);
+    let p = Project::with_wrapper(&single_page_heals(&text));
     p.snapshot();
     let gram = |p: &Project| {
         std::fs::read_to_string(p.path("treegrams/bookshop/book/price.html")).unwrap()
@@ -527,4 +535,77 @@ fn a_treegram_in_a_linked_folder_outside_a_relative_project_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("outside the project directory"), "{err}");
+}
+
+#[test]
+fn auto_writes_a_heal_once_it_held_on_min_pages_pages_across_runs() {
+    // The shipped wrapper asks for 3 pages. Three runs each see one page of
+    // the redesign (distinct pages, the same layout).
+    let p = Project::new();
+    p.snapshot();
+    let before = p.wrapper_text();
+    let redesign = std::fs::read_to_string(p.path("pages/bookshop-redesign.html")).unwrap();
+    for i in 1..=3 {
+        std::fs::write(
+            p.path(&format!("pages/redesign-{i}.html")),
+            format!("{redesign}<!-- page {i} -->"),
+        )
+        .unwrap();
+    }
+    for i in 1..=2 {
+        let (code, v) = p.run(&format!("redesign-{i}.html"), "auto");
+        // Not written yet: a proposal, the page's records healed and marked.
+        assert_eq!(code, Some(1), "{v:#}");
+        assert_eq!(books(&v), six_books());
+        assert!(
+            v["records"][0]["_proposals"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty()),
+            "{v:#}"
+        );
+        let price = v["adaptations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["pattern"] == "book/price")
+            .unwrap();
+        assert_eq!(price["status"], "proposed", "{price:#}");
+        assert!(
+            price["reason"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("held on {i} distinct pages")),
+            "{price:#}"
+        );
+        assert_eq!(p.wrapper_text(), before);
+    }
+    // The same page again is no new evidence.
+    let (_, again) = p.run("redesign-2.html", "auto");
+    assert!(
+        again["adaptations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["status"] != "applied")
+    );
+    assert_eq!(p.wrapper_text(), before);
+    // The third distinct page decides it: the wrapper is rewritten, and the
+    // proposal the earlier runs left is that heal, applied, with every page.
+    let (code, v) = p.run("redesign-3.html", "auto");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(books(&v), six_books());
+    assert_ne!(p.wrapper_text(), before);
+    let store = p.store();
+    let price: Vec<_> = store
+        .adaptations(&AdaptationFilter {
+            pattern: Some("book/price"),
+            ..AdaptationFilter::default()
+        })
+        .unwrap();
+    assert_eq!(price.len(), 1, "{price:#?}");
+    assert_eq!(price[0].status, AdaptationStatus::Applied);
+    assert_eq!(
+        price[0].page_count, 4,
+        "3 distinct pages, one of them read twice"
+    );
 }

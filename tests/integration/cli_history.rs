@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 
-use crate::support::cli::{Mend, bookshop_project, stderr, stdout};
+use crate::support::cli::{Mend, bookshop_project, heal_from_single_pages, stderr, stdout};
 
 #[test]
 fn the_history_lists_each_version_and_diff_compares_two() {
     let dir = bookshop_project();
+    heal_from_single_pages(&dir.path().join("wrappers/bookshop.yaml"));
     let mend = |args: &[&str]| Mend::new(args).dir(dir.path()).output();
     // Before any change there is no history to show.
     let out = mend(&["history", "wrappers/bookshop.yaml"]);

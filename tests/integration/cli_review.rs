@@ -100,6 +100,8 @@ impl Shop {
                 status,
                 change_scope: Some("local".to_owned()),
                 reason: (!found).then(|| "no candidate reached 0.75".to_owned()),
+                model: None,
+                confidence: None,
                 candidates: vec![
                     Candidate {
                         xpath: "/html/body/ul/li[1]/span".to_owned(),

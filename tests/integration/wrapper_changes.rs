@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::cli::{Mend, ROOT};
+use crate::support::cli::{Mend, ROOT, heal_from_single_pages};
 
 /// A scratch bookshop project with tree-grams captured, its pages: the good
 /// one, one where the price moved into a `<span>`, one where the titles'
@@ -29,6 +29,8 @@ impl Shop {
             dir.path().join("wrappers/bookshop.yaml"),
         )
         .unwrap();
+        // Each run here heals from one page: the protocol is what is tested.
+        heal_from_single_pages(&dir.path().join("wrappers/bookshop.yaml"));
         let good = std::fs::read_to_string(format!("{ROOT}/examples/pages/bookshop.html")).unwrap();
         let price = good
             .replace("<p class=\"price\">", "<span class=\"cost\">")

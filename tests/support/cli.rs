@@ -32,6 +32,25 @@ pub fn bookshop_project() -> tempfile::TempDir {
     dir
 }
 
+/// The bookshop wrapper's `text` with `adapt.min_pages: 1`: `auto` then
+/// writes a heal found on a single page, which the tests of the
+/// wrapper-change protocol and of one page's heal need (by default a heal
+/// must hold on 3 distinct pages first).
+pub fn single_page_heals(text: &str) -> String {
+    assert!(
+        text.contains("  margin: 0.10\n"),
+        "the bookshop wrapper's adapt block"
+    );
+    text.replace("  margin: 0.10\n", "  margin: 0.10\n  min_pages: 1\n")
+}
+
+/// Sets `adapt.min_pages: 1` in the bookshop wrapper at `path` (see
+/// [`single_page_heals`]).
+pub fn heal_from_single_pages(path: &Path) {
+    let text = std::fs::read_to_string(path).expect("the wrapper");
+    std::fs::write(path, single_page_heals(&text)).expect("the wrapper");
+}
+
 /// Runs `mend ARGS` in the package root, with `MEND_STORE` unset and
 /// nothing on standard input.
 pub fn mend(args: &[&str]) -> Output {

@@ -58,6 +58,8 @@ pub(super) fn proposal(
         status: AdaptationStatus::Proposed,
         change_scope: Some("local".to_owned()),
         reason: None,
+        model: None,
+        confidence: None,
         candidates: vec![
             Candidate {
                 xpath: "/html/body/div[2]/span".to_owned(),

@@ -216,6 +216,8 @@ fn adaptations_round_trip() {
             status: new.status,
             change_scope: new.change_scope.clone(),
             reason: None,
+            model: None,
+            confidence: None,
             candidates: new.candidates.clone(),
             samples_before: new.samples_before.clone(),
             samples_after: new.samples_after.clone(),
@@ -241,6 +243,8 @@ fn adaptations_round_trip() {
         status: AdaptationStatus::Abstained,
         change_scope: None,
         reason: Some("no candidate reached 0.75".to_owned()),
+        model: None,
+        confidence: None,
         candidates: Vec::new(),
         samples_after: Vec::new(),
         constraint_results: Vec::new(),
@@ -579,4 +583,29 @@ fn history_fallbacks_add_up_per_run() {
         store.fallbacks(run).unwrap(),
         vec![("book/isbn".to_owned(), "//old".to_owned(), 6)]
     );
+}
+
+#[test]
+fn the_model_that_judged_an_adaptation_and_its_confidence_are_kept() {
+    let (mut store, _, page) = store_with_page();
+    let judged = NewAdaptation {
+        model: Some("heal-gbdt-0123456789ab".to_owned()),
+        confidence: Some(0.934),
+        ..proposal(page, "book/price", "//span[@class='cost']", 2_000)
+    };
+    let id = store.record_adaptation(&judged).unwrap();
+    let unjudged = store
+        .record_adaptation(&proposal(page, "book", "//li", 2_001))
+        .unwrap();
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(record.model.as_deref(), Some("heal-gbdt-0123456789ab"));
+    assert_eq!(record.confidence, Some(0.934));
+    let record = store.adaptation(unjudged).unwrap().unwrap();
+    assert_eq!((record.model, record.confidence), (None, None));
+    // A confidence that is not a number is refused, not stored as null.
+    let nan = NewAdaptation {
+        confidence: Some(f64::NAN),
+        ..proposal(page, "book/title", "//h3", 2_002)
+    };
+    assert!(store.record_adaptation(&nan).is_err());
 }
