@@ -29,7 +29,47 @@ use super::{Attr, Doctype, Document, NONE, Names, Namespace, Node, NodeKind, Sym
 pub const MAX_DEPTH: u32 = 512;
 
 /// Parses decoded HTML text into a document.
+///
+/// A page with a tag of more attributes than an ordinary stack holds while
+/// tokenizing (see `tokenizer.rs`) is parsed again on a thread of its own
+/// whose stack is sized for the input; if no such thread can be made, the
+/// page parses as empty, with a warning, rather than overflow the stack.
 pub(super) fn parse(text: &str) -> Document {
+    let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_with(text, true)));
+    match guarded {
+        Ok(doc) => doc,
+        Err(payload) if payload.is::<super::tokenizer::LongTag>() => parse_on_large_stack(text),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+/// [`parse_with`] unguarded, on a thread whose stack holds any tag of
+/// `text`. html5gum recurses only through attributes whose values are
+/// double-quoted, so half the double quotes of the text bound how many
+/// attributes one recursion holds.
+fn parse_on_large_stack(text: &str) -> Document {
+    let quoted = memchr::memchr_iter(b'"', text.as_bytes()).count() / 2 + 1;
+    let stack = (8 << 20) + quoted.saturating_mul(super::tokenizer::STACK_PER_ATTR);
+    let parsed = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("mend-parse".to_owned())
+            .stack_size(stack)
+            .spawn_scoped(scope, || parse_with(text, false))
+            .ok()
+            .and_then(|thread| thread.join().ok())
+    });
+    parsed.unwrap_or_else(|| {
+        tracing::warn!(
+            bytes = text.len(),
+            "a tag of too many attributes to tokenize: the page is parsed as empty"
+        );
+        parse_with("", true)
+    })
+}
+
+/// Parses `text`, guarded against tags of too many attributes or not (see
+/// `tokenizer::tokenize`).
+fn parse_with(text: &str, guarded: bool) -> Document {
     let builder = TreeBuilder::new(
         Sink::new(),
         TreeBuilderOpts {
@@ -41,7 +81,7 @@ pub(super) fn parse(text: &str) -> Document {
         inner: builder,
         suppressed: RefCell::new(HashMap::new()),
     };
-    super::tokenizer::tokenize(text, &limiter);
+    super::tokenizer::tokenize(text, &limiter, guarded);
     limiter.end();
     limiter.inner.sink.into_document()
 }

@@ -330,3 +330,40 @@ fn violations_on_many_sibling_records_name_each_record_once() {
         "/html/body/ul/li[5000]"
     );
 }
+
+/// A page whose one tag has `n` attributes, each written `a{i}="v"`, and a
+/// second `a1` that must be dropped.
+fn long_tag(n: usize) -> String {
+    let attrs: String = (0..n).map(|i| format!(" a{i}=\"v\"")).collect();
+    format!("<div{attrs} a1=\"dup\">x</div><p id=after>y</p>")
+}
+
+#[test]
+fn a_tag_of_many_double_quoted_attributes_does_not_overflow_the_stack() {
+    // html5gum recurses once per double-quoted attribute of a tag; 200,000
+    // of them overflowed an 8 MiB stack before the guard.
+    for n in [1_000, 1_025, 200_000] {
+        let doc = Document::parse_str(&long_tag(n));
+        let div = doc.all().find(|&n| doc.name(n) == "div").unwrap();
+        assert_eq!(doc.attrs(div).len(), n, "{n} attributes");
+        assert_eq!(
+            doc.attr(div, "a1"),
+            Some("v"),
+            "the first of duplicates wins"
+        );
+        assert!(doc.all().any(|n| doc.attr(n, "id") == Some("after")));
+    }
+}
+
+#[test]
+fn the_guarded_parse_and_the_parse_on_a_large_stack_build_the_same_tree() {
+    // Just over the guard: the page is parsed again on a thread of its own.
+    let page = format!(
+        "<body><p class=a>one</p>{}<ul><li>two</ul>",
+        long_tag(2_000)
+    );
+    let doc = Document::parse_str(&page);
+    let short = Document::parse_str(&page.replacen(&long_tag(2_000), &long_tag(3), 1));
+    let names = |d: &Document| d.all().map(|n| d.name(n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(names(&doc), names(&short));
+}

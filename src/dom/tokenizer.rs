@@ -34,9 +34,16 @@
 //! Duplicate attributes are dropped after the first, as the tokenization
 //! rules say; end tags lose their attributes.
 //!
-//! The module refuses nothing: any string tokenizes, and no input makes it
-//! panic or recurse.
+//! The module refuses nothing: any string tokenizes. One input makes
+//! html5gum recurse: within a tag, its states for a double-quoted attribute
+//! value call one another directly, so the stack grows with the number of
+//! attributes in one tag (a million of them overflow any thread's stack).
+//! Past [`MAX_CHAINED_ATTRS`] attributes in one tag, tokenizing therefore
+//! unwinds with [`LongTag`] (no panic message: `resume_unwind`), and
+//! `build::parse` tokenizes the page again on a thread whose stack is sized
+//! for the input, where the guard is off ([`tokenize`]'s `guarded`).
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 
 use html5ever::tendril::StrTendril;
@@ -45,11 +52,29 @@ use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkRes
 use html5ever::{Attribute, LocalName, QualName, ns};
 use html5gum::{Emitter, State};
 
+/// The most attributes one tag may have while tokenizing on an ordinary
+/// stack: html5gum's recursion within a tag costs about 300 bytes of stack
+/// an attribute (measured on a release build), so this many stay under a
+/// sixth of a 2 MiB thread stack. Real pages stay far below it.
+pub(super) const MAX_CHAINED_ATTRS: usize = 1_024;
+
+/// Stack, in bytes, that each attribute of a tag may cost html5gum: what
+/// the large stack of a page with a long tag is sized by (`build::parse`),
+/// with room to spare over the measured 300.
+pub(super) const STACK_PER_ATTR: usize = 512;
+
+/// How tokenizing stops, by unwinding, at a tag of more than
+/// [`MAX_CHAINED_ATTRS`] attributes when guarded.
+pub(super) struct LongTag;
+
 /// Tokenizes `text` into `sink`, the end-of-file token included. A leading
-/// byte order mark is skipped, as html5ever's tokenizer does.
-pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S) {
+/// byte order mark is skipped, as html5ever's tokenizer does. When
+/// `guarded`, a tag of more than [`MAX_CHAINED_ATTRS`] attributes unwinds
+/// with [`LongTag`], the sink left part-way.
+pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S, guarded: bool) {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-    let events = Events::new(sink);
+    let mut events = Events::new(sink);
+    events.guarded = guarded;
     // The emitter produces no tokens of its own (it hands them to the sink
     // as they complete), and reading a string cannot fail.
     let Ok(()) = html5gum::Tokenizer::new_with_emitter(text, events).finish();
@@ -66,7 +91,15 @@ struct Events<'a, S: TokenSink> {
     tag_name: Vec<u8>,
     self_closing: bool,
     attrs: Vec<Attribute>,
+    /// The names of `attrs`, once a tag has more than [`LINEAR_ATTRS`] of
+    /// them: a duplicate is then found in constant time, so that a tag of a
+    /// million attributes parses in linear time.
+    attr_names: HashSet<LocalName>,
     duplicate_attrs: bool,
+    /// The tag's attributes so far, duplicates included.
+    attrs_seen: usize,
+    /// Whether a tag of too many attributes unwinds (see [`LongTag`]).
+    guarded: bool,
     /// The attribute being built, if any.
     in_attr: bool,
     attr_name: Vec<u8>,
@@ -95,7 +128,10 @@ impl<'a, S: TokenSink> Events<'a, S> {
             tag_name: Vec::new(),
             self_closing: false,
             attrs: Vec::new(),
+            attr_names: HashSet::new(),
             duplicate_attrs: false,
+            attrs_seen: 0,
+            guarded: false,
             in_attr: false,
             attr_name: Vec::new(),
             attr_value: Vec::new(),
@@ -137,7 +173,16 @@ impl<'a, S: TokenSink> Events<'a, S> {
         }
         self.in_attr = false;
         let local = self.names.get(&self.attr_name);
-        if self.attrs.iter().any(|a| a.name.local == local) {
+        let duplicate = if self.attrs.len() < LINEAR_ATTRS {
+            self.attrs.iter().any(|a| a.name.local == local)
+        } else {
+            if self.attr_names.is_empty() {
+                self.attr_names
+                    .extend(self.attrs.iter().map(|a| a.name.local.clone()));
+            }
+            !self.attr_names.insert(local.clone())
+        };
+        if duplicate {
             self.duplicate_attrs = true;
         } else {
             self.attrs.push(Attribute {
@@ -154,12 +199,18 @@ impl<'a, S: TokenSink> Events<'a, S> {
         self.tag_name.clear();
         self.self_closing = false;
         self.attrs.clear();
+        self.attr_names.clear();
         self.duplicate_attrs = false;
+        self.attrs_seen = 0;
         self.in_attr = false;
         self.attr_name.clear();
         self.attr_value.clear();
     }
 }
+
+/// How many attributes a tag may have before its names are kept in a set:
+/// below it, a scan of the few there are is faster than hashing.
+const LINEAR_ATTRS: usize = 8;
 
 /// Tag and attribute names as html5ever's atoms, through a small cache keyed
 /// by the name's bytes. Making an atom hashes the name with SipHash to find
@@ -341,6 +392,11 @@ impl<S: TokenSink> Emitter for Events<'_, S> {
     fn init_attribute(&mut self) {
         self.finish_attr();
         self.in_attr = true;
+        self.attrs_seen += 1;
+        if self.guarded && self.attrs_seen > MAX_CHAINED_ATTRS {
+            // Not a failure: the parse goes on where the stack allows it.
+            std::panic::resume_unwind(Box::new(LongTag));
+        }
     }
 
     fn push_attribute_name(&mut self, s: &[u8]) {
