@@ -174,15 +174,29 @@ pub fn plan_treegrams(
     captured: Vec<Captured>,
 ) -> Result<Planned, RuntimeError> {
     let mut planned = Planned::default();
+    // The wrapper is parsed once for all the patterns: a snapshot of
+    // thousands of patterns stays linear.
+    let names: Vec<Vec<&str>> = captured
+        .iter()
+        .map(|c| c.pattern.names().iter().map(String::as_str).collect())
+        .collect();
+    let changes: Vec<(&[&str], &str)> = names
+        .iter()
+        .zip(&captured)
+        .map(|(n, c)| (n.as_slice(), c.file.as_str()))
+        .collect();
+    *text = wrapper::set_treegrams(text, &changes).map_err(|error| {
+        let pattern = captured
+            .iter()
+            .map(|c| &c.pattern)
+            .find(|p| error.pattern() == Some(p.to_string().as_str()))
+            .or(captured.first().map(|c| &c.pattern))
+            .cloned()
+            .unwrap_or_else(|| PatternPath::top(String::new()));
+        RuntimeError::Rewrite { pattern, error }
+    })?;
     for c in captured {
         let path = project.dir.join(&c.file);
-        let names: Vec<&str> = c.pattern.names().iter().map(String::as_str).collect();
-        *text = wrapper::set_treegram(text, &names, &c.file).map_err(|error| {
-            RuntimeError::Rewrite {
-                pattern: c.pattern.clone(),
-                error,
-            }
-        })?;
         match TreeGram::parse(c.html.as_bytes()) {
             Ok(g) => planned.grams.push((c.pattern.clone(), g)),
             Err(e) => tracing::warn!(file = %path.display(), error = %e, "tree-gram skipped"),

@@ -64,6 +64,18 @@ pub enum RewriteError {
     },
 }
 
+impl RewriteError {
+    /// The pattern it is about, its names joined with `/`, when it names one.
+    pub fn pattern(&self) -> Option<&str> {
+        match self {
+            RewriteError::NotFound { path }
+            | RewriteError::NotEditable { path, .. }
+            | RewriteError::Verification { path, .. } => Some(path),
+            RewriteError::Yaml(_) | RewriteError::EmptyPath => None,
+        }
+    }
+}
+
 /// Replaces the XPath of the pattern at `pattern_path` (names from the top,
 /// such as `["book", "price"]`) with `new_xpath`, and records the old XPath
 /// in that pattern's `history`, creating the list if needed.
@@ -140,26 +152,66 @@ pub fn replace_xpath(
 /// (block style, same indentation as the `xpath` key), or `, treegram: <file>` inside a flow
 /// mapping `{...}`. Returns the text unchanged if the value is already `file`.
 pub fn set_treegram(text: &str, pattern_path: &[&str], file: &str) -> Result<String, RewriteError> {
+    set_treegrams(text, &[(pattern_path, file)])
+}
+
+/// Sets the `treegram` key of every pattern of `changes` (a path of names
+/// and its file) as [`set_treegram`] does, parsing and verifying the text
+/// once for all of them: a snapshot of thousands of patterns names its
+/// tree-grams in time linear in the wrapper. The first pattern that cannot
+/// take its key fails the whole rewrite.
+pub fn set_treegrams(text: &str, changes: &[(&[&str], &str)]) -> Result<String, RewriteError> {
+    if changes.iter().any(|(path, _)| path.is_empty()) {
+        return Err(RewriteError::EmptyPath);
+    }
+    let root = yaml::parse(text, "wrapper").map_err(|d| RewriteError::Yaml(Box::new(d)))?;
+    let mut edits = Vec::new();
+    let mut pointers = Vec::new();
+    for &(pattern_path, file) in changes {
+        if let Some((edit, pointer)) = treegram_edit(text, &root, pattern_path, file)? {
+            edits.push(edit);
+            pointers.push((pattern_path, pointer, file));
+        }
+    }
+    if edits.is_empty() {
+        return Ok(text.to_owned());
+    }
+    let first = pointers[0].0.join("/");
+    let out = apply(text, edits).map_err(|reason| RewriteError::NotEditable {
+        path: first.clone(),
+        reason: reason.to_owned(),
+    })?;
+    verify_all(&root, &out, &pointers).map_err(|(path, reason)| RewriteError::Verification {
+        path: path.join("/"),
+        reason,
+    })?;
+    Ok(out)
+}
+
+/// The edit that sets the `treegram` key of the pattern at `pattern_path`
+/// of `root` (parsed from `text`) to `file`, with the pattern's JSON
+/// pointer; `None` when it is set to `file` already.
+fn treegram_edit(
+    text: &str,
+    root: &Node,
+    pattern_path: &[&str],
+    file: &str,
+) -> Result<Option<(Edit, String)>, RewriteError> {
     let path = pattern_path.join("/");
     let not_editable = |reason: &str| RewriteError::NotEditable {
         path: path.clone(),
         reason: reason.to_owned(),
     };
-    if pattern_path.is_empty() {
-        return Err(RewriteError::EmptyPath);
-    }
-    let root = yaml::parse(text, "wrapper").map_err(|d| RewriteError::Yaml(Box::new(d)))?;
     let (pattern, pointer) =
-        find(&root, pattern_path).ok_or_else(|| RewriteError::NotFound { path: path.clone() })?;
+        find(root, pattern_path).ok_or_else(|| RewriteError::NotFound { path: path.clone() })?;
     let existing = pattern.entry("treegram");
     if existing.and_then(|e| e.value.as_str()) == Some(file) {
-        return Ok(text.to_owned());
+        return Ok(None);
     }
     if pattern.at != pattern.used {
         return Err(not_editable("the pattern comes from an alias"));
     }
     let flow = is_flow(text, pattern);
-
     let edit = if let Some(treegram) = existing {
         if treegram.value.as_str().is_none() {
             return Err(not_editable("its treegram is not text"));
@@ -190,16 +242,48 @@ pub fn set_treegram(text: &str, pattern_path: &[&str], file: &str) -> Result<Str
             (at, at, format!("{lead}{indent}treegram: {value}\n"))
         }
     };
-    let out = apply(text, vec![edit]).map_err(not_editable)?;
-    verify(&root, &out, &pointer, |pattern| {
-        pattern.insert("treegram".to_owned(), Value::from(file));
-        Ok(())
-    })
-    .map_err(|reason| RewriteError::Verification {
-        path: path.clone(),
-        reason,
-    })?;
-    Ok(out)
+    Ok(Some((edit, pointer)))
+}
+
+/// Checks that `edited` reads back as `root` with each pattern of
+/// `changes` (its path, JSON pointer and file) given its `treegram` and
+/// nothing else changed; names the first pattern that does not.
+fn verify_all<'a>(
+    root: &Node,
+    edited: &str,
+    changes: &[(&'a [&'a str], String, &str)],
+) -> Result<(), (&'a [&'a str], String)> {
+    let first = changes.first().map_or(&[][..], |c| c.0);
+    let reread = yaml::parse(edited, "wrapper").map_err(|d| (first, d.message))?;
+    let mut expected = root.to_json();
+    for (path, pointer, file) in changes {
+        let pattern = expected
+            .pointer_mut(pointer)
+            .and_then(Value::as_object_mut)
+            .ok_or((*path, "the pattern vanished".to_owned()))?;
+        pattern.insert("treegram".to_owned(), Value::from(*file));
+    }
+    let found = reread.to_json();
+    if found == expected {
+        return Ok(());
+    }
+    for (path, pointer, _) in changes {
+        let (want, got) = (expected.pointer(pointer), found.pointer(pointer));
+        if want != got {
+            return Err((
+                *path,
+                format!(
+                    "expected {}, read back {}",
+                    want.unwrap_or(&Value::Null),
+                    got.unwrap_or(&Value::Null)
+                ),
+            ));
+        }
+    }
+    Err((
+        first,
+        "it would change other patterns too, through an alias or merge key".to_owned(),
+    ))
 }
 
 /// Whether the pattern is written as a flow mapping, `{...}`.

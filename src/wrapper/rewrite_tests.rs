@@ -945,3 +945,39 @@ fn aliases_in_a_history_are_refused() {
         Err(RewriteError::NotEditable { .. })
     ));
 }
+
+#[test]
+fn setting_every_treegram_at_once_writes_what_one_at_a_time_writes() {
+    let original = include_str!("../../wrappers/bookshop.yaml");
+    let paths: [&[&str]; 6] = [
+        &["page_title"],
+        &["book"],
+        &["book", "title"],
+        &["book", "price"],
+        &["book", "in_stock"],
+        &["book", "url"],
+    ];
+    let files: Vec<String> = paths
+        .iter()
+        .map(|p| format!("treegrams/bookshop/{}.html", p.join("/")))
+        .collect();
+    let mut one_by_one = original.to_owned();
+    for (path, file) in paths.iter().zip(&files) {
+        one_by_one = set_treegram(&one_by_one, path, file).unwrap();
+    }
+    let changes: Vec<(&[&str], &str)> = paths
+        .iter()
+        .zip(&files)
+        .map(|(p, f)| (*p, f.as_str()))
+        .collect();
+    assert_eq!(set_treegrams(original, &changes).unwrap(), one_by_one);
+    // Set already: the text comes back as it was.
+    assert_eq!(set_treegrams(&one_by_one, &changes).unwrap(), one_by_one);
+    // One pattern that is not there fails the whole rewrite, naming it.
+    let mut missing = changes.clone();
+    missing.push((&["book", "nope"], "t.html"));
+    match set_treegrams(original, &missing) {
+        Err(e @ RewriteError::NotFound { .. }) => assert_eq!(e.pattern(), Some("book/nope")),
+        other => panic!("{other:?}"),
+    }
+}
