@@ -13,7 +13,11 @@
 //!    before and after, in the same transaction as what it decides (the
 //!    adaptations it applies, the approval it writes);
 //! 4. write each file to a temporary file created exclusively, sync it, and
-//!    rename it over the old one ([`carry_out`]);
+//!    rename it over the old one ([`carry_out`]); the wrapper file, last,
+//!    only over the content read in step 2 (`project::replace_if_unchanged`):
+//!    a person's editor takes no lock, so a save that lands after the read
+//!    is kept, the change is rolled back (its heals stay proposals) and the
+//!    command fails with `RuntimeError::EditedMeanwhile` (exit 3);
 //! 5. sync the folders, so the renames themselves are on disk;
 //! 6. mark the change done.
 //!
@@ -32,7 +36,7 @@
 use std::path::{Path, PathBuf};
 
 use super::lock::remove_stale_temp_files;
-use super::{RuntimeError, WrapperLock, write_bytes_atomically};
+use super::{Replaced, RuntimeError, WrapperLock, replace_if_unchanged, write_bytes_atomically};
 use crate::store::{
     AdaptationId, Batch, ChangeId, ChangeKind, ChangeRecord, ChangeState, FileChange, Store,
     StoreError, Timestamp,
@@ -84,10 +88,28 @@ pub fn carry_out(
     let order = wrapper_last(files, lock.wrapper());
     for (done, &i) in order.iter().enumerate() {
         let f = &files[i];
-        if let Err(e) = write_bytes_atomically(&f.path, &f.after) {
+        // The wrapper file goes in only over what was read under the lock:
+        // a person's editor takes no lock, and their save wins.
+        let written = if f.path == lock.wrapper() {
+            match replace_if_unchanged(&f.path, &f.after, f.before.as_deref()) {
+                Ok(Replaced::Done) => Ok(()),
+                Ok(Replaced::EditedMeanwhile) => Err(RuntimeError::EditedMeanwhile {
+                    path: f.path.clone(),
+                }),
+                Err(e) => Err(e),
+            }
+        } else {
+            write_bytes_atomically(&f.path, &f.after)
+        };
+        if let Err(e) = written {
             let put_back = order[..done].iter().all(|&j| restore(&files[j]).is_ok());
             if put_back {
-                let why = format!("the wrapper file could not be written ({e})");
+                let why = match &e {
+                    RuntimeError::EditedMeanwhile { .. } => {
+                        "the wrapper file was edited meanwhile; the edit is kept".to_owned()
+                    }
+                    e => format!("the wrapper file could not be written ({e})"),
+                };
                 let undo = effects(store, id);
                 if let Err(s) = store.settle_change(id, ChangeState::RolledBack, &undo, &why, now())
                 {

@@ -229,3 +229,62 @@ fn review_commands_reconcile_changes_of_every_wrapper() {
     assert_eq!(settled[0].state, ChangeState::RolledBack);
     assert_eq!(settled[0].wrapper, p.wrapper().canonicalize().unwrap());
 }
+
+#[test]
+fn a_persons_save_after_mend_read_the_wrapper_is_kept_and_the_heal_waits() {
+    // The person saves while mend holds the lock: after mend read the file
+    // (the change's `before`) and before it writes.
+    let mut p = Pending::new(Some("<p>old gram</p>"));
+    let edited = "name: w\n# my note\npatterns:\n  - name: price\n    xpath: //p\n";
+    std::fs::write(p.wrapper(), edited).unwrap();
+    let lock = WrapperLock::acquire(&p.wrapper()).unwrap();
+    let error = carry_out(&mut p.store, &lock, p.change, &p.files).unwrap_err();
+    drop(lock);
+    assert!(
+        matches!(error, RuntimeError::EditedMeanwhile { .. }),
+        "{error}"
+    );
+    assert_eq!(read(&p.wrapper()).as_deref(), Some(edited));
+    assert_eq!(read(&p.gram()).as_deref(), Some("<p>old gram</p>"));
+    let (state, status, reason) = p.outcome();
+    assert_eq!(
+        (state, status),
+        (ChangeState::RolledBack, AdaptationStatus::Proposed)
+    );
+    assert!(reason.unwrap().contains("edited meanwhile"));
+    // No temporary file is left beside the wrapper.
+    let left: Vec<_> = std::fs::read_dir(p.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".mend-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn replace_if_unchanged_writes_only_over_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.yaml");
+    std::fs::write(&path, "a").unwrap();
+    assert_eq!(
+        replace_if_unchanged(&path, b"b", Some(b"a")).unwrap(),
+        Replaced::Done
+    );
+    assert_eq!(read(&path).as_deref(), Some("b"));
+    assert_eq!(
+        replace_if_unchanged(&path, b"c", Some(b"a")).unwrap(),
+        Replaced::EditedMeanwhile
+    );
+    assert_eq!(read(&path).as_deref(), Some("b"));
+    // A file that was not there must still not be there.
+    let new = dir.path().join("new.yaml");
+    assert_eq!(
+        replace_if_unchanged(&new, b"x", None).unwrap(),
+        Replaced::Done
+    );
+    assert_eq!(
+        replace_if_unchanged(&new, b"y", None).unwrap(),
+        Replaced::EditedMeanwhile
+    );
+    assert_eq!(read(&new).as_deref(), Some("x"));
+}

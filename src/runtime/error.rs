@@ -56,6 +56,17 @@ pub enum RuntimeError {
         /// What is wrong with it.
         why: String,
     },
+    /// Someone saved the wrapper file after mend read it under its lock
+    /// and before mend wrote its change: their edit is kept, and mend's
+    /// change is not written (its heals stay proposals).
+    #[error(
+        "{} was edited while mend was changing it: your edit is kept, and mend's change was not written (its heals are proposals; run again, or see mend log --pending)",
+        path.display()
+    )]
+    EditedMeanwhile {
+        /// The wrapper file.
+        path: PathBuf,
+    },
     /// The wrapper file does not load.
     #[error("cannot load {}: {message}", path.display())]
     Load {

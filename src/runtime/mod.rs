@@ -64,7 +64,9 @@ pub use health::{BASELINE_RUNS, RunHealth, judge_run_health, record_health_basel
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use merge::{Merged, merge_decided};
-pub use project::{Project, write_atomically, write_bytes_atomically};
+pub use project::{
+    Project, Replaced, replace_if_unchanged, write_atomically, write_bytes_atomically,
+};
 pub use session::Session;
 pub use templates::{
     CaptureMarks, MAX_TEMPLATE_BYTES, SITE_TEMPLATE_NAME, UNSTABLE_TEMPLATE_NAME, learn_template,

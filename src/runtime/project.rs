@@ -92,21 +92,92 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), RuntimeError> {
 
 /// [`write_atomically`] for any bytes.
 pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), RuntimeError> {
-    let io = |action, path: &Path| {
-        let path = path.to_owned();
-        move |error| RuntimeError::Io {
-            action,
-            path,
-            error,
-        }
+    let temp = synced_temp_file(path, bytes)?;
+    // On failure the temporary file is removed when `temp` is dropped.
+    temp.persist(path)
+        .map_err(|e| io_error("write", path)(e.error))?;
+    Ok(())
+}
+
+/// What [`replace_if_unchanged`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replaced {
+    /// The file held what was expected and now holds the new bytes.
+    Done,
+    /// Someone changed the file since it was read: it is left as they left
+    /// it, and the new bytes are not written.
+    EditedMeanwhile,
+}
+
+/// Writes `bytes` to `path` as [`write_bytes_atomically`] does, but only
+/// over the content `expected` (what the file held when it was read under
+/// the wrapper's lock; `None` for no file). A person's editor takes no lock,
+/// so a save can land between that read and the rename; it must win.
+///
+/// On Linux the new file is swapped in with one `renameat2(RENAME_EXCHANGE)`,
+/// and the file it displaced is compared with `expected`: whatever was saved
+/// before the swap is caught, and swapped back. Elsewhere, or on a file
+/// system without the exchange, the file is compared just before the
+/// rename, which leaves a window of microseconds.
+pub fn replace_if_unchanged(
+    path: &Path,
+    bytes: &[u8],
+    expected: Option<&[u8]>,
+) -> Result<Replaced, RuntimeError> {
+    let temp = synced_temp_file(path, bytes)?;
+    let Some(expected) = expected else {
+        return match temp.persist_noclobber(path) {
+            Ok(_) => Ok(Replaced::Done),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                Ok(Replaced::EditedMeanwhile)
+            }
+            Err(e) => Err(io_error("write", path)(e.error)),
+        };
     };
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        let swapped = renameat_with(CWD, temp.path(), CWD, path, RenameFlags::EXCHANGE);
+        if swapped.is_ok() {
+            // The temporary path now holds the displaced file; it is
+            // removed when `temp` is dropped, whichever file it holds.
+            let displaced = std::fs::read(temp.path()).map_err(io_error("read", temp.path()))?;
+            if displaced == expected {
+                return Ok(Replaced::Done);
+            }
+            renameat_with(CWD, temp.path(), CWD, path, RenameFlags::EXCHANGE)
+                .map_err(|e| io_error("put back", path)(e.into()))?;
+            return Ok(Replaced::EditedMeanwhile);
+        }
+    }
+    if std::fs::read(path).map_err(io_error("read", path))? != expected {
+        return Ok(Replaced::EditedMeanwhile);
+    }
+    temp.persist(path)
+        .map_err(|e| io_error("write", path)(e.error))?;
+    Ok(Replaced::Done)
+}
+
+/// How an I/O error on `path` while doing `action` becomes a [`RuntimeError`].
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RuntimeError {
+    let path = path.to_owned();
+    move |error| RuntimeError::Io {
+        action,
+        path,
+        error,
+    }
+}
+
+/// `bytes` in a new temporary file beside `path` (its folder created
+/// first), synced to disk, with the permissions `path` has.
+fn synced_temp_file(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, RuntimeError> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir).map_err(io("create", dir))?;
+    std::fs::create_dir_all(dir).map_err(io_error("create", dir))?;
     let name = path.file_name().ok_or_else(|| {
-        io("write", path)(std::io::Error::new(
+        io_error("write", path)(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "not a file name",
         ))
@@ -124,15 +195,13 @@ pub fn write_bytes_atomically(path: &Path, bytes: &[u8]) -> Result<(), RuntimeEr
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     let mut temp = builder
         .tempfile_in(dir)
-        .map_err(io("create a temporary file in", dir))?;
+        .map_err(io_error("create a temporary file in", dir))?;
     temp.write_all(bytes)
         .and_then(|()| match std::fs::metadata(path) {
             Ok(meta) => temp.as_file().set_permissions(meta.permissions()),
             Err(_) => Ok(()),
         })
         .and_then(|()| temp.as_file().sync_all())
-        .map_err(io("write", path))?;
-    // On failure the temporary file is removed when `temp` is dropped.
-    temp.persist(path).map_err(|e| io("write", path)(e.error))?;
-    Ok(())
+        .map_err(io_error("write", path))?;
+    Ok(temp)
 }

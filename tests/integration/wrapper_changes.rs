@@ -235,6 +235,118 @@ fn a_run_whose_rename_is_delayed_does_not_lose_a_concurrent_runs_heal() {
     assert_ne!(shop.xpath_of("book/title"), "./h3/a/@title");
 }
 
+/// `mend ARGS` in the shop under strace, its first rename of a file held
+/// up for one second, as a command not yet started.
+fn with_delayed_rename(shop: &Shop, args: &[&str]) -> Command {
+    let mut c = Command::new("strace");
+    c.current_dir(shop.dir.path())
+        .env_remove("MEND_STORE")
+        .args(["-f", "-qq", "-o", "/dev/null"])
+        .args(["-e", "trace=rename,renameat,renameat2"])
+        .args([
+            "-e",
+            "inject=rename,renameat,renameat2:delay_enter=1000000:when=1",
+        ])
+        .arg(env!("CARGO_BIN_EXE_mend"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Saves `text` as the wrapper, in place (`trial` even) or as editors that
+/// write a new file and rename it over the old one do (`trial` odd).
+fn save_as_a_person(shop: &Shop, text: &str, trial: usize) {
+    let wrapper = shop.path("wrappers/bookshop.yaml");
+    if trial.is_multiple_of(2) {
+        std::fs::write(&wrapper, text).unwrap();
+    } else {
+        let saved = shop.path("wrappers/.bookshop.yaml.swp");
+        std::fs::write(&saved, text).unwrap();
+        std::fs::rename(&saved, &wrapper).unwrap();
+    }
+}
+
+/// The person's edit of the shop's wrapper in trial `trial`: a comment.
+fn persons_edit(shop: &Shop, trial: usize) -> String {
+    let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
+    format!("# my own note {trial}\n{text}")
+}
+
+#[test]
+#[ignore = "needs strace"]
+fn a_persons_save_while_auto_writes_the_wrapper_is_kept() {
+    for trial in 0..10 {
+        let shop = Shop::new();
+        let edit = persons_edit(&shop, trial);
+        let run = with_delayed_rename(
+            &shop,
+            &[
+                "run",
+                "wrappers/bookshop.yaml",
+                "pages/price.html",
+                "--heal",
+                "auto",
+            ],
+        )
+        .spawn()
+        .expect("strace runs");
+        // The run reads the wrapper under its lock, heals, and is held up at
+        // the rename: the person saves then.
+        std::thread::sleep(Duration::from_millis(600));
+        save_as_a_person(&shop, &edit, trial);
+        let out = wait(run);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "trial {trial}: {stderr}");
+        assert!(
+            stderr.contains("was edited while mend was changing it"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
+            edit,
+            "trial {trial}: the person's edit is lost"
+        );
+        // The heal waits as a proposal, and everything agrees.
+        let log = shop.mend(&["log", "--json", "--status", "proposed"]);
+        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
+        shop.check_consistent();
+    }
+}
+
+#[test]
+#[ignore = "needs strace"]
+fn a_persons_save_while_approve_writes_the_wrapper_is_kept() {
+    for trial in 0..10 {
+        let shop = Shop::new();
+        shop.mend(&[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/price.html",
+            "--heal",
+            "propose",
+        ]);
+        let edit = persons_edit(&shop, trial);
+        let approve = with_delayed_rename(
+            &shop,
+            &["approve", "--pending", "--store", "wrappers/.mend/mend.db"],
+        )
+        .spawn()
+        .expect("strace runs");
+        std::thread::sleep(Duration::from_millis(600));
+        save_as_a_person(&shop, &edit, trial);
+        let out = wait(approve);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "trial {trial}: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
+            edit,
+            "trial {trial}: the person's edit is lost"
+        );
+        shop.check_consistent();
+    }
+}
+
 #[test]
 fn two_runs_healing_different_patterns_at_once_keep_every_heal() {
     for _ in 0..3 {
