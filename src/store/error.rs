@@ -34,6 +34,16 @@ pub enum StoreError {
         /// The database file.
         path: PathBuf,
     },
+    /// The file is there but empty (0 bytes): whatever emptied it took the
+    /// store's history, and a new store in its place would hide that.
+    #[error(
+        "{path}: the store is empty (0 bytes), so its history is gone; restore it from a \
+         backup, or delete the file to start a new store"
+    )]
+    Empty {
+        /// The database file.
+        path: PathBuf,
+    },
     /// The file is an SQLite database that belongs to another program.
     #[error("{path}: not a mend store (an SQLite database of another program)")]
     Foreign {
@@ -133,6 +143,7 @@ impl StoreError {
         matches!(
             self,
             StoreError::NotADatabase { .. }
+                | StoreError::Empty { .. }
                 | StoreError::Foreign { .. }
                 | StoreError::TooNew { .. }
         )

@@ -150,7 +150,9 @@ impl Store {
     }
 
     /// Opens the store at `path`, creating its folder, the file and the
-    /// schema as needed, and migrating an older schema forward.
+    /// schema as needed, and migrating an older schema forward. A file that
+    /// is there but empty is refused ([`StoreError::Empty`]), never made a
+    /// new store: a store is created only where no file is.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
@@ -158,8 +160,48 @@ impl Store {
                 source,
             })?;
         }
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() && m.len() == 0 => {
+                return Err(StoreError::Empty {
+                    path: path.to_owned(),
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Store::create(path)?,
+            _ => {}
+        }
         let conn = Connection::open(path).map_err(|e| schema::file_error(path, e))?;
         Store::set_up(conn, path)
+    }
+
+    /// Makes a new store at `path`, where no file is: its schema is written
+    /// to a temporary file beside it, which is then linked into place unless
+    /// another process made the store first. So a file at a store's path is
+    /// never a store half made, and an empty one is a store emptied.
+    fn create(path: &Path) -> Result<(), StoreError> {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let io = |source| StoreError::CreateDir {
+            path: dir.to_owned(),
+            source,
+        };
+        let temp = tempfile::Builder::new()
+            .prefix(".mend-store-")
+            .suffix(".db")
+            .tempfile_in(dir)
+            .map_err(io)?;
+        {
+            let mut conn =
+                Connection::open(temp.path()).map_err(|e| schema::file_error(path, e))?;
+            schema::migrate(&mut conn, path)?;
+        }
+        match temp.persist_noclobber(path) {
+            Ok(_) => Ok(()),
+            // Another process made the store meanwhile: it is the store.
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(io(e.error)),
+        }
     }
 
     /// Opens a store that lives in memory and vanishes when dropped, for tests.

@@ -547,17 +547,20 @@ fn treegram_refusals_leave_no_half_edits() {
     }
 }
 
+/// Every pattern of the shipped bookshop wrapper, parents first.
+const BOOKSHOP_PATTERNS: [&[&str]; 6] = [
+    &["page_title"],
+    &["book"],
+    &["book", "title"],
+    &["book", "price"],
+    &["book", "in_stock"],
+    &["book", "url"],
+];
+
 #[test]
 fn the_shipped_bookshop_wrapper_takes_a_treegram_for_every_pattern() {
     let original = include_str!("../../wrappers/bookshop.yaml");
-    let paths: [&[&str]; 6] = [
-        &["page_title"],
-        &["book"],
-        &["book", "title"],
-        &["book", "price"],
-        &["book", "in_stock"],
-        &["book", "url"],
-    ];
+    let paths = BOOKSHOP_PATTERNS;
     let mut text = original.to_owned();
     for path in paths {
         let file = format!("treegrams/bookshop/{}.html", path.join("/"));
@@ -949,14 +952,7 @@ fn aliases_in_a_history_are_refused() {
 #[test]
 fn setting_every_treegram_at_once_writes_what_one_at_a_time_writes() {
     let original = include_str!("../../wrappers/bookshop.yaml");
-    let paths: [&[&str]; 6] = [
-        &["page_title"],
-        &["book"],
-        &["book", "title"],
-        &["book", "price"],
-        &["book", "in_stock"],
-        &["book", "url"],
-    ];
+    let paths = BOOKSHOP_PATTERNS;
     let files: Vec<String> = paths
         .iter()
         .map(|p| format!("treegrams/bookshop/{}.html", p.join("/")))

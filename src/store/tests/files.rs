@@ -131,12 +131,22 @@ fn another_programs_database_is_refused_and_left_alone() {
 }
 
 #[test]
-fn an_empty_file_becomes_a_store() {
+fn a_store_emptied_to_nothing_is_refused_not_made_a_new_store() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("empty.db");
+    let path = dir.path().join("mend.db");
+    let tag = Store::open(&path).unwrap().tag().unwrap();
     std::fs::write(&path, b"").unwrap();
-    let store = Store::open(&path).unwrap();
-    assert!(store.runs(None).unwrap().is_empty());
+    let error = Store::open(&path).unwrap_err();
+    assert!(matches!(error, StoreError::Empty { .. }), "{error}");
+    assert!(error.is_not_a_store());
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        0,
+        "nothing was written"
+    );
+    // Deleting it is how a person starts again, with a new tag.
+    std::fs::remove_file(&path).unwrap();
+    assert_ne!(Store::open(&path).unwrap().tag().unwrap(), tag);
 }
 
 #[test]
