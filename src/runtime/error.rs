@@ -67,6 +67,19 @@ pub enum RuntimeError {
         /// The wrapper file.
         path: PathBuf,
     },
+    /// The wrapper path is a link to a file outside its own folder, where
+    /// mend will not make its lock and temporary files.
+    #[error(
+        "{} leads to {}, outside the wrapper's folder; mend changes wrapper files only inside it (copy the wrapper in, or name the file itself)",
+        path.display(),
+        resolved.display()
+    )]
+    OutsideProject {
+        /// The path given.
+        path: PathBuf,
+        /// Where it leads.
+        resolved: PathBuf,
+    },
     /// The wrapper file does not load.
     #[error("cannot load {}: {message}", path.display())]
     Load {
@@ -85,6 +98,7 @@ impl RuntimeError {
             self,
             RuntimeError::BadTreegram { .. }
                 | RuntimeError::BadTemplate { .. }
+                | RuntimeError::OutsideProject { .. }
                 | RuntimeError::Load { .. }
         )
     }

@@ -41,6 +41,24 @@ impl WrapperLock {
                 path: wrapper_path.to_owned(),
                 error,
             })?;
+        // The lock and the temporary files go beside the file the path
+        // resolves to: a link that leads out of the wrapper's folder (to
+        // `/etc/passwd`, say) would have mend make folders and files there.
+        let folder = match wrapper_path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let folder = folder.canonicalize().map_err(|error| RuntimeError::Io {
+            action: "find",
+            path: folder.clone(),
+            error,
+        })?;
+        if !wrapper.starts_with(&folder) {
+            return Err(RuntimeError::OutsideProject {
+                path: wrapper_path.to_owned(),
+                resolved: wrapper,
+            });
+        }
         let lock_path = lock_file(&wrapper);
         if let Some(dir) = lock_path.parent() {
             // A folder that cannot be made is reported below, by the open.
@@ -152,6 +170,31 @@ mod tests {
         drop(first);
         rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
         waiter.join().unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_wrapper_that_links_out_of_its_folder_is_refused_and_nothing_is_made_there() {
+        let project = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("passwd");
+        std::fs::write(&target, "root:x:0:0\n").unwrap();
+        let link = project.path().join("w.yaml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let error = WrapperLock::acquire(&link).unwrap_err();
+        assert!(
+            matches!(error, RuntimeError::OutsideProject { .. }),
+            "{error}"
+        );
+        assert!(error.is_bad_input());
+        let made: Vec<_> = std::fs::read_dir(elsewhere.path()).unwrap().collect();
+        assert_eq!(made.len(), 1, "only the target is there");
+        // A link to a file in a folder below the wrapper's stays allowed.
+        std::fs::create_dir(project.path().join("sub")).unwrap();
+        std::fs::write(project.path().join("sub/real.yaml"), "name: w\n").unwrap();
+        let inside = project.path().join("inside.yaml");
+        std::os::unix::fs::symlink(project.path().join("sub/real.yaml"), &inside).unwrap();
+        assert!(WrapperLock::acquire(&inside).is_ok());
     }
 
     #[test]
