@@ -69,10 +69,7 @@ fn load(
     }
     let store = match Store::open(&store_path) {
         Ok(s) => s,
-        Err(e) => {
-            say!("error: {e}");
-            return Err(ExitCode::from(EXIT_FAILURE));
-        }
+        Err(e) => return Err(super::review::store_failure(&e)),
     };
     match history::history(&store, &canonical, &wrapper.name) {
         Ok(h) => Ok((h, store)),

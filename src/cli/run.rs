@@ -11,7 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::fetch;
 use mend::job::{self, Healer as _, HealthObserver, OutputFormat, OutputWriter, RunOptions};
-use mend::runtime::{RunHealth, Runtime, Session, judge_run_health};
+use mend::runtime::{RunHealth, Runtime, RuntimeError, Session, judge_run_health};
+use mend::store::StoreError;
 use mend::store::{Store, Timestamp};
 use mend::wrapper::HealMode;
 
@@ -189,7 +190,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             0
         }
     };
-    let code = if summary.failed_pages > 0 || healer.failure().is_some() || judged.is_err() {
+    // A store file that is not a mend store is bad input here as in every
+    // command that reads the store; other failures are failures.
+    let not_a_store = healer.failure().is_some_and(RuntimeError::is_bad_input)
+        || judged.as_ref().err().is_some_and(|e| {
+            e.chain().any(|c| {
+                c.downcast_ref::<StoreError>()
+                    .is_some_and(StoreError::is_not_a_store)
+                    || c.downcast_ref::<RuntimeError>()
+                        .is_some_and(RuntimeError::is_bad_input)
+            })
+        });
+    let code = if not_a_store {
+        EXIT_BAD_INPUT
+    } else if summary.failed_pages > 0 || healer.failure().is_some() || judged.is_err() {
         EXIT_FAILURE
     } else if summary.violations > 0 || summary.heals.proposed > 0 || drops > 0 {
         EXIT_VIOLATED

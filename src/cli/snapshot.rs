@@ -130,10 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut store = match Store::open(&store_path) {
         Ok(store) => store,
-        Err(e) => {
-            say!("error: {e}");
-            return Ok(ExitCode::from(EXIT_FAILURE));
-        }
+        Err(e) => return Ok(super::review::store_failure(&e)),
     };
     // The tree-grams are captured on the page where the most patterns
     // match, so that an optional field absent from the first page given

@@ -94,13 +94,16 @@ impl RuntimeError {
     /// Whether the error is in what the user gave (exit 2) rather than a
     /// failure of the files or the store (exit 3).
     pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
+        match self {
             RuntimeError::BadTreegram { .. }
-                | RuntimeError::BadTemplate { .. }
-                | RuntimeError::OutsideProject { .. }
-                | RuntimeError::Load { .. }
-        )
+            | RuntimeError::BadTemplate { .. }
+            | RuntimeError::OutsideProject { .. }
+            | RuntimeError::Load { .. } => true,
+            // A file that is not a mend store (damaged, emptied, another
+            // program's) is the user's to fix, as in every review command.
+            RuntimeError::Store { error, .. } => error.is_not_a_store(),
+            _ => false,
+        }
     }
 
     /// A store error, with what was being done.

@@ -107,3 +107,41 @@ fn the_history_lists_each_version_and_diff_compares_two() {
         assert_eq!(out.status.code(), Some(2), "{a} {b}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_store_that_is_not_a_store_is_bad_input_for_every_command() {
+    // An emptied store and a file of another kind: each command that opens
+    // the store refuses it with exit 2, and none makes a new store there.
+    for content in [&b""[..], b"this is not a database, it is a note"] {
+        let dir = bookshop_project();
+        let store = dir.path().join("wrappers/.mend/mend.db");
+        std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+        std::fs::write(&store, content).unwrap();
+        let mend = |args: &[&str]| Mend::new(args).dir(dir.path()).output();
+        for args in [
+            &["log", "--store", "wrappers/.mend/mend.db"][..],
+            &["history", "wrappers/bookshop.yaml"],
+            &["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"],
+            &[
+                "run",
+                "wrappers/bookshop.yaml",
+                "pages/bookshop-redesign.html",
+                "--heal",
+                "propose",
+            ],
+        ] {
+            let out = mend(args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("mend.db"),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+        }
+        assert_eq!(
+            std::fs::read(&store).unwrap(),
+            content,
+            "the file is as it was"
+        );
+    }
+}
