@@ -288,3 +288,14 @@ fn replace_if_unchanged_writes_only_over_what_was_read() {
     );
     assert_eq!(read(&new).as_deref(), Some("x"));
 }
+
+#[test]
+fn a_wrapper_deleted_meanwhile_is_left_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.yaml");
+    assert_eq!(
+        replace_if_unchanged(&path, b"new", Some(b"old")).unwrap(),
+        Replaced::EditedMeanwhile
+    );
+    assert!(!path.exists());
+}

@@ -150,8 +150,14 @@ pub fn replace_if_unchanged(
             return Ok(Replaced::EditedMeanwhile);
         }
     }
-    if std::fs::read(path).map_err(io_error("read", path))? != expected {
-        return Ok(Replaced::EditedMeanwhile);
+    match std::fs::read(path) {
+        Ok(current) if current == expected => {}
+        Ok(_) => return Ok(Replaced::EditedMeanwhile),
+        // Deleted meanwhile: that too was the person's doing.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Replaced::EditedMeanwhile);
+        }
+        Err(e) => return Err(io_error("read", path)(e)),
     }
     temp.persist(path)
         .map_err(|e| io_error("write", path)(e.error))?;

@@ -267,6 +267,30 @@ fn save_as_a_person(shop: &Shop, text: &str, trial: usize) {
     }
 }
 
+/// Saves `edit` while `mend` (started with its rename held up) waits at
+/// the rename, then checks that mend refused with exit 3 and the edit stands.
+fn save_during_the_rename_and_check_it_kept(
+    shop: &Shop,
+    mend: std::process::Child,
+    edit: &str,
+    trial: usize,
+) {
+    std::thread::sleep(Duration::from_millis(600));
+    save_as_a_person(shop, edit, trial);
+    let out = wait(mend);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "trial {trial}: {stderr}");
+    assert!(
+        stderr.contains("was edited while mend was changing it"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
+        edit,
+        "trial {trial}: the person's edit is lost"
+    );
+}
+
 /// The person's edit of the shop's wrapper in trial `trial`: a comment.
 fn persons_edit(shop: &Shop, trial: usize) -> String {
     let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
@@ -293,20 +317,7 @@ fn a_persons_save_while_auto_writes_the_wrapper_is_kept() {
         .expect("strace runs");
         // The run reads the wrapper under its lock, heals, and is held up at
         // the rename: the person saves then.
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(run);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "trial {trial}: {stderr}");
-        assert!(
-            stderr.contains("was edited while mend was changing it"),
-            "{stderr}"
-        );
-        assert_eq!(
-            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
-            edit,
-            "trial {trial}: the person's edit is lost"
-        );
+        save_during_the_rename_and_check_it_kept(&shop, run, &edit, trial);
         // The heal waits as a proposal, and everything agrees.
         let log = shop.mend(&["log", "--json", "--status", "proposed"]);
         assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
@@ -333,16 +344,7 @@ fn a_persons_save_while_approve_writes_the_wrapper_is_kept() {
         )
         .spawn()
         .expect("strace runs");
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(approve);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "trial {trial}: {stderr}");
-        assert_eq!(
-            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
-            edit,
-            "trial {trial}: the person's edit is lost"
-        );
+        save_during_the_rename_and_check_it_kept(&shop, approve, &edit, trial);
         shop.check_consistent();
     }
 }
