@@ -110,8 +110,9 @@ fn normalize_query(query: &str) -> String {
 }
 
 /// `%xx` escapes of unreserved characters (letters, digits, `-._~`)
-/// decoded, the hex digits of every other escape uppercased, everything
-/// else as it is.
+/// decoded, the hex digits of every other escape uppercased, a `%` that
+/// starts no escape but stands before a hex digit or a `%` escaped (`%25`),
+/// everything else as it is.
 fn normalize_escapes(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -126,8 +127,17 @@ fn normalize_escapes(text: &str) -> String {
             }
             i += 3;
         } else if bytes[i] == b'%' {
-            // A `%` that starts no escape stays as it is.
-            out.push('%');
+            // A `%` that starts no escape stays as it is (`100%`), unless a
+            // hex digit or another `%` follows: then it is written as the
+            // escape of itself, since left bare it could start an escape
+            // with what a decoding puts after it (`%%330` would become
+            // `%30`, then `0`), and normalizing must be done in one pass.
+            let next = bytes.get(i + 1).copied();
+            if next.is_some_and(|b| b == b'%' || b.is_ascii_hexdigit()) {
+                out.push_str("%25");
+            } else {
+                out.push('%');
+            }
             i += 1;
         } else {
             // Copy the whole run up to the next `%`, so that multi-byte
