@@ -98,7 +98,7 @@ pub(crate) fn item_witness(
         if bound < floor {
             return 0.0;
         }
-        strsim::normalized_levenshtein(&text, &stored.text)
+        crate::similarity::normalized_levenshtein(&text, &stored.text)
     };
     let ours = similarity(node, 0.0);
     if ours > 1.0 - SELECTED_MARGIN {

@@ -212,6 +212,7 @@ fn annotate(
         let Some((done, reason)) = said(a, "new_xpath").as_ref().and_then(verdict) else {
             continue;
         };
+        let a = std::sync::Arc::make_mut(a);
         if done {
             a["status"] = "applied".into();
         }
@@ -562,9 +563,9 @@ mod tests {
 
     fn annotated(held: i64, applied: bool) -> serde_json::Value {
         let mut out = empty_output();
-        out.adaptations = vec![json!({
+        out.adaptations = vec![std::sync::Arc::new(json!({
             "pattern": "post/author", "new_xpath": "//b", "status": "proposed"
-        })];
+        }))];
         let done = [("post/author".to_owned(), "//b".to_owned())];
         annotate(
             &mut out,
@@ -572,7 +573,7 @@ mod tests {
             if applied { &done } else { &[] },
             Some(3),
         );
-        out.adaptations[0].clone()
+        (*out.adaptations[0]).clone()
     }
 
     #[test]
@@ -588,9 +589,9 @@ mod tests {
     #[test]
     fn a_proposal_says_how_many_pages_it_held_on_and_waits_for_a_person() {
         let mut out = empty_output();
-        out.adaptations = vec![json!({
+        out.adaptations = vec![std::sync::Arc::new(json!({
             "pattern": "post/author", "new_xpath": "//b", "status": "proposed"
-        })];
+        }))];
         annotate(&mut out, &[tally(5)], &[], None);
         assert_eq!(out.adaptations[0]["status"], "proposed");
         assert_eq!(

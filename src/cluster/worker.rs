@@ -423,7 +423,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         let (mut out, version) = extract(context, client, page).await?;
         crawl::attach_media(&mut out, &media);
         ack.wrapper_version = version;
-        ack.adaptations = out.adaptations.clone();
+        ack.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();
         let records = i32::try_from(out.records.len()).unwrap_or(i32::MAX);
         let violations = i32::try_from(out.violations.len()).unwrap_or(i32::MAX);
         let line = serde_json::to_string(&out).unwrap_or_default();

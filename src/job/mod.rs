@@ -10,6 +10,8 @@ mod output;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -33,8 +35,9 @@ pub struct PageOutput {
     pub records: Vec<Value>,
     /// Constraints that failed.
     pub violations: Vec<Violation>,
-    /// Adaptations tried on the page.
-    pub adaptations: Vec<Value>,
+    /// Adaptations tried on the page. Shared: one adaptation of a run
+    /// stands for all the pages it served, and its evidence is long.
+    pub adaptations: Vec<Arc<Value>>,
     /// The XPaths of a pattern's `history` that served the page, when its
     /// XPath now did not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -432,22 +432,15 @@ impl Runtime {
 
     /// Completes the output of a page that joined entries: each entry's
     /// adaptation with its id and status, and the proposals on its records.
-    fn complete(&self, out: &mut PageOutput, ticket: usize) {
+    /// `json` holds each entry's output, made once for all its pages.
+    fn complete(&self, out: &mut PageOutput, ticket: usize, json: &[Arc<serde_json::Value>]) {
         let page = &self.ledger.pages[ticket];
         let entries: Vec<&RunAdaptation> = page
             .entries
             .iter()
             .map(|&i| &self.ledger.entries[i].run)
             .collect();
-        out.adaptations = entries
-            .iter()
-            .zip(&page.entries)
-            .map(|(a, &i)| {
-                let mut json = a.to_json();
-                json["pages"] = serde_json::Value::from(self.ledger.entries[i].pages.len());
-                json
-            })
-            .collect();
+        out.adaptations = page.entries.iter().map(|&i| Arc::clone(&json[i])).collect();
         let proposals: Vec<serde_json::Value> = entries
             .iter()
             .filter(|a| a.status == AdaptationStatus::Proposed)
@@ -657,9 +650,21 @@ impl Healer for Runtime {
                 counts.reused += entry.pages.len().saturating_sub(1);
             }
         }
+        // An entry stands for many pages, and its evidence is long: it is
+        // written out once, not once per page.
+        let json: Vec<Arc<serde_json::Value>> = self
+            .ledger
+            .entries
+            .iter()
+            .map(|entry| {
+                let mut json = entry.run.to_json();
+                json["pages"] = serde_json::Value::from(entry.pages.len());
+                Arc::new(json)
+            })
+            .collect();
         for out in outputs.iter_mut() {
             if let Some(ticket) = out.ticket {
-                self.complete(out, ticket);
+                self.complete(out, ticket, &json);
             }
         }
         counts

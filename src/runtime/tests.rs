@@ -179,7 +179,7 @@ fn auto_decides_each_heal_once_for_every_page_that_broke_the_same_way() {
     // Three distinct pages, as adapt.min_pages asks.
     let outputs = run_paths(&mut runtime, &redesigned_pages(&shop, 3));
     assert!(runtime.failure().is_none(), "{:?}", runtime.failure());
-    let applied: Vec<&serde_json::Value> = outputs[0]
+    let applied: Vec<_> = outputs[0]
         .adaptations
         .iter()
         .filter(|a| a["status"] == "applied")
