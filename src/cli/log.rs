@@ -1,7 +1,8 @@
 //! `mend log`: list adaptations from the store, newest first.
 //!
 //! The plain form is a table for a terminal: one line per adaptation with
-//! its id, time (UTC), wrapper, pattern, status, the scope of the page's
+//! its id, time (UTC), wrapper, pattern, state (where it stands now:
+//! `reverted` once its XPath was taken back out, whatever the run did), the scope of the page's
 //! change (`none`, `unstable`, `template`, `local`, `structural`; `-` when
 //! it was not sensed), the pages it stands for
 //! (one entry per change: identical heals of a run are one line), decision,
@@ -18,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use mend::store::{AdaptationFilter, AdaptationRecord, AdaptationStatus, Store};
+use mend::store::{AdaptationFilter, AdaptationRecord, State, Store};
 
 use super::review::{self, StoreArg};
 
@@ -39,7 +40,8 @@ pub struct Args {
     /// --health, this pattern and those under it.
     #[arg(long, value_name = "PATH")]
     pattern: Option<String>,
-    /// Only adaptations with this status.
+    /// Only adaptations in this state: where they stand now, after what
+    /// the run did and what people did with them.
     #[arg(long, value_enum)]
     status: Option<Status>,
     /// Only proposals still waiting for a person.
@@ -55,22 +57,35 @@ pub struct Args {
     store: StoreArg,
 }
 
-/// An adaptation's status, as `--status` takes it.
+/// Where an adaptation stands, as `--status` takes it.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum Status {
-    Applied,
+    /// A proposal waiting for a person.
     Proposed,
-    Abstained,
+    /// Written to the wrapper by a run.
+    Applied,
+    /// Written to the wrapper by a person.
+    Approved,
+    /// Refused by a person.
     Rejected,
+    /// Taken back out of the wrapper.
+    Reverted,
+    /// No candidate was good enough.
+    Abstained,
+    /// The run refused the candidate it found.
+    Refused,
 }
 
-impl From<Status> for AdaptationStatus {
+impl From<Status> for State {
     fn from(status: Status) -> Self {
         match status {
-            Status::Applied => AdaptationStatus::Applied,
-            Status::Proposed => AdaptationStatus::Proposed,
-            Status::Abstained => AdaptationStatus::Abstained,
-            Status::Rejected => AdaptationStatus::Rejected,
+            Status::Proposed => State::Proposed,
+            Status::Applied => State::Applied,
+            Status::Approved => State::Approved,
+            Status::Rejected => State::Rejected,
+            Status::Reverted => State::Reverted,
+            Status::Abstained => State::Abstained,
+            Status::Refused => State::Refused,
         }
     }
 }
@@ -92,7 +107,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let filter = AdaptationFilter {
         wrapper: args.wrapper.as_deref(),
         pattern: args.pattern.as_deref(),
-        status: args.status.map(AdaptationStatus::from),
+        status: None,
+        state: args.status.map(State::from),
         run: None,
         pending: args.pending,
         limit: args.limit,
@@ -195,7 +211,7 @@ fn row(record: &AdaptationRecord) -> [String; 11] {
         short_time(&record.created_at.to_string()),
         truncate(&record.wrapper, NAME_CHARS),
         truncate(&record.pattern, NAME_CHARS),
-        record.status.to_string(),
+        record.state.to_string(),
         record
             .change_scope
             .clone()

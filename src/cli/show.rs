@@ -184,10 +184,13 @@ impl Review {
     }
 
     fn write_text(&self, r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
-        let state = match (&r.decision, r.is_pending()) {
-            (Some(d), _) => format!("{}, {}", r.status, d.verdict),
-            (None, true) => format!("{}, pending", r.status),
-            (None, false) => r.status.to_string(),
+        // The state leads; what the run did follows when it says more.
+        let state = if r.is_pending() {
+            "proposed, pending".to_owned()
+        } else if r.state.as_str() == r.status.as_str() {
+            r.state.to_string()
+        } else {
+            format!("{}; the run {}", r.state, r.status)
         };
         writeln!(out, "adaptation {} ({state})", r.id)?;
         let field = |out: &mut dyn Write, name: &str, value: &dyn std::fmt::Display| {
@@ -222,6 +225,14 @@ impl Review {
             }
             None if r.is_pending() => field(out, "decision", &"none yet (pending)")?,
             None => field(out, "decision", &"-")?,
+        }
+        for revert in &r.reverts {
+            let why = revert
+                .reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            field(out, "reverted", &format!("at {}{why}", revert.reverted_at))?;
         }
         field(out, "algorithm", &r.algorithm.as_deref().unwrap_or("-"))?;
         let margin = match (r.score, r.runner_up) {

@@ -106,7 +106,7 @@ impl fmt::Display for ChangeClass {
 mod tests {
     use super::*;
     use crate::store::{
-        AdaptationId, AdaptationStatus, ConstraintResult, PageId, RunId, Timestamp,
+        AdaptationId, AdaptationStatus, ConstraintResult, PageId, RunId, State, Timestamp,
     };
 
     fn check(failed: &[(&str, bool)], expected: ChangeClass) {
@@ -138,6 +138,8 @@ mod tests {
                 })
                 .collect(),
             created_at: Timestamp::from_unix_millis(0),
+            state: State::Abstained,
+            reverts: Vec::new(),
             page_count: 1,
             decision: None,
         };

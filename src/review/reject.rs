@@ -7,14 +7,14 @@
 //! rejected with it. An adaptation whose XPath is in the wrapper (applied by
 //! a run in `auto` mode, or approved) is first reverted: the old XPath is put
 //! back through the wrapper-change protocol, and only then is the verdict
-//! turned into a rejection.
+//! turned into a rejection. One reverted already has only its verdict turned.
 
 use std::path::Path;
 
 use super::revert::take_out;
 use super::{Action, DecisionOptions, Reverted, ReviewError, adaptation, in_wrapper, wrapper_of};
 use crate::store::{
-    AdaptationId, AdaptationRecord, AdaptationStatus, Store, StoreError, Timestamp, Verdict,
+    AdaptationId, AdaptationRecord, AdaptationStatus, State, Store, StoreError, Timestamp, Verdict,
 };
 
 /// What a rejection did.
@@ -53,6 +53,16 @@ pub fn reject(
         return Ok(Rejected {
             record,
             reverted: Some(reverted),
+            twins: Vec::new(),
+        });
+    }
+    if record.state == State::Reverted {
+        // Its XPath is out of the wrapper already: only the verdict turns,
+        // so that the XPath is never proposed again.
+        store.turn_to_rejection(id, options.reason, options.now)?;
+        return Ok(Rejected {
+            record,
+            reverted: None,
             twins: Vec::new(),
         });
     }

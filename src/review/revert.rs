@@ -2,10 +2,13 @@
 //! the wrapper file.
 //!
 //! The pattern's XPath is set back to the adaptation's old XPath with the
-//! format-preserving rewrite (so the reverted XPath goes to the pattern's
-//! `history`, and the old one leaves it), and each tree-gram file that the
-//! writing change refreshed is put back as it was, when nothing touched it
-//! since. It is one change of the wrapper-change protocol: locked,
+//! format-preserving rewrite. The reverted XPath does not go to the
+//! pattern's `history`, and leaves it if it was there: the history is the
+//! fallback chain, and an XPath a person took out must not serve pages
+//! silently. The pattern's tree-gram file, when the writing change
+//! refreshed it, is put back as it was, when nothing touched it since; the
+//! files of other patterns that the same change wrote stay, as their XPaths
+//! stay healed. It is one change of the wrapper-change protocol: locked,
 //! journaled, and a revert whose files never reached the disk is no revert.
 //! The adaptation's verdict stays as it was; rejecting ([`super::reject`])
 //! reverts and also refuses the XPath for good.
@@ -15,11 +18,12 @@ use std::path::{Path, PathBuf};
 use super::{
     Action, Changed, DecisionOptions, ReviewError, adaptation, change, current_xpath, wrapper_of,
 };
+use crate::runtime::Project;
 use crate::runtime::{self, RuntimeError};
 use crate::store::{
-    AdaptationId, AdaptationRecord, AdaptationStatus, ChangeKind, FileChange, Store, Verdict,
+    AdaptationId, AdaptationRecord, AdaptationStatus, ChangeKind, FileChange, State, Store, Verdict,
 };
-use crate::wrapper::replace_xpath;
+use crate::wrapper::{PatternPath, Wrapper, take_back_xpath};
 
 /// What a revert did.
 #[derive(Debug)]
@@ -52,10 +56,9 @@ pub fn revert(
 ) -> Result<Reverted, ReviewError> {
     let record = adaptation(store, store_path, id)?;
     if !in_wrapper(store, &record)? {
-        let state = match (&record.decision, store.reverts(record.id)) {
-            (_, Ok(r)) if !r.is_empty() => "reverted already".to_owned(),
-            (Some(d), _) => d.verdict.to_string(),
-            (None, _) => record.status.to_string(),
+        let state = match record.state {
+            State::Reverted => "reverted already".to_owned(),
+            other => other.to_string(),
         };
         return Err(ReviewError::NotInWrapper { id, state });
     }
@@ -109,10 +112,11 @@ pub(super) fn take_out(
         text.clone()
     } else {
         let names: Vec<&str> = record.pattern.split('/').collect();
-        replace_xpath(&text, &names, &record.old_xpath)
+        take_back_xpath(&text, &names, &record.old_xpath)
             .map_err(|e| ReviewError::rewrite(&file, e))?
     };
-    let (mut files, left_alone) = treegrams_back(store, id, lock.wrapper())?;
+    let own = own_treegram(&wrapper, &record.pattern, lock.wrapper());
+    let (mut files, left_alone) = treegrams_back(store, id, lock.wrapper(), own.as_deref())?;
     files.push(FileChange {
         path: lock.wrapper().to_owned(),
         before: Some(text.into_bytes()),
@@ -131,13 +135,29 @@ pub(super) fn take_out(
     })
 }
 
-/// The tree-grams that the change which wrote adaptation `id` refreshed,
-/// put back to what they were when they still hold what that change wrote;
-/// and the ones left as they are.
+/// The tree-gram file of the pattern `pattern` (a path of names) of
+/// `wrapper` (read from `wrapper_path`), canonical where it exists. Only
+/// its own: the patterns under it have heals (and reverts) of their own.
+fn own_treegram(wrapper: &Wrapper, pattern: &str, wrapper_path: &Path) -> Option<PathBuf> {
+    let path: PatternPath = pattern.parse().ok()?;
+    let p = wrapper.pattern(&path)?;
+    let project = Project::of(wrapper_path);
+    Some(canonical(&project.treegram_path(wrapper, &path, p)))
+}
+
+/// `path` canonical, or as it is when it cannot be (it does not exist).
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+/// The tree-gram `own` when the change which wrote adaptation `id`
+/// refreshed it, put back to what it was when it still holds what that
+/// change wrote, or else left as it is.
 fn treegrams_back(
     store: &Store,
     id: AdaptationId,
     wrapper: &Path,
+    own: Option<&Path>,
 ) -> Result<(Vec<FileChange>, Vec<PathBuf>), ReviewError> {
     let (mut back, mut left_alone) = (Vec::new(), Vec::new());
     let writing = store.writing_change(id)?;
@@ -145,7 +165,9 @@ fn treegrams_back(
         return Ok((back, left_alone));
     };
     for f in change.files {
-        if f.path == wrapper {
+        // The wrapper is rewritten above; another pattern's tree-gram goes
+        // with that pattern's own heal.
+        if f.path == wrapper || own != Some(canonical(&f.path).as_path()) {
             continue;
         }
         match (&f.before, std::fs::read(&f.path)) {

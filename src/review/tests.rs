@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::*;
-use crate::store::{AdaptationId, AdaptationStatus, NewAdaptation, PageId, Store, Verdict};
+use crate::store::{
+    AdaptationFilter, AdaptationId, AdaptationStatus, NewAdaptation, PageId, State, Store, Verdict,
+};
 use crate::wrapper::HealMode;
 
 /// A wrapper whose nested `price` pattern broke: the page has no `p.price`.
@@ -288,13 +290,8 @@ fn reject_of_an_applied_heal_reverts_then_rejects() {
     assert_eq!(reverted.new_xpath, NEW);
     // The run wrote no tree-gram for it, so none is put back.
     assert_eq!(reverted.left_alone, Vec::<PathBuf>::new());
-    assert_eq!(
-        shop.read("shop.yaml"),
-        WRAPPER.replace(
-            &format!("xpath: {OLD}   # broke in May\n"),
-            &format!("xpath: {OLD}   # broke in May\n        history:\n          - {NEW}\n")
-        )
-    );
+    // The wrong XPath is not kept as a fallback.
+    assert_eq!(shop.read("shop.yaml"), WRAPPER);
     let decision = shop.store.decision(id).unwrap().unwrap();
     assert_eq!(decision.verdict, Verdict::Rejected);
     assert_eq!(decision.reason.as_deref(), Some("the shipping cost"));
@@ -334,24 +331,40 @@ fn revert_after_approve_puts_the_wrapper_and_the_treegram_back() {
     assert_eq!(reverted.file, shop.file("shop.yaml"));
     assert_eq!(reverted.new_xpath, NEW);
     assert!(reverted.left_alone.is_empty(), "{:?}", reverted.left_alone);
-    // The tree-gram byte for byte; the wrapper with the old XPath, the
-    // reverted one kept in the pattern's history in its place.
+    // The tree-gram byte for byte; the wrapper with the old XPath, and the
+    // reverted one not kept in the pattern's history as a fallback.
     assert_eq!(
         std::fs::read(shop.file("treegrams/shop/book/price.html")).unwrap(),
         GRAM.as_bytes()
     );
-    assert_eq!(
-        shop.read("shop.yaml"),
-        WRAPPER.replace(
-            &format!("xpath: {OLD}   # broke in May\n"),
-            &format!("xpath: {OLD}   # broke in May\n        history:\n          - {NEW}\n")
-        )
+    let w = crate::wrapper::load_str(&shop.read("shop.yaml"), "shop.yaml").unwrap();
+    let price = w.pattern(&"book/price".parse().unwrap()).unwrap();
+    assert_eq!(price.xpath.source(), OLD);
+    assert!(
+        !price.history.iter().any(|x| x == NEW),
+        "{:?}",
+        price.history
     );
-    // The approval stays; the revert is a row of its own.
+    // The approval stays; the revert is a row of its own; the state says
+    // reverted, everywhere it is read.
     assert_eq!(shop.verdict(id), Some(Verdict::Approved));
+    let record = shop.store.adaptation(id).unwrap().unwrap();
+    assert_eq!(record.state, State::Reverted);
+    assert_eq!(record.reverts.len(), 1);
     let reverts = shop.store.reverts(id).unwrap();
     assert_eq!(reverts[0].reason.as_deref(), Some("wrong column"));
     assert_eq!(reverts[0].reverted_at, at(6_000));
+    let applied_or_approved = |state| {
+        shop.store
+            .adaptations(&AdaptationFilter {
+                state: Some(state),
+                ..AdaptationFilter::default()
+            })
+            .unwrap()
+            .len()
+    };
+    assert_eq!(applied_or_approved(State::Approved), 0);
+    assert_eq!(applied_or_approved(State::Reverted), 1);
     let error = shop.decide(revert, id, &options(None, 7_000)).unwrap_err();
     check_bad_input(
         &error,
@@ -359,6 +372,20 @@ fn revert_after_approve_puts_the_wrapper_and_the_treegram_back() {
             "adaptation {id} is reverted already: only an applied heal or an approved proposal \
              is in the wrapper to revert"
         ),
+    );
+    // A person who finds the reverted XPath wrong can still refuse it for
+    // good: the verdict turns, the files stay as the revert left them.
+    let wrapper = shop.read("shop.yaml");
+    let rejected = shop
+        .decide(reject, id, &options(Some("never"), 8_000))
+        .unwrap();
+    assert!(rejected.reverted.is_none());
+    assert_eq!(shop.verdict(id), Some(Verdict::Rejected));
+    assert!(shop.store.is_rejected("shop", "book/price", NEW).unwrap());
+    assert_eq!(shop.read("shop.yaml"), wrapper);
+    assert_eq!(
+        shop.store.adaptation(id).unwrap().unwrap().state,
+        State::Rejected
     );
 }
 

@@ -15,6 +15,8 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use super::decision::{self, Decision};
+use super::revert::Revert;
+use super::state::{State, state_sql};
 use super::{AdaptationId, Batch, PageId, RunId, Store, StoreError, Timestamp, from_sql_int};
 use crate::extract::Violation;
 
@@ -190,6 +192,11 @@ pub struct AdaptationRecord {
     pub page_count: u64,
     /// A person's verdict, for a proposal that has one.
     pub decision: Option<Decision>,
+    /// Where it stands now, from what the run did, the verdict and the
+    /// reverts: what every command and the review page show.
+    pub state: State,
+    /// Each time its XPath was taken back out of the wrapper, oldest first.
+    pub reverts: Vec<Revert>,
 }
 
 impl AdaptationRecord {
@@ -206,8 +213,10 @@ pub struct AdaptationFilter<'a> {
     pub wrapper: Option<&'a str>,
     /// Only this pattern's (a path of names, such as `book/price`).
     pub pattern: Option<&'a str>,
-    /// Only those with this status.
+    /// Only those with this status (what the run did).
     pub status: Option<AdaptationStatus>,
+    /// Only those in this state (where they stand now).
+    pub state: Option<State>,
     /// Only this run's.
     pub run: Option<RunId>,
     /// Only proposals still waiting for a person.
@@ -237,6 +246,7 @@ impl Store {
                AND (?3 IS NULL OR a.status = ?3)
                AND (?4 IS NULL OR p.run_id = ?4)
                AND (?5 = 0 OR (a.status = 'proposed' AND d.adaptation_id IS NULL))
+               AND (?7 IS NULL OR state = ?7)
              ORDER BY a.created_at DESC, a.id DESC
              LIMIT ?6"
         ))?;
@@ -251,7 +261,8 @@ impl Store {
                 filter.status.map(AdaptationStatus::as_str),
                 filter.run.map(|r| r.0),
                 filter.pending,
-                limit
+                limit,
+                filter.state.map(State::as_str)
             ],
             |row| Ok(read_adaptation(row)),
         )?;
@@ -536,15 +547,21 @@ fn check(a: &NewAdaptation) -> Result<(), StoreError> {
 
 /// The columns of an adaptation with its run, wrapper and decision; the
 /// decision's columns come last, where [`decision::read_joined`] reads them.
-const SELECT_ADAPTATION: &str = "
-    SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
+const SELECT_ADAPTATION: &str = concat!(
+    "SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
            a.algorithm, a.score, a.runner_up, a.status, a.reason, a.samples_before,
            a.samples_after, a.created_at, a.page_count, a.change_scope, a.model, a.confidence,
-           d.verdict, d.reason, d.decided_at
+           d.verdict, d.reason, d.decided_at, ",
+    state_sql!(),
+    " AS state
     FROM adaptations a
     JOIN pages p ON p.id = a.page_id
     JOIN runs r ON r.id = p.run_id
-    LEFT JOIN decisions d ON d.adaptation_id = a.id";
+    LEFT JOIN decisions d ON d.adaptation_id = a.id"
+);
+
+/// The column of [`SELECT_ADAPTATION`]'s state.
+const STATE_COLUMN: usize = 22;
 
 /// The column where [`SELECT_ADAPTATION`]'s decision begins.
 const DECISION_COLUMN: usize = 19;
@@ -557,6 +574,10 @@ fn read_adaptation(row: &Row<'_>) -> Result<AdaptationRecord, StoreError> {
     let status = status
         .parse()
         .map_err(|_| StoreError::Corrupt(format!("adaptation {id} has status {status:?}")))?;
+    let state: String = row.get(STATE_COLUMN)?;
+    let state = state
+        .parse()
+        .map_err(|_| StoreError::Corrupt(format!("adaptation {id} is in state {state:?}")))?;
     Ok(AdaptationRecord {
         id,
         run_id: RunId(row.get(1)?),
@@ -580,6 +601,8 @@ fn read_adaptation(row: &Row<'_>) -> Result<AdaptationRecord, StoreError> {
         created_at: Timestamp::from_unix_millis(row.get(14)?),
         page_count: from_sql_int("an adaptation's page count", row.get(15)?)?,
         decision: decision::read_joined(row, DECISION_COLUMN, id)?,
+        state,
+        reverts: Vec::new(),
     })
 }
 
@@ -620,5 +643,6 @@ fn load_details(conn: &Connection, record: &mut AdaptationRecord) -> Result<(), 
             })
         })?
         .collect::<Result<_, _>>()?;
+    record.reverts = super::revert::reverts_of(conn, record.id)?;
     Ok(())
 }

@@ -41,6 +41,7 @@ mod revert;
 mod run;
 mod schema;
 mod snapshot;
+mod state;
 mod timestamp;
 
 #[cfg(test)]
@@ -67,6 +68,7 @@ pub use revert::Revert;
 pub use run::RunRecord;
 pub use schema::SCHEMA_VERSION;
 pub use snapshot::{Compressed, MAX_SNAPSHOT_BYTES, Snapshot};
+pub use state::{STATES, State};
 pub use timestamp::Timestamp;
 
 /// The folder, beside the wrapper, that holds the default store.

@@ -6,7 +6,7 @@
 //! an approval keeps its row until the verdict is turned, and each revert
 //! is a row of its own that points at the change that wrote it.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use super::{AdaptationId, Batch, ChangeId, Store, StoreError, Timestamp, Verdict};
@@ -85,19 +85,7 @@ impl Store {
 
     /// The reverts of adaptation `id`, oldest first.
     pub fn reverts(&self, id: AdaptationId) -> Result<Vec<Revert>, StoreError> {
-        let mut statement = self.conn.prepare_cached(
-            "SELECT change_id, reason, reverted_at FROM reverts
-             WHERE adaptation_id = ?1 ORDER BY id",
-        )?;
-        let rows = statement.query_map([id.0], |row| {
-            Ok(Revert {
-                adaptation_id: id,
-                change_id: row.get::<_, Option<i64>>(0)?.map(ChangeId),
-                reason: row.get(1)?,
-                reverted_at: Timestamp::from_unix_millis(row.get(2)?),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        reverts_of(&self.conn, id)
     }
 
     /// The change that wrote adaptation `id`'s XPath into the wrapper: the
@@ -116,4 +104,21 @@ impl Store {
             Some(c) => Ok(c.map(ChangeId)),
         }
     }
+}
+
+/// The reverts of adaptation `id` read on `conn`, oldest first.
+pub(super) fn reverts_of(conn: &Connection, id: AdaptationId) -> Result<Vec<Revert>, StoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT change_id, reason, reverted_at FROM reverts
+         WHERE adaptation_id = ?1 ORDER BY id",
+    )?;
+    let rows = statement.query_map([id.0], |row| {
+        Ok(Revert {
+            adaptation_id: id,
+            change_id: row.get::<_, Option<i64>>(0)?.map(ChangeId),
+            reason: row.get(1)?,
+            reverted_at: Timestamp::from_unix_millis(row.get(2)?),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

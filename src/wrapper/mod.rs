@@ -36,7 +36,7 @@ pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
 pub use monitor::{FieldLimits, HealthLimits, MAX_DROP, MIN_ITEMS, Monitor};
 pub use path::{BadPatternPath, PatternPath};
-pub use rewrite::{RewriteError, replace_xpath, set_treegram, set_treegrams};
+pub use rewrite::{RewriteError, replace_xpath, set_treegram, set_treegrams, take_back_xpath};
 pub use schema::SCHEMA;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 

@@ -89,6 +89,28 @@ pub fn replace_xpath(
     pattern_path: &[&str],
     new_xpath: &str,
 ) -> Result<String, RewriteError> {
+    rewrite_xpath(text, pattern_path, new_xpath, true)
+}
+
+/// Sets the XPath of the pattern at `pattern_path` back to `earlier_xpath`,
+/// as a revert does: the XPath taken out was wrong, so it does not go to the
+/// pattern's `history` (which is the fallback chain) and leaves it if it
+/// was listed there; `earlier_xpath` leaves it too, being current again.
+pub fn take_back_xpath(
+    text: &str,
+    pattern_path: &[&str],
+    earlier_xpath: &str,
+) -> Result<String, RewriteError> {
+    rewrite_xpath(text, pattern_path, earlier_xpath, false)
+}
+
+/// [`replace_xpath`] when `keep_old`, else [`take_back_xpath`].
+fn rewrite_xpath(
+    text: &str,
+    pattern_path: &[&str],
+    new_xpath: &str,
+    keep_old: bool,
+) -> Result<String, RewriteError> {
     let path = pattern_path.join("/");
     let not_editable = |reason: &str| RewriteError::NotEditable {
         path: path.clone(),
@@ -120,6 +142,7 @@ pub fn replace_xpath(
     let change = Change {
         old: old_xpath,
         new: new_xpath,
+        keep_old,
         limit,
         style: span.style,
         flow,
@@ -380,6 +403,9 @@ struct Change<'a> {
     old: &'a str,
     /// The XPath that becomes current.
     new: &'a str,
+    /// Whether the XPath being replaced goes to the history (a heal or an
+    /// approval) or is dropped from it (a revert).
+    keep_old: bool,
     /// The most entries the history may keep (at least 1).
     limit: usize,
     /// How the XPath was written, which a new history entry follows.
@@ -407,7 +433,8 @@ struct HistoryPlan {
 fn plan_history(items: &[&str], change: &Change) -> HistoryPlan {
     let mut seen = std::collections::HashSet::new();
     if change.old != change.new {
-        // The old XPath is the newest entry whatever else the list holds.
+        // The old XPath is the newest entry whatever else the list holds;
+        // taken back, it is in no place at all.
         seen.insert(change.old);
     }
     let mut keep = vec![false; items.len()];
@@ -415,7 +442,7 @@ fn plan_history(items: &[&str], change: &Change) -> HistoryPlan {
     for (i, item) in items.iter().enumerate().rev() {
         keep[i] = *item != change.new && seen.insert(item);
     }
-    let mut append = change.old != change.new;
+    let mut append = change.keep_old && change.old != change.new;
     if append && let Some(last) = items.iter().rposition(|item| *item == change.old) {
         // Nothing newer than this entry stays (the walk skipped them as
         // duplicates or as the new XPath), so it is already in the last place.
@@ -449,7 +476,7 @@ fn history_edits(
     change: &Change,
 ) -> Result<(Vec<Edit>, Option<Vec<String>>), String> {
     let Some(history) = pattern.entry("history") else {
-        if change.old == change.new {
+        if change.old == change.new || !change.keep_old {
             return Ok((Vec::new(), None));
         }
         let edit = if change.flow {

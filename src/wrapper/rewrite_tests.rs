@@ -110,6 +110,43 @@ fn plain_xpath_gains_a_history_and_keeps_its_comment() {
     insta::assert_snapshot!(changed_lines(SHOP, &out));
 }
 
+/// A heal then its revert: the wrong XPath must not stay behind as a
+/// fallback, in a block history, a flow history or one that listed it.
+#[test]
+fn a_reverted_xpath_is_not_kept_in_the_history() {
+    let (healed, w) = rewrite(SHOP, &["book"], "//section/ol/li");
+    assert_eq!(
+        history(&w, &["book"]),
+        ["//ol/li", "//ol[@class='books']/li"]
+    );
+    let back = take_back_xpath(&healed, &["book"], "//ol[@class='books']/li").unwrap();
+    let w = load_str(&back, "w.yaml").unwrap();
+    assert_eq!(history(&w, &["book"]), ["//ol/li"]);
+    assert_eq!(
+        pattern(&w, &["book"]).xpath.source(),
+        "//ol[@class='books']/li"
+    );
+
+    let (healed, _) = rewrite(SHOP, &["book", "url"], "./h4/a/@href");
+    let back = take_back_xpath(&healed, &["book", "url"], "./h3/a/@href").unwrap();
+    let w = load_str(&back, "w.yaml").unwrap();
+    assert_eq!(history(&w, &["book", "url"]), ["./a/@href"]);
+
+    // An XPath that a person had listed by hand and that a heal made
+    // current again leaves the history when it is taken back.
+    let listed = SHOP.replace(
+        "      - //ol/li   # first version",
+        "      - //ol/li   # first version\n      - //main//li",
+    );
+    let (healed, _) = rewrite(&listed, &["book"], "//main//li");
+    let back = take_back_xpath(&healed, &["book"], "//ol[@class='books']/li").unwrap();
+    let w = load_str(&back, "w.yaml").unwrap();
+    assert!(
+        !history(&w, &["book"]).iter().any(|x| x == "//main//li"),
+        "{back}"
+    );
+}
+
 #[test]
 fn double_quoted_xpath_in_a_flow_mapping() {
     let (out, w) = rewrite(SHOP, &["banner"], r#"//div[@class="hero"]"#);

@@ -401,6 +401,86 @@ fn auto_refreshes_treegrams_when_asked() {
     assert!(Path::new(&p.path("treegrams/bookshop/book.html")).exists());
 }
 
+/// One `auto` run heals three patterns and refreshes their tree-grams;
+/// reverting one of them puts back that pattern's XPath and tree-gram only,
+/// keeps the wrong XPath out of its fallbacks, and every reading of the
+/// store says reverted for it and applied for the others.
+#[test]
+fn a_revert_takes_back_its_own_pattern_only_and_is_read_as_reverted() {
+    let text = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml"))
+        .unwrap()
+        .replace(
+            "  margin: 0.10\n",
+            "  margin: 0.10\n  update_treegrams: true\n",
+        );
+    let p = Project::with_wrapper(&single_page_heals(&text));
+    p.snapshot();
+    let gram = |name: &str| std::fs::read(p.path(&format!("treegrams/bookshop/{name}"))).unwrap();
+    let captured = gram("book/price.html");
+    let (code, out) = p.run("bookshop-redesign.html", "auto");
+    assert_eq!(code, Some(0), "{out}");
+    let applied: Vec<(String, String, u64)> = out["adaptations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] == "applied")
+        .map(|a| {
+            let pattern = a["pattern"].as_str().unwrap().to_owned();
+            (
+                pattern,
+                a["new_xpath"].as_str().unwrap().to_owned(),
+                a["id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let price = applied
+        .iter()
+        .find(|a| a.0 == "book/price")
+        .expect("price healed");
+    let others: Vec<_> = applied.iter().filter(|a| a.0 != "book/price").collect();
+    assert!(!others.is_empty(), "{applied:?}");
+    let healed_book = gram("book.html");
+    let healed_stock = gram("book/in_stock.html");
+    assert_ne!(gram("book/price.html"), captured);
+
+    let id = price.2.to_string();
+    let reverted = p.mend(&["revert", &id, "--store", "store.db"]);
+    assert_eq!(
+        reverted.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&reverted.stderr)
+    );
+    assert_eq!(gram("book/price.html"), captured);
+    assert_eq!(gram("book.html"), healed_book);
+    assert_eq!(gram("book/in_stock.html"), healed_stock);
+    let wrapper = p.wrapper_text();
+    assert!(!wrapper.contains(&price.1), "{wrapper}");
+    for other in &others {
+        assert!(wrapper.contains(&other.1), "{wrapper}");
+    }
+
+    let log = |status: &str| -> Vec<String> {
+        let out = p.mend(&["log", "--json", "--status", status, "--store", "store.db"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["pattern"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(log("reverted"), ["book/price"]);
+    let mut still: Vec<String> = others.iter().map(|o| o.0.clone()).collect();
+    still.sort();
+    let mut listed = log("applied");
+    listed.sort();
+    assert_eq!(listed, still);
+    // A run after the revert does not serve the price with the reverted
+    // XPath as a fallback: it breaks and heals anew, in the open.
+    let (_, again) = p.run("bookshop-redesign.html", "propose");
+    assert!(again.get("fallbacks").is_none(), "{again}");
+}
+
 #[test]
 fn eight_runs_opening_a_new_store_at_once_all_succeed() {
     let dir = tempfile::tempdir().unwrap();

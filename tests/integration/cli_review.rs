@@ -506,13 +506,13 @@ fn rejecting_an_applied_adaptation_puts_the_old_xpath_back() {
     let text = shop.wrapper_text();
     check_lines(
         &text,
-        &[
-            "        xpath: ./p[@class='price']   # broke in May",
-            "          - ./span[@class='cost']",
-        ],
+        &["        xpath: ./p[@class='price']   # broke in May"],
     );
+    // The rejected XPath is not kept as a fallback.
+    assert!(!text.contains(NEW), "{text}");
     let json = shop.mend(&["log", "--json"]).check(0).json();
     assert_eq!(json[0]["status"], "applied");
+    assert_eq!(json[0]["state"], "rejected");
     assert_eq!(json[0]["decision"]["verdict"], "rejected");
     let store = Store::open(&shop.store_path()).unwrap();
     assert!(store.is_rejected("shop", "book/price", NEW).unwrap());
@@ -520,7 +520,9 @@ fn rejecting_an_applied_adaptation_puts_the_old_xpath_back() {
     // Nothing is left in the wrapper to reject or revert.
     let again = shop.mend(&["revert", &id.to_string()]).check(2);
     assert!(
-        again.stderr.contains("reverted already"),
+        again
+            .stderr
+            .contains(&format!("adaptation {id} is rejected")),
         "{}",
         again.stderr
     );
@@ -557,16 +559,44 @@ fn revert_puts_back_an_approved_xpath_and_keeps_the_approval() {
     assert!(run.stdout.contains("reverted adaptation"), "{}", run.stdout);
     check_lines(
         &shop.wrapper_text(),
-        &[
-            "        xpath: ./p[@class='price']   # broke in May",
-            "          - ./span[@class='cost']",
-        ],
+        &["        xpath: ./p[@class='price']   # broke in May"],
+    );
+    // The reverted XPath is not kept as a fallback that would serve pages
+    // silently.
+    assert!(
+        !shop.wrapper_text().contains(NEW),
+        "{}",
+        shop.wrapper_text()
     );
     let json = shop.mend(&["log", "--json"]).check(0).json();
     assert_eq!(json[0]["decision"]["verdict"], "approved");
+    assert_eq!(json[0]["state"], "reverted");
+    assert_eq!(json[0]["reverts"][0]["reason"], "wrong column");
     let store = Store::open(&shop.store_path()).unwrap();
     let reverts = store.reverts(AdaptationId(id.parse().unwrap())).unwrap();
     assert_eq!(reverts[0].reason.as_deref(), Some("wrong column"));
+    // Every reading says reverted: the log's filters and table, and show.
+    let approved = shop.mend(&["log", "--status", "approved"]).check(0);
+    assert!(approved.stdout.is_empty(), "{}", approved.stdout);
+    let reverted = shop.mend(&["log", "--status", "reverted"]).check(0);
+    assert!(
+        reverted.stdout.contains(" reverted "),
+        "{}",
+        reverted.stdout
+    );
+    let shown = shop.mend(&["show", &id]).check(0);
+    assert!(
+        shown
+            .stdout
+            .starts_with(&format!("adaptation {id} (reverted; the run proposed)")),
+        "{}",
+        shown.stdout
+    );
+    assert!(shown.stdout.contains("reverted   at "), "{}", shown.stdout);
+    // And the person can still refuse the XPath for good.
+    shop.mend(&["reject", &id, "--reason", "never"]).check(0);
+    let json = shop.mend(&["log", "--json"]).check(0).json();
+    assert_eq!(json[0]["state"], "rejected");
     // A proposal that was never approved has nothing in the wrapper.
     let other = shop
         .adaptation_of("title", "//h1", "//h2", AdaptationStatus::Proposed, 3_000)

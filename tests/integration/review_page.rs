@@ -534,7 +534,7 @@ fn approve_then_revert_on_the_page_leaves_the_wrapper_as_the_commands_do() {
         .unwrap()
         .text()
         .unwrap();
-    assert!(page.contains("approved, then reverted"), "{page}");
+    assert!(page.contains("<dd>reverted at "), "{page}");
     assert!(!page.contains("<form id="), "{page}");
     let other = http
         .get(format!("{}a/2", review.url))

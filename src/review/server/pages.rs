@@ -13,7 +13,7 @@ use maud::{DOCTYPE, Markup, html};
 use super::{ReviewState, SNAPSHOT_POLICY, proposal};
 use crate::review::{ChangeClass, ReviewError, Side};
 use crate::store::{
-    AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store, StoreError,
+    AdaptationFilter, AdaptationId, AdaptationRecord, STATES, State, Store, StoreError,
 };
 
 /// The response to a GET of `path` (under the token) with `query`.
@@ -100,10 +100,11 @@ impl Filters {
     }
 
     fn keeps(&self, r: &AdaptationRecord) -> bool {
+        // The filter reads the same state as the list shows.
         let status = match self.status.as_deref() {
             None => true,
-            Some("pending") => r.is_pending(),
-            Some(s) => r.status.as_str() == s,
+            Some("pending" | "proposed") => r.state == State::Proposed,
+            Some(s) => r.state.as_str() == s,
         };
         status
             && self
@@ -129,7 +130,11 @@ pub(super) fn list(
             .or_default()
             .push(r);
     }
-    let statuses = ["pending", "proposed", "applied", "abstained", "rejected"];
+    // A proposal that waits is shown as `pending`, in the list and here.
+    let statuses = STATES.map(|s| match s {
+        State::Proposed => "pending",
+        other => other.as_str(),
+    });
     let body = html! {
         p.store { "Store " code { (store_path.display()) } " (tag " code { (tag) } ")" }
         form.filters method="get" action="./" {
@@ -195,11 +200,11 @@ pub(super) fn with_snapshot_policy(page: String) -> Response {
     response
 }
 
+/// Where `r` stands, as the list and a proposal's page show it.
 pub(super) fn status_of(r: &AdaptationRecord) -> String {
-    match (&r.decision, r.status) {
-        (Some(d), _) => d.verdict.to_string(),
-        (None, AdaptationStatus::Proposed) => "pending".to_owned(),
-        (None, s) => s.to_string(),
+    match r.state {
+        State::Proposed => "pending".to_owned(),
+        other => other.to_string(),
     }
 }
 

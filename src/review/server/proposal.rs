@@ -73,7 +73,7 @@ pub(super) fn adaptation(
         dl.facts {
             dt { "Status" } dd {
                 (status_of(&r))
-                @if !store.reverts(r.id)?.is_empty() { ", then reverted" }
+                @if let Some(v) = r.reverts.last() { " at " (v.reverted_at) }
             }
             dt { "Change" } dd { (class) ": " (class.description()) }
             dt { "Old XPath" } dd { code { (r.old_xpath) } }

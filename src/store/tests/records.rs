@@ -225,6 +225,8 @@ fn adaptations_round_trip() {
             created_at: new.created_at,
             page_count: 1,
             decision: None,
+            state: State::Proposed,
+            reverts: Vec::new(),
         }
     );
     assert!(record.is_pending());
