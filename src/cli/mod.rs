@@ -243,12 +243,17 @@ pub fn load_error_code(e: &LoadError) -> u8 {
     }
 }
 
-/// Whether opening a path failed because the path names no file.
+/// Whether opening a path failed because the path names no file that can
+/// be a wrapper: nothing, a folder, or something other than a regular file
+/// (a FIFO, a socket, a device), which the loader refuses as invalid input.
 fn names_no_file(e: &std::io::Error) -> bool {
     use std::io::ErrorKind;
     matches!(
         e.kind(),
-        ErrorKind::NotFound | ErrorKind::IsADirectory | ErrorKind::NotADirectory
+        ErrorKind::NotFound
+            | ErrorKind::IsADirectory
+            | ErrorKind::NotADirectory
+            | ErrorKind::InvalidInput
     )
 }
 

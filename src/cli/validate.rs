@@ -2,11 +2,16 @@
 //!
 //! Each valid file gets an `ok:` line on stdout; problems (and warnings, such
 //! as a `tr` step directly under `table`) are printed on stderr as
-//! compiler-style diagnostics. The command only reads the files it is given.
+//! compiler-style diagnostics. The tree-grams a wrapper names are read as a
+//! run reads them, so that a file `mend run` would refuse (outside the
+//! project, not a regular file, too large) fails here first. A wrapper that
+//! is not a regular file (a FIFO, a device) is refused without waiting on
+//! it. The command only reads the files it is given and their tree-grams.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use mend::runtime::{Project, load_treegrams};
 use mend::wrapper::{self, LoadError, Pattern, render_all};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
@@ -31,11 +36,19 @@ pub fn run(args: &ValidateArgs) -> ExitCode {
                     say!("{}\n", render_all(&report.diagnostics));
                 }
                 match report.wrapper {
-                    Some(w) => {
-                        let n = count(&w.patterns);
-                        let plural = if n == 1 { "" } else { "s" };
-                        out!("ok: {} ({n} pattern{plural})", path.display());
-                    }
+                    // The tree-grams it names are read as a run reads them:
+                    // one that a run would refuse fails validation too.
+                    Some(w) => match load_treegrams(&Project::of(path), &w) {
+                        Ok(_) => {
+                            let n = count(&w.patterns);
+                            let plural = if n == 1 { "" } else { "s" };
+                            out!("ok: {} ({n} pattern{plural})", path.display());
+                        }
+                        Err(e) => {
+                            say!("error: {}: {e}", path.display());
+                            invalid = true;
+                        }
+                    },
                     None => invalid = true,
                 }
             }

@@ -148,4 +148,18 @@ impl StoreError {
                 | StoreError::TooNew { .. }
         )
     }
+
+    /// Whether SQLite refused to write (or to make the files it writes
+    /// beside the store): the file or its folder is read-only to mend.
+    pub fn is_read_only(&self) -> bool {
+        use rusqlite::ErrorCode;
+        let source = match self {
+            StoreError::Open { source, .. } | StoreError::Sqlite(source) => source,
+            _ => return false,
+        };
+        matches!(
+            source.sqlite_error_code(),
+            Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen)
+        )
+    }
 }

@@ -172,7 +172,52 @@ impl Store {
             _ => {}
         }
         let conn = Connection::open(path).map_err(|e| schema::file_error(path, e))?;
-        Store::set_up(conn, path)
+        match Store::set_up(conn, path) {
+            // A store that mend may not write (a read-only file or folder,
+            // a copy kept for audit) can still be read: `log` and `show`
+            // work, and a command that writes fails when it writes.
+            Err(e) if e.is_read_only() => Store::open_read_only(path).map_err(|_| e),
+            opened => opened,
+        }
+    }
+
+    /// Opens the store at `path` for reading only. A store in WAL mode needs
+    /// its shared-memory file beside it; in a folder mend may not write,
+    /// where no writer can be either, the file is read as immutable.
+    fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let read = |conn: Connection| -> Result<Store, StoreError> {
+            let mut conn = conn;
+            conn.busy_timeout(BUSY_TIMEOUT)
+                .map_err(|e| schema::file_error(path, e))?;
+            schema::migrate(&mut conn, path)?;
+            Ok(Store { conn })
+        };
+        let plain = Connection::open_with_flags(path, flags)
+            .map_err(|e| schema::file_error(path, e))
+            .and_then(read);
+        match plain {
+            Ok(store) => Ok(store),
+            Err(_) => {
+                let uri =
+                    url::Url::from_file_path(std::path::absolute(path).map_err(|source| {
+                        StoreError::CreateDir {
+                            path: path.to_owned(),
+                            source,
+                        }
+                    })?)
+                    .map_err(|()| {
+                        StoreError::Corrupt(format!("{} is not a file path", path.display()))
+                    })?;
+                let conn = Connection::open_with_flags(
+                    format!("{uri}?immutable=1"),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )
+                .map_err(|e| schema::file_error(path, e))?;
+                read(conn)
+            }
+        }
     }
 
     /// Makes a new store at `path`, where no file is: its schema is written

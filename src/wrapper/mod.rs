@@ -104,6 +104,28 @@ pub fn check_file(path: impl AsRef<Path>) -> Result<Report, LoadError> {
     Ok(report)
 }
 
+/// Opens `path` for reading when it is a regular file. A FIFO, a socket or
+/// a device is refused, as tree-grams are: opening a FIFO with no writer
+/// would wait for one forever. The file is opened without waiting and then
+/// checked, so that it cannot be swapped for a FIFO in between.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
 /// Reads a wrapper file as UTF-8 text, refusing one that is too large
 /// without reading more of it than the limit.
 fn read_text(path: &Path, name: &str) -> Result<String, LoadError> {
@@ -111,7 +133,7 @@ fn read_text(path: &Path, name: &str) -> Result<String, LoadError> {
         path: path.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = open_regular(path).map_err(io)?;
     let mut bytes = Vec::new();
     file.take(MAX_BYTES as u64 + 1)
         .read_to_end(&mut bytes)

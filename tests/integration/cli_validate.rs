@@ -123,3 +123,74 @@ fn no_files_is_a_usage_error() {
     let output = mend(&["validate"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `mend validate` (and `run`) on a FIFO once waited forever for a writer.
+/// It is refused as bad input, without waiting. The process is killed and
+/// the test fails if it is still running after a generous while, so that a
+/// regression fails instead of hanging the suite.
+#[cfg(unix)]
+#[test]
+fn a_fifo_wrapper_is_refused_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("w.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let page = dir.path().join("page.html");
+    std::fs::write(&page, "<h1>T</h1>").unwrap();
+    let fifo = fifo.to_str().unwrap();
+    for args in [
+        vec!["validate", fifo],
+        vec!["run", fifo, page.to_str().unwrap()],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut waited = 0;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if waited == 600 {
+                child.kill().unwrap();
+                panic!("mend {args:?} still waits on the FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            waited += 1;
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+    }
+}
+
+/// A tree-gram that `mend run` refuses (a device, a path out of the
+/// project) once passed `mend validate`.
+#[test]
+fn a_treegram_that_run_would_refuse_fails_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    for named in ["/dev/zero", "../../etc/passwd"] {
+        let wrapper = dir.path().join("w.yaml");
+        std::fs::write(
+            &wrapper,
+            format!(
+                "name: t\npatterns:\n  - name: title\n    xpath: //h2\n    treegram: {named}\n"
+            ),
+        )
+        .unwrap();
+        let run = Run::from(mend(&["validate", wrapper.to_str().unwrap()]));
+        assert_eq!(run.code, 2, "{named}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{named}");
+        assert!(
+            run.stderr.contains("the tree-gram of title"),
+            "{}",
+            run.stderr
+        );
+    }
+}

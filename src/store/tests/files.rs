@@ -51,6 +51,41 @@ fn open_creates_folders_and_schema_and_reopens() {
     assert_eq!(store.run(run).unwrap().unwrap().heal_mode, HealMode::Auto);
 }
 
+/// A store mend may not write was refused outright ("unable to open
+/// database file"). The read-only opening reads it, and refuses writes.
+/// (The tests run as root, for whom no file is read-only, so the path the
+/// fallback takes is called directly.)
+#[test]
+fn a_read_only_store_can_be_read_and_refuses_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mend.db");
+    let run = {
+        let mut store = Store::open(&path).unwrap();
+        store
+            .begin_run(
+                "bookshop",
+                Path::new("bookshop.yaml"),
+                HealMode::Auto,
+                at(5),
+            )
+            .unwrap()
+    };
+    let mut store = Store::open_read_only(&path).unwrap();
+    assert_eq!(store.run(run).unwrap().unwrap().heal_mode, HealMode::Auto);
+    let tag = store.tag().unwrap();
+    let error = store
+        .begin_run(
+            "bookshop",
+            Path::new("bookshop.yaml"),
+            HealMode::Auto,
+            at(6),
+        )
+        .unwrap_err();
+    assert!(error.is_read_only(), "{error}");
+    drop(store);
+    assert_eq!(Store::open(&path).unwrap().tag().unwrap(), tag);
+}
+
 #[test]
 fn each_store_has_its_own_tag_and_keeps_it() {
     let dir = tempfile::tempdir().unwrap();
