@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use mend::store::{AdaptationFilter, AdaptationRecord, State, Store};
+use mend::store::{AdaptationFilter, AdaptationRecord, STATES, State, Store};
 
 use super::review::{self, StoreArg};
 
@@ -42,8 +42,8 @@ pub struct Args {
     pattern: Option<String>,
     /// Only adaptations in this state: where they stand now, after what
     /// the run did and what people did with them.
-    #[arg(long, value_enum)]
-    status: Option<Status>,
+    #[arg(long, value_parser = state_parser())]
+    status: Option<State>,
     /// Only proposals still waiting for a person.
     #[arg(long)]
     pending: bool,
@@ -57,37 +57,11 @@ pub struct Args {
     store: StoreArg,
 }
 
-/// Where an adaptation stands, as `--status` takes it.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum Status {
-    /// A proposal waiting for a person.
-    Proposed,
-    /// Written to the wrapper by a run.
-    Applied,
-    /// Written to the wrapper by a person.
-    Approved,
-    /// Refused by a person.
-    Rejected,
-    /// Taken back out of the wrapper.
-    Reverted,
-    /// No candidate was good enough.
-    Abstained,
-    /// The run refused the candidate it found.
-    Refused,
-}
-
-impl From<Status> for State {
-    fn from(status: Status) -> Self {
-        match status {
-            Status::Proposed => State::Proposed,
-            Status::Applied => State::Applied,
-            Status::Approved => State::Approved,
-            Status::Rejected => State::Rejected,
-            Status::Reverted => State::Reverted,
-            Status::Abstained => State::Abstained,
-            Status::Refused => State::Refused,
-        }
-    }
+/// The parser of `--status`: the words of [`STATES`], listed in the help.
+fn state_parser() -> impl clap::builder::TypedValueParser<Value = State> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(STATES.map(State::as_str))
+        .try_map(|word| word.parse::<State>())
 }
 
 /// The widest an XPath is shown in the table, in characters.
@@ -108,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         wrapper: args.wrapper.as_deref(),
         pattern: args.pattern.as_deref(),
         status: None,
-        state: args.status.map(State::from),
+        state: args.status,
         run: None,
         pending: args.pending,
         limit: args.limit,

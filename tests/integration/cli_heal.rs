@@ -376,8 +376,9 @@ fn a_rejected_proposal_is_never_proposed_again() {
     assert_eq!(a["status"], "rejected", "{a}");
 }
 
-#[test]
-fn auto_refreshes_treegrams_when_asked() {
+/// A snapshot of the bookshop whose `auto` heals, from one page, refresh
+/// the tree-grams of the patterns they heal.
+fn refreshing_project() -> Project {
     let text = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml"))
         .unwrap()
         .replace(
@@ -386,6 +387,12 @@ fn auto_refreshes_treegrams_when_asked() {
         );
     let p = Project::with_wrapper(&single_page_heals(&text));
     p.snapshot();
+    p
+}
+
+#[test]
+fn auto_refreshes_treegrams_when_asked() {
+    let p = refreshing_project();
     let gram = |p: &Project| {
         std::fs::read_to_string(p.path("treegrams/bookshop/book/price.html")).unwrap()
     };
@@ -407,14 +414,7 @@ fn auto_refreshes_treegrams_when_asked() {
 /// store says reverted for it and applied for the others.
 #[test]
 fn a_revert_takes_back_its_own_pattern_only_and_is_read_as_reverted() {
-    let text = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml"))
-        .unwrap()
-        .replace(
-            "  margin: 0.10\n",
-            "  margin: 0.10\n  update_treegrams: true\n",
-        );
-    let p = Project::with_wrapper(&single_page_heals(&text));
-    p.snapshot();
+    let p = refreshing_project();
     let gram = |name: &str| std::fs::read(p.path(&format!("treegrams/bookshop/{name}"))).unwrap();
     let captured = gram("book/price.html");
     let (code, out) = p.run("bookshop-redesign.html", "auto");
