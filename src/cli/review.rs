@@ -296,8 +296,8 @@ pub fn print_reverted(reverted: &Reverted) {
     }
     let record = &reverted.record;
     out!(
-        "reverted adaptation {} of {} in {}: {} has\n  xpath: {}\nagain ({} is kept in the \
-         pattern's history)",
+        "reverted adaptation {} of {} in {}: {} has\n  xpath: {}\nagain ({} is taken out, \
+         and is not kept in the pattern's history as a fallback)",
         record.id,
         record.pattern,
         record.wrapper,

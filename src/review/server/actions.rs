@@ -204,9 +204,10 @@ fn decide(
         }),
         Decision::Revert => review::revert(store, store_path, id, &options).map(|r| {
             let mut lines = vec![format!(
-                "Reverted. {} has the old XPath for {} again: {}",
+                "Reverted. {} has the old XPath for {} again: {}; {} was taken out.",
                 r.file.display(),
                 r.record.pattern,
+                r.record.old_xpath,
                 r.new_xpath
             )];
             lines.extend(
