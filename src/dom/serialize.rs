@@ -1,11 +1,12 @@
 //! HTML serialisation of sub-trees, following the HTML fragment serialisation
 //! algorithm: void elements have no end tag, the contents of raw-text elements
-//! are written as they are, and everything else is escaped.
+//! (in the HTML namespace) are written as they are, and everything else is
+//! escaped.
 //!
 //! The walk is iterative, so a sub-tree of any depth serialises without
 //! touching the call stack.
 
-use super::{Document, NodeId, NodeKind};
+use super::{Document, Namespace, NodeId, NodeKind};
 
 /// Elements that never have content or an end tag.
 const VOID: &[&str] = &[
@@ -83,9 +84,14 @@ impl Document {
                     }
                 }
                 NodeKind::Text => {
-                    let raw = self
-                        .parent(n)
-                        .is_some_and(|p| self.is_element(p) && RAW_TEXT.contains(&self.name(p)));
+                    // Only an HTML element's text is raw: an SVG or MathML
+                    // `style` holds markup, and its text written raw would
+                    // become elements when the page is read again.
+                    let raw = self.parent(n).is_some_and(|p| {
+                        self.is_element(p)
+                            && self.namespace(p) == Namespace::Html
+                            && RAW_TEXT.contains(&self.name(p))
+                    });
                     if raw {
                         out.push_str(self.text(n));
                     } else {

@@ -246,6 +246,29 @@ fn serialisation_round_trips_simple_markup() {
 }
 
 #[test]
+fn the_text_of_an_svg_or_mathml_style_is_escaped_when_serialised() {
+    // An SVG `style` holds markup, so its text `<img ...>` (written as
+    // entities in the page) is text; written raw it would be read back as
+    // an element with a handler.
+    for html in [
+        "<svg><style>&lt;img src=x onerror=alert(1)&gt;</style></svg>",
+        "<math><mtext><mglyph><style>&lt;img src=x onerror=alert(1)&gt;</style></mglyph></mtext></math>",
+    ] {
+        let d = doc(html);
+        let out = d.outer_html(NodeId::ROOT);
+        assert!(out.contains("&lt;img src=x onerror=alert(1)&gt;"), "{out}");
+        let again = doc(&out);
+        assert!(!again.all().any(|n| again.name(n) == "img"), "{out}");
+    }
+    // An HTML `style` stays raw text.
+    let d = doc("<style>a > b {}</style>");
+    assert!(
+        d.outer_html(NodeId::ROOT)
+            .contains("<style>a > b {}</style>")
+    );
+}
+
+#[test]
 fn content_after_meta_charset_is_kept_and_decoded() {
     let d = Document::parse(b"<meta charset=windows-1252><p>caf\xe9</p>");
     assert_eq!(d.encoding().name(), "windows-1252");
