@@ -120,7 +120,22 @@ fn the_targets_are_marked_and_the_first_takes_the_fragment() {
     );
     assert!(out.contains("<p>decoy</p>"), "{out}");
     assert!(
-        out.contains("<p data-mend-target id=\"mend-target\">one</p><p data-mend-target>two</p>"),
+        out.contains(
+            "<p data-mend-target=\"\" id=\"mend-target\">one</p><p data-mend-target=\"\">two</p>"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.matches("id=\"mend-target\"").count(), 1, "{out}");
+}
+
+#[test]
+fn the_fragment_goes_to_the_first_target_the_markup_shows() {
+    let out = clean(
+        "<nav hidden><b>1</b></nav><p style='display:none'><b>2</b></p><div><b>3</b></div>",
+        &["//b"],
+    );
+    assert!(
+        out.contains("<b data-mend-target=\"\" id=\"mend-target\">3</b>"),
         "{out}"
     );
     assert_eq!(out.matches("id=\"mend-target\"").count(), 1, "{out}");
@@ -130,7 +145,7 @@ fn the_targets_are_marked_and_the_first_takes_the_fragment() {
 fn an_attribute_target_marks_its_element() {
     let out = clean("<a href='/b'>B</a>", &["/html/body/a/@href"]);
     assert!(
-        out.contains("<a data-href=\"/b\" data-mend-target id=\"mend-target\">B</a>"),
+        out.contains("<a data-href=\"/b\" data-mend-target=\"\" id=\"mend-target\">B</a>"),
         "{out}"
     );
 }
@@ -170,6 +185,76 @@ fn css_in_the_elements_an_svg_style_holds_is_scrubbed() {
 }
 
 #[test]
+fn svg_and_mathml_style_payloads_leave_no_live_element() {
+    // Text in an SVG or MathML `style` is text; a serializer that wrote it
+    // raw made it an `<img onerror>` when the frame read the page. An `img`
+    // may stay, inert (`check_inert` reads its attributes).
+    for payload in [
+        "<svg><style>&lt;img src=x onerror=alert(1)&gt;</style></svg>",
+        "<math><mtext><mglyph><style>&lt;img src=x onerror=alert(1)&gt;</style></mglyph></mtext></math>",
+        "<math><mtext><table><mglyph><style><!--</style><img title=\"--&gt;&lt;img src=1 onerror=alert(1)&gt;\">",
+        "<svg></p><style><a id=\"</style><img src=1 onerror=alert(1)>\">",
+        "<svg><style>&lt;meta http-equiv=refresh content=0;url=http://evil.test/&gt;</style></svg>",
+    ] {
+        let out = clean(&format!("<p>before</p>{payload}<p>after</p>"), &[]);
+        check_inert(&out);
+        let doc = Document::parse_str(&out);
+        for n in doc.all().filter(|&n| doc.is_element(n)) {
+            assert!(
+                !matches!(doc.name(n), "svg" | "math" | "meta")
+                    || doc.attrs(n).iter().all(|a| doc.attr_name(a) == "charset"),
+                "<{}> in {out}",
+                doc.name(n)
+            );
+        }
+        // The text around is kept, even where an unclosed foreign element
+        // holds the rest of the page.
+        assert!(
+            out.contains("<p>before</p>") && out.contains("after"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn a_marked_element_keeps_its_mark_whatever_its_name() {
+    let out = clean(
+        "<product-price>9</product-price><marquee>8</marquee><blink>7</blink>",
+        &["/html/body/product-price", "/html/body/marquee"],
+    );
+    assert!(
+        out.contains("<product-price data-mend-target=\"\" id=\"mend-target\">9</product-price>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<span data-mend-target=\"\">8</span>"),
+        "{out}"
+    );
+    // An unknown element that carries no mark is unwrapped, its text kept.
+    assert!(out.contains(">7<") && !out.contains("blink"), "{out}");
+}
+
+#[test]
+fn the_page_css_is_kept_once_in_head_and_style_attributes_are_scrubbed() {
+    let out = clean(
+        "<head><style>h1{color:red}</style></head><body class=b style='background:url(x)'>\
+         <style>p{margin:0}</style><p style='color:blue'>t</p></body>",
+        &[],
+    );
+    check_inert(&out);
+    let head = &out[..out.find("</head>").unwrap()];
+    assert!(
+        head.contains("h1{color:red}") && head.contains("p{margin:0}"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<body class=\"b\" style=\"background:invalid(x)\">"),
+        "{out}"
+    );
+    assert!(out.contains("<p style=\"color:blue\">t</p>"), "{out}");
+}
+
+#[test]
 fn a_deep_page_is_sanitized_without_recursion() {
     let depth = 100_000;
     let html = format!("{}x{}", "<div>".repeat(depth), "</div>".repeat(depth));
@@ -190,6 +275,8 @@ proptest! {
         "<iframe srcdoc='<script>1</script>'>", "<p onmouseover=1 title=t>", "text", "<!--", "-->",
         "<table><tr><td background=b>", "<math><mi xlink:href=q>", "<xmp>", "</xmp>", "<noscript>",
         "<object data=o>", "<input type=image src=s>", "<body onload=x>", "<meta http-equiv=refresh>",
+        "&lt;img src=x onerror=1&gt;", "<mtext>", "<mglyph>", "<template>", "<select>", "<option>",
+        "<textarea>", "</textarea>", "<noembed>", "<title>", "<custom-el onclick=1>",
     ]), 0..24)) {
         let html = pieces.concat();
         check_inert(&clean(&html, &[]));
