@@ -69,52 +69,66 @@ pub fn approve(
     // this one waited.
     let record = adaptation(store, store_path, id)?;
     let new = approvable(&record)?.to_owned();
-    let (text, wrapper) = change::read(&file, Action::Approve)?;
-    let wrapper_note = check_wrapper_name(&wrapper, &record, &file, options.wrapper.is_some())?;
-    let current = current_xpath(&wrapper, &record, &file)?;
-    let rewritten = current != new;
-    if rewritten && current != record.old_xpath && !options.force {
-        return Err(ReviewError::ChangedSinceAdaptation(Box::new(Changed {
-            file,
-            id,
-            pattern: record.pattern.clone(),
-            current: current.to_owned(),
-            new,
-            old: record.old_xpath.clone(),
-        })));
-    }
-    let mut edited = if rewritten {
-        let names: Vec<&str> = record.pattern.split('/').collect();
-        replace_xpath(&text, &names, &new).map_err(|e| ReviewError::rewrite(&file, e))?
-    } else {
-        text.clone()
-    };
-    // The pattern's tree-gram is refreshed from the stored page in the same
-    // change, so that the next heal starts from what the pattern matches now.
-    let refreshed = refresh_treegram(store, &record, &file, &mut edited)?;
-    let mut files = refreshed.files;
-    files.push(FileChange {
-        path: lock.wrapper().to_owned(),
-        before: Some(text.into_bytes()),
-        after: edited.into_bytes(),
-    });
-    // Proposals of the same XPath that an earlier mend recorded one per page
-    // are approved with it, so that none is left waiting.
-    let twins = store.pending_twins(id)?;
-    let twin_reason = format!("the same XPath as adaptation {id}, approved with it");
-    let made = runtime::make_change(
-        store,
-        &lock,
-        ChangeKind::Approve,
-        &files,
-        |batch, change| {
-            batch.approve_in_change(id, options.reason, options.now, change)?;
-            for twin in &twins {
-                batch.approve_in_change(*twin, Some(&twin_reason), options.now, change)?;
+    // A person's save may land between the read and the rename (an editor
+    // takes no lock): the change is then rolled back with the save kept, and
+    // made again from the file as saved, where the pattern still has the
+    // XPath the adaptation replaced; otherwise it is refused as changed.
+    let mut saves = 0;
+    let (made, rewritten, refreshed, twins, wrapper_note) = loop {
+        let (text, wrapper) = change::read(&file, Action::Approve)?;
+        let wrapper_note = check_wrapper_name(&wrapper, &record, &file, options.wrapper.is_some())?;
+        let current = current_xpath(&wrapper, &record, &file)?;
+        let rewritten = current != new;
+        if rewritten && current != record.old_xpath && !options.force {
+            return Err(ReviewError::ChangedSinceAdaptation(Box::new(Changed {
+                file,
+                id,
+                pattern: record.pattern.clone(),
+                current: current.to_owned(),
+                new,
+                old: record.old_xpath.clone(),
+            })));
+        }
+        let mut edited = if rewritten {
+            let names: Vec<&str> = record.pattern.split('/').collect();
+            replace_xpath(&text, &names, &new).map_err(|e| ReviewError::rewrite(&file, e))?
+        } else {
+            text.clone()
+        };
+        // The pattern's tree-gram is refreshed from the stored page in the
+        // same change, so that the next heal starts from what the pattern
+        // matches now.
+        let mut refreshed = refresh_treegram(store, &record, &file, &mut edited)?;
+        let mut files = std::mem::take(&mut refreshed.files);
+        files.push(FileChange {
+            path: lock.wrapper().to_owned(),
+            before: Some(text.into_bytes()),
+            after: edited.into_bytes(),
+        });
+        // Proposals of the same XPath that an earlier mend recorded one per
+        // page are approved with it, so that none is left waiting.
+        let twins = store.pending_twins(id)?;
+        let twin_reason = format!("the same XPath as adaptation {id}, approved with it");
+        let made = runtime::make_change(
+            store,
+            &lock,
+            ChangeKind::Approve,
+            &files,
+            |batch, change| {
+                batch.approve_in_change(id, options.reason, options.now, change)?;
+                for twin in &twins {
+                    batch.approve_in_change(*twin, Some(&twin_reason), options.now, change)?;
+                }
+                Ok(())
+            },
+        );
+        match made {
+            Err(RuntimeError::EditedMeanwhile { .. }) if saves < runtime::MAX_SAVES_MEANWHILE => {
+                saves += 1;
             }
-            Ok(())
-        },
-    );
+            made => break (made, rewritten, refreshed, twins, wrapper_note),
+        }
+    };
     let ((), unmarked) = change::made(made, &file, Action::Approve)?;
     drop(lock);
     let refreshed: Vec<PathBuf> = refreshed.captured.into_iter().map(|(p, _)| p).collect();

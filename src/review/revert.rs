@@ -96,35 +96,48 @@ pub(super) fn take_out(
     if !in_wrapper(store, &record)? {
         return Err(ReviewError::NoLongerInWrapper { id });
     }
-    let (text, wrapper) = change::read(&file, Action::Revert)?;
-    let current = current_xpath(&wrapper, &record, &file)?;
-    if current != new && current != record.old_xpath && !options.force {
-        return Err(ReviewError::ChangedSinceWritten(Box::new(Changed {
-            file,
-            id,
-            pattern: record.pattern.clone(),
-            current: current.to_owned(),
-            new,
-            old: record.old_xpath.clone(),
-        })));
-    }
-    let edited = if current == record.old_xpath {
-        text.clone()
-    } else {
-        let names: Vec<&str> = record.pattern.split('/').collect();
-        take_back_xpath(&text, &names, &record.old_xpath)
-            .map_err(|e| ReviewError::rewrite(&file, e))?
+    // A person's save between the read and the rename is kept, and the
+    // revert made again from the file as saved where it still applies (see
+    // approve).
+    let mut saves = 0;
+    let (made, left_alone) = loop {
+        let (text, wrapper) = change::read(&file, Action::Revert)?;
+        let current = current_xpath(&wrapper, &record, &file)?;
+        if current != new && current != record.old_xpath && !options.force {
+            return Err(ReviewError::ChangedSinceWritten(Box::new(Changed {
+                file,
+                id,
+                pattern: record.pattern.clone(),
+                current: current.to_owned(),
+                new,
+                old: record.old_xpath.clone(),
+            })));
+        }
+        let edited = if current == record.old_xpath {
+            text.clone()
+        } else {
+            let names: Vec<&str> = record.pattern.split('/').collect();
+            take_back_xpath(&text, &names, &record.old_xpath)
+                .map_err(|e| ReviewError::rewrite(&file, e))?
+        };
+        let own = own_treegram(&wrapper, &record.pattern, lock.wrapper());
+        let (mut files, left_alone) = treegrams_back(store, id, lock.wrapper(), own.as_deref())?;
+        files.push(FileChange {
+            path: lock.wrapper().to_owned(),
+            before: Some(text.into_bytes()),
+            after: edited.into_bytes(),
+        });
+        let made =
+            runtime::make_change(store, &lock, ChangeKind::Revert, &files, |batch, change| {
+                batch.revert_in_change(id, options.reason, options.now, change)
+            });
+        match made {
+            Err(RuntimeError::EditedMeanwhile { .. }) if saves < runtime::MAX_SAVES_MEANWHILE => {
+                saves += 1;
+            }
+            made => break (made, left_alone),
+        }
     };
-    let own = own_treegram(&wrapper, &record.pattern, lock.wrapper());
-    let (mut files, left_alone) = treegrams_back(store, id, lock.wrapper(), own.as_deref())?;
-    files.push(FileChange {
-        path: lock.wrapper().to_owned(),
-        before: Some(text.into_bytes()),
-        after: edited.into_bytes(),
-    });
-    let made = runtime::make_change(store, &lock, ChangeKind::Revert, &files, |batch, change| {
-        batch.revert_in_change(id, options.reason, options.now, change)
-    });
     let ((), unmarked) = change::made(made, &file, Action::Revert)?;
     Ok(Reverted {
         record,

@@ -16,8 +16,13 @@
 //!    rename it over the old one ([`carry_out`]); the wrapper file, last,
 //!    only over the content read in step 2 (`project::replace_if_unchanged`):
 //!    a person's editor takes no lock, so a save that lands after the read
-//!    is kept, the change is rolled back (its heals stay proposals) and the
-//!    command fails with `RuntimeError::EditedMeanwhile` (exit 3);
+//!    is kept and the change is rolled back. `mend approve` and `mend
+//!    revert` (and the review page's buttons) then read the file as saved
+//!    and make their decision again where it still applies cleanly (the
+//!    pattern still has the XPath it expects), up to
+//!    [`MAX_SAVES_MEANWHILE`] times, and otherwise refuse it as changed; a
+//!    run's heals stay proposals and the run fails with
+//!    `RuntimeError::EditedMeanwhile` (exit 3);
 //! 5. sync the folders, so the renames themselves are on disk;
 //! 6. mark the change done.
 //!
@@ -42,6 +47,12 @@ use crate::store::{
     StoreError, Timestamp,
 };
 use crate::wrapper::{self, PatternPath};
+
+/// How many times in a row a decision (approve, revert) is made again from
+/// the wrapper file as a person saved it meanwhile, before it is refused.
+/// Each time the file is read again under the lock, and the decision is
+/// made again only where it still applies cleanly.
+pub const MAX_SAVES_MEANWHILE: u32 = 3;
 
 /// What became of a pending change that was reconciled.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -53,7 +53,8 @@ mod tests;
 
 pub use adaptation::RunAdaptation;
 pub use change::{
-    Carried, Reconciled, carry_out, make_change, read_current, reconcile, reconcile_all,
+    Carried, MAX_SAVES_MEANWHILE, Reconciled, carry_out, make_change, read_current, reconcile,
+    reconcile_all,
 };
 pub use error::RuntimeError;
 pub use harden::{

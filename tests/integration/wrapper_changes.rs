@@ -327,7 +327,7 @@ fn a_persons_save_while_auto_writes_the_wrapper_is_kept() {
 
 #[test]
 #[ignore = "needs strace"]
-fn a_persons_save_while_approve_writes_the_wrapper_is_kept() {
+fn a_persons_save_while_approve_writes_the_wrapper_is_kept_and_the_approval_made_again() {
     for trial in 0..10 {
         let shop = Shop::new();
         shop.mend(&[
@@ -337,6 +337,7 @@ fn a_persons_save_while_approve_writes_the_wrapper_is_kept() {
             "--heal",
             "propose",
         ]);
+        let before = shop.xpath_of("book/price");
         let edit = persons_edit(&shop, trial);
         let approve = with_delayed_rename(
             &shop,
@@ -344,7 +345,66 @@ fn a_persons_save_while_approve_writes_the_wrapper_is_kept() {
         )
         .spawn()
         .expect("strace runs");
-        save_during_the_rename_and_check_it_kept(&shop, approve, &edit, trial);
+        std::thread::sleep(Duration::from_millis(600));
+        save_as_a_person(&shop, &edit, trial);
+        let out = wait(approve);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // The save is kept, and the approval, which still applies to the
+        // file as saved, is made again on it.
+        assert_eq!(out.status.code(), Some(0), "trial {trial}: {stderr}");
+        let now = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
+        assert!(
+            now.starts_with(&format!("# my own note {trial}\n")),
+            "trial {trial}: the person's edit is lost: {now}"
+        );
+        assert_ne!(
+            shop.xpath_of("book/price"),
+            before,
+            "trial {trial}: not approved"
+        );
+        let log = shop.mend(&["log", "--json", "--status", "approved"]);
+        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
+        shop.check_consistent();
+    }
+}
+
+#[test]
+#[ignore = "needs strace"]
+fn a_persons_save_that_changes_the_pattern_while_approve_writes_is_kept_and_refused() {
+    for trial in 0..4 {
+        let shop = Shop::new();
+        shop.mend(&[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/price.html",
+            "--heal",
+            "propose",
+        ]);
+        let before = shop.xpath_of("book/price");
+        let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
+        let edit =
+            mend::wrapper::replace_xpath(&text, &["book", "price"], "//b[@class='mine']").unwrap();
+        assert!(before != "//b[@class='mine']");
+        let approve = with_delayed_rename(
+            &shop,
+            &["approve", "--pending", "--store", "wrappers/.mend/mend.db"],
+        )
+        .spawn()
+        .expect("strace runs");
+        std::thread::sleep(Duration::from_millis(600));
+        save_as_a_person(&shop, &edit, trial);
+        let out = wait(approve);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // The approval no longer applies: refused, with the save intact and
+        // the heal still a proposal.
+        assert_ne!(out.status.code(), Some(0), "trial {trial}: {stderr}");
+        assert_eq!(
+            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
+            edit,
+            "trial {trial}: the person's edit is lost"
+        );
+        let log = shop.mend(&["log", "--json", "--status", "proposed"]);
+        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
         shop.check_consistent();
     }
 }
