@@ -178,6 +178,13 @@ impl Review {
                 }),
             );
             object.insert("preview".into(), json!(self.inspection.preview));
+            let pending: Vec<Json> = self
+                .inspection
+                .pending_parents
+                .iter()
+                .map(|(pattern, id)| json!({"pattern": pattern, "adaptation": id.0}))
+                .collect();
+            object.insert("pending_parents".into(), Json::Array(pending));
             object.insert("notes".into(), json!(self.notes));
         }
         Ok(json)
@@ -323,6 +330,14 @@ impl Review {
                 }
             }
         }
+        for (pattern, id) in &self.inspection.pending_parents {
+            writeln!(
+                out,
+                "\nits parent {pattern} was adapted on this page too and waits (adaptation {}): \
+                 the preview uses the wrapper file's parent XPath; decide the parent first",
+                id.0
+            )?;
+        }
         if let Some(pages) = &self.inspection.preview {
             writeln!(
                 out,
@@ -331,6 +346,9 @@ impl Review {
             )?;
             for p in pages {
                 writeln!(out, "  {:<15} {:>5}  {}", p.effect.as_str(), p.page, p.name)?;
+                if let Some(v) = &p.values {
+                    writeln!(out, "  {:<15} {:>5}  {} -> {}", "", "", v.old, v.new)?;
+                }
             }
         }
         if !self.notes.is_empty() {

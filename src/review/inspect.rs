@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::ReviewError;
 use super::preview::{self, PagePreview};
 use crate::dom::Document;
-use crate::store::{AdaptationFilter, AdaptationRecord, AdaptationStatus, Store};
+use crate::store::{AdaptationFilter, AdaptationId, AdaptationRecord, AdaptationStatus, Store};
 use crate::wrapper::{PatternPath, Wrapper, replace_xpath};
 use crate::xpath::{Item, XPath};
 
@@ -37,6 +37,11 @@ pub struct Inspection {
     pub parents: Option<Parents>,
     /// The new XPath on every stored page of the run and of the entry.
     pub preview: Option<Vec<PagePreview>>,
+    /// Parents adapted on the same page whose proposals still wait, by
+    /// pattern path: the preview evaluates this pattern in the wrapper
+    /// file's parent instances, so it says what approving this one alone
+    /// would do, and a person should decide the parent first.
+    pub pending_parents: Vec<(String, AdaptationId)>,
     /// What could not be shown, and why.
     pub notes: Vec<String>,
 }
@@ -127,7 +132,14 @@ pub fn inspect(
             record.status
         ));
     }
-    let parents = parent_xpaths(store, record, wrapper.as_ref(), &mut notes)?;
+    let mut pending_parents = Vec::new();
+    let parents = parent_xpaths(
+        store,
+        record,
+        wrapper.as_ref(),
+        &mut notes,
+        &mut pending_parents,
+    )?;
     if parents.is_none() {
         notes.push(format!(
             "cannot find the parents of {} in the wrapper, so no matches can be shown",
@@ -152,6 +164,7 @@ pub fn inspect(
         yaml_diff,
         parents,
         preview,
+        pending_parents,
         notes,
     })
 }
@@ -171,7 +184,13 @@ pub fn parents_of(
     let wrapper = super::find_wrapper_file(&recorded, store_path)
         .and_then(|file| Some((std::fs::read_to_string(&file).ok()?, file)))
         .and_then(|(text, file)| super::load_wrapper_text(&text, &file).ok());
-    parent_xpaths(store, record, wrapper.as_ref(), &mut Vec::new())
+    parent_xpaths(
+        store,
+        record,
+        wrapper.as_ref(),
+        &mut Vec::new(),
+        &mut Vec::new(),
+    )
 }
 
 /// The diff approving `record` would make to the wrapper `text` read from
@@ -226,6 +245,7 @@ fn parent_xpaths(
     record: &AdaptationRecord,
     wrapper: Option<&Wrapper>,
     notes: &mut Vec<String>,
+    pending: &mut Vec<(String, AdaptationId)>,
 ) -> Result<Option<Parents>, ReviewError> {
     let names: Vec<&str> = record.pattern.split('/').collect();
     let mut parents = Parents::default();
@@ -244,8 +264,11 @@ fn parent_xpaths(
                 )
         });
         if let Some(parent) = adapted
-            && let Some(new) = parent.new_xpath
+            && let Some(new) = parent.new_xpath.clone()
         {
+            if parent.is_pending() {
+                pending.push((path.clone(), parent.id));
+            }
             notes.push(format!(
                 "{path} was adapted on this page too (adaptation {}, {}{}): the old XPath is \
                  shown in its old instances, the new one in its new instances",

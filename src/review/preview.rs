@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::dom::Document;
 use crate::extract::{Extraction, extract};
@@ -48,7 +49,23 @@ pub struct PagePreview {
     pub name: String,
     /// What the new XPath does to it.
     pub effect: Effect,
+    /// The pattern's value with the old XPath and with the new, as JSON
+    /// text cut to [`MAX_VALUE_CHARS`], when they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<ValueChange>,
 }
+
+/// A pattern's value before and after a change, for a person to compare.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValueChange {
+    /// With the old XPath.
+    pub old: String,
+    /// With the new one.
+    pub new: String,
+}
+
+/// A previewed value is cut to this many characters.
+pub const MAX_VALUE_CHARS: usize = 200;
 
 /// The preview of `record`'s new XPath in `wrapper` on the stored pages, or
 /// why there is none.
@@ -91,10 +108,15 @@ pub fn preview(
         let url = url::Url::parse(&info.url_or_path).ok();
         let before = extract(&old, &doc, url.as_ref());
         let after = extract(&new, &doc, url.as_ref());
+        let (old, new) = (value_at(&before, &path), value_at(&after, &path));
         out.push(PagePreview {
             page,
             name: info.url_or_path,
             effect: effect(&before, &after, &path),
+            values: (old != new).then(|| ValueChange {
+                old: shown(&old),
+                new: shown(&new),
+            }),
         });
     }
     Ok(Ok(out))
@@ -109,6 +131,38 @@ fn effect(before: &Extraction, after: &Extraction, path: &PatternPath) -> Effect
         (true, true) => Effect::StillViolated,
         (false, false) if before.record == after.record => Effect::Unchanged,
         (false, false) => Effect::Changed,
+    }
+}
+
+/// The value of the pattern at `path` in `e`'s record: a nested pattern's
+/// values are gathered from each of its parent's instances.
+fn value_at(e: &Extraction, path: &PatternPath) -> Value {
+    let Some((top, rest)) = path.names().split_first() else {
+        return Value::Null;
+    };
+    let mut value = e.record.get(top).cloned().unwrap_or(Value::Null);
+    for name in rest {
+        value = child_value(value, name);
+    }
+    value
+}
+
+fn child_value(value: Value, name: &str) -> Value {
+    match value {
+        Value::Object(mut fields) => fields.remove(name).unwrap_or(Value::Null),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|i| child_value(i, name)).collect())
+        }
+        _ => Value::Null,
+    }
+}
+
+/// `value` as JSON text, cut to [`MAX_VALUE_CHARS`] characters.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(MAX_VALUE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
     }
 }
 

@@ -23,7 +23,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::review_page::{Review, healed_project};
-use crate::support::cli::{Mend, ROOT};
+use crate::support::cli::{Mend, ROOT, bookshop_project};
 
 #[test]
 fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_write() {
@@ -98,9 +98,11 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
         commands(by_commands.path(), &["approve", "1"]);
         assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
 
-        // j goes to the next proposal; r to the reason; Tab to Reject.
+        // j goes to the next proposal in the list's order; r to the
+        // reason; Tab to Reject.
         key(&page, "j").await;
-        wait_for(&page, "location.pathname.endsWith('/a/2')").await;
+        wait_for(&page, "!location.pathname.endsWith('/a/1')").await;
+        let next = eval(&page, "location.pathname.split('/').pop()").await;
         ready(&page).await;
         key(&page, "r").await;
         assert_eq!(eval(&page, "document.activeElement.id").await, "reason");
@@ -121,7 +123,7 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
         ready(&page).await;
         commands(
             by_commands.path(),
-            &["reject", "2", "--reason", "the aside is not a book"],
+            &["reject", &next, "--reason", "the aside is not a book"],
         );
         assert_eq!(wrapper(on_page.path()), wrapper(by_commands.path()));
 
@@ -162,6 +164,180 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
         } else {
             "; axe-core not run (set MEND_AXE_JS)"
         }
+    );
+}
+
+/// Markup that a sanitizer reading the page once and a browser reading it
+/// twice disagree on, each trying to run code or load from `origin`.
+fn hostile_markup(origin: &str) -> String {
+    format!(
+        "<svg><style>&lt;img src=x onerror=&quot;fetch('{origin}/svg')&quot;&gt;</style></svg>\
+         <math><mtext><mglyph><style>&lt;img src=x onerror=&quot;fetch('{origin}/math')&quot;&gt;</style></mglyph></mtext></math>\
+         <svg><style>&lt;meta http-equiv=refresh content=&quot;0;url={origin}/refresh&quot;&gt;</style></svg>\
+         <math><mtext><table><mglyph><style><!--</style><img title=\"--&gt;&lt;img src={origin}/title onerror=alert(1)&gt;\">\
+         <img src=\"{origin}/img\" onerror=\"alert(2)\"><div style=\"background:url({origin}/css)\">bg</div>\
+         <svg><image href=\"{origin}/image\"/></svg><a href=\"{origin}/link\" ping=\"{origin}/ping\">a link</a>"
+    )
+}
+
+/// A server on 127.0.0.1 that counts the connections made to it, for a
+/// minute at most.
+struct Witness {
+    origin: String,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Witness {
+    fn start() -> Witness {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        let hits = std::sync::Arc::new(AtomicUsize::new(0));
+        let counted = hits.clone();
+        std::thread::spawn(move || {
+            for _ in 0..1200 {
+                if listener.accept().is_ok() {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Witness { origin, hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn a_hostile_page_runs_and_loads_nothing_and_the_pages_fit_a_phone() {
+    let Some(chromium) = mend::render::find_chromium() else {
+        assert!(
+            std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
+            "no Chromium, and MEND_REQUIRE_CHROMIUM is set: install the chromium package"
+        );
+        eprintln!("review_browser: skipped: no Chromium");
+        return;
+    };
+    let witness = Witness::start();
+    let dir = bookshop_project();
+    for page in ["pages/bookshop.html", "pages/bookshop-redesign.html"] {
+        let path = dir.path().join(page);
+        let html = std::fs::read_to_string(&path).unwrap();
+        let open = html.find("<body").unwrap();
+        let at = open + html[open..].find('>').unwrap() + 1;
+        let hostile = format!(
+            "{}{}{}",
+            &html[..at],
+            hostile_markup(&witness.origin),
+            &html[at..]
+        );
+        std::fs::write(&path, hostile).unwrap();
+    }
+    for args in [
+        &["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"][..],
+        &[
+            "run",
+            "wrappers/bookshop.yaml",
+            "pages/bookshop-redesign.html",
+            "--heal",
+            "propose",
+        ],
+    ] {
+        let out = Mend::new(args).dir(dir.path()).output();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{args:?}: {out:?}"
+        );
+    }
+    let review = Review::start(dir.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable(chromium)
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .window_size(390, 844)
+            .args(["disable-gpu", "disable-dev-shm-usage", "no-first-run"])
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let connection = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser.new_page("about:blank").await.unwrap();
+        // A phone: without a viewport tag the page would be laid out 980
+        // pixels wide and shrunk.
+        page.execute(
+            chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams::new(
+                390, 844, 3.0, true,
+            ),
+        )
+        .await
+        .unwrap();
+        for path in ["", "a/1", "w/bookshop"] {
+            page.goto(format!("{}{path}", review.url)).await.unwrap();
+            ready(&page).await;
+            assert_eq!(eval(&page, "String(window.innerWidth)").await, "390", "{path}");
+            let overflow = eval(
+                &page,
+                "String(document.documentElement.scrollWidth - window.innerWidth)",
+            )
+            .await;
+            assert_eq!(overflow, "0", "{path}: the page is wider than the phone");
+        }
+        // Each side's frame, opened as the frame opens it.
+        for side in ["old", "new"] {
+            page.goto(format!("{}a/1/page/{side}#mend-target", review.url))
+                .await
+                .unwrap();
+            ready(&page).await;
+            let live = eval(
+                &page,
+                "String(Array.from(document.querySelectorAll('*')).filter(e =>
+                   Array.from(e.attributes).some(a => a.name.toLowerCase().startsWith('on'))).length)",
+            )
+            .await;
+            assert_eq!(live, "0", "{side}: an element with an event handler");
+            let loaders = eval(
+                &page,
+                "String(document.querySelectorAll('img[src], image, svg, math, meta[http-equiv], \
+                   script, iframe, object, embed, link, [ping], [href]').length)",
+            )
+            .await;
+            assert_eq!(loaders, "0", "{side}: an element that loads or runs");
+            let fetched = eval(
+                &page,
+                "String(performance.getEntriesByType('resource').length)",
+            )
+            .await;
+            assert_eq!(fetched, "0", "{side}: the frame fetched something");
+            // The selection is where the frame opens.
+            let seen = eval(
+                &page,
+                "(() => { const t = document.getElementById('mend-target');
+                          if (!t) return 'no target';
+                          const r = t.getBoundingClientRect();
+                          return String(r.bottom > 0 && r.top < window.innerHeight); })()",
+            )
+            .await;
+            assert_eq!(seen, "true", "{side}: the selection is not in view");
+            assert!(text(&page).await.contains("bg"), "{side}: the page's text is gone");
+        }
+        browser.close().await.unwrap();
+        browser.wait().await.unwrap();
+        connection.abort();
+    });
+    assert_eq!(
+        witness.hits(),
+        0,
+        "something was fetched from {}",
+        witness.origin
     );
 }
 

@@ -46,6 +46,11 @@ impl Review {
     fn port(&self) -> u16 {
         url::Url::parse(&self.url).unwrap().port().unwrap()
     }
+
+    /// The path every page is under: `/TOKEN/`.
+    pub(crate) fn root(&self) -> String {
+        url::Url::parse(&self.url).unwrap().path().to_owned()
+    }
 }
 
 impl Drop for Review {
@@ -98,12 +103,13 @@ fn the_list_shows_each_proposal_and_the_page_shows_one() {
         .to_owned();
     assert!(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"));
     let text = list.text().unwrap();
+    let root = review.root();
     for expected in [
-        "<a href=\"w/bookshop\">bookshop</a> · <code>book</code>",
-        "<code>//li/div/div</code>",
-        "href=\"a/1\"",
+        format!("<a href=\"{root}w/bookshop\">bookshop</a> · <code>book</code>"),
+        "<code>//li/div/div</code>".to_owned(),
+        format!("href=\"{root}a/1\""),
     ] {
-        assert!(text.contains(expected), "{expected} not in {text}");
+        assert!(text.contains(&expected), "{expected} not in {text}");
     }
     let one = http.get(format!("{}a/1", review.url)).send().unwrap();
     assert_eq!(one.status(), 200);
@@ -376,7 +382,10 @@ fn the_history_page_charts_each_fields_fill_rate_over_the_samples() {
     let review = Review::start(dir.path());
     let http = client();
     let list = http.get(&review.url).send().unwrap().text().unwrap();
-    assert!(list.contains("href=\"w/bookshop\""), "{list}");
+    assert!(
+        list.contains(&format!("href=\"{}w/bookshop\"", review.root())),
+        "{list}"
+    );
     let r = http
         .get(format!("{}w/bookshop", review.url))
         .send()
@@ -553,4 +562,231 @@ fn approve_then_revert_on_the_page_leaves_the_wrapper_as_the_commands_do() {
     let text = refused.text().unwrap();
     assert!(text.contains("Nothing was changed"), "{text}");
     assert_eq!(wrapper(dir.path()), wrapper(by_command.path()));
+}
+
+/// Every `href`, `src` and `action` of `html`.
+fn addresses(html: &str) -> Vec<String> {
+    let doc = mend::dom::Document::parse_str(html);
+    doc.all()
+        .filter(|&n| doc.is_element(n))
+        .flat_map(|n| {
+            ["href", "src", "action"]
+                .into_iter()
+                .filter_map(|a| doc.attr(n, a).map(str::to_owned))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn every_link_frame_and_form_is_absolute_even_on_a_refusal_page() {
+    // A refusal is the answer to a POST at /TOKEN/a/1/approve: a relative
+    // link there resolved one level too deep, and gave 404.
+    let dir = healed_project();
+    let review = Review::start(dir.path());
+    let http = no_redirects();
+    assert_eq!(decide(&http, &review, 1, "approve", &[]).status(), 303);
+    let other = http
+        .get(format!("{}a/2", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let nonce = nonce_of(&other, "reject");
+    let refused = http
+        .post(format!("{}a/1/approve", review.url))
+        .header("origin", format!("http://127.0.0.1:{}", review.port()))
+        .form(&[("nonce", nonce.as_str())])
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), 409);
+    let refusal = refused.text().unwrap();
+    assert!(refusal.contains("Nothing was changed"), "{refusal}");
+    let get = |path: &str| {
+        http.get(format!("{}{path}", review.url))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap()
+    };
+    let root = review.root();
+    for (name, page) in [
+        ("the refusal", refusal),
+        ("the list", get("")),
+        ("an adaptation", get("a/3")),
+        ("the history", get("w/bookshop")),
+    ] {
+        let all = addresses(&page);
+        assert!(all.len() >= 3, "{name}: {all:?}");
+        for a in all {
+            assert!(a.starts_with(&root), "{name}: {a} is not under {root}");
+            // Each answers: no link of the page leads nowhere.
+            let path = a.split('#').next().unwrap().trim_start_matches(&root);
+            if !path.ends_with("/approve")
+                && !path.ends_with("/reject")
+                && !path.ends_with("/revert")
+                && path != "bulk"
+            {
+                assert_eq!(
+                    http.get(format!("{}{path}", review.url))
+                        .send()
+                        .unwrap()
+                        .status(),
+                    200,
+                    "{name}: {a}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_wrapper_s_pending_proposals_are_decided_together_as_the_commands_would() {
+    let dir = healed_project();
+    let twin = healed_project();
+    let review = Review::start(dir.path());
+    let http = no_redirects();
+    let list = http.get(&review.url).send().unwrap().text().unwrap();
+    let form = &list[list.find("<form class=\"bulk\"").expect("a bulk form")..];
+    let form = &form[..form.find("</form>").unwrap()];
+    let field = |s: &str| s[..s.find('"').unwrap()].to_owned();
+    let nonce = field(form.split("name=\"nonce\" value=\"").nth(1).unwrap());
+    let ids: Vec<String> = form
+        .split("name=\"id\" value=\"")
+        .skip(1)
+        .map(field)
+        .collect();
+    assert!(ids.len() >= 2, "{form}");
+    let mut fields = vec![("nonce", nonce.clone()), ("decision", "approve".to_owned())];
+    fields.extend(ids.iter().map(|id| ("id", id.clone())));
+    let r = http
+        .post(format!("{}bulk", review.url))
+        .header("origin", format!("http://127.0.0.1:{}", review.port()))
+        .form(&fields)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    let to = r.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        to.starts_with(&format!("{}?notice=", review.root())),
+        "{to}"
+    );
+    let after = http
+        .get(format!("http://127.0.0.1:{}{to}", review.port()))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        after.contains(&format!("Adaptation {}: Approved.", ids[0])),
+        "{after}"
+    );
+    // The twin decided by the commands, one after the other; one already
+    // decided with another is refused there as it is skipped here.
+    for id in &ids {
+        let _ = Mend::new(&["approve", id, "--store", "wrappers/.mend/mend.db"])
+            .dir(twin.path())
+            .output();
+    }
+    let wrapper = |dir: &Path| std::fs::read(dir.join("wrappers/bookshop.yaml")).unwrap();
+    assert_eq!(wrapper(dir.path()), wrapper(twin.path()));
+    let log = Mend::new(&[
+        "log",
+        "--status",
+        "proposed",
+        "--json",
+        "--store",
+        "wrappers/.mend/mend.db",
+    ])
+    .dir(dir.path())
+    .output();
+    let log: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    assert_eq!(log.as_array().map(Vec::len), Some(0), "{log}");
+    // The form is single use, as every form of the page.
+    let replay = http
+        .post(format!("{}bulk", review.url))
+        .header("origin", format!("http://127.0.0.1:{}", review.port()))
+        .form(&fields)
+        .send()
+        .unwrap();
+    assert_eq!(replay.status(), 403);
+}
+
+#[test]
+fn a_preview_row_whose_value_would_change_shows_old_and_new() {
+    let dir = healed_project();
+    let show = Mend::new(&["show", "1", "--json"]).dir(dir.path()).output();
+    let show: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let changed: Vec<&serde_json::Value> = show["preview"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p.get("values").is_some())
+        .collect();
+    assert!(!changed.is_empty(), "{show}");
+    let review = Review::start(dir.path());
+    let page = client()
+        .get(format!("{}a/1", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert_eq!(
+        page.matches("<tr class=\"changes\">").count(),
+        changed.len(),
+        "{page}"
+    );
+    let escape = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    for p in changed {
+        let shown = format!(
+            "{} → {}",
+            escape(p["values"]["old"].as_str().unwrap()),
+            escape(p["values"]["new"].as_str().unwrap())
+        );
+        assert!(page.contains(&shown), "{shown} not on the page: {page}");
+    }
+}
+
+#[test]
+fn a_nested_proposal_names_its_pending_parent_with_a_link() {
+    let dir = healed_project();
+    let show = Mend::new(&["show", IN_STOCK, "--json"])
+        .dir(dir.path())
+        .output();
+    let show: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let parent = &show["pending_parents"][0];
+    assert_eq!(parent["pattern"], "book", "{show}");
+    let review = Review::start(dir.path());
+    let page = client()
+        .get(format!("{}a/{IN_STOCK}", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let link = format!(
+        "<a href=\"{}a/{}\">adaptation {}</a>",
+        review.root(),
+        parent["adaptation"],
+        parent["adaptation"]
+    );
+    assert!(page.contains(&link), "{link} not on the page: {page}");
+    assert!(page.contains("Decide the parent first."), "{page}");
+    // Once the parent is approved, nothing waits above it.
+    let id = parent["adaptation"].to_string();
+    let out = Mend::new(&["approve", &id, "--store", "wrappers/.mend/mend.db"])
+        .dir(dir.path())
+        .output();
+    assert!(out.status.success(), "{out:?}");
+    let page = client()
+        .get(format!("{}a/{IN_STOCK}", review.url))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(!page.contains("Decide the parent first."), "{page}");
 }

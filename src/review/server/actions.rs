@@ -61,12 +61,15 @@ impl Decision {
     }
 }
 
-/// The fields of a decision's form.
+/// The fields of a decision's form; a bulk form names its decision and
+/// the adaptations it applies to.
 #[derive(Debug, Default, PartialEq)]
 struct Form {
     nonce: String,
     reason: Option<String>,
     force: bool,
+    decision: Option<Decision>,
+    ids: Vec<AdaptationId>,
 }
 
 impl Form {
@@ -80,6 +83,12 @@ impl Form {
                     form.reason = (!reason.is_empty()).then_some(reason);
                 }
                 "force" => form.force = v == "1" || v == "on",
+                "decision" => form.decision = Decision::parse(&v),
+                "id" if form.ids.len() < super::pages::PAGE_SIZE => {
+                    if let Ok(id) = v.parse::<i64>() {
+                        form.ids.push(AdaptationId(id));
+                    }
+                }
                 _ => {}
             }
         }
@@ -91,6 +100,9 @@ impl Form {
 /// request's origin was checked already.
 pub(super) async fn post(state: std::sync::Arc<ReviewState>, path: String, body: Body) -> Response {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    if segments == ["bulk"] {
+        return bulk(state, body).await;
+    }
     let (id, decision) = match segments.as_slice() {
         ["a", id, word] => match (id.parse::<i64>(), Decision::parse(word)) {
             (Ok(id), Some(decision)) => (AdaptationId(id), decision),
@@ -138,6 +150,70 @@ pub(super) async fn post(state: std::sync::Arc<ReviewState>, path: String, body:
             page
         }
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// The response to a bulk form: each adaptation it names that still waits
+/// is decided as its own page would decide it (the same library call, the
+/// same guards, no force), in order, and the list says what each came to.
+async fn bulk(state: std::sync::Arc<ReviewState>, body: Body) -> Response {
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_FORM).await else {
+        return StatusCode::PAYLOAD_TOO_LARGE.into_response();
+    };
+    let form = Form::parse(&bytes);
+    if state.guard.redeem(&form.nonce).is_err() {
+        return super::refused(super::guard::Refusal::Forgery);
+    }
+    let Some(decision @ (Decision::Approve | Decision::Reject)) = form.decision else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    let worker = state.clone();
+    let key = tokio::task::spawn_blocking(move || {
+        let mut store = worker.store.lock().unwrap_or_else(|e| e.into_inner());
+        let notice = decide_each(&mut store, &worker.store_path, decision, &form);
+        worker.remember(notice)
+    })
+    .await;
+    let Ok(key) = key else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let location = format!("/{}/?notice={key}", state.guard.token());
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// Makes `decision` on each adaptation of `form` that is still pending; one
+/// line for each. An adaptation decided meanwhile (an approved proposal's
+/// twin, say) is said to be so and left alone.
+fn decide_each(
+    store: &mut Store,
+    store_path: &std::path::Path,
+    decision: Decision,
+    form: &Form,
+) -> Notice {
+    let mut lines = Vec::new();
+    let mut done = false;
+    for &id in &form.ids {
+        let line = match store.adaptation(id) {
+            Ok(Some(r)) if r.is_pending() => {
+                let notice = decide(store, store_path, id, decision, form);
+                done |= notice.done;
+                notice.lines.into_iter().next().unwrap_or_default()
+            }
+            Ok(Some(r)) => format!("No longer pending ({}); left as it is.", r.state),
+            Ok(None) => "Not in the store.".to_owned(),
+            Err(e) => format!("Nothing was changed: {e}"),
+        };
+        lines.push(format!("Adaptation {id}: {line}"));
+    }
+    Notice {
+        done,
+        lines,
+        diagnostics: None,
+        may_force: false,
     }
 }
 
@@ -269,6 +345,7 @@ mod tests {
                 nonce: "ab12".to_owned(),
                 reason: Some("wrong price".to_owned()),
                 force: true,
+                ..Form::default()
             },
         );
         check(
@@ -277,6 +354,17 @@ mod tests {
                 nonce: "ab12".to_owned(),
                 reason: None,
                 force: false,
+                ..Form::default()
+            },
+        );
+        check(
+            "nonce=n&decision=reject&id=3&id=x&id=5&reason=dup",
+            Form {
+                nonce: "n".to_owned(),
+                reason: Some("dup".to_owned()),
+                decision: Some(Decision::Reject),
+                ids: vec![AdaptationId(3), AdaptationId(5)],
+                ..Form::default()
             },
         );
         check("", Form::default());

@@ -22,7 +22,11 @@ const COLOURS: [&str; 6] = [
 
 /// The history of the wrapper named `wrapper`; `None` when the store has
 /// nothing of it.
-pub(super) fn history(store: &Store, wrapper: &str) -> Result<Option<Markup>, StoreError> {
+pub(super) fn history(
+    store: &Store,
+    token: &str,
+    wrapper: &str,
+) -> Result<Option<Markup>, StoreError> {
     let runs = store.runs(Some(wrapper))?;
     let mut samples = store.health_samples(Some(wrapper), Some(SAMPLES))?;
     if runs.is_empty() && samples.is_empty() {
@@ -35,7 +39,7 @@ pub(super) fn history(store: &Store, wrapper: &str) -> Result<Option<Markup>, St
         None => Vec::new(),
     };
     Ok(Some(html! {
-        p { a href="../../" { "All adaptations" } }
+        p { a href=(super::pages::href(token, "")) { "All adaptations" } }
         h2 { "History of " (wrapper) }
         @if let Some(f) = &file { p { "Wrapper file " code { (f.display()) } } }
         h3 { "Field health" }

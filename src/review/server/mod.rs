@@ -7,8 +7,12 @@
 //! only sanitized ([`crate::review::sanitize`]), in a sandboxed frame, with
 //! a Content-Security-Policy that forbids scripts and every load.
 //!
-//! The store is opened once and used from blocking tasks, one request at a
-//! time: SQLite serialises writers anyway, and a review page has one reader.
+//! Requests are served at once, each in a blocking task. A page is read
+//! through a connection of its own from a small pool (SQLite in WAL mode
+//! lets readers work beside a writer), so that a large frame being
+//! sanitized holds up neither the list nor another page. Decisions share
+//! the one connection the server was given, one at a time: SQLite
+//! serialises writers anyway.
 
 mod actions;
 pub mod guard;
@@ -49,9 +53,15 @@ const SCRIPT: &str = include_str!("assets/review.js");
 /// oldest go first.
 const MAX_NOTICES: usize = 64;
 
+/// How many idle reading connections are kept for the next pages.
+const MAX_READERS: usize = 4;
+
 /// What every request handler shares.
 pub struct ReviewState {
+    /// The connection decisions are made through.
     store: Mutex<Store>,
+    /// Idle connections pages are read through.
+    readers: Mutex<Vec<Store>>,
     store_path: PathBuf,
     guard: Guard,
     /// What the last decisions came to, by a random key the redirect after
@@ -60,6 +70,29 @@ pub struct ReviewState {
 }
 
 impl ReviewState {
+    /// Runs `read` on a connection of its own when one can be opened (the
+    /// store is a file), else on the decisions' connection.
+    fn read<T>(&self, read: impl FnOnce(&Store) -> T) -> T {
+        let pooled = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let reader = pooled.or_else(|| {
+            self.store_path
+                .is_file()
+                .then(|| Store::open(&self.store_path).ok())
+                .flatten()
+        });
+        match reader {
+            Some(store) => {
+                let out = read(&store);
+                let mut readers = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+                if readers.len() < MAX_READERS {
+                    readers.push(store);
+                }
+                out
+            }
+            None => read(&self.store.lock().unwrap_or_else(|e| e.into_inner())),
+        }
+    }
+
     /// Keeps `notice` for the page shown after the decision; gives its key.
     fn remember(&self, notice: actions::Notice) -> String {
         let key = guard::random_hex(8).unwrap_or_default();
@@ -121,6 +154,7 @@ impl ReviewServer {
             listener,
             state: Arc::new(ReviewState {
                 store: Mutex::new(store),
+                readers: Mutex::new(Vec::new()),
                 store_path,
                 guard,
                 notices: Mutex::new(VecDeque::new()),
@@ -156,7 +190,16 @@ pub fn list_page(
     token: &str,
     query: &str,
 ) -> Result<String, crate::store::StoreError> {
-    pages::list(store, store_path, token, &pages::Filters::parse(query)).map(|m| m.into_string())
+    let mut nonce = String::new;
+    pages::list(
+        store,
+        store_path,
+        token,
+        &pages::Filters::parse(query),
+        None,
+        &mut nonce,
+    )
+    .map(|m| m.into_string())
 }
 
 /// Every request: the guard's checks, then the page the path names.

@@ -3,13 +3,13 @@
 //! Every value is escaped by maud; a stored page is written only through
 //! [`crate::review::sanitize`].
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
+use super::actions::Notice;
 use super::{ReviewState, SNAPSHOT_POLICY, proposal};
 use crate::review::{ChangeClass, ReviewError, Side};
 use crate::store::{
@@ -18,19 +18,32 @@ use crate::store::{
 
 /// The response to a GET of `path` (under the token) with `query`.
 pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
-    let store = state.store.lock().unwrap_or_else(|e| e.into_inner());
+    state.read(|store| read(state, store, path, query))
+}
+
+/// The response to a GET of `path` with `query`, read through `store`.
+fn read(state: &ReviewState, store: &Store, path: &str, query: &str) -> Response {
     let token = state.guard.token();
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let result = match segments.as_slice() {
-        [""] => list(&store, &state.store_path, token, &Filters::parse(query))
+        [""] => {
+            let notice = notice_of(state, query);
+            let mut nonce = || state.guard.issue().unwrap_or_default();
+            list(
+                store,
+                &state.store_path,
+                token,
+                &Filters::parse(query),
+                notice.as_ref(),
+                &mut nonce,
+            )
             .map(IntoResponse::into_response)
-            .map_err(ReviewError::from),
+            .map_err(ReviewError::from)
+        }
         ["a", id] => match id.parse::<i64>() {
             Ok(id) => {
-                let notice = url::form_urlencoded::parse(query.as_bytes())
-                    .find(|(k, _)| k == "notice")
-                    .and_then(|(_, key)| state.notice(&key));
-                proposal::adaptation(state, &store, AdaptationId(id), notice.as_ref())
+                let notice = notice_of(state, query);
+                proposal::adaptation(state, store, AdaptationId(id), notice.as_ref())
             }
             Err(_) => Ok(not_found(token)),
         },
@@ -39,7 +52,7 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
                 .next()
                 .map(|(_, v)| v.into_owned())
                 .unwrap_or_default();
-            super::history::history(&store, &wrapper)
+            super::history::history(store, token, &wrapper)
                 .map(|page| match page {
                     Some(body) => {
                         layout(token, &format!("History of {wrapper}"), body).into_response()
@@ -51,13 +64,20 @@ pub(super) fn get(state: &ReviewState, path: &str, query: &str) -> Response {
         ["a", id, "page", side @ ("old" | "new")] => match id.parse::<i64>() {
             Ok(id) => {
                 let side = if *side == "new" { Side::New } else { Side::Old };
-                proposal::snapshot(state, &store, AdaptationId(id), side)
+                proposal::snapshot(state, store, AdaptationId(id), side)
             }
             Err(_) => Ok(not_found(token)),
         },
         _ => Ok(not_found(token)),
     };
     result.unwrap_or_else(|e| review_failure(token, &e))
+}
+
+/// The notice a redirect after a decision names in `query`.
+fn notice_of(state: &ReviewState, query: &str) -> Option<Notice> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "notice")
+        .and_then(|(_, key)| state.notice(&key))
 }
 
 /// The page for a store that could not be read, or a run missing from it.
@@ -74,7 +94,7 @@ pub(super) fn review_failure(token: &str, e: &ReviewError) -> Response {
         .into_response()
 }
 
-/// The list's filters, from the query string.
+/// The list's filters and page, from the query string.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Filters {
     /// Only this status (`proposed`, `applied`, ...), or `pending`.
@@ -83,16 +103,26 @@ pub(super) struct Filters {
     min_score: Option<f64>,
     /// Only this class of change.
     class: Option<ChangeClass>,
+    /// Which page of [`PAGE_SIZE`] rows, from 1.
+    page: usize,
 }
+
+/// Rows on one page of the list: a store of thousands of proposals is read
+/// page by page, never as one endless page.
+pub(super) const PAGE_SIZE: usize = 50;
 
 impl Filters {
     pub(super) fn parse(query: &str) -> Filters {
-        let mut f = Filters::default();
+        let mut f = Filters {
+            page: 1,
+            ..Filters::default()
+        };
         for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
             match &*k {
                 "status" if !v.is_empty() => f.status = Some(v.into_owned()),
                 "min_score" => f.min_score = v.parse().ok().filter(|s: &f64| s.is_finite()),
                 "class" => f.class = ChangeClass::parse(&v),
+                "page" => f.page = v.parse().ok().filter(|&p| p >= 1).unwrap_or(1),
                 _ => {}
             }
         }
@@ -112,24 +142,53 @@ impl Filters {
                 .is_none_or(|m| r.score.is_some_and(|s| s >= m))
             && self.class.is_none_or(|c| ChangeClass::of(r) == c)
     }
+
+    /// The query string of these filters on page `page`.
+    fn query(&self, page: usize) -> String {
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        if let Some(s) = &self.status {
+            q.append_pair("status", s);
+        }
+        if let Some(c) = self.class {
+            q.append_pair("class", c.as_str());
+        }
+        if let Some(m) = self.min_score {
+            q.append_pair("min_score", &m.to_string());
+        }
+        q.append_pair("page", &page.to_string());
+        q.finish()
+    }
 }
 
-/// The list of the store's adaptations that pass `filters`.
+/// `records` in the order the list shows them, which `j` and `k` follow on
+/// an adaptation's page too: by wrapper and pattern, and in the store's
+/// order (the newest first) within a pattern.
+pub(super) fn list_order<'r>(
+    records: impl IntoIterator<Item = &'r AdaptationRecord>,
+) -> Vec<&'r AdaptationRecord> {
+    let mut rows: Vec<&AdaptationRecord> = records.into_iter().collect();
+    // A stable sort: the store's order stays within a pattern.
+    rows.sort_by(|a, b| (&a.wrapper, &a.pattern).cmp(&(&b.wrapper, &b.pattern)));
+    rows
+}
+
+/// The list of the store's adaptations that pass `filters`, one page of
+/// it, each pattern's pending proposals with forms to decide them together
+/// (each form with a nonce from `nonce`), and `notice` at the top.
 pub(super) fn list(
     store: &Store,
     store_path: &Path,
     token: &str,
     filters: &Filters,
+    notice: Option<&Notice>,
+    nonce: &mut dyn FnMut() -> String,
 ) -> Result<Markup, StoreError> {
     let records = store.adaptations(&AdaptationFilter::default())?;
     let tag = store.tag()?;
-    let mut groups: BTreeMap<(&str, &str), Vec<&AdaptationRecord>> = BTreeMap::new();
-    for r in records.iter().filter(|r| filters.keeps(r)) {
-        groups
-            .entry((r.wrapper.as_str(), r.pattern.as_str()))
-            .or_default()
-            .push(r);
-    }
+    let rows = list_order(records.iter().filter(|r| filters.keeps(r)));
+    let pages = rows.len().div_ceil(PAGE_SIZE).max(1);
+    let page = filters.page.min(pages);
+    let shown = &rows[(page - 1) * PAGE_SIZE..(page * PAGE_SIZE).min(rows.len())];
     // A proposal that waits is shown as `pending`, in the list and here.
     let statuses = STATES.map(|s| match s {
         State::Proposed => "pending",
@@ -137,7 +196,8 @@ pub(super) fn list(
     });
     let body = html! {
         p.store { "Store " code { (store_path.display()) } " (tag " code { (tag) } ")" }
-        form.filters method="get" action="./" {
+        @if let Some(n) = notice { (notice_box(n)) }
+        form.filters method="get" action=(href(token, "")) {
             label for="status" { "Status" }
             select #status name="status" {
                 option value="" { "any" }
@@ -159,36 +219,118 @@ pub(super) fn list(
                 value=[filters.min_score];
             button type="submit" { "Filter" }
         }
-        @if groups.is_empty() {
+        @if rows.is_empty() {
             p { "No adaptation matches." }
         }
-        @for ((wrapper, pattern), rows) in &groups {
-            section.group {
-                h2 { a href={ "w/" (encode(wrapper)) } { (wrapper) } " · " code { (pattern) } }
-                table {
-                    thead { tr {
-                        th scope="col" { "Id" } th scope="col" { "Status" } th scope="col" { "Change" }
-                        th scope="col" { "New XPath" } th scope="col" { "Pages" }
-                        th scope="col" { "Score" } th scope="col" { "Candidates" }
-                    } }
-                    tbody {
-                        @for r in rows {
-                            tr.row data-id=(r.id) {
-                                td { a href={ "a/" (r.id) } { (r.id) } }
-                                td { (status_of(r)) }
-                                td { (ChangeClass::of(r)) }
-                                td { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
-                                td { (r.page_count) }
-                                td { (score(r.score)) }
-                                td { (candidate_bars(r)) }
-                            }
+        (pager(token, filters, page, pages, rows.len()))
+        @for of_wrapper in shown.chunk_by(|a, b| a.wrapper == b.wrapper) {
+            @for group in of_wrapper.chunk_by(|a, b| a.pattern == b.pattern) {
+                (list_group(token, group))
+            }
+            (bulk_form(token, of_wrapper, nonce))
+        }
+        @if pages > 1 { (pager(token, filters, page, pages, rows.len())) }
+    };
+    Ok(layout(token, "Adaptations", body))
+}
+
+/// The rows of one wrapper's pattern.
+fn list_group(token: &str, rows: &[&AdaptationRecord]) -> Markup {
+    let Some(first) = rows.first() else {
+        return html! {};
+    };
+    html! {
+        section.group {
+            h2 {
+                a href=(href(token, &format!("w/{}", encode(&first.wrapper)))) { (first.wrapper) }
+                " · " code { (first.pattern) }
+            }
+            div.scroll { table {
+                thead { tr {
+                    th scope="col" { "Id" } th scope="col" { "Status" } th scope="col" { "Change" }
+                    th scope="col" { "New XPath" } th scope="col" { "Pages" }
+                    th scope="col" { "Score" } th scope="col" { "Candidates" }
+                } }
+                tbody {
+                    @for r in rows {
+                        tr.row data-id=(r.id) {
+                            td { a href=(href(token, &format!("a/{}", r.id))) { (r.id) } }
+                            td { (status_of(r)) }
+                            td { (ChangeClass::of(r)) }
+                            td { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
+                            td { (r.page_count) }
+                            td { (score(r.score)) }
+                            td { (candidate_bars(r)) }
                         }
                     }
                 }
+            } }
+        }
+    }
+}
+
+/// One form to approve or reject the pending proposals of one wrapper on
+/// this page of the list (`rows`, all of that wrapper), each decided as its
+/// own page would decide it. Nothing when fewer than two wait.
+fn bulk_form(token: &str, rows: &[&AdaptationRecord], nonce: &mut dyn FnMut() -> String) -> Markup {
+    let pending: Vec<AdaptationId> = rows
+        .iter()
+        .filter(|r| r.is_pending())
+        .map(|r| r.id)
+        .collect();
+    let (Some(first), true) = (rows.first(), pending.len() > 1) else {
+        return html! {};
+    };
+    let key = format!("bulk-{}", first.id);
+    html! {
+        form.bulk method="post" action=(href(token, "bulk"))
+            aria-label={ "Decide the " (pending.len()) " pending proposals of " (first.wrapper) " shown" } {
+            input type="hidden" name="nonce" value=(nonce());
+            @for id in &pending { input type="hidden" name="id" value=(id); }
+            p {
+                (pending.len()) " of " (first.wrapper) "'s proposals on this page wait ("
+                @for (i, id) in pending.iter().enumerate() { @if i > 0 { ", " } (id) }
+                "), each decided as its own page would decide it:"
+            }
+            p {
+                button type="submit" name="decision" value="approve" { "Approve all " (pending.len()) }
+                " "
+                label for=(key) { "or reject them, because " }
+                input #(key) type="text" name="reason" maxlength="2000";
+                " "
+                button type="submit" name="decision" value="reject" { "Reject all " (pending.len()) }
             }
         }
-    };
-    Ok(layout(token, "Adaptations", body))
+    }
+}
+
+/// Where the list is, and links to the pages before and after.
+fn pager(token: &str, filters: &Filters, page: usize, pages: usize, rows: usize) -> Markup {
+    let first = (page - 1) * PAGE_SIZE + 1;
+    let last = (page * PAGE_SIZE).min(rows);
+    html! {
+        @if rows > 0 {
+            nav.pager aria-label="Pages of the list" {
+                span { "Rows " (first) "–" (last) " of " (rows) " (page " (page) " of " (pages) ")" }
+                @if page > 1 {
+                    a rel="prev" href={ (href(token, "")) "?" (filters.query(page - 1)) } { "Previous " (PAGE_SIZE) }
+                }
+                @if page < pages {
+                    a rel="next" href={ (href(token, "")) "?" (filters.query(page + 1)) } { "Next " (PAGE_SIZE) }
+                }
+            }
+        }
+    }
+}
+
+/// What a decision just came to.
+pub(super) fn notice_box(n: &Notice) -> Markup {
+    html! {
+        div.notice.done[n.done].refused[!n.done] role=(if n.done { "status" } else { "alert" }) {
+            @for line in &n.lines { p { (line) } }
+            @if let Some(d) = &n.diagnostics { pre { (d) } }
+        }
+    }
 }
 
 pub(super) fn with_snapshot_policy(page: String) -> Response {
@@ -251,6 +393,7 @@ pub(super) fn layout(token: &str, title: &str, body: Markup) -> Markup {
         html lang="en" {
             head {
                 meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · mend review" }
                 link rel="stylesheet" href=(asset_path(token, "review.css"));
                 script src=(asset_path(token, "review.js")) defer {}
@@ -265,10 +408,21 @@ pub(super) fn layout(token: &str, title: &str, body: Markup) -> Markup {
 
 /// The path of an embedded asset: `/TOKEN/assets/NAME`.
 fn asset_path(token: &str, name: &str) -> String {
-    format!("/{token}/assets/{name}")
+    href(token, &format!("assets/{name}"))
+}
+
+/// The absolute path of `rest` under the token. Every link, frame and form
+/// of the review page is absolute: a page may be the answer to a POST at
+/// another path (a refused decision is shown at `/TOKEN/a/ID/approve`),
+/// where a relative link would resolve one level too deep.
+pub(super) fn href(token: &str, rest: &str) -> String {
+    format!("/{token}/{rest}")
 }
 
 /// `text` as one percent-encoded path segment.
 fn encode(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -16,7 +16,9 @@ use maud::{Markup, html};
 
 use super::ReviewState;
 use super::actions::Notice;
-use super::pages::{layout, not_found, score, status_of, with_snapshot_policy};
+use super::pages::{
+    href, layout, list_order, not_found, notice_box, score, status_of, with_snapshot_policy,
+};
 use crate::dom::{Document, NodeId};
 use crate::review::alignment::{AlignedTrees, TreeLine, align_subtrees};
 use crate::review::preview::{self, Effect, PagePreview};
@@ -37,11 +39,9 @@ pub(super) fn adaptation(
     let Some(r) = store.adaptation(id)? else {
         return Ok(not_found(token));
     };
-    let ids: Vec<AdaptationId> = store
-        .adaptations(&AdaptationFilter::default())?
-        .iter()
-        .map(|a| a.id)
-        .collect();
+    // j and k follow the list's order, not the ids'.
+    let all = store.adaptations(&AdaptationFilter::default())?;
+    let ids: Vec<AdaptationId> = list_order(&all).iter().map(|a| a.id).collect();
     let inspection = crate::review::inspect(store, &state.store_path, &r)?;
     let old = shown(store, &r, inspection.parents.as_ref(), Side::Old)?;
     let new = shown(store, &r, inspection.parents.as_ref(), Side::New)?;
@@ -58,14 +58,15 @@ pub(super) fn adaptation(
             notes.push(format!("the {which} XPath {e}"));
         }
     }
-    let previous = ids.iter().filter(|&&i| i < id).max();
-    let next = ids.iter().filter(|&&i| i > id).min();
+    let at = ids.iter().position(|&i| i == id);
+    let previous = at.and_then(|i| i.checked_sub(1)).and_then(|i| ids.get(i));
+    let next = at.and_then(|i| ids.get(i + 1));
     let class = ChangeClass::of(&r);
     let body = html! {
         nav.moves aria-label="Adaptations" {
-            a href="../" { "All adaptations" }
-            @if let Some(p) = previous { " · " a #previous rel="prev" href=(p.0) { "Previous (k)" } }
-            @if let Some(n) = next { " · " a #next rel="next" href=(n.0) { "Next (j)" } }
+            a href=(href(token, "")) { "All adaptations" }
+            @if let Some(p) = previous { " · " a #previous rel="prev" href=(href(token, &format!("a/{}", p.0))) { "Previous (k)" } }
+            @if let Some(n) = next { " · " a #next rel="next" href=(href(token, &format!("a/{}", n.0))) { "Next (j)" } }
         }
         h2 { "Adaptation " (r.id) " of " code { (r.pattern) } " in " (r.wrapper) }
         @if let Some(n) = notice { (notice_box(n)) }
@@ -91,7 +92,7 @@ pub(super) fn adaptation(
                     None => figcaption { "Old: no copy of the page was kept" },
                 }
                 iframe sandbox="" title="The old page, the old XPath's selection marked"
-                    src={ (r.id) "/page/old#mend-target" } {}
+                    src=(href(token, &format!("a/{}/page/old#mend-target", r.id))) {}
             }
             figure {
                 @match &new {
@@ -99,7 +100,7 @@ pub(super) fn adaptation(
                     None => figcaption { "New: no copy of the page was kept" },
                 }
                 iframe sandbox="" title="The new page, the new XPath's selection marked"
-                    src={ (r.id) "/page/new#mend-target" } {}
+                    src=(href(token, &format!("a/{}/page/new#mend-target", r.id))) {}
             }
         }
         @if let Some(aligned) = &aligned { (subtrees(aligned)) }
@@ -116,6 +117,18 @@ pub(super) fn adaptation(
                     tr {
                         td { (r.samples_before.get(i).map(ToString::to_string).unwrap_or_default()) }
                         td { (r.samples_after.get(i).map(ToString::to_string).unwrap_or_default()) }
+                    }
+                }
+            }
+        }
+        @if !inspection.pending_parents.is_empty() {
+            div.notice.refused role="note" {
+                @for (pattern, parent) in &inspection.pending_parents {
+                    p {
+                        "Its parent " code { (pattern) } " was adapted on this page too, and that proposal waits: "
+                        a href=(href(token, &format!("a/{}", parent.0))) { "adaptation " (parent) }
+                        ". The preview below uses the wrapper file's XPath for the parent, so it shows what "
+                        "approving this one alone would do. Decide the parent first."
                     }
                 }
             }
@@ -317,12 +330,20 @@ fn preview_table(pages: &[PagePreview]) -> Markup {
             p { (preview::tally(pages)) }
             @if pages.len() >= preview::MAX_PAGES { p { "The first " (preview::MAX_PAGES) " pages by id." } }
             table {
-                thead { tr { th scope="col" { "Page" } th scope="col" { "Effect" } } }
+                thead { tr {
+                    th scope="col" { "Page" } th scope="col" { "Effect" }
+                    th scope="col" { "Value: old → new" }
+                } }
                 tbody {
                     @for p in pages {
-                        tr {
+                        // A row whose value would change is marked, whatever
+                        // its effect: a confident wrong heal shows here.
+                        tr.changes[p.values.is_some()] {
                             td { code { (p.name) } }
                             td class=(effect_class(p.effect)) { (p.effect.as_str()) }
+                            td.values {
+                                @if let Some(v) = &p.values { (v.old) " → " (v.new) }
+                            }
                         }
                     }
                 }
@@ -335,17 +356,8 @@ fn effect_class(effect: Effect) -> &'static str {
     match effect {
         Effect::Fixed => "effect good",
         Effect::Broken | Effect::StillViolated => "effect bad",
-        Effect::Unchanged | Effect::Changed => "effect",
-    }
-}
-
-/// What a decision just came to.
-fn notice_box(n: &Notice) -> Markup {
-    html! {
-        div.notice.done[n.done].refused[!n.done] role=(if n.done { "status" } else { "alert" }) {
-            @for line in &n.lines { p { (line) } }
-            @if let Some(d) = &n.diagnostics { pre { (d) } }
-        }
+        Effect::Changed => "effect changed",
+        Effect::Unchanged => "effect",
     }
 }
 
@@ -363,6 +375,7 @@ fn decisions(
         return html! {};
     }
     let may_force = notice.is_some_and(|n| n.may_force);
+    let action = |verb: &str| href(state.guard.token(), &format!("a/{}/{verb}", r.id.0));
     let nonce = || state.guard.issue().unwrap_or_default();
     let force = |form: &str| {
         html! {
@@ -378,7 +391,7 @@ fn decisions(
         section.decide aria-labelledby="decide" {
             h3 #decide { "Decide" }
             @if pending {
-                form #approve method="post" action={ (r.id.0) "/approve" } {
+                form #approve method="post" action=(action("approve")) {
                     input type="hidden" name="nonce" value=(nonce());
                     (force("approve"))
                     button type="submit" aria-keyshortcuts="a" {
@@ -387,13 +400,13 @@ fn decisions(
                 }
             }
             @if in_wrapper {
-                form #revert method="post" action={ (r.id.0) "/revert" } {
+                form #revert method="post" action=(action("revert")) {
                     input type="hidden" name="nonce" value=(nonce());
                     (force("revert"))
                     button type="submit" { "Revert: put the old XPath back" }
                 }
             }
-            form #reject method="post" action={ (r.id.0) "/reject" } {
+            form #reject method="post" action=(action("reject")) {
                 input type="hidden" name="nonce" value=(nonce());
                 label for="reason" { "Why reject " kbd { "r" } }
                 textarea #reason name="reason" rows="2" maxlength="2000"

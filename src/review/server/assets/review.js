@@ -4,7 +4,7 @@
 // Space then approves) and r to the reason for rejecting. Everything works
 // without this script: the keys only move the focus or follow links.
 // Pointing at a line of the aligned sub-trees marks it and its pair on the
-// other side.
+// other side, and each frame is scrolled to its selection again once loaded.
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   const rows = Array.from(document.querySelectorAll("tr.row"));
@@ -32,6 +32,17 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("ol.tree li[data-pair]").forEach((line) => {
     line.addEventListener("mouseenter", () => link(line.dataset.pair, true));
     line.addEventListener("mouseleave", () => link(line.dataset.pair, false));
+  });
+  // A frame scrolls to its selection when it first lays out; a page that
+  // lays out again after that (a late style, a tall table above) leaves it
+  // elsewhere, so the fragment is asked for once more when the frame has
+  // loaded. The same address with its fragment is a scroll, not a reload.
+  document.querySelectorAll(".pages iframe").forEach((frame) => {
+    frame.addEventListener("load", () => {
+      if (frame.dataset.scrolled) return;
+      frame.dataset.scrolled = "1";
+      frame.src = frame.getAttribute("src");
+    });
   });
   document.addEventListener("keydown", (e) => {
     const typing = ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName);
