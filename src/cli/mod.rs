@@ -44,6 +44,7 @@ mod capture;
 mod completions;
 mod crawl;
 mod crawl_backend;
+mod gc;
 mod history;
 mod learn;
 mod log;
@@ -117,6 +118,8 @@ enum Command {
     Revert(revert::Args),
     /// Serve the store's adaptations as a local web page.
     Review(review_page::Args),
+    /// Bound the store: let go of old page snapshots and captures, share older change copies, compact the file.
+    Gc(gc::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
 }
@@ -157,6 +160,7 @@ pub fn main() -> ExitCode {
         Command::Reject(args) => reject::run(args),
         Command::Revert(args) => revert::run(args),
         Command::Review(args) => review_page::run(args),
+        Command::Gc(args) => gc::run(args),
         Command::Completions(args) => Ok(completions::run(&args)),
     };
     let code = match outcome {

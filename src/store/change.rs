@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{AdaptationId, Batch, ChangeId, Store, StoreError, Timestamp, Verdict};
+use super::{AdaptationId, Batch, ChangeId, Store, StoreError, Timestamp, Verdict, snapshot};
 
 /// What kind of command changed the wrapper file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -161,18 +161,8 @@ impl Batch<'_> {
                 at.unix_millis()
             ])?;
         let id = ChangeId(self.tx.last_insert_rowid());
-        let mut insert = self.tx.prepare_cached(
-            "INSERT INTO wrapper_change_files (change_id, position, path, before, after)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
         for (position, f) in files.iter().enumerate() {
-            insert.execute(params![
-                id.0,
-                position as i64,
-                path_bytes(&f.path),
-                f.before,
-                f.after
-            ])?;
+            keep_copies(&self.tx, id, position, f)?;
         }
         Ok(id)
     }
@@ -326,6 +316,102 @@ fn settle(
     Ok(())
 }
 
+/// Keeps file `f` of change `id` at `position`: its contents by hash in
+/// `snapshots`, or inline when one is too large for a snapshot. Gives
+/// whether they were kept by hash.
+pub(super) fn keep_copies(
+    conn: &Connection,
+    id: ChangeId,
+    position: usize,
+    f: &FileChange,
+) -> Result<bool, StoreError> {
+    let fits = |b: &[u8]| b.len() as u64 <= snapshot::MAX_SNAPSHOT_BYTES;
+    if fits(&f.after) && f.before.as_deref().is_none_or(fits) {
+        let before = match &f.before {
+            Some(b) => Some(snapshot::keep_bytes(conn, b)?),
+            None => None,
+        };
+        let after = snapshot::keep_bytes(conn, &f.after)?;
+        conn.prepare_cached(
+            "INSERT INTO wrapper_change_copies (change_id, position, path, before, after)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            id.0,
+            position as i64,
+            path_bytes(&f.path),
+            before,
+            after
+        ])?;
+        Ok(true)
+    } else {
+        conn.prepare_cached(
+            "INSERT INTO wrapper_change_files (change_id, position, path, before, after)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            id.0,
+            position as i64,
+            path_bytes(&f.path),
+            f.before,
+            f.after
+        ])?;
+        Ok(false)
+    }
+}
+
+/// The files of change `id` in their order, from its copies by hash and
+/// its inline copies (a change recorded before copies were kept by hash,
+/// or a file too large for a snapshot).
+pub(super) fn copies_of(conn: &Connection, id: ChangeId) -> Result<Vec<FileChange>, StoreError> {
+    let mut files: Vec<(i64, FileChange)> = conn
+        .prepare_cached(
+            "SELECT position, path, before, after FROM wrapper_change_files WHERE change_id = ?1",
+        )?
+        .query_map([id.0], |row| {
+            Ok((
+                row.get(0)?,
+                FileChange {
+                    path: bytes_path(row.get(1)?),
+                    before: row.get(2)?,
+                    after: row.get(3)?,
+                },
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    let by_hash: Vec<(i64, Vec<u8>, Option<String>, String)> = conn
+        .prepare_cached(
+            "SELECT position, path, before, after FROM wrapper_change_copies WHERE change_id = ?1",
+        )?
+        .query_map([id.0], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    let copy = |sha: &str| {
+        snapshot::load(conn, sha)?.ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "change {id} names a copy {sha} the store does not hold"
+            ))
+        })
+    };
+    for (position, path, before, after) in by_hash {
+        let before = match before {
+            Some(sha) => Some(copy(&sha)?),
+            None => None,
+        };
+        files.push((
+            position,
+            FileChange {
+                path: bytes_path(path),
+                before,
+                after: copy(&after)?,
+            },
+        ));
+    }
+    files.sort_by_key(|(position, _)| *position);
+    Ok(files.into_iter().map(|(_, f)| f).collect())
+}
+
 fn read_change(conn: &Connection, id: ChangeId) -> Result<Option<ChangeRecord>, StoreError> {
     let row = conn
         .prepare_cached(
@@ -347,19 +433,7 @@ fn read_change(conn: &Connection, id: ChangeId) -> Result<Option<ChangeRecord>, 
         |what: &str, word: &str| StoreError::Corrupt(format!("change {id} has {what} {word:?}"));
     let kind = ChangeKind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?;
     let state = ChangeState::parse(&state).ok_or_else(|| corrupt("state", &state))?;
-    let files = conn
-        .prepare_cached(
-            "SELECT path, before, after FROM wrapper_change_files
-             WHERE change_id = ?1 ORDER BY position",
-        )?
-        .query_map([id.0], |row| {
-            Ok(FileChange {
-                path: bytes_path(row.get(0)?),
-                before: row.get(1)?,
-                after: row.get(2)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
+    let files = copies_of(conn, id)?;
     // An adaptation the change applied, or one whose approval it wrote.
     let effects = conn
         .prepare_cached(

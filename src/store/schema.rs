@@ -20,7 +20,7 @@ const APPLICATION_ID: i32 = 0x6d65_6e64;
 ///
 /// Never edit an entry once it has shipped: stores in the field have run it.
 /// A change to the schema is a new entry at the end.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// The schema version this build writes and reads.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -264,6 +264,28 @@ ALTER TABLE adaptations ADD COLUMN change_scope TEXT
 const V8: &str = "
 ALTER TABLE adaptations ADD COLUMN model TEXT;
 ALTER TABLE adaptations ADD COLUMN confidence REAL;
+";
+
+/// A change's copies of its files, kept once per content: each names its
+/// content before and after by hash in `snapshots` (compressed, verified
+/// when read, shared by every change and page of the same bytes), so that
+/// heals and reverts that move a file between the same versions add rows,
+/// not copies. Changes recorded before keep their inline copies in
+/// `wrapper_change_files` until `mend gc` moves them here; a file too large
+/// for a snapshot stays inline.
+const V9: &str = "
+CREATE TABLE wrapper_change_copies (
+    change_id INTEGER NOT NULL REFERENCES wrapper_changes (id),
+    position  INTEGER NOT NULL,
+    path      BLOB    NOT NULL,
+    before    TEXT    REFERENCES snapshots (sha256),
+    after     TEXT    NOT NULL REFERENCES snapshots (sha256),
+    PRIMARY KEY (change_id, position)
+) WITHOUT ROWID;
+CREATE INDEX wrapper_change_copies_after ON wrapper_change_copies (after);
+CREATE INDEX wrapper_change_copies_before ON wrapper_change_copies (before);
+CREATE INDEX captures_by_sha256 ON captures (sha256);
+CREATE INDEX pages_by_snapshot ON pages (snapshot) WHERE snapshot IS NOT NULL;
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its

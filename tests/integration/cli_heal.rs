@@ -689,3 +689,86 @@ fn auto_writes_a_heal_once_it_held_on_min_pages_pages_across_runs() {
         "3 distinct pages, one of them read twice"
     );
 }
+
+/// Heal-then-revert cycles move files between the same versions: the store
+/// grows by rows, not copies. `mend gc` then lets the old runs' pages go,
+/// and everything still reads and heals.
+#[test]
+fn heal_and_revert_cycles_share_their_copies_and_gc_bounds_the_rest() {
+    let p = refreshing_project();
+    let count = |sql: &str| -> i64 {
+        let db = rusqlite::Connection::open(p.path("store.db")).unwrap();
+        db.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    let mut first = None;
+    let mut grown = Vec::new();
+    for _ in 0..5 {
+        let before = if p.path("store.db").exists() {
+            count("SELECT count(*) FROM snapshots")
+        } else {
+            0
+        };
+        let (code, out) = p.run("bookshop-redesign.html", "auto");
+        assert_eq!(code, Some(0), "{out}");
+        let applied: Vec<String> = out["adaptations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["status"] == "applied")
+            .map(|a| a["id"].to_string())
+            .collect();
+        assert!(!applied.is_empty(), "{out}");
+        for id in &applied {
+            first.get_or_insert(id.clone());
+            let r = p.mend(&["revert", id, "--store", "store.db"]);
+            assert_eq!(
+                r.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&r.stderr)
+            );
+        }
+        grown.push((
+            count("SELECT count(*) FROM snapshots") - before,
+            applied.len() as i64,
+        ));
+    }
+    // Once the wrapper has been through its versions, a cycle adds one
+    // content per refreshed tree-gram (its capture time is new) and none
+    // for the wrapper's versions or for the reverts, which put back
+    // contents the store holds.
+    for &(contents, refreshed) in &grown[2..] {
+        assert_eq!(contents, refreshed, "{grown:?}");
+    }
+    assert!(count("SELECT count(*) FROM wrapper_changes") >= 10);
+    let gc = p.mend(&["gc", "--keep-runs", "1", "--json", "--store", "store.db"]);
+    assert_eq!(
+        gc.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&gc.stderr)
+    );
+    let gc: Value = serde_json::from_slice(&gc.stdout).unwrap();
+    assert!(gc["pages_cleared"].as_u64().unwrap() >= 4, "{gc}");
+    assert_eq!(gc["compacted"], true, "{gc}");
+    assert!(
+        gc["bytes_after"].as_u64() <= gc["bytes_before"].as_u64(),
+        "{gc}"
+    );
+    // Everything still reads: the log, an old adaptation, the wrapper.
+    for args in [
+        vec!["log", "--store", "store.db"],
+        vec!["show", first.as_deref().unwrap(), "--store", "store.db"],
+        vec!["validate", "wrappers/bookshop.yaml"],
+    ] {
+        let out = p.mend(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (code, out) = p.run("bookshop-redesign.html", "auto");
+    assert_eq!(code, Some(0), "{out}");
+}

@@ -11,6 +11,7 @@ use crate::wrapper::HealMode;
 
 mod decisions;
 mod files;
+mod gc;
 mod health;
 mod records;
 
