@@ -16,12 +16,13 @@
 //!    rename it over the old one ([`carry_out`]); the wrapper file, last,
 //!    only over the content read in step 2 (`project::replace_if_unchanged`):
 //!    a person's editor takes no lock, so a save that lands after the read
-//!    is kept and the change is rolled back. `mend approve` and `mend
-//!    revert` (and the review page's buttons) then read the file as saved
-//!    and make their decision again where it still applies cleanly (the
-//!    pattern still has the XPath it expects), up to
-//!    [`MAX_SAVES_MEANWHILE`] times, and otherwise refuse it as changed; a
-//!    run's heals stay proposals and the run fails with
+//!    is kept and the change is rolled back. The command then reads the
+//!    file as saved and makes its change again where it still applies
+//!    cleanly (the pattern still has the XPath it expects), up to
+//!    [`MAX_SAVES_MEANWHILE`] times: `mend approve` and `mend revert` (and
+//!    the review page's buttons) refuse a decision that no longer applies
+//!    as changed, and a run leaves such a heal a proposal, saying why; a
+//!    command that meets a save every time fails with
 //!    `RuntimeError::EditedMeanwhile` (exit 3);
 //! 5. sync the folders, so the renames themselves are on disk;
 //! 6. mark the change done.
@@ -48,8 +49,9 @@ use crate::store::{
 };
 use crate::wrapper::{self, PatternPath};
 
-/// How many times in a row a decision (approve, revert) is made again from
-/// the wrapper file as a person saved it meanwhile, before it is refused.
+/// How many times in a row a change (a run's heals, an approval, a revert)
+/// is made again from the wrapper file as a person saved it meanwhile,
+/// before the command fails.
 /// Each time the file is read again under the lock, and the decision is
 /// made again only where it still applies cleanly.
 pub const MAX_SAVES_MEANWHILE: u32 = 3;

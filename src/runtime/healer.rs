@@ -11,13 +11,18 @@ use std::sync::Arc;
 
 use super::ledger::{self, Ledger};
 use super::{Carried, Project, RunAdaptation, RuntimeError, Session, WrapperLock};
-use super::{Planned, capture_treegrams, carry_out, load_treegrams, plan_treegrams, reconcile};
+use super::{
+    Planned, capture_treegrams, carry_out, load_treegrams, make_change, plan_treegrams, reconcile,
+};
 use crate::adapt::{self, Alternative, Origin, Rejections, Search, Substituted, TreeGrams};
 use crate::dom::Document;
 use crate::extract::{Extraction, extract};
 use crate::fetch;
 use crate::job::{HealCounts, Healer, PageOutput, RunOptions, fallbacks, page_output as output};
-use crate::store::{AdaptationStatus, Compressed, FileChange, StoreError, page_hash};
+use crate::store::{
+    AdaptationId, AdaptationStatus, ChangeKind, Compressed, FileChange, StoreError, page_hash,
+};
+use crate::treegram::TreeGram;
 use crate::wrapper::{self, HealMode, PatternPath, Wrapper};
 use crate::xpath::XPath;
 
@@ -319,7 +324,11 @@ impl Runtime {
     }
 
     /// Stores the run's entries, with the change to the wrapper file that
-    /// writes the applied ones, and carries the change out.
+    /// writes the applied ones, and carries the change out. When a person
+    /// saved the wrapper file between the read and the rename, the change is
+    /// rolled back with the save kept, and the heals are merged again into
+    /// the file as saved, each where its pattern still has the XPath it
+    /// replaces (see [`Self::reapply`]).
     fn store(&mut self) -> Result<(), RuntimeError> {
         self.take_snapshots();
         let applied: Vec<usize> = (0..self.ledger.entries.len())
@@ -339,17 +348,61 @@ impl Runtime {
         })?;
         reconcile(store, &lock)?;
         let wrapper_path = lock.wrapper().to_owned();
+        let MergedHeals {
+            written,
+            files,
+            grams,
+        } = self.merge_heals(&applied, &wrapper_path)?;
+        if written.is_empty() && files.len() <= 1 {
+            return self
+                .session
+                .record_entries(&mut self.ledger, None)
+                .map(|_| ());
+        }
+        let change = self
+            .session
+            .record_entries(&mut self.ledger, Some((&wrapper_path, &files)))?
+            .expect("a change was asked for");
+        let store = self.session.store_mut().expect("the store is open");
+        let grams = match carry_out(store, &lock, change, &files) {
+            Ok(Carried::Done) => grams,
+            Ok(Carried::Unmarked(e)) => {
+                self.fail(e);
+                grams
+            }
+            Err(RuntimeError::EditedMeanwhile { .. }) => self.reapply(&lock, &written)?,
+            Err(e) => return Err(e),
+        };
+        drop(lock);
+        for (pattern, g) in grams {
+            self.grams.insert(pattern, g);
+        }
+        Ok(())
+    }
+
+    /// Merges the heals of the entries `applied` into the wrapper file as it
+    /// is now (read under the lock), pattern by pattern: an entry whose
+    /// pattern no longer has the XPath it replaces is not applied. Gives the
+    /// entries written, the files of the change (the healed patterns'
+    /// refreshed tree-grams when asked for, the wrapper file last) and the
+    /// refreshed tree-grams.
+    fn merge_heals(
+        &mut self,
+        applied: &[usize],
+        wrapper_path: &Path,
+    ) -> Result<MergedHeals, RuntimeError> {
         let name = self.project.wrapper_path.display().to_string();
-        // Under the lock, the file is what every other process left it:
-        // each heal is merged into what it holds now, pattern by pattern.
+        let load = |text: &str| {
+            wrapper::load_str(text, &name).map_err(|d| RuntimeError::Load {
+                path: self.project.wrapper_path.clone(),
+                message: wrapper::render_all(&d),
+            })
+        };
         let before = self.project.read_wrapper()?;
-        let current = wrapper::load_str(&before, &name).map_err(|d| RuntimeError::Load {
-            path: self.project.wrapper_path.clone(),
-            message: wrapper::render_all(&d),
-        })?;
+        let current = load(&before)?;
         let mut text = before.clone();
         let mut written: Vec<usize> = Vec::new();
-        for &i in &applied {
+        for &i in applied {
             let e = &mut self.ledger.entries[i].run;
             let pattern = e.adaptation.pattern.clone();
             let new = e.adaptation.new_xpath.clone().unwrap_or_default();
@@ -376,10 +429,7 @@ impl Runtime {
                 None => e.not_applied("the wrapper file no longer has this pattern"),
             }
         }
-        let next = wrapper::load_str(&text, &name).map_err(|d| RuntimeError::Load {
-            path: self.project.wrapper_path.clone(),
-            message: wrapper::render_all(&d),
-        })?;
+        let next = load(&text)?;
         let mut planned = Planned::default();
         if next.adapt.update_treegrams && !written.is_empty() {
             // Each healed pattern's tree-gram is taken on the page that found its heal.
@@ -402,32 +452,71 @@ impl Runtime {
         let Planned {
             mut files, grams, ..
         } = planned;
-        if written.is_empty() && files.is_empty() {
-            return self
-                .session
-                .record_entries(&mut self.ledger, None)
-                .map(|_| ());
-        }
         files.push(FileChange {
-            path: wrapper_path.clone(),
+            path: wrapper_path.to_owned(),
             before: Some(before.into_bytes()),
             after: text.into_bytes(),
         });
-        let change = self
-            .session
-            .record_entries(&mut self.ledger, Some((&wrapper_path, &files)))?
-            .expect("a change was asked for");
-        let store = self.session.store_mut().expect("the store is open");
-        match carry_out(store, &lock, change, &files) {
-            Ok(Carried::Done) => {}
-            Ok(Carried::Unmarked(e)) => self.fail(e),
-            Err(e) => return Err(e),
+        Ok(MergedHeals {
+            written,
+            files,
+            grams,
+        })
+    }
+
+    /// After a person's save rolled the run's change back (its heals stored
+    /// as proposals), merges the heals of `written` again into the file as
+    /// saved and makes that a change of its own, at most
+    /// [`super::MAX_SAVES_MEANWHILE`] times; gives the refreshed tree-grams.
+    /// A heal whose pattern the save changed stays a proposal, saying why.
+    fn reapply(
+        &mut self,
+        lock: &WrapperLock,
+        written: &[usize],
+    ) -> Result<Vec<(PatternPath, TreeGram)>, RuntimeError> {
+        let mut saves = 0;
+        loop {
+            let MergedHeals {
+                written: again,
+                files,
+                grams,
+            } = self.merge_heals(written, lock.wrapper())?;
+            if again.is_empty() {
+                return Ok(Vec::new());
+            }
+            let ids: Vec<AdaptationId> = again
+                .iter()
+                .filter_map(|&i| self.ledger.entries[i].run.id)
+                .collect();
+            let store = self.session.store_mut().expect("the store is open");
+            let made = make_change(store, lock, ChangeKind::Heal, &files, |batch, change| {
+                for &id in &ids {
+                    batch.promote_to_applied(id, None)?;
+                    batch.apply_in_change(id, change)?;
+                }
+                Ok(())
+            });
+            match made {
+                Ok(((), Carried::Done)) => return Ok(grams),
+                Ok(((), Carried::Unmarked(e))) => {
+                    self.fail(e);
+                    return Ok(grams);
+                }
+                Err(RuntimeError::EditedMeanwhile { .. }) if saves < super::MAX_SAVES_MEANWHILE => {
+                    saves += 1;
+                }
+                Err(e) => {
+                    // Nothing of this attempt stands: its heals wait as
+                    // proposals, as the store says.
+                    for &i in &again {
+                        self.ledger.entries[i]
+                            .run
+                            .not_applied("the wrapper file was edited while mend was writing it");
+                    }
+                    return Err(e);
+                }
+            }
         }
-        drop(lock);
-        for (pattern, g) in grams {
-            self.grams.insert(pattern, g);
-        }
-        Ok(())
     }
 
     /// Completes the output of a page that joined entries: each entry's
@@ -461,6 +550,16 @@ impl Runtime {
             }
         }
     }
+}
+
+/// The run's heals merged into the wrapper file as it is under the lock.
+struct MergedHeals {
+    /// The entries whose XPath the new content holds.
+    written: Vec<usize>,
+    /// The change's files: refreshed tree-grams, the wrapper file last.
+    files: Vec<FileChange>,
+    /// The refreshed tree-grams, by pattern.
+    grams: Vec<(PatternPath, TreeGram)>,
 }
 
 /// A page the wrapper served, parsed and extracted with it.
