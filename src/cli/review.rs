@@ -203,6 +203,7 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
         return Err(bad_input(format!("no store at {}: {how}", path.display())));
     }
     let mut store = Store::open(&path).map_err(|e| store_failure(&e))?;
+    store.act_as(person());
     let tag = store.tag().map_err(|e| store_failure(&e))?;
     say!("mend: store {} (tag {tag})", path.display());
     // A change to a wrapper that a killed process left unfinished is settled
@@ -228,6 +229,14 @@ pub fn open_store(arg: &StoreArg) -> Result<(Store, PathBuf), ExitCode> {
         Err(e) => say!("warning: an unfinished change to a wrapper could not be settled: {e}"),
     }
     Ok((store, path))
+}
+
+/// Who runs this command, as decisions record it: the login name the
+/// shell gives (`USER`, else `LOGNAME`, else `USERNAME`), if any.
+pub fn person() -> Option<String> {
+    ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|n| !n.trim().is_empty()))
 }
 
 fn plural(n: usize) -> &'static str {

@@ -30,10 +30,13 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (store, path) = match review::open_store(&args.store) {
+    let (mut store, path) = match review::open_store(&args.store) {
         Ok(opened) => opened,
         Err(code) => return Ok(code),
     };
+    // A decision made on the page is the person's who serves it.
+    let who = review::person().unwrap_or_else(|| "someone".to_owned());
+    store.act_as(Some(format!("{who} via the review page")));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -224,10 +224,14 @@ impl Review {
                     .as_deref()
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
+                let by =
+                    d.by.as_deref()
+                        .map(|b| format!(" by {b}"))
+                        .unwrap_or_default();
                 field(
                     out,
                     "decision",
-                    &format!("{} at {}{why}", d.verdict, d.decided_at),
+                    &format!("{} at {}{by}{why}", d.verdict, d.decided_at),
                 )?;
             }
             None if r.is_pending() => field(out, "decision", &"none yet (pending)")?,
@@ -239,7 +243,16 @@ impl Review {
                 .as_deref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default();
-            field(out, "reverted", &format!("at {}{why}", revert.reverted_at))?;
+            let by = revert
+                .by
+                .as_deref()
+                .map(|b| format!(" by {b}"))
+                .unwrap_or_default();
+            field(
+                out,
+                "reverted",
+                &format!("at {}{by}{why}", revert.reverted_at),
+            )?;
         }
         field(out, "algorithm", &r.algorithm.as_deref().unwrap_or("-"))?;
         let margin = match (r.score, r.runner_up) {

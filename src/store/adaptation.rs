@@ -551,7 +551,7 @@ const SELECT_ADAPTATION: &str = concat!(
     "SELECT a.id, p.run_id, a.page_id, r.wrapper, a.pattern, a.old_xpath, a.new_xpath,
            a.algorithm, a.score, a.runner_up, a.status, a.reason, a.samples_before,
            a.samples_after, a.created_at, a.page_count, a.change_scope, a.model, a.confidence,
-           d.verdict, d.reason, d.decided_at, ",
+           d.verdict, d.reason, d.decided_at, d.decided_by, ",
     state_sql!(),
     " AS state
     FROM adaptations a
@@ -561,7 +561,7 @@ const SELECT_ADAPTATION: &str = concat!(
 );
 
 /// The column of [`SELECT_ADAPTATION`]'s state.
-const STATE_COLUMN: usize = 22;
+const STATE_COLUMN: usize = 23;
 
 /// The column where [`SELECT_ADAPTATION`]'s decision begins.
 const DECISION_COLUMN: usize = 19;

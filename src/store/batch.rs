@@ -14,6 +14,8 @@ use super::{IMMEDIATE, Store, StoreError};
 /// Dropping a batch without [`Batch::commit`] undoes its writes.
 pub struct Batch<'a> {
     pub(super) tx: Transaction<'a>,
+    /// Who the decisions of this batch are made by.
+    pub(super) actor: Option<String>,
 }
 
 impl Store {
@@ -22,7 +24,15 @@ impl Store {
     pub fn batch(&mut self) -> Result<Batch<'_>, StoreError> {
         Ok(Batch {
             tx: self.conn.transaction_with_behavior(IMMEDIATE)?,
+            actor: self.actor.clone(),
         })
+    }
+
+    /// Records the decisions and reverts made through this store from now
+    /// on as made by `who` (a person's name, or `NAME via the review page`);
+    /// `None` records no one.
+    pub fn act_as(&mut self, who: Option<String>) {
+        self.actor = who;
     }
 }
 

@@ -197,8 +197,14 @@ impl Batch<'_> {
         decided_at: Timestamp,
         change: ChangeId,
     ) -> Result<super::Decision, StoreError> {
-        let decision =
-            super::decision::decide_in(&self.tx, id, Verdict::Approved, reason, decided_at)?;
+        let decision = super::decision::decide_in(
+            &self.tx,
+            id,
+            Verdict::Approved,
+            reason,
+            decided_at,
+            self.actor.as_deref(),
+        )?;
         self.tx
             .prepare_cached("UPDATE decisions SET change_id = ?2 WHERE adaptation_id = ?1")?
             .execute(params![id.0, change.0])?;

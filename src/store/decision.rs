@@ -60,6 +60,8 @@ pub struct Decision {
     pub reason: Option<String>,
     /// When.
     pub decided_at: Timestamp,
+    /// Who, when it was recorded.
+    pub by: Option<String>,
 }
 
 impl Store {
@@ -81,7 +83,8 @@ impl Store {
         reason: Option<&str>,
         decided_at: Timestamp,
     ) -> Result<Decision, StoreError> {
-        self.write(|tx| decide_in(tx, id, verdict, reason, decided_at))
+        let by = self.actor.clone();
+        self.write(|tx| decide_in(tx, id, verdict, reason, decided_at, by.as_deref()))
     }
 
     /// The decision on adaptation `id`, or `None` if it has none.
@@ -89,7 +92,7 @@ impl Store {
         let row = self
             .conn
             .prepare_cached(
-                "SELECT d.verdict, d.reason, d.decided_at FROM adaptations a
+                "SELECT d.verdict, d.reason, d.decided_at, d.decided_by FROM adaptations a
                  LEFT JOIN decisions d ON d.adaptation_id = a.id
                  WHERE a.id = ?1",
             )?
@@ -139,6 +142,7 @@ pub(super) fn decide_in(
     verdict: Verdict,
     reason: Option<&str>,
     decided_at: Timestamp,
+    by: Option<&str>,
 ) -> Result<Decision, StoreError> {
     let found: Option<(String, Option<String>)> = tx
         .prepare_cached(
@@ -162,20 +166,22 @@ pub(super) fn decide_in(
         return Err(StoreError::NotProposed { id, status });
     }
     tx.prepare_cached(
-        "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at)
-         VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at, decided_by)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?
     .execute(params![
         id.0,
         verdict.as_str(),
         reason,
-        decided_at.unix_millis()
+        decided_at.unix_millis(),
+        by
     ])?;
     Ok(Decision {
         adaptation_id: id,
         verdict,
         reason: reason.map(str::to_owned),
         decided_at,
+        by: by.map(str::to_owned),
     })
 }
 
@@ -196,8 +202,8 @@ const REJECTED: &str = "
     JOIN runs r ON r.id = p.run_id
     WHERE d.verdict = 'rejected' AND r.wrapper = ?1 AND a.pattern = ?2";
 
-/// Reads a decision from the three columns starting at `first` (verdict,
-/// reason, time) of a query that left-joined the decisions table: all three
+/// Reads a decision from the four columns starting at `first` (verdict,
+/// reason, time, who) of a query that left-joined the decisions table: all
 /// are NULL when adaptation `id` has no decision.
 pub(super) fn read_joined(
     row: &Row<'_>,
@@ -212,6 +218,7 @@ pub(super) fn read_joined(
         verdict: parse_verdict(id, &verdict)?,
         reason: row.get(first + 1)?,
         decided_at: Timestamp::from_unix_millis(row.get(first + 2)?),
+        by: row.get(first + 3)?,
     }))
 }
 

@@ -135,6 +135,9 @@ id_type!(
 /// transaction on the one connection.
 pub struct Store {
     conn: Connection,
+    /// Who the decisions and reverts made through this store are recorded
+    /// as made by ([`Store::act_as`]).
+    actor: Option<String>,
 }
 
 impl std::fmt::Debug for Store {
@@ -194,7 +197,7 @@ impl Store {
             conn.busy_timeout(BUSY_TIMEOUT)
                 .map_err(|e| schema::file_error(path, e))?;
             schema::migrate(&mut conn, path)?;
-            Ok(Store { conn })
+            Ok(Store { conn, actor: None })
         };
         let plain = Connection::open_with_flags(path, flags)
             .map_err(|e| schema::file_error(path, e))
@@ -296,7 +299,7 @@ impl Store {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(setting)?;
-        Ok(Store { conn })
+        Ok(Store { conn, actor: None })
     }
 
     /// The store's tag, drawn once when it was made: what `TAG:ID` names it by.

@@ -22,6 +22,8 @@ pub struct Revert {
     pub reason: Option<String>,
     /// When.
     pub reverted_at: Timestamp,
+    /// Who, when it was recorded.
+    pub by: Option<String>,
 }
 
 impl Batch<'_> {
@@ -52,10 +54,16 @@ impl Batch<'_> {
         }
         self.tx
             .prepare_cached(
-                "INSERT INTO reverts (adaptation_id, change_id, reason, reverted_at)
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO reverts (adaptation_id, change_id, reason, reverted_at, reverted_by)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![id.0, change.0, reason, at.unix_millis()])?;
+            .execute(params![
+                id.0,
+                change.0,
+                reason,
+                at.unix_millis(),
+                self.actor
+            ])?;
         Ok(())
     }
 }
@@ -71,14 +79,16 @@ impl Store {
         reason: Option<&str>,
         at: Timestamp,
     ) -> Result<(), StoreError> {
+        let by = self.actor.clone();
         self.write(|tx| {
             tx.prepare_cached(
-                "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at)
-                 VALUES (?1, 'rejected', ?2, ?3)
+                "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at, decided_by)
+                 VALUES (?1, 'rejected', ?2, ?3, ?4)
                  ON CONFLICT (adaptation_id) DO UPDATE SET verdict = 'rejected',
-                     reason = excluded.reason, decided_at = excluded.decided_at",
+                     reason = excluded.reason, decided_at = excluded.decided_at,
+                     decided_by = excluded.decided_by",
             )?
-            .execute(params![id.0, reason, at.unix_millis()])?;
+            .execute(params![id.0, reason, at.unix_millis(), by])?;
             Ok(())
         })
     }
@@ -109,7 +119,7 @@ impl Store {
 /// The reverts of adaptation `id` read on `conn`, oldest first.
 pub(super) fn reverts_of(conn: &Connection, id: AdaptationId) -> Result<Vec<Revert>, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT change_id, reason, reverted_at FROM reverts
+        "SELECT change_id, reason, reverted_at, reverted_by FROM reverts
          WHERE adaptation_id = ?1 ORDER BY id",
     )?;
     let rows = statement.query_map([id.0], |row| {
@@ -118,6 +128,7 @@ pub(super) fn reverts_of(conn: &Connection, id: AdaptationId) -> Result<Vec<Reve
             change_id: row.get::<_, Option<i64>>(0)?.map(ChangeId),
             reason: row.get(1)?,
             reverted_at: Timestamp::from_unix_millis(row.get(2)?),
+            by: row.get(3)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -272,7 +272,8 @@ ALTER TABLE adaptations ADD COLUMN confidence REAL;
 /// heals and reverts that move a file between the same versions add rows,
 /// not copies. Changes recorded before keep their inline copies in
 /// `wrapper_change_files` until `mend gc` moves them here; a file too large
-/// for a snapshot stays inline.
+/// for a snapshot stays inline. Decisions and reverts record who made them
+/// (null for those made before).
 const V9: &str = "
 CREATE TABLE wrapper_change_copies (
     change_id INTEGER NOT NULL REFERENCES wrapper_changes (id),
@@ -286,6 +287,8 @@ CREATE INDEX wrapper_change_copies_after ON wrapper_change_copies (after);
 CREATE INDEX wrapper_change_copies_before ON wrapper_change_copies (before);
 CREATE INDEX captures_by_sha256 ON captures (sha256);
 CREATE INDEX pages_by_snapshot ON pages (snapshot) WHERE snapshot IS NOT NULL;
+ALTER TABLE decisions ADD COLUMN decided_by TEXT;
+ALTER TABLE reverts ADD COLUMN reverted_by TEXT;
 ";
 
 /// Checks that `conn` holds a mend store (or nothing yet) and brings its

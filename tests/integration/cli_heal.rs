@@ -444,7 +444,10 @@ fn a_revert_takes_back_its_own_pattern_only_and_is_read_as_reverted() {
     assert_ne!(gram("book/price.html"), captured);
 
     let id = price.2.to_string();
-    let reverted = p.mend(&["revert", &id, "--store", "store.db"]);
+    let reverted = Mend::new(&["revert", &id, "--store", "store.db"])
+        .dir(p.dir.path())
+        .env("USER", "ada")
+        .output();
     assert_eq!(
         reverted.status.code(),
         Some(0),
@@ -470,6 +473,10 @@ fn a_revert_takes_back_its_own_pattern_only_and_is_read_as_reverted() {
             .collect()
     };
     assert_eq!(log("reverted"), ["book/price"]);
+    // The revert says who made it.
+    let shown = p.mend(&["show", &id, "--store", "store.db"]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains(" by ada"), "{shown}");
     let mut still: Vec<String> = others.iter().map(|o| o.0.clone()).collect();
     still.sort();
     let mut listed = log("applied");

@@ -74,7 +74,13 @@ pub(super) fn adaptation(
         dl.facts {
             dt { "Status" } dd {
                 (status_of(&r))
-                @if let Some(v) = r.reverts.last() { " at " (v.reverted_at) }
+                @if let Some(v) = r.reverts.last() {
+                    " at " (v.reverted_at)
+                    @if let Some(by) = &v.by { " by " (by) }
+                } @else if let Some(d) = &r.decision {
+                    " at " (d.decided_at)
+                    @if let Some(by) = &d.by { " by " (by) }
+                }
             }
             dt { "Change" } dd { (class) ": " (class.description()) }
             dt { "Old XPath" } dd { code { (r.old_xpath) } }

@@ -19,6 +19,7 @@ fn decisions_are_recorded_once_and_only_on_proposals() {
             verdict: Verdict::Approved,
             reason: Some("looks right".to_owned()),
             decided_at: at(50),
+            by: None,
         }
     );
     assert_eq!(store.decision(id).unwrap(), Some(decision.clone()));
@@ -136,4 +137,35 @@ fn rejected_xpaths_become_negative_examples() {
             .unwrap()
             .is_empty()
     );
+}
+
+#[test]
+fn a_decision_and_a_revert_record_who_made_them() {
+    let (mut store, _, page) = store_with_page();
+    store.act_as(Some("ada via the review page".to_owned()));
+    let id = store
+        .record_adaptation(&proposal(page, "price", "//b", 10))
+        .unwrap();
+    let decided = store.decide(id, Verdict::Approved, None, at(20)).unwrap();
+    assert_eq!(decided.by.as_deref(), Some("ada via the review page"));
+    let record = store.adaptation(id).unwrap().unwrap();
+    assert_eq!(
+        record.decision.and_then(|d| d.by).as_deref(),
+        Some("ada via the review page")
+    );
+    store.act_as(Some("grace".to_owned()));
+    store.turn_to_rejection(id, Some("wrong"), at(30)).unwrap();
+    assert_eq!(
+        store.decision(id).unwrap().and_then(|d| d.by).as_deref(),
+        Some("grace")
+    );
+    // Nobody named, nobody recorded.
+    store.act_as(None);
+    let other = store
+        .record_adaptation(&proposal(page, "title", "//h1", 40))
+        .unwrap();
+    let decided = store
+        .decide(other, Verdict::Rejected, None, at(50))
+        .unwrap();
+    assert_eq!(decided.by, None);
 }
