@@ -2,8 +2,8 @@
 //! adaptations over five wrappers and forty patterns (proposals, applied
 //! heals, abstentions), each with three candidates, samples and constraint
 //! results, as runs record them. It measures the server's time for the
-//! list's HTML, from the store's rows to the last byte: the whole list, and
-//! the list filtered to the proposals that wait.
+//! list's HTML, from the store's rows to the last byte: its first page and
+//! its last (50 rows each), and the first page of the proposals that wait.
 //!
 //! Run with `cargo bench --bench review`.
 
@@ -87,12 +87,19 @@ fn bench_list(c: &mut Criterion) {
     let store = large_store();
     let path = Path::new("wrappers/.mend/mend.db");
     let token = "0123456789abcdef";
-    let all = list_page(&store, path, token, "").expect("the list");
-    assert_eq!(all.matches("<tr class=\"row\"").count(), ADAPTATIONS);
+    // The list shows 50 rows a page, whatever the store holds.
+    for query in ["", "page=200", "status=pending"] {
+        let page = list_page(&store, path, token, query).expect("the list");
+        assert_eq!(page.matches("<tr class=\"row\"").count(), 50, "{query}");
+        println!("review list ?{query}: {} bytes", page.len());
+    }
     let mut group = c.benchmark_group("review");
     group.sample_size(20);
     group.bench_function("list/10000", |b| {
         b.iter(|| list_page(black_box(&store), path, token, "").expect("the list"))
+    });
+    group.bench_function("list/10000/last-page", |b| {
+        b.iter(|| list_page(black_box(&store), path, token, "page=200").expect("the list"))
     });
     group.bench_function("list/10000/pending", |b| {
         b.iter(|| list_page(black_box(&store), path, token, "status=pending").expect("the list"))
