@@ -43,23 +43,9 @@ fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_wr
     let review = Review::start(on_page.path());
     let shots = Path::new(ROOT).join("target/review-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let profile = tempfile::tempdir().unwrap();
-        let config = BrowserConfig::builder()
-            .chrome_executable(chromium)
-            .no_sandbox()
-            .user_data_dir(profile.path())
-            .window_size(1280, 900)
-            .args(["disable-gpu", "disable-dev-shm-usage", "no-first-run"])
-            .build()
-            .unwrap();
-        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
-        let connection = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let (mut browser, connection) = launch(chromium, profile.path(), (1280, 900)).await;
         let page = browser.new_page(review.url.as_str()).await.unwrap();
         ready(&page).await;
         let wrapper = |dir: &Path| std::fs::read(dir.join("wrappers/bookshop.yaml")).unwrap();
@@ -253,23 +239,9 @@ fn a_hostile_page_runs_and_loads_nothing_and_the_pages_fit_a_phone() {
         );
     }
     let review = Review::start(dir.path());
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let profile = tempfile::tempdir().unwrap();
-        let config = BrowserConfig::builder()
-            .chrome_executable(chromium)
-            .no_sandbox()
-            .user_data_dir(profile.path())
-            .window_size(390, 844)
-            .args(["disable-gpu", "disable-dev-shm-usage", "no-first-run"])
-            .build()
-            .unwrap();
-        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
-        let connection = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let (mut browser, connection) = launch(chromium, profile.path(), (390, 844)).await;
         let page = browser.new_page("about:blank").await.unwrap();
         // A phone: without a viewport tag the page would be laid out 980
         // pixels wide and shrunk.
@@ -339,6 +311,35 @@ fn a_hostile_page_runs_and_loads_nothing_and_the_pages_fit_a_phone() {
         "something was fetched from {}",
         witness.origin
     );
+}
+
+/// The runtime a browser test drives Chromium from.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Chromium at `executable`, headless, with its profile in `profile` and a
+/// window of `size`; and the task that carries its messages.
+async fn launch(
+    executable: PathBuf,
+    profile: &Path,
+    size: (u32, u32),
+) -> (Browser, tokio::task::JoinHandle<()>) {
+    let config = BrowserConfig::builder()
+        .chrome_executable(executable)
+        .no_sandbox()
+        .user_data_dir(profile)
+        .window_size(size.0, size.1)
+        .args(["disable-gpu", "disable-dev-shm-usage", "no-first-run"])
+        .build()
+        .unwrap();
+    let (browser, mut handler) = Browser::launch(config).await.unwrap();
+    let connection = tokio::spawn(async move { while handler.next().await.is_some() {} });
+    (browser, connection)
 }
 
 /// The axe-core script `MEND_AXE_JS` names; where `MEND_REQUIRE_CHROMIUM`

@@ -273,6 +273,87 @@ fn persons_edit(shop: &Shop, trial: usize) -> String {
     format!("# my own note {trial}\n{text}")
 }
 
+/// Runs `mend ARGS` with its first rename held up, saves `edit` as a person
+/// does while it waits (in trial `trial`'s way), and gives its output.
+fn save_while_held_up(shop: &Shop, args: &[&str], edit: &str, trial: usize) -> Output {
+    let mend = with_delayed_rename(shop, args)
+        .spawn()
+        .expect("strace runs");
+    // mend reads the wrapper under its lock, decides, and is held up at the
+    // rename: the person saves then.
+    std::thread::sleep(Duration::from_millis(600));
+    save_as_a_person(shop, edit, trial);
+    wait(mend)
+}
+
+/// Checks that mend ended with `code`, the person's note of trial `trial`
+/// leads the wrapper file, `book/price` no longer has the XPath `before`,
+/// and an adaptation is now `status`: the change was made again on the
+/// file as saved.
+fn check_made_again(
+    shop: &Shop,
+    out: &Output,
+    codes: &[i32],
+    trial: usize,
+    before: &str,
+    status: &str,
+) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some_and(|c| codes.contains(&c)),
+        "trial {trial}: {stderr}"
+    );
+    let now = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
+    assert!(
+        now.starts_with(&format!("# my own note {trial}\n")),
+        "trial {trial}: the person's edit is lost: {now}"
+    );
+    assert_ne!(
+        shop.xpath_of("book/price"),
+        before,
+        "trial {trial}: not made again"
+    );
+    let log = shop.mend(&["log", "--json", "--status", status]);
+    assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
+    shop.check_consistent();
+}
+
+/// Checks that the person's `edit` stands byte for byte and the change
+/// waits as a proposal.
+fn check_save_stands(shop: &Shop, out: &Output, edit: &str, trial: usize) {
+    assert_eq!(
+        std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
+        edit,
+        "trial {trial}: the person's edit is lost: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = shop.mend(&["log", "--json", "--status", "proposed"]);
+    assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
+    shop.check_consistent();
+}
+
+/// The shop's wrapper with `book/price` given an XPath of the person's own.
+fn pattern_edit(shop: &Shop) -> String {
+    let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
+    mend::wrapper::replace_xpath(&text, &["book", "price"], "//b[@class='mine']").unwrap()
+}
+
+const AUTO: &[&str] = &[
+    "run",
+    "wrappers/bookshop.yaml",
+    "pages/price.html",
+    "--heal",
+    "auto",
+];
+const PROPOSE: &[&str] = &[
+    "run",
+    "wrappers/bookshop.yaml",
+    "pages/price.html",
+    "--heal",
+    "propose",
+];
+const APPROVE: &[&str] = &["approve", "--pending", "--store", "wrappers/.mend/mend.db"];
+
 #[test]
 #[ignore = "needs strace"]
 fn a_persons_save_while_auto_writes_the_wrapper_is_kept_and_the_heal_merged_again() {
@@ -280,43 +361,8 @@ fn a_persons_save_while_auto_writes_the_wrapper_is_kept_and_the_heal_merged_agai
         let shop = Shop::new();
         let before = shop.xpath_of("book/price");
         let edit = persons_edit(&shop, trial);
-        let run = with_delayed_rename(
-            &shop,
-            &[
-                "run",
-                "wrappers/bookshop.yaml",
-                "pages/price.html",
-                "--heal",
-                "auto",
-            ],
-        )
-        .spawn()
-        .expect("strace runs");
-        // The run reads the wrapper under its lock, heals, and is held up at
-        // the rename: the person saves then.
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(run);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            matches!(out.status.code(), Some(0 | 1)),
-            "trial {trial}: {stderr}"
-        );
-        // The save is kept, and the heal, which still applies to the file as
-        // saved, is merged into it.
-        let now = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-        assert!(
-            now.starts_with(&format!("# my own note {trial}\n")),
-            "trial {trial}: the person's edit is lost: {now}"
-        );
-        assert_ne!(
-            shop.xpath_of("book/price"),
-            before,
-            "trial {trial}: not healed"
-        );
-        let log = shop.mend(&["log", "--json", "--status", "applied"]);
-        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
-        shop.check_consistent();
+        let out = save_while_held_up(&shop, AUTO, &edit, trial);
+        check_made_again(&shop, &out, &[0, 1], trial, &before, "applied");
     }
 }
 
@@ -325,37 +371,13 @@ fn a_persons_save_while_auto_writes_the_wrapper_is_kept_and_the_heal_merged_agai
 fn a_persons_save_that_changes_the_pattern_while_auto_writes_is_kept_and_the_heal_waits() {
     for trial in 0..4 {
         let shop = Shop::new();
-        let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-        let edit =
-            mend::wrapper::replace_xpath(&text, &["book", "price"], "//b[@class='mine']").unwrap();
-        let run = with_delayed_rename(
-            &shop,
-            &[
-                "run",
-                "wrappers/bookshop.yaml",
-                "pages/price.html",
-                "--heal",
-                "auto",
-            ],
-        )
-        .spawn()
-        .expect("strace runs");
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(run);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let edit = pattern_edit(&shop);
+        let out = save_while_held_up(&shop, AUTO, &edit, trial);
         assert!(
             matches!(out.status.code(), Some(0 | 1)),
-            "trial {trial}: {stderr}"
+            "trial {trial}: {out:?}"
         );
-        assert_eq!(
-            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
-            edit,
-            "trial {trial}: the person's edit is lost"
-        );
-        let log = shop.mend(&["log", "--json", "--status", "proposed"]);
-        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
-        shop.check_consistent();
+        check_save_stands(&shop, &out, &edit, trial);
     }
 }
 
@@ -364,41 +386,11 @@ fn a_persons_save_that_changes_the_pattern_while_auto_writes_is_kept_and_the_hea
 fn a_persons_save_while_approve_writes_the_wrapper_is_kept_and_the_approval_made_again() {
     for trial in 0..10 {
         let shop = Shop::new();
-        shop.mend(&[
-            "run",
-            "wrappers/bookshop.yaml",
-            "pages/price.html",
-            "--heal",
-            "propose",
-        ]);
+        shop.mend(PROPOSE);
         let before = shop.xpath_of("book/price");
         let edit = persons_edit(&shop, trial);
-        let approve = with_delayed_rename(
-            &shop,
-            &["approve", "--pending", "--store", "wrappers/.mend/mend.db"],
-        )
-        .spawn()
-        .expect("strace runs");
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(approve);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        // The save is kept, and the approval, which still applies to the
-        // file as saved, is made again on it.
-        assert_eq!(out.status.code(), Some(0), "trial {trial}: {stderr}");
-        let now = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-        assert!(
-            now.starts_with(&format!("# my own note {trial}\n")),
-            "trial {trial}: the person's edit is lost: {now}"
-        );
-        assert_ne!(
-            shop.xpath_of("book/price"),
-            before,
-            "trial {trial}: not approved"
-        );
-        let log = shop.mend(&["log", "--json", "--status", "approved"]);
-        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
-        shop.check_consistent();
+        let out = save_while_held_up(&shop, APPROVE, &edit, trial);
+        check_made_again(&shop, &out, &[0], trial, &before, "approved");
     }
 }
 
@@ -407,39 +399,13 @@ fn a_persons_save_while_approve_writes_the_wrapper_is_kept_and_the_approval_made
 fn a_persons_save_that_changes_the_pattern_while_approve_writes_is_kept_and_refused() {
     for trial in 0..4 {
         let shop = Shop::new();
-        shop.mend(&[
-            "run",
-            "wrappers/bookshop.yaml",
-            "pages/price.html",
-            "--heal",
-            "propose",
-        ]);
-        let before = shop.xpath_of("book/price");
-        let text = std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap();
-        let edit =
-            mend::wrapper::replace_xpath(&text, &["book", "price"], "//b[@class='mine']").unwrap();
-        assert!(before != "//b[@class='mine']");
-        let approve = with_delayed_rename(
-            &shop,
-            &["approve", "--pending", "--store", "wrappers/.mend/mend.db"],
-        )
-        .spawn()
-        .expect("strace runs");
-        std::thread::sleep(Duration::from_millis(600));
-        save_as_a_person(&shop, &edit, trial);
-        let out = wait(approve);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        // The approval no longer applies: refused, with the save intact and
-        // the heal still a proposal.
-        assert_ne!(out.status.code(), Some(0), "trial {trial}: {stderr}");
-        assert_eq!(
-            std::fs::read_to_string(shop.path("wrappers/bookshop.yaml")).unwrap(),
-            edit,
-            "trial {trial}: the person's edit is lost"
-        );
-        let log = shop.mend(&["log", "--json", "--status", "proposed"]);
-        assert!(log.0.stdout.len() > 2, "trial {trial}: {}", log.stderr());
-        shop.check_consistent();
+        shop.mend(PROPOSE);
+        let edit = pattern_edit(&shop);
+        let out = save_while_held_up(&shop, APPROVE, &edit, trial);
+        // The approval no longer applies: refused, the save intact and the
+        // heal still a proposal.
+        assert_ne!(out.status.code(), Some(0), "trial {trial}: {out:?}");
+        check_save_stands(&shop, &out, &edit, trial);
     }
 }
 
