@@ -545,6 +545,15 @@ fn approve_then_revert_on_the_page_leaves_the_wrapper_as_the_commands_do() {
         .unwrap();
     assert!(page.contains("<dd>reverted at "), "{page}");
     assert!(!page.contains("<form id="), "{page}");
+    let text = approve_decided_one(&http, &review);
+    assert!(text.contains("Nothing was changed"), "{text}");
+    assert_eq!(wrapper(dir.path()), wrapper(by_command.path()));
+}
+
+/// Posts an approval of adaptation 1, which is decided already, with a
+/// nonce of adaptation 2's page (its own page no longer has the form); it
+/// must be refused (409), and the refusal page is given.
+fn approve_decided_one(http: &reqwest::blocking::Client, review: &Review) -> String {
     let other = http
         .get(format!("{}a/2", review.url))
         .send()
@@ -559,9 +568,7 @@ fn approve_then_revert_on_the_page_leaves_the_wrapper_as_the_commands_do() {
         .send()
         .unwrap();
     assert_eq!(refused.status(), 409);
-    let text = refused.text().unwrap();
-    assert!(text.contains("Nothing was changed"), "{text}");
-    assert_eq!(wrapper(dir.path()), wrapper(by_command.path()));
+    refused.text().unwrap()
 }
 
 /// Every `href`, `src` and `action` of `html`.
@@ -586,21 +593,7 @@ fn every_link_frame_and_form_is_absolute_even_on_a_refusal_page() {
     let review = Review::start(dir.path());
     let http = no_redirects();
     assert_eq!(decide(&http, &review, 1, "approve", &[]).status(), 303);
-    let other = http
-        .get(format!("{}a/2", review.url))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
-    let nonce = nonce_of(&other, "reject");
-    let refused = http
-        .post(format!("{}a/1/approve", review.url))
-        .header("origin", format!("http://127.0.0.1:{}", review.port()))
-        .form(&[("nonce", nonce.as_str())])
-        .send()
-        .unwrap();
-    assert_eq!(refused.status(), 409);
-    let refusal = refused.text().unwrap();
+    let refusal = approve_decided_one(&http, &review);
     assert!(refusal.contains("Nothing was changed"), "{refusal}");
     let get = |path: &str| {
         http.get(format!("{}{path}", review.url))
