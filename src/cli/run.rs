@@ -36,7 +36,9 @@ pub struct RunArgs {
     /// where the record has a field of that name).
     #[arg(long, value_name = "NAME")]
     pub flatten: Option<String>,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core, but no more than the memory
+    /// available holds pages of the largest size given at their peak, about
+    /// ten times their size).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Print no summary on standard error.
@@ -160,14 +162,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             write_error = Some(e);
         }
     };
-    let summary = match args.jobs {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-            .context("cannot start worker threads")?
-            .install(|| job::run_pages_healing(&mut healer, &sources, &options, &mut emit)),
-        None => job::run_pages_healing(&mut healer, &sources, &options, &mut emit),
-    };
+    let workers = args.jobs.unwrap_or_else(|| workers_for(&sources));
+    let summary = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers.max(1))
+        .build()
+        .context("cannot start worker threads")?
+        .install(|| job::run_pages_healing(&mut healer, &sources, &options, &mut emit));
     healer.finish();
     progress.finish_and_clear();
     if let Some(e) = write_error {
@@ -409,4 +409,29 @@ fn progress_bar(pages: usize) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// The worker count when `--jobs` is not given ([`job::default_workers`]):
+/// the cores, the largest local page given (a URL's or standard input's
+/// size is not known before it is read, and counts as nothing), and the
+/// memory available as Linux reports it.
+fn workers_for(sources: &[fetch::PageSource]) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let largest = sources
+        .iter()
+        .filter_map(|s| match s {
+            fetch::PageSource::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    job::default_workers(cores, largest, available_memory())
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes; `None` elsewhere.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb.saturating_mul(1024))
 }

@@ -9,6 +9,7 @@ mod health;
 mod output;
 #[cfg(test)]
 mod tests;
+mod workers;
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use serde_json::{Map, Value};
 
 pub use health::HealthObserver;
 pub use output::{OutputFormat, OutputWriter};
+pub use workers::{PEAK_PER_PAGE_BYTE, default_workers};
 
 use crate::adapt::{self, Alternative, Substituted, TreeGrams};
 use crate::dom::Document;
