@@ -43,9 +43,9 @@
 //! `build::parse` tokenizes the page again on a thread whose stack is sized
 //! for the input, where the guard is off ([`tokenize`]'s `guarded`).
 
-use std::collections::HashSet;
 use std::convert::Infallible;
 
+use hashbrown::HashSet;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};

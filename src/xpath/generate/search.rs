@@ -13,9 +13,8 @@
 //! such a candidate is dropped with everything below it.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BinaryHeap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use super::heuristics::{COST_ANCHOR, COST_CHILD_START, COST_LEVEL};
 use super::levels::{Anchor, Level, Scope};
@@ -283,7 +282,7 @@ fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Selection> {
         count: 0,
         hash: 0,
     };
-    let mut h = DefaultHasher::new();
+    let mut h = foldhash::fast::FixedState::with_seed(0).build_hasher();
     for (ctx, want) in &scope.instances {
         let got = compiled.select_item(scope.doc, Item::Node(*ctx)).ok()?;
         out.covers &= covers(&got, want);
