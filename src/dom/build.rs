@@ -462,6 +462,8 @@ impl Sink {
             encoding: encoding_rs::UTF_8,
             encoding_source: super::EncodingSource::Default,
             by_name: std::sync::OnceLock::new(),
+            by_attr: std::sync::OnceLock::new(),
+            attr_searched: Default::default(),
         }
     }
 }

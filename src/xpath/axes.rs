@@ -10,8 +10,10 @@
 //! sub-tree, whose matches are already included, and need no sort. A name
 //! test over a large descendant range reads the ids of its name from the
 //! document's index ([`Document::elements_named`]) instead of walking the
-//! range; it selects the same nodes in the same order, and pays the same
-//! budget.
+//! range, and a step with an `@name = 'value'` or class token predicate
+//! reads the elements that carry it from the index of attributes
+//! ([`Document::elements_with_attr`]); either way it selects the same nodes
+//! in the same order, and pays the same budget.
 //!
 //! Steps pay the evaluation's work budget for every node they visit,
 //! matching or not, in bulk (a whole id range or sibling list at a time):
@@ -22,7 +24,7 @@
 //! filters. A step that gathers results from several contexts counts them
 //! against the node budget as it goes.
 
-use crate::dom::{Document, NodeId, NodeKind, Sym};
+use crate::dom::{AttrQuery, Document, NodeId, NodeKind, Sym};
 
 use super::ast::{Axis, Expr, NodeTest, Start, Step};
 use super::budget::LINK;
@@ -267,18 +269,32 @@ impl<'a> Evaluator<'a> {
                 // loop is compiled for its test rather than dispatching on
                 // it at every node.
                 let preds = &step.preds;
-                match t {
-                    Test::Sym(sym) if reads_index(doc, from, end) => {
+                let by_attr = self
+                    .indexed_predicate(preds)
+                    .filter(|_| reads_index(doc, from, end))
+                    .filter(|_| doc.attr_index_pays(u64::from(end - from)));
+                match (t, by_attr) {
+                    (Test::Sym(_) | Test::Any, Some((name, query))) => {
+                        let found = doc.elements_with_attr(name, query, NodeId(from), NodeId(end));
+                        for x in found {
+                            if node_matches(doc, t, x) && self.passes(Item::Node(x), preds)? {
+                                out.push(Item::Node(x));
+                            }
+                        }
+                    }
+                    (Test::Sym(sym), _) if reads_index(doc, from, end) => {
                         for x in doc.elements_named(sym, NodeId(from), NodeId(end)) {
                             if self.passes(Item::Node(x), preds)? {
                                 out.push(Item::Node(x));
                             }
                         }
                     }
-                    Test::Sym(sym) => self.scan_passing(from, end, preds, out, |x| {
+                    (Test::Sym(sym), _) => self.scan_passing(from, end, preds, out, |x| {
                         doc.is_element(x) && doc.name_sym(x) == sym
                     })?,
-                    Test::Any => self.scan_passing(from, end, preds, out, |x| doc.is_element(x))?,
+                    (Test::Any, _) => {
+                        self.scan_passing(from, end, preds, out, |x| doc.is_element(x))?
+                    }
                     _ => self.scan_passing(from, end, preds, out, |x| node_matches(doc, t, x))?,
                 }
             }
@@ -287,6 +303,23 @@ impl<'a> Evaluator<'a> {
             normalize(out);
         }
         Ok(())
+    }
+
+    /// A predicate among `preds` that the document's index of attributes
+    /// answers (`@name = 'value'`, or a class-style token test), as the
+    /// attribute's name and the query. Every element that passes all of
+    /// `preds` is among the index's answers, as the predicates are joined
+    /// by "and" and none depends on positions.
+    fn indexed_predicate(&self, preds: &'a [Expr]) -> Option<(Sym, AttrQuery<'a>)> {
+        preds.iter().find_map(|p| match p {
+            Expr::AttrEq {
+                name,
+                value,
+                negate: false,
+            } => Some((self.sym(*name)?, AttrQuery::Value(value))),
+            Expr::AttrToken { name, token } => Some((self.sym(*name)?, AttrQuery::Token(token))),
+            _ => None,
+        })
     }
 
     /// Pushes the nodes with ids in `from..end` that `matches` accepts and

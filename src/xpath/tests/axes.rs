@@ -322,3 +322,61 @@ fn name_tests_read_from_the_index_select_what_a_walk_selects() {
         check(&html, "//nosuchname", "[]");
     }
 }
+
+/// Each pair: a step with a predicate that the index of attributes answers,
+/// and the same question in a form that no index answers.
+const INDEXED_AND_WALKED: &[(&str, &str)] = &[
+    ("//p[@class='x']", "//p[string(@class)='x']"),
+    ("//*[@class='x']", "//*[string(@class)='x']"),
+    ("//div[@id='main7']", "//div[string(@id)='main7']"),
+    (
+        "//div[@id='big']//p[@class='x']",
+        "//div[@id='big']//p[string(@class)='x']",
+    ),
+    (
+        "//*[contains(concat(' ', normalize-space(@class), ' '), ' b ')]",
+        "//*[contains(concat(' ', normalize-space(string(@class)), ' '), ' b ')]",
+    ),
+    (
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' a ')][@id='main3']",
+        "//div[contains(concat(' ', normalize-space(string(@class)), ' '), ' a ')][string(@id)='main3']",
+    ),
+    ("//p[@class='x'][b]", "//p[string(@class)='x'][b]"),
+    ("count(//p[@class='x'])", "count(//p[string(@class)='x'])"),
+    ("//div[@class='a  b']", "//div[string(@class)='a  b']"),
+];
+
+#[test]
+fn attribute_tests_read_from_the_index_select_what_a_walk_selects() {
+    let html = large_page(800);
+    let doc = Document::parse_str(&html);
+    // Asked a few times, the searches walk; asked many times, they have
+    // walked enough to pay for the index, and read it.
+    let first: Vec<String> = INDEXED_AND_WALKED
+        .iter()
+        .map(|&(indexed, _)| evaluated(&doc, indexed))
+        .collect();
+    assert!(!doc.has_attr_index(), "a few searches built the index");
+    for _ in 0..40 {
+        for &(indexed, _) in INDEXED_AND_WALKED {
+            evaluated(&doc, indexed);
+        }
+    }
+    assert!(
+        doc.has_attr_index(),
+        "many searches did not build the index"
+    );
+    for (&(indexed, walked), before) in INDEXED_AND_WALKED.iter().zip(&first) {
+        let got = evaluated(&doc, indexed);
+        assert_eq!(&got, before, "{indexed}: the index changed the answer");
+        assert_eq!(got, evaluated(&doc, walked), "{indexed} against {walked}");
+        assert_ne!(got, "[]", "{indexed} selects something");
+    }
+    for absent in [
+        "//p[@class='y']",
+        "//p[@nosuchname='x']",
+        "//*[contains(concat(' ', normalize-space(@class), ' '), ' z ')]",
+    ] {
+        assert_eq!(evaluated(&doc, absent), "[]", "{absent}");
+    }
+}
