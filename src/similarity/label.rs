@@ -103,7 +103,10 @@ impl Labels {
 /// tree-gram; this trait is how that decision reaches the similarity
 /// functions, which never look at masked content and so can never be
 /// influenced by it.
-pub trait Mask {
+///
+/// A mask is shared by the threads that capture a wrapper's patterns side
+/// by side, so it is `Sync`.
+pub trait Mask: Sync {
     /// Whether `node` and everything below it are left out.
     fn skips(&self, doc: &Document, node: NodeId) -> bool {
         let _ = (doc, node);
@@ -158,7 +161,7 @@ pub struct MaskFn<F>(pub F);
 
 impl<F> Mask for MaskFn<F>
 where
-    F: Fn(&Document, NodeId, Option<&str>) -> bool,
+    F: Fn(&Document, NodeId, Option<&str>) -> bool + Sync,
 {
     fn skips(&self, doc: &Document, node: NodeId) -> bool {
         (self.0)(doc, node, None)

@@ -150,9 +150,47 @@ pub fn capture_across(
         unstable: &own_texts,
         ..*options
     };
+    // The walk is cheap (each pattern's XPath once per parent instance);
+    // capturing a pattern is not (its locator ensemble searches the page),
+    // and each pattern's capture reads only the page, so the captures run
+    // side by side. The results keep the walk's order.
+    let visits = walk(wrapper, doc, options.only);
+    let outcomes: Vec<Option<Result<Captured, Skipped>>> = {
+        use rayon::prelude::*;
+        visits
+            .par_iter()
+            .map(|v| {
+                v.wanted
+                    .then(|| capture_one(wrapper, doc, others, options, v))
+            })
+            .collect()
+    };
     let mut captured = Vec::new();
     let mut skipped = Vec::new();
-    // Patterns are visited parent first, each with every instance of its parent.
+    for outcome in outcomes.into_iter().flatten() {
+        match outcome {
+            Ok(c) => captured.push(c),
+            Err(s) => skipped.push(s),
+        }
+    }
+    (captured, skipped)
+}
+
+/// A pattern as the capture walk reached it: what it selected from each of
+/// its contexts, or why it could not be evaluated.
+struct Visit<'w> {
+    path: PatternPath,
+    pattern: &'w Pattern,
+    per_context: PerContext,
+    problem: Option<String>,
+    /// Whether the capture asked for this pattern (`CaptureOptions::only`).
+    wanted: bool,
+}
+
+/// Every pattern of `wrapper`, parent first, each evaluated from every
+/// instance of its parent on `doc`.
+fn walk<'w>(wrapper: &'w Wrapper, doc: &Document, only: Option<&[PatternPath]>) -> Vec<Visit<'w>> {
+    let mut visits = Vec::new();
     let mut work: Vec<(PatternPath, &Pattern, Vec<Item>)> = wrapper
         .patterns
         .iter()
@@ -166,95 +204,13 @@ pub fn capture_across(
         })
         .collect();
     while let Some((path, pattern, contexts)) = work.pop() {
-        let mut per_context: Vec<(Item, Vec<Item>)> = Vec::new();
+        let mut per_context: PerContext = Vec::new();
         let mut problem = None;
         for &context in &contexts {
             match pattern.xpath.evaluate_item(doc, context) {
                 Ok(Value::Nodes(items)) => per_context.push((context, items)),
                 Ok(_) => problem = Some("its XPath gives a value, not nodes".to_owned()),
                 Err(e) => problem = Some(format!("its XPath failed: {e}")),
-            }
-        }
-        let matched: usize = per_context.iter().map(|(_, items)| items.len()).sum();
-        let wanted = options.only.is_none_or(|only| only.contains(&path));
-        if wanted {
-            let mut drafts = if pattern.is_record() {
-                record_drafts(doc, &per_context, options.instances)
-            } else {
-                field_drafts(doc, &per_context, options)
-            };
-            match (problem, drafts.is_empty()) {
-                (Some(reason), _) => skipped.push(Skipped {
-                    pattern: path.clone(),
-                    reason,
-                }),
-                (None, true) => skipped.push(Skipped {
-                    pattern: path.clone(),
-                    reason: if matched == 0 {
-                        "it matches nothing on the page".to_owned()
-                    } else {
-                        "it matches only the page itself (html, head or body) or nodes that cannot be marked".to_owned()
-                    },
-                }),
-                (None, false) => {
-                    let header = Header {
-                        wrapper: wrapper.name.clone(),
-                        pattern: path.to_string(),
-                        xpath: pattern.xpath.source().to_owned(),
-                        url: options.url.map(str::to_owned),
-                        sha256: options.sha256.to_owned(),
-                        captured: options.captured.to_owned(),
-                        matched,
-                        frame: options.frame.map(|frame| {
-                            per_context
-                                .iter()
-                                .flat_map(|(_, items)| items)
-                                .all(|item| frame.contains(&item.owner()))
-                        }),
-                        hidden: Some(
-                            per_context
-                                .iter()
-                                .flat_map(|(_, items)| items)
-                                .all(|item| crate::dom::hidden::is_hidden(doc, item.owner())),
-                        ),
-                        neighbours: field_neighbours(doc, pattern.is_record(), &drafts, options),
-                        locators: super::ensemble(
-                            doc,
-                            pattern.xpath.source(),
-                            &per_context,
-                            options.unstable,
-                        ),
-                        across: None,
-                    };
-                    let header = with_others(wrapper, &path, pattern, doc, &per_context, others, header);
-                    // An instance that would not read back as written is
-                    // left out: it would lose its target or its shape.
-                    let html = loop {
-                        let (html, written) =
-                            format::write(doc, &header, &drafts, options.unstable);
-                        match format::misread(&html, doc, &drafts, &written) {
-                            None => break Some(html),
-                            Some(i) => {
-                                drafts.remove(i);
-                                if drafts.is_empty() {
-                                    break None;
-                                }
-                            }
-                        }
-                    };
-                    match html {
-                        Some(html) => captured.push(Captured {
-                            pattern: path.clone(),
-                            file: treegram_file(&wrapper.name, &path),
-                            html,
-                            instances: drafts.len(),
-                        }),
-                        None => skipped.push(Skipped {
-                            pattern: path.clone(),
-                            reason: "its context would not read back from the tree-gram file as it is on the page: the page nests elements as the HTML parser would not rebuild them (misnested or foster-parented markup, or a form directly in a table)".to_owned(),
-                        }),
-                    }
-                }
             }
         }
         if pattern.is_record() {
@@ -267,8 +223,93 @@ pub fn capture_across(
                 work.push((path.child(child.name.clone()), child, instances.clone()));
             }
         }
+        let wanted = only.is_none_or(|only| only.contains(&path));
+        visits.push(Visit {
+            path,
+            pattern,
+            per_context,
+            problem,
+            wanted,
+        });
     }
-    (captured, skipped)
+    visits
+}
+
+/// The tree-gram of the pattern `visit` reached, or why it gets none.
+fn capture_one(
+    wrapper: &Wrapper,
+    doc: &Document,
+    others: &[&Document],
+    options: &CaptureOptions<'_>,
+    visit: &Visit<'_>,
+) -> Result<Captured, Skipped> {
+    let Visit {
+        path,
+        pattern,
+        per_context,
+        problem,
+        ..
+    } = visit;
+    let skip = |reason: String| Skipped {
+        pattern: path.clone(),
+        reason,
+    };
+    let matched: usize = per_context.iter().map(|(_, items)| items.len()).sum();
+    let mut drafts = if pattern.is_record() {
+        record_drafts(doc, per_context, options.instances)
+    } else {
+        field_drafts(doc, per_context, options)
+    };
+    if let Some(reason) = problem {
+        return Err(skip(reason.clone()));
+    }
+    if drafts.is_empty() {
+        return Err(skip(if matched == 0 {
+            "it matches nothing on the page".to_owned()
+        } else {
+            "it matches only the page itself (html, head or body) or nodes that cannot be marked"
+                .to_owned()
+        }));
+    }
+    let items = || per_context.iter().flat_map(|(_, items)| items);
+    let header = Header {
+        wrapper: wrapper.name.clone(),
+        pattern: path.to_string(),
+        xpath: pattern.xpath.source().to_owned(),
+        url: options.url.map(str::to_owned),
+        sha256: options.sha256.to_owned(),
+        captured: options.captured.to_owned(),
+        matched,
+        frame: options
+            .frame
+            .map(|frame| items().all(|item| frame.contains(&item.owner()))),
+        hidden: Some(items().all(|item| crate::dom::hidden::is_hidden(doc, item.owner()))),
+        neighbours: field_neighbours(doc, pattern.is_record(), &drafts, options),
+        locators: super::ensemble(doc, pattern.xpath.source(), per_context, options.unstable),
+        across: None,
+    };
+    let header = with_others(wrapper, path, pattern, doc, per_context, others, header);
+    // An instance that would not read back as written is left out: it
+    // would lose its target or its shape.
+    loop {
+        let (html, written) = format::write(doc, &header, &drafts, options.unstable);
+        match format::misread(&html, doc, &drafts, &written) {
+            None => {
+                return Ok(Captured {
+                    pattern: path.clone(),
+                    file: treegram_file(&wrapper.name, path),
+                    html,
+                    instances: drafts.len(),
+                });
+            }
+            Some(i) => {
+                drafts.remove(i);
+                if drafts.is_empty() {
+                    return Err(skip("its context would not read back from the tree-gram file as it is on the page: the page nests elements as the HTML parser would not rebuild them (misnested or foster-parented markup, or a form directly in a table)".to_owned()));
+                }
+            }
+        }
+    }
 }
 
 /// `header` with what the `others` pages showed of the pattern at `path`,
