@@ -14,10 +14,17 @@ use mend::wrapper::{self, LoadError, Wrapper};
 /// `eprintln!` that never panics: when standard error is closed or full
 /// there is nowhere left to report that, so the message is dropped and the
 /// command goes on to its exit code.
+///
+/// The message is formatted first and written in one call: standard error
+/// is unbuffered, and a command that warns about each of thousands of
+/// patterns would otherwise make a system call for every piece of each
+/// line.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let mut line = format!($($arg)*);
+        line.push('\n');
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }};
 }
 
@@ -25,7 +32,7 @@ macro_rules! say {
 macro_rules! say_raw {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
+        let _ = std::io::stderr().write_all(format!($($arg)*).as_bytes());
     }};
 }
 

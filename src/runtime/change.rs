@@ -42,7 +42,9 @@
 use std::path::{Path, PathBuf};
 
 use super::lock::remove_stale_temp_files;
-use super::{Replaced, RuntimeError, WrapperLock, replace_if_unchanged, write_bytes_atomically};
+use super::{
+    Replaced, RuntimeError, WrapperLock, replace_if_unchanged, stage_files, write_bytes_atomically,
+};
 use crate::store::{
     AdaptationId, Batch, ChangeId, ChangeKind, ChangeRecord, ChangeState, FileChange, Store,
     StoreError, Timestamp,
@@ -98,38 +100,33 @@ pub fn carry_out(
     id: ChangeId,
     files: &[FileChange],
 ) -> Result<Carried, RuntimeError> {
-    let order = wrapper_last(files, lock.wrapper());
-    for (done, &i) in order.iter().enumerate() {
-        let f = &files[i];
-        // The wrapper file goes in only over what was read under the lock:
-        // a person's editor takes no lock, and their save wins.
-        let written = if f.path == lock.wrapper() {
-            match replace_if_unchanged(&f.path, &f.after, f.before.as_deref()) {
-                Ok(Replaced::Done) => Ok(()),
-                Ok(Replaced::EditedMeanwhile) => Err(RuntimeError::EditedMeanwhile {
-                    path: f.path.clone(),
-                }),
-                Err(e) => Err(e),
-            }
-        } else {
-            write_bytes_atomically(&f.path, &f.after)
+    // Every file but the wrapper is staged and synced first, then renamed
+    // into place; the wrapper goes in last, so that readers see the change
+    // only once everything it names is there.
+    let (others, wrapper): (Vec<&FileChange>, Vec<&FileChange>) =
+        files.iter().partition(|f| f.path != lock.wrapper());
+    let written = stage_files(
+        others
+            .iter()
+            .map(|f| (f.path.as_path(), f.after.as_slice())),
+    )
+    .map_err(|e| (0, e))
+    .and_then(|staged| staged.persist());
+    if let Err((done, e)) = written {
+        return Err(roll_back(store, id, &others[..done], e));
+    }
+    // The wrapper file goes in only over what was read under the lock: a
+    // person's editor takes no lock, and their save wins.
+    for f in &wrapper {
+        let replaced = match replace_if_unchanged(&f.path, &f.after, f.before.as_deref()) {
+            Ok(Replaced::Done) => Ok(()),
+            Ok(Replaced::EditedMeanwhile) => Err(RuntimeError::EditedMeanwhile {
+                path: f.path.clone(),
+            }),
+            Err(e) => Err(e),
         };
-        if let Err(e) = written {
-            let put_back = order[..done].iter().all(|&j| restore(&files[j]).is_ok());
-            if put_back {
-                let why = match &e {
-                    RuntimeError::EditedMeanwhile { .. } => {
-                        "the wrapper file was edited meanwhile; the edit is kept".to_owned()
-                    }
-                    e => format!("the wrapper file could not be written ({e})"),
-                };
-                let undo = effects(store, id);
-                if let Err(s) = store.settle_change(id, ChangeState::RolledBack, &undo, &why, now())
-                {
-                    tracing::warn!(change = %id, error = %s, "change left pending");
-                }
-            }
-            return Err(e);
+        if let Err(e) = replaced {
+            return Err(roll_back(store, id, &others, e));
         }
     }
     sync_folders(files)?;
@@ -312,6 +309,31 @@ fn restore(f: &FileChange) -> Result<(), RuntimeError> {
     }
 }
 
+/// Puts back the files of change `id` already written (`written`) after
+/// `e` stopped it, and marks the change rolled back when all of them went
+/// back; gives `e`.
+fn roll_back(
+    store: &mut Store,
+    id: ChangeId,
+    written: &[&FileChange],
+    e: RuntimeError,
+) -> RuntimeError {
+    let put_back = written.iter().all(|f| restore(f).is_ok());
+    if put_back {
+        let why = match &e {
+            RuntimeError::EditedMeanwhile { .. } => {
+                "the wrapper file was edited meanwhile; the edit is kept".to_owned()
+            }
+            e => format!("the wrapper file could not be written ({e})"),
+        };
+        let undo = effects(store, id);
+        if let Err(s) = store.settle_change(id, ChangeState::RolledBack, &undo, &why, now()) {
+            tracing::warn!(change = %id, error = %s, "change left pending");
+        }
+    }
+    e
+}
+
 /// The ids of what change `id` decided, for undoing; none when the store
 /// cannot say (the change then stays pending, and is reconciled later).
 fn effects(store: &Store, id: ChangeId) -> Vec<AdaptationId> {
@@ -319,14 +341,6 @@ fn effects(store: &Store, id: ChangeId) -> Vec<AdaptationId> {
         Ok(Some(c)) => c.effects.iter().map(|e| e.adaptation).collect(),
         _ => Vec::new(),
     }
-}
-
-/// The files' indices with the wrapper file last: a change is visible to
-/// readers of the wrapper only once everything it names is in place.
-fn wrapper_last(files: &[FileChange], wrapper: &Path) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&i| files[i].path == wrapper);
-    order
 }
 
 /// Syncs each folder that holds one of `files`, so that their renames are

@@ -66,7 +66,8 @@ pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use merge::{Merged, merge_decided};
 pub use project::{
-    Project, Replaced, replace_if_unchanged, write_atomically, write_bytes_atomically,
+    Project, Replaced, Staged, replace_if_unchanged, stage_files, write_atomically,
+    write_bytes_atomically,
 };
 pub use session::Session;
 pub use templates::{
