@@ -1,8 +1,8 @@
 //! mend: a self-healing web wrapper runtime.
 //!
 //! The pure core (`dom`, `xpath`, `similarity`, `wrapper`, `treegram`,
-//! `extract`, `adapt`, `health`, `site`) does no I/O, no async and reads no
-//! clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime`, `review`
+//! `site_template`, `unstable`, `extract`, `adapt`, `health`, `site`) does
+//! no I/O, no async and reads no clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime`, `review`
 //! and the command line sit on top.
 
 #![forbid(unsafe_code)]

@@ -29,6 +29,7 @@ mod cli_stdout;
 mod cli_template;
 mod cli_validate;
 mod cli_xpath;
+mod core_purity;
 mod fixture_site;
 mod generate_robustness;
 mod generate_transfer;
