@@ -1,6 +1,7 @@
 //! Capturing tree-grams from a page on which the wrapper is known good.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::Header;
 use super::Target;
@@ -11,6 +12,7 @@ use super::format::{self, Draft};
 use crate::dom::{Document, NodeId};
 use crate::similarity::Mask;
 use crate::wrapper::{Pattern, PatternPath, Wrapper};
+use crate::xpath::generate::Selections;
 use crate::xpath::{Item, Value};
 
 /// A field's context never grows past this many elements: one more ancestor
@@ -153,15 +155,18 @@ pub fn capture_across(
     // The walk is cheap (each pattern's XPath once per parent instance);
     // capturing a pattern is not (its locator ensemble searches the page),
     // and each pattern's capture reads only the page, so the captures run
-    // side by side. The results keep the walk's order.
+    // side by side. The results keep the walk's order. The patterns'
+    // searches share what their candidates selected: many candidates
+    // (`//td`, the same anchors) recur from pattern to pattern.
     let visits = walk(wrapper, doc, options.only);
+    let selections = Arc::new(Selections::new(doc));
     let outcomes: Vec<Option<Result<Captured, Skipped>>> = {
         use rayon::prelude::*;
         visits
             .par_iter()
             .map(|v| {
                 v.wanted
-                    .then(|| capture_one(wrapper, doc, others, options, v))
+                    .then(|| capture_one(wrapper, doc, others, options, &selections, v))
             })
             .collect()
     };
@@ -241,6 +246,7 @@ fn capture_one(
     doc: &Document,
     others: &[&Document],
     options: &CaptureOptions<'_>,
+    selections: &Arc<Selections>,
     visit: &Visit<'_>,
 ) -> Result<Captured, Skipped> {
     let Visit {
@@ -285,7 +291,13 @@ fn capture_one(
             .map(|frame| items().all(|item| frame.contains(&item.owner()))),
         hidden: Some(items().all(|item| crate::dom::hidden::is_hidden(doc, item.owner()))),
         neighbours: field_neighbours(doc, pattern.is_record(), &drafts, options),
-        locators: super::ensemble(doc, pattern.xpath.source(), per_context, options.unstable),
+        locators: super::locators::ensemble_sharing(
+            doc,
+            pattern.xpath.source(),
+            per_context,
+            options.unstable,
+            Some(selections),
+        ),
         across: None,
     };
     let header = with_others(wrapper, path, pattern, doc, per_context, others, header);

@@ -13,10 +13,13 @@
 //! bounded: one generation per pattern, within the generator's budget.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
-use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances, looks_generated};
+use crate::xpath::generate::{
+    GenerateOptions, Instance, Selections, generate_for_instances, looks_generated,
+};
 use crate::xpath::{Item, XPath};
 
 /// How many locators a tree-gram keeps per pattern, at most: one per kind.
@@ -117,10 +120,23 @@ pub fn ensemble(
     per_context: &[(Item, Vec<Item>)],
     unstable: &dyn Mask,
 ) -> Vec<Locator> {
+    ensemble_sharing(doc, own, per_context, unstable, None)
+}
+
+/// [`ensemble`], with the generator's searches sharing `selections`, the
+/// answers of candidates evaluated on `doc` for other patterns: the same
+/// locators, found sooner when many patterns are captured on one page.
+pub(crate) fn ensemble_sharing(
+    doc: &Document,
+    own: &str,
+    per_context: &[(Item, Vec<Item>)],
+    unstable: &dyn Mask,
+    selections: Option<&Arc<Selections>>,
+) -> Vec<Locator> {
     if per_context.iter().all(|(_, t)| t.is_empty()) {
         return Vec::new();
     }
-    let mut out = generated(doc, own, per_context, unstable);
+    let mut out = generated(doc, own, per_context, unstable, selections);
     for xpath in simple_candidates(doc, per_context, unstable) {
         if out.len() == MAX_LOCATORS - 1 {
             break;
@@ -257,6 +273,7 @@ fn generated(
     own: &str,
     per_context: &[(Item, Vec<Item>)],
     unstable: &dyn Mask,
+    selections: Option<&Arc<Selections>>,
 ) -> Vec<Locator> {
     let instances: Vec<Instance> = per_context
         .iter()
@@ -268,6 +285,7 @@ fn generated(
     let options = GenerateOptions {
         max_alternatives: 16,
         unstable: super::unstable_parts(doc, unstable),
+        selections: selections.cloned(),
         ..GenerateOptions::default()
     };
     let Ok(generated) = generate_for_instances(doc, &instances, &options) else {
@@ -536,6 +554,57 @@ mod tests {
                 &NoMask
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn sharing_selections_between_patterns_finds_the_same_locators() {
+        // A table of rows with classes and texts: every field's search
+        // tries the same whole-table candidates.
+        let rows: String = (0..60)
+            .map(|i| {
+                format!(
+                    "<tr class='r{i}'><td class='c{}'>value {i}</td></tr>",
+                    i % 7
+                )
+            })
+            .collect();
+        let doc = Document::parse_str(&format!("<table id='t'>{rows}</table>"));
+        let shared = Arc::new(Selections::new(&doc));
+        for i in [0, 1, 17, 59] {
+            let own = format!("//tr[@class='r{i}']/td");
+            let targets = XPath::compile(&own)
+                .unwrap()
+                .select_item(&doc, Item::Node(NodeId::ROOT))
+                .unwrap();
+            let per_context = [(Item::Node(NodeId::ROOT), targets)];
+            let alone = ensemble(&doc, &own, &per_context, &NoMask);
+            let sharing = ensemble_sharing(&doc, &own, &per_context, &NoMask, Some(&shared));
+            assert!(!alone.is_empty(), "{own}");
+            assert_eq!(sharing, alone, "{own}");
+        }
+        assert!(!shared.is_empty(), "the searches kept nothing");
+        // A cache made for another document answers nothing from memory.
+        let other = Document::parse_str("<table><tr class='r0'><td>other</td></tr></table>");
+        let foreign = Arc::new(Selections::new(&other));
+        let targets = XPath::compile("//tr[@class='r1']/td")
+            .unwrap()
+            .select_item(&doc, Item::Node(NodeId::ROOT))
+            .unwrap();
+        let per_context = [(Item::Node(NodeId::ROOT), targets)];
+        assert_eq!(
+            ensemble_sharing(
+                &doc,
+                "//tr[@class='r1']/td",
+                &per_context,
+                &NoMask,
+                Some(&foreign)
+            ),
+            ensemble(&doc, "//tr[@class='r1']/td", &per_context, &NoMask)
+        );
+        assert!(
+            foreign.is_empty(),
+            "a cache kept answers about another document"
         );
     }
 }

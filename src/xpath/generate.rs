@@ -96,6 +96,7 @@ mod heuristics;
 mod levels;
 mod render;
 mod search;
+mod selections;
 mod siblings;
 mod targets;
 mod unstable;
@@ -110,6 +111,7 @@ use crate::dom::{Document, NodeId, NodeKind};
 
 pub use brittle::brittleness;
 pub use heuristics::looks_generated;
+pub use selections::Selections;
 use targets::{
     Group, Targets, attribute_suffix, check_instances, child_suffix, group_of, label_owners, owner,
 };
@@ -133,6 +135,10 @@ pub struct GenerateOptions {
     /// the layout every page shares: an ancestor anchor among them is
     /// preferred (its test costs 10 less).
     pub landmarks: std::collections::HashSet<NodeId>,
+    /// Answers of candidates already evaluated on the same document by
+    /// earlier searches (the searches for a wrapper's patterns on one
+    /// page), shared with later ones; `None` evaluates every candidate.
+    pub selections: Option<std::sync::Arc<Selections>>,
 }
 
 impl Default for GenerateOptions {
@@ -143,6 +149,7 @@ impl Default for GenerateOptions {
             max_alternatives: 3,
             unstable: UnstableParts::default(),
             landmarks: std::collections::HashSet::new(),
+            selections: None,
         }
     }
 }
@@ -541,7 +548,12 @@ impl Env<'_> {
         if plan.labels {
             scope = scope.with_label_owners();
         }
-        let mut search = search::Search::new(&scope, self.document_context, self.options.max_steps);
+        let mut search = search::Search::new(
+            &scope,
+            self.document_context,
+            self.options.max_steps,
+            self.options.selections.as_deref(),
+        );
         let found = search.run(*budget, self.options.max_alternatives.saturating_add(1));
         let mut evaluations = search.evaluations;
         *budget = budget.saturating_sub(search.evaluations);

@@ -19,6 +19,8 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use super::heuristics::{COST_ANCHOR, COST_CHILD_START, COST_LEVEL};
 use super::levels::{Anchor, Level, Scope};
 use super::render::{Pred, write_step};
+use super::selections::Selections;
+use crate::dom::NodeId;
 use crate::xpath::{Item, XPath};
 
 /// How many more candidates are evaluated, after the first exact one, to
@@ -53,6 +55,8 @@ struct Cand {
 
 pub(super) struct Search<'s, 'd> {
     scope: &'s Scope<'d>,
+    /// Answers shared with other searches on the same document.
+    selections: Option<&'s Selections>,
     document_context: bool,
     max_steps: usize,
     levels: Vec<Level>,
@@ -62,9 +66,15 @@ pub(super) struct Search<'s, 'd> {
 }
 
 impl<'s, 'd> Search<'s, 'd> {
-    pub fn new(scope: &'s Scope<'d>, document_context: bool, max_steps: usize) -> Self {
+    pub fn new(
+        scope: &'s Scope<'d>,
+        document_context: bool,
+        max_steps: usize,
+        selections: Option<&'s Selections>,
+    ) -> Self {
         Search {
             scope,
+            selections,
             document_context,
             max_steps: max_steps.max(1),
             levels: Vec::new(),
@@ -147,7 +157,7 @@ impl<'s, 'd> Search<'s, 'd> {
             }
             self.evaluations += 1;
             let (cand, xpath) = store[id].clone();
-            let Some(got) = evaluate(scope, &xpath) else {
+            let Some(got) = evaluate(scope, &xpath, self.selections) else {
                 continue;
             };
             if !got.covers {
@@ -273,9 +283,16 @@ struct Selection {
 }
 
 /// What `xpath` selects from each of the scope's contexts, or `None` when it
-/// does not compile or evaluate (which the search treats as a dead end).
-fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Selection> {
-    let compiled = XPath::compile(xpath).ok()?;
+/// does not compile or evaluate (which the search treats as a dead end);
+/// answers kept in `selections` are not evaluated again.
+fn evaluate(scope: &Scope<'_>, xpath: &str, selections: Option<&Selections>) -> Option<Selection> {
+    let compiled = std::cell::OnceCell::new();
+    let select = |ctx: NodeId| -> Option<Vec<Item>> {
+        let compiled = compiled
+            .get_or_init(|| XPath::compile(xpath).ok())
+            .as_ref()?;
+        compiled.select_item(scope.doc, Item::Node(ctx)).ok()
+    };
     let mut out = Selection {
         covers: true,
         exact: true,
@@ -284,9 +301,12 @@ fn evaluate(scope: &Scope<'_>, xpath: &str) -> Option<Selection> {
     };
     let mut h = foldhash::fast::FixedState::with_seed(0).build_hasher();
     for (ctx, want) in &scope.instances {
-        let got = compiled.select_item(scope.doc, Item::Node(*ctx)).ok()?;
+        let got: std::sync::Arc<[Item]> = match selections {
+            Some(kept) => kept.get_or_evaluate(scope.doc, xpath, *ctx, || select(*ctx))?,
+            None => select(*ctx)?.into(),
+        };
         out.covers &= covers(&got, want);
-        out.exact &= got == *want;
+        out.exact &= *got == **want;
         out.count += got.len();
         got.hash(&mut h);
     }
