@@ -449,7 +449,7 @@ fn alike(gram: &Document, root: NodeId, doc: &Document, p: NodeId) -> f64 {
 /// by their words, not by their nodes.
 fn texts(doc: &Document, element: NodeId, stored: bool) -> String {
     let mut out = String::new();
-    if crate::treegram::RAW.contains(&doc.name(element)) {
+    if crate::dom::markup::RAW.contains(&doc.name(element)) {
         return out;
     }
     for c in doc.children(element) {

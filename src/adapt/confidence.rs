@@ -16,6 +16,7 @@
 use serde::Serialize;
 
 use super::ChangeScope;
+use super::model::FEATURES;
 use crate::similarity::{Algorithm, LabelMode};
 
 /// Which path of the search proposed a candidate.
@@ -90,7 +91,7 @@ pub struct Evidence {
     /// `None` for the drift check, which senses nothing).
     pub change_scope: Option<ChangeScope>,
     /// Whether more of the pattern's locators agree on other nodes than on
-    /// these, and those look more like the target (`drift::Votes::outvoting`).
+    /// these, and those look more like the target (`votes::Votes::outvoting`).
     pub outvoted: bool,
     /// Whether the stored target's text, as written, stands on other nodes
     /// near these or elsewhere on the page, and not on these.
@@ -101,44 +102,6 @@ pub struct Evidence {
     /// target's classes or attribute values.
     pub emptied: bool,
 }
-
-/// The model's inputs, by name, in the order of [`Evidence::features`].
-pub const FEATURES: [&str; 34] = [
-    "similarity",
-    "margin",
-    "likeness",
-    "tag_like",
-    "text_like",
-    "attrs_like",
-    "words",
-    "votes_for",
-    "votes_against",
-    "voted",
-    "record",
-    "count_fit",
-    "carries_evidence",
-    "lookalike",
-    "labels_contradict",
-    "selection_empty",
-    "source_tree",
-    "source_locators",
-    "source_witness",
-    "source_relaxed",
-    "source_record_witness",
-    "algorithm_ctm",
-    "algorithm_stm",
-    "algorithm_bigram",
-    "algorithm_jw",
-    "label_tag_only",
-    "scope_local",
-    "scope_structural",
-    "scope_template",
-    "source_current",
-    "outvoted",
-    "witnessed_elsewhere",
-    "neighbour",
-    "emptied",
-];
 
 impl Evidence {
     /// The model's inputs, named by [`FEATURES`].

@@ -9,6 +9,7 @@
 use super::tests::{
     article, drift_of, grams_from, heal_one_field, healed_node, one_field, text_of,
 };
+use super::votes;
 use super::*;
 use crate::dom::Document;
 use crate::extract::ViolationKind;
@@ -301,7 +302,7 @@ fn only_a_plain_text_locator_that_selects_the_one_node_names_it() {
             .unwrap()
             .select_item(&doc, root)
             .unwrap();
-        drift::text_locator_selects(&doc, gram, root, &set)
+        votes::text_locator_selects(&doc, gram, root, &set)
     };
     let moved = byline("C. S. Lewis", true);
     assert!(named(&moved, "//span/a"));
@@ -325,5 +326,5 @@ fn only_a_plain_text_locator_that_selects_the_one_node_names_it() {
         .unwrap()
         .select_item(&doc, root)
         .unwrap();
-    assert!(!drift::text_locator_selects(&doc, gram, root, &set));
+    assert!(!votes::text_locator_selects(&doc, gram, root, &set));
 }

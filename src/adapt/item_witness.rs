@@ -71,7 +71,7 @@ pub(crate) fn item_witness(
     gram: &TreeGram,
     current: &[Vec<Item>],
 ) -> Option<Witness> {
-    let node = super::drift::single_node(current)?;
+    let node = super::signals::single_node(current)?;
     let stored = stored_item(gram)?;
     if !doc.is_element(node) || doc.name(node) != stored.tag {
         return None;

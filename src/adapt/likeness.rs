@@ -12,9 +12,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::dom::markup::RAW;
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::{Mask, jaro_winkler};
-use crate::treegram::RAW;
 pub(crate) use crate::treegram::labels;
 use crate::xpath::Item;
 use crate::xpath::generate::looks_generated;

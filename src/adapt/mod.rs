@@ -75,8 +75,11 @@ mod selection;
 mod sequence_alignment;
 #[cfg(test)]
 mod settle_tests;
+mod signals;
 mod surroundings;
+mod votes;
 mod witness;
+mod witnessed;
 
 #[cfg(test)]
 mod properties;
@@ -90,10 +93,10 @@ use serde_json::Value;
 
 pub use alternative::{Alternative, Origin, Substituted, history_alternatives, substitute};
 pub use change_scope::{ChangeScope, MAX_CANDIDATES, PageFacts, Sensed, sense};
-pub use confidence::{Evidence, FEATURES, Source, confidence};
+pub use confidence::{Evidence, Source, confidence};
 pub use drift::drift;
 pub use heal::{Healing, heal, heal_extracted, heal_with, relocate};
-pub use model::{Model, model};
+pub use model::{FEATURES, Model, model};
 
 use crate::dom::Document;
 use crate::extract::Violation;

@@ -15,7 +15,7 @@
 //! files (LightGBM's, ONNX runtimes) bring native libraries for it.
 //!
 //! It refuses nothing at run time: a model file whose features are not the
-//! ones [`FEATURES`](super::confidence::FEATURES) names, in that order, or
+//! ones [`FEATURES`] names, in that order, or
 //! whose trees are malformed, fails the unit tests below, and the binary
 //! falls back to a model that is never sure (probability 0.5, with both
 //! thresholds at 1), so that a broken file makes mend flag every field and
@@ -25,7 +25,43 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-use super::confidence::FEATURES;
+/// The model's inputs, by name, in the order of [`Evidence::features`](super::Evidence::features).
+pub const FEATURES: [&str; 34] = [
+    "similarity",
+    "margin",
+    "likeness",
+    "tag_like",
+    "text_like",
+    "attrs_like",
+    "words",
+    "votes_for",
+    "votes_against",
+    "voted",
+    "record",
+    "count_fit",
+    "carries_evidence",
+    "lookalike",
+    "labels_contradict",
+    "selection_empty",
+    "source_tree",
+    "source_locators",
+    "source_witness",
+    "source_relaxed",
+    "source_record_witness",
+    "algorithm_ctm",
+    "algorithm_stm",
+    "algorithm_bigram",
+    "algorithm_jw",
+    "label_tag_only",
+    "scope_local",
+    "scope_structural",
+    "scope_template",
+    "source_current",
+    "outvoted",
+    "witnessed_elsewhere",
+    "neighbour",
+    "emptied",
+];
 
 /// The fitted model, as compiled into the binary.
 const MODEL_JSON: &str = include_str!("../../models/heal.json");

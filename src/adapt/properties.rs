@@ -104,7 +104,7 @@ fn kept_elements(doc: &Document, root: NodeId) -> Vec<NodeId> {
     while n < doc.subtree_end(root) {
         if doc.is_element(n) {
             out.push(n);
-            if crate::treegram::RAW.contains(&doc.name(n)) {
+            if crate::dom::markup::RAW.contains(&doc.name(n)) {
                 n = doc.subtree_end(n);
                 continue;
             }

@@ -44,7 +44,7 @@
 //! - its tag (`//a[normalize-space(.)='Settings']` is
 //!   asked as `//*[normalize-space(.)='Settings']`): a link became a `div`
 //!   with other classes. Of nested elements with that text the innermost
-//!   counts; the text must be telling (`drift::telling_stored_text`) and the
+//!   counts; the text must be telling (`signals::telling_stored_text`) and the
 //!   one element with it on the page, shown.
 //!
 //! It refuses a relaxed locator that finds several elements in a scope, and
@@ -52,9 +52,10 @@
 //! or `id` alone is reused by unrelated elements, a whole set of them is
 //! not.
 
-use super::drift::{evidence, last_step, selections, stored_profile, telling_stored_text};
 use super::likeness::{Profile, kept_attributes};
-use super::relocate::MIN_LOCATOR_EVIDENCE;
+use super::signals::{evidence, stored_profile, telling_stored_text};
+use super::votes::MIN_LOCATOR_EVIDENCE;
+use super::votes::{last_step, selections};
 use crate::dom::Document;
 use crate::similarity::NoMask;
 use crate::treegram::{LocatorKind, TreeGram};

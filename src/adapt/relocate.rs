@@ -8,12 +8,13 @@ use url::Url;
 
 use super::cluster::{Rule, clusters};
 use super::confidence::{Evidence, Source};
-use super::drift;
 use super::locate::{self, Field};
+use super::votes::MIN_LOCATOR_EVIDENCE;
 use super::{
     Adaptation, CandidateReport, ChangeScope, Check, Outcome, Rejections, Search, Sensed,
     TreeGrams, Trigger,
 };
+use super::{signals, votes, witnessed};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
@@ -300,7 +301,7 @@ fn attempt_logged(
     // which of its nodes it is; the tree search weighs the two texts nearly
     // alike and cannot call it.
     if !pattern.is_record() {
-        let narrowed = drift::narrowed_to_stored_text(env.doc, gram, &current).map(|found| {
+        let narrowed = signals::narrowed_to_stored_text(env.doc, gram, &current).map(|found| {
             (
                 found,
                 "its XPath selects a copy beside the target; only this node carries the stored text as written",
@@ -404,7 +405,7 @@ fn attempt_logged(
     // had, is healed to them: the cluster that is the stored instances, not
     // every alike item on the page.
     if pattern.is_record()
-        && let Some(w) = drift::witnessed_record(env.doc, gram, &current)
+        && let Some(w) = witnessed::witnessed_record(env.doc, gram, &current)
         && w.targets.iter().map(Vec::len).sum::<usize>() == gram.header.matched
         && !rejected.iter().any(|(_, sel)| *sel == w.targets)
     {
@@ -786,7 +787,7 @@ fn nodes_evidence(
     scopes: &[Item],
     targets: &[Vec<Item>],
 ) -> Evidence {
-    let votes = drift::all_votes(env.doc, gram, scopes, targets);
+    let votes = votes::all_votes(env.doc, gram, scopes, targets);
     // A locator whose nodes give values the field refuses is no evidence
     // against the choice: it has moved onto something else (a struck-out
     // price, a label), and a candidate like that could never be chosen.
@@ -805,7 +806,7 @@ fn nodes_evidence(
             n as f64 / voting as f64
         }
     };
-    let parts = drift::likeness_parts(env.doc, gram, targets).unwrap_or_default();
+    let parts = signals::likeness_parts(env.doc, gram, targets).unwrap_or_default();
     let chosen_count: usize = targets.iter().map(Vec::len).sum();
     let stored_count = gram.header.matched.max(1);
     let field = !pattern.is_record();
@@ -820,9 +821,9 @@ fn nodes_evidence(
         voted: voting > 0,
         record: pattern.is_record(),
         count_fit: chosen_count.min(stored_count) as f64 / chosen_count.max(stored_count) as f64,
-        carries_evidence: !field || drift::carries_evidence(env.doc, gram, targets),
+        carries_evidence: !field || signals::carries_evidence(env.doc, gram, targets),
         lookalike: field && super::surroundings::lookalike(env.doc, gram, targets),
-        labels_contradict: field && drift::labels_contradict(env.doc, gram, targets),
+        labels_contradict: field && signals::labels_contradict(env.doc, gram, targets),
         // What the drift check weighs of a current selection says nothing
         // of a candidate the search found.
         ..Evidence::default()
@@ -841,18 +842,12 @@ fn plausible(env: &Env<'_>, pattern: &Pattern, targets: &[Vec<Item>]) -> bool {
     })
 }
 
-/// The least evidence (see `drift::evidence`) a node set chosen by the
-/// locators needs: its nodes must look almost wholly like the stored target
-/// (tag, text or its shape, attributes). On the mutation track, locator
-/// answers under 0.9 were wrong on 10 of 14 cases, above it on 12 of 165
-/// (`bench/heal_harness.py --tracks mutation`).
-pub(crate) const MIN_LOCATOR_EVIDENCE: f64 = 0.9;
 /// The same for one node chosen by the text locator among others: the
 /// stored tag and text as written (0.2 + 0.4), whatever its attributes.
 const MIN_TEXT_LOCATOR_EVIDENCE: f64 = 0.6;
 
 /// The least share of a stored sentence's words (see
-/// `drift::StoredWords`) that names a candidate as the target
+/// `signals::StoredWords`) that names a candidate as the target
 /// edited: a third of the words replaced leaves half of them shared.
 const MIN_WORDS_KEPT: f64 = 0.4;
 /// The most that the other candidates too close to call may share then.
@@ -886,7 +881,7 @@ fn locator_choice(
     scopes: &[Item],
     current: &[Vec<Item>],
 ) -> Option<Result<LocatorAnswer, String>> {
-    let votes = drift::votes(env.doc, gram, scopes, current);
+    let votes = votes::votes(env.doc, gram, scopes, current);
     let ballot = if current.iter().all(Vec::is_empty) {
         let best = votes.others.first()?;
         let tied = votes
@@ -914,7 +909,7 @@ fn locator_choice(
             && b.targets.iter().all(|t| t.len() <= 1)
     });
     let (targets, reason) = match ballot {
-        Some(b) => match drift::narrowed_to_stored_text(env.doc, gram, &b.targets) {
+        Some(b) => match signals::narrowed_to_stored_text(env.doc, gram, &b.targets) {
             Some(narrowed) => (
                 narrowed,
                 format!(
@@ -935,7 +930,7 @@ fn locator_choice(
             ),
         },
         None if current.iter().any(|c| !c.is_empty()) => {
-            let w = drift::witnessed_field(env.doc, gram, current, &votes)?;
+            let w = witnessed::witnessed_field(env.doc, gram, current, &votes)?;
             (
                 w.targets,
                 format!("these nodes carry {} and the XPath's do not", w.why),
@@ -950,7 +945,7 @@ fn locator_choice(
             "{reason}, but they have another text than the target and stand among none of the texts that surrounded it: a lookalike elsewhere, and the target is gone"
         )));
     }
-    let score = drift::evidence(env.doc, gram, &targets)?;
+    let score = signals::evidence(env.doc, gram, &targets)?;
     let bar = if by_text {
         MIN_TEXT_LOCATOR_EVIDENCE
     } else {
@@ -988,7 +983,7 @@ fn settle<'r>(
     {
         return Some(chosen);
     }
-    let stored = drift::StoredWords::of(gram)?;
+    let stored = signals::StoredWords::of(gram)?;
     let shared = close
         .iter()
         .map(|r| stored.shared(env.doc, &r.set))
@@ -999,7 +994,7 @@ fn settle<'r>(
 
 /// Whether a ballot is the answer of a plain text locator (not of its rank
 /// form among copies) that selects one node in every parent instance.
-fn plainly_named(gram: &TreeGram, ballot: &drift::Ballot) -> bool {
+fn plainly_named(gram: &TreeGram, ballot: &votes::Ballot) -> bool {
     ballot.targets.iter().all(|t| t.len() == 1)
         && gram.locators().any(|(l, _)| {
             l.kind == LocatorKind::Text
@@ -1060,7 +1055,8 @@ fn retagged_instead(
     let [selected] = current else {
         return None;
     };
-    if *scope != env.doc.root() || selected.len() > 1 || drift::same_text(env.doc, gram, current) {
+    if *scope != env.doc.root() || selected.len() > 1 || signals::same_text(env.doc, gram, current)
+    {
         return None;
     }
     let (found, why) = match super::witness::retagged(env.doc, gram) {
@@ -1290,7 +1286,7 @@ fn decide(
         // nor a lookalike left by a deletion carries that text.
         let named_by_text = matches!(&kind, Kind::Field(search)
             if (best.similarity < how.threshold || runner.is_some_and(|r| best.score - r < how.margin))
-                && drift::text_locator_selects(env.doc, search.gram, scope, &best.set));
+                && votes::text_locator_selects(env.doc, search.gram, scope, &best.set));
         if named_by_text {
             tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
         }

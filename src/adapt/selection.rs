@@ -11,8 +11,10 @@
 
 use super::TreeGrams;
 use super::confidence::{Evidence, Source};
-use super::drift::{self, Ballot};
+use super::signals;
+use super::votes::{self, Ballot};
 use super::witness::Witness;
+use super::witnessed;
 use crate::dom::Document;
 use crate::treegram::TreeGram;
 use crate::wrapper::{PatternPath, Wrapper};
@@ -90,15 +92,15 @@ pub(crate) fn signals(
     scopes: &[Item],
     current: &[Vec<Item>],
 ) -> SelectionCheck {
-    let votes = drift::votes(doc, gram, scopes, current);
+    let votes = votes::votes(doc, gram, scopes, current);
     let outvoting = votes.outvoting(doc, gram, current, false).cloned();
-    let witness = drift::witnessed_field(doc, gram, current, &votes).or_else(|| {
+    let witness = witnessed::witnessed_field(doc, gram, current, &votes).or_else(|| {
         top_level
-            .then(|| drift::paragraph_elsewhere(doc, gram, current))
+            .then(|| signals::paragraph_elsewhere(doc, gram, current))
             .flatten()
     });
     let neighbour = top_level
-        .then(|| drift::selects_a_neighbour(doc, gram, current))
+        .then(|| signals::selects_a_neighbour(doc, gram, current))
         .flatten();
     let against = votes.voting - votes.agree;
     let share = |n: usize| {
@@ -116,11 +118,11 @@ pub(crate) fn signals(
         votes_against: share(against),
         voted: votes.voting > 0,
         count_fit: count.min(stored) as f64 / count.max(stored) as f64,
-        labels_contradict: top_level && drift::labels_contradict(doc, gram, current),
+        labels_contradict: top_level && signals::labels_contradict(doc, gram, current),
         outvoted: outvoting.is_some(),
         witnessed_elsewhere: witness.is_some(),
         neighbour: neighbour.is_some(),
-        emptied: top_level && drift::emptied_unlike(doc, gram, current),
+        emptied: top_level && signals::emptied_unlike(doc, gram, current),
         ..Evidence::default()
     };
     SelectionCheck {
@@ -142,13 +144,13 @@ pub(crate) fn weigh(
     current: &[Vec<Item>],
     evidence: &mut Evidence,
 ) {
-    let parts = drift::likeness_parts(doc, gram, current).unwrap_or_default();
+    let parts = signals::likeness_parts(doc, gram, current).unwrap_or_default();
     evidence.likeness = parts.weighed();
     evidence.tag_like = parts.tag;
     evidence.text_like = parts.text;
     evidence.attrs_like = parts.attrs;
     evidence.words = parts.words;
-    evidence.carries_evidence = drift::carries_evidence(doc, gram, current);
+    evidence.carries_evidence = signals::carries_evidence(doc, gram, current);
     evidence.lookalike = super::surroundings::lookalike(doc, gram, current);
 }
 

@@ -3,7 +3,7 @@
 //! that the page's `title` repeats, the locators' answer between two
 //! candidates too close to call, and an edited paragraph's words.
 
-use super::drift;
+use super::signals;
 use super::tests::{grams_from, heal_one_field, healed_node, one_field, text_of};
 use crate::dom::Document;
 use crate::xpath::{Item, XPath};
@@ -142,7 +142,7 @@ fn an_edited_sentence_keeps_most_of_its_words_and_its_neighbours_few() {
             .unwrap()
             .select_item(&doc, Item::Node(doc.root()))
             .unwrap();
-        drift::StoredWords::of(gram).and_then(|w| w.shared(&doc, &set))
+        signals::StoredWords::of(gram).and_then(|w| w.shared(&doc, &set))
     };
     let edited = "The Station Brothers played their final show in Boulder since the group \
                   split up over a contract quarrel with their label";

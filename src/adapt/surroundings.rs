@@ -54,7 +54,7 @@ const MAX_OCCURRENCES: usize = 2;
 /// text is not the stored target's and none of the target's neighbours'
 /// texts stands around it (see the module doc).
 pub(crate) fn lookalike(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    !super::drift::same_text(doc, gram, selection) && out_of_place(doc, gram, selection)
+    !super::signals::same_text(doc, gram, selection) && out_of_place(doc, gram, selection)
 }
 
 /// Whether the first node of the selection's first non-empty parent
@@ -68,7 +68,7 @@ fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> boo
     let Some(node) = selection
         .iter()
         .find_map(|s| s.first())
-        .and_then(|&item| super::drift::owner_of(doc, item))
+        .and_then(|&item| super::signals::owner_of(doc, item))
     else {
         return false;
     };

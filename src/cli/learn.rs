@@ -113,10 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Loads::Fetch { url, loads } => fetch_loads(&url, loads, &args)?,
     };
     say!("mend: {} of the page", plural(pages.len(), "load"));
-    let docs: Vec<Document> = pages
-        .iter()
-        .map(|p| Document::parse_with_transport(&p.bytes, p.charset.as_deref()))
-        .collect();
+    let docs: Vec<Document> = pages.iter().map(mend::fetch::Page::document).collect();
     let first = &pages[0];
     let url = args
         .url

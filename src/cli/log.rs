@@ -21,7 +21,7 @@ use anyhow::Context as _;
 
 use mend::store::{AdaptationFilter, AdaptationRecord, STATES, State, Store};
 
-use super::review::{self, StoreArg};
+use super::review::{self, StoreArg, score};
 
 /// List adaptations, newest first; or, with --health, the field health of
 /// the last runs.
@@ -199,11 +199,6 @@ fn row(record: &AdaptationRecord) -> [String; 11] {
             truncate_middle(&record.old_xpath, XPATH_CHARS)
         ),
     ]
-}
-
-/// A score to three decimals, or `-`.
-pub(super) fn score(score: Option<f64>) -> String {
-    score.map_or_else(|| "-".to_owned(), |s| format!("{s:.3}"))
 }
 
 /// An RFC 3339 time as `2024-05-01 12:00:00`, to the second; anything else as it is.

@@ -50,7 +50,6 @@ mod approve;
 mod capture;
 mod completions;
 mod crawl;
-mod crawl_backend;
 mod gc;
 mod history;
 mod learn;
@@ -252,6 +251,15 @@ pub fn load_error_code(e: &LoadError) -> u8 {
         LoadError::Io { source, .. } if !names_no_file(source) => EXIT_FAILURE,
         _ => EXIT_BAD_INPUT,
     }
+}
+
+/// The async runtime of the commands that crawl or work on jobs.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    use anyhow::Context as _;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
 }
 
 /// Whether opening a path failed because the path names no file that can

@@ -327,6 +327,11 @@ pub fn now() -> Timestamp {
     Timestamp::from(std::time::SystemTime::now())
 }
 
+/// A score to three decimals, or `-`.
+pub(super) fn score(score: Option<f64>) -> String {
+    score.map_or_else(|| "-".to_owned(), |s| format!("{s:.3}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

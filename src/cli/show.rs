@@ -28,7 +28,7 @@ use mend::review::{Inspection, Side};
 use mend::store::{AdaptationRecord, AdaptationRef, Store};
 use mend::xpath::{Item, XML_NAMESPACE};
 
-use super::log::score;
+use super::review::score;
 use super::review::{self, StoreArg};
 
 /// Show one adaptation in full: the record, the wrapper diff, the matched sub-trees.

@@ -32,7 +32,6 @@ use mend::dom::{Document, NodeId};
 use mend::similarity::{Algorithm, LabelMode, LabeledTree, Labels, compare};
 use mend::xpath::{Item, XPath};
 
-use super::xpath::read_document;
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 
 /// Compare the element trees of two pages.
@@ -154,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Reads and parses one page and finds the root of its comparison; on
 /// failure, reports it and gives the exit code.
 fn side(file: &str, xpath: Option<&str>, flag: &str) -> Result<Side, ExitCode> {
-    let doc = read_document(file).map_err(|e| {
+    let doc = mend::fetch::load_document(file).map_err(|e| {
         say!("error: {e}");
         ExitCode::from(EXIT_FAILURE)
     })?;

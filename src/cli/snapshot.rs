@@ -109,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .clone()
             .filter(|_| i == 0)
             .or_else(|| page.url.as_ref().map(|u| u.to_string()));
-        let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+        let doc = page.document();
         let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
         let extraction = extract(&wrapper, &doc, base.as_ref());
         if !extraction.violations.is_empty() && !args.force {

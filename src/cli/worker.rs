@@ -4,8 +4,6 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
-
 use mend::cluster::{self, WorkerOptions};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
@@ -80,9 +78,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         until_done: args.until_done || args.job.is_some(),
         patience,
         name: args.name,
-        renderer: Some(super::crawl::launcher()),
+        renderer: Some(cluster::LaunchRenderer::chromium()),
     };
-    let runtime = runtime()?;
+    let runtime = super::runtime()?;
     match runtime.block_on(cluster::work(options)) {
         Ok(summary) => {
             if !args.quiet {
@@ -114,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Runs `mend status`.
 pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
-    let runtime = runtime()?;
+    let runtime = super::runtime()?;
     let result = runtime.block_on(async {
         let client = cluster::open(&args.backend, Duration::from_secs(10)).await?;
         let status = cluster::status(&client, args.job).await?;
@@ -203,12 +201,4 @@ fn print(text: &str) {
     let mut out = super::stdout::Stdout::new();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-}
-
-/// The async runtime of the backend's commands.
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
 }

@@ -54,7 +54,7 @@ const HUMAN_VALUE_CHARS: usize = 200;
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let doc = match read_document(&args.page) {
+    let doc = match mend::fetch::load_document(&args.page) {
         Ok(doc) => doc,
         Err(e) => {
             say!("error: {e}");
@@ -80,17 +80,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     out.flush().context("writing the result")?;
     Ok(code)
-}
-
-/// Reads one page (a file, gzipped or not; `-` for standard input; or an
-/// http(s) URL) and parses it, as `mend run` does.
-pub(super) fn read_document(page: &str) -> Result<Document, mend::fetch::FetchError> {
-    let source = mend::fetch::PageSource::from_arg(page)?;
-    let page = mend::fetch::load(&source, &mend::fetch::HttpClient::new())?;
-    Ok(Document::parse_with_transport(
-        &page.bytes,
-        page.charset.as_deref(),
-    ))
 }
 
 fn single(

@@ -23,13 +23,14 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use tokio::sync::Mutex;
 use tokio_postgres::Client;
 
 use super::BackendError;
 use super::decision::{self, Tally};
 use super::job::{self, Job};
-use super::worker::Context;
 use crate::fetch::{Page, PageSource};
 use crate::job::{self as run, PageOutput, RunOptions};
 use crate::runtime::{Runtime, Session};
@@ -82,10 +83,22 @@ impl Healing {
     }
 }
 
+/// What the tasks of one worker share of a job's healing.
+pub(super) struct HealingContext {
+    /// The job's id.
+    pub id: i64,
+    /// The worker's name.
+    pub name: String,
+    /// The job as last loaded, with its healing state unpacked.
+    pub state: Mutex<Healing>,
+    /// How many healed wrappers this worker published.
+    pub published: AtomicU64,
+}
+
 /// Extracts an item page with the job's wrapper, healing as the job says;
 /// gives the page's output and the wrapper version it was read with.
 pub async fn extract(
-    context: &Context,
+    context: &HealingContext,
     client: &Client,
     page: Page,
 ) -> Result<(PageOutput, i32), BackendError> {
@@ -120,7 +133,7 @@ pub async fn extract(
 /// enough pages decided. In `propose` mode the votes (with the first pages
 /// of each heal) are what `mend crawl --backend` brings home as proposals.
 async fn extract_deciding(
-    context: &Context,
+    context: &HealingContext,
     state: &mut Healing,
     client: &Client,
     page: Page,
@@ -233,7 +246,7 @@ fn annotate(
 /// this worker kept; publishes what it wrote. Gives whether the heal is now
 /// the job's XPath for its pattern.
 pub async fn decide(
-    context: &Context,
+    context: &HealingContext,
     state: &mut Healing,
     client: &Client,
     tally: &Tally,
@@ -276,7 +289,7 @@ pub async fn decide(
 /// The decision with the lock held: whether it wrote anything, and whether
 /// the job moved on to another version (so the state is adopted again).
 async fn decide_locked(
-    context: &Context,
+    context: &HealingContext,
     state: &mut Healing,
     client: &Client,
     tally: &Tally,
@@ -323,7 +336,7 @@ async fn decide_locked(
 /// job's advisory lock (which `job::try_finish` waits for), so that no
 /// decision is under way when it finishes. A heal that held on fewer than
 /// `adapt.min_pages` pages is not decided here: it stays a proposal.
-pub async fn settle(context: &Context, client: &Client) -> Result<(), BackendError> {
+pub async fn settle(context: &HealingContext, client: &Client) -> Result<(), BackendError> {
     // The state's lock keeps this worker's own decisions out meanwhile.
     let state = context.state.lock().await;
     if state.job.heal != HealMode::Auto {
@@ -341,7 +354,7 @@ pub async fn settle(context: &Context, client: &Client) -> Result<(), BackendErr
     Ok(())
 }
 
-async fn settle_locked(context: &Context, client: &Client) -> Result<(), BackendError> {
+async fn settle_locked(context: &HealingContext, client: &Client) -> Result<(), BackendError> {
     let open: i64 = client
         .query_one(
             "SELECT count(*) FROM mend_frontier
@@ -414,7 +427,7 @@ async fn heal_pages(
 /// as the job's next version: a compare-and-set of the version, with the
 /// job's advisory lock held.
 async fn publish_locked(
-    context: &Context,
+    context: &HealingContext,
     state: &Healing,
     client: &Client,
     wrapper_yaml: String,
@@ -437,7 +450,7 @@ async fn publish_locked(
         )
         .await?;
     if updated == 1 {
-        context.counts.lock().await.published += 1;
+        context.published.fetch_add(1, Ordering::Relaxed);
         tracing::info!(
             job = context.id,
             version = state.job.wrapper_version + 1,

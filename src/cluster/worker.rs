@@ -26,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Mutex;
@@ -33,7 +34,7 @@ use tokio_postgres::Client;
 
 use super::BackendError;
 use super::database::open;
-use super::healing::{Healing, extract, settle};
+use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
 use crate::crawl::{
@@ -80,6 +81,20 @@ pub struct LaunchRenderer(
             + Sync,
     >,
 );
+
+impl LaunchRenderer {
+    /// Headless Chromium, launched with the job's wrapper's crawl settings
+    /// ([`crate::crawl::launch_browser`]).
+    pub fn chromium() -> Self {
+        LaunchRenderer(Arc::new(|wrapper| {
+            Box::pin(async move {
+                crate::crawl::launch_browser(&wrapper)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        }))
+    }
+}
 
 impl std::fmt::Debug for LaunchRenderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -145,10 +160,8 @@ pub async fn work(options: WorkerOptions) -> Result<WorkerSummary, BackendError>
 
 /// What the tasks of one worker on one job share.
 pub(super) struct Context {
-    /// The job's id.
-    pub id: i64,
-    /// The worker's name.
-    pub name: String,
+    /// The job, the worker's name and the job's healing state.
+    pub healing: HealingContext,
     options: WorkerOptions,
     fetcher: Fetcher,
     /// Hosts whose robots.txt this worker has taken from the database.
@@ -157,8 +170,6 @@ pub(super) struct Context {
     renderer: Option<Arc<dyn PageRenderer>>,
     /// What `render: auto` decided per URL shape, as read from the database.
     shapes: Mutex<HashMap<String, bool>>,
-    /// The job as last loaded, with its healing state unpacked.
-    pub state: Mutex<Healing>,
     /// What this worker did.
     pub counts: Mutex<WorkerSummary>,
 }
@@ -195,14 +206,17 @@ async fn work_on(
     };
     let state = Healing::unpack(job)?;
     let context = Arc::new(Context {
-        id: state.job.id,
-        name: name.to_owned(),
+        healing: HealingContext {
+            id: state.job.id,
+            name: name.to_owned(),
+            state: Mutex::new(state),
+            published: AtomicU64::new(0),
+        },
         options: options.clone(),
         fetcher,
         robots: Mutex::new(HashSet::new()),
         renderer,
         shapes: Mutex::new(HashMap::new()),
-        state: Mutex::new(state),
         counts: Mutex::new(WorkerSummary::default()),
     });
     let renewer = {
@@ -229,14 +243,14 @@ async fn work_on(
         break;
     }
     if failure.is_none()
-        && let Err(e) = settle(&context, &client).await
+        && let Err(e) = settle(&context.healing, &client).await
     {
         // Another worker may still settle the job; this one's pages are done.
         tracing::warn!(error = %e, "cannot decide the job's last heals");
     }
     renewer.abort();
     if failure.is_some()
-        && let Err(e) = queue::release(&client, context.id, &context.name).await
+        && let Err(e) = queue::release(&client, context.healing.id, &context.healing.name).await
     {
         tracing::warn!(error = %e, "cannot give the leases back; they will run out");
     }
@@ -246,7 +260,7 @@ async fn work_on(
     summary.errors += counts.errors;
     summary.lost += counts.lost;
     summary.reconnects += counts.reconnects;
-    summary.published += counts.published;
+    summary.published += context.healing.published.load(Ordering::Relaxed);
     match failure {
         Some(e) => Err(e),
         None => Ok(()),
@@ -258,15 +272,21 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = open(&options.backend, options.patience).await?;
     loop {
-        let claimed =
-            match queue::claim(&mut client, context.id, &context.name, options.lease).await {
-                Ok(c) => c,
-                Err(e) if e.is_connection() => {
-                    client = reconnect(&context, e).await?;
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
+        let claimed = match queue::claim(
+            &mut client,
+            context.healing.id,
+            &context.healing.name,
+            options.lease,
+        )
+        .await
+        {
+            Ok(c) => c,
+            Err(e) if e.is_connection() => {
+                client = reconnect(&context, e).await?;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let lease = match claimed {
             Claim::Done => return Ok(()),
             Claim::Wait(wait) => {
@@ -282,9 +302,17 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
                 Err(e) => return Err(e),
             }
         };
-        let rule = context.state.lock().await.job.items.clone();
+        let rule = context.healing.state.lock().await.job.items.clone();
         let accepted = loop {
-            match queue::acknowledge(&mut client, context.id, &context.name, &ack, &rule).await {
+            match queue::acknowledge(
+                &mut client,
+                context.healing.id,
+                &context.healing.name,
+                &ack,
+                &rule,
+            )
+            .await
+            {
                 Ok(accepted) => break accepted,
                 Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
                 // PostgreSQL chose this transaction to end a deadlock: again.
@@ -321,7 +349,13 @@ async fn renew_leases(context: Arc<Context>) {
             client = open(&context.options.backend, every).await.ok();
         }
         if let Some(c) = &client
-            && let Err(e) = queue::renew(c, context.id, &context.name, context.options.lease).await
+            && let Err(e) = queue::renew(
+                c,
+                context.healing.id,
+                &context.healing.name,
+                context.options.lease,
+            )
+            .await
         {
             tracing::warn!(error = %e, "cannot renew leases");
             client = None;
@@ -333,7 +367,7 @@ async fn renew_leases(context: Arc<Context>) {
 async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
     ensure_robots(context, client, lease).await?;
     let (scope, rule, follow, since, media) = {
-        let state = context.state.lock().await;
+        let state = context.healing.state.lock().await;
         (
             state.job.scope.clone(),
             state.job.items.clone(),
@@ -357,7 +391,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
     };
     // UpdateCrawl: an item page is asked for only if it changed.
     let cached = match (since, ack.item) {
-        (Some(_), true) => cached(client, context.id, &lease.url).await?,
+        (Some(_), true) => cached(client, context.healing.id, &lease.url).await?,
         _ => None,
     };
     let conditions = crawl::conditions(since, ack.item, cached.as_ref());
@@ -370,7 +404,8 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
                     ack.state = "failed";
                     ack.status = Some(*status);
                     if matches!(status, 429 | 503) {
-                        queue::slow_down(client, context.id, &lease.host, MAX_DELAY).await?;
+                        queue::slow_down(client, context.healing.id, &lease.host, MAX_DELAY)
+                            .await?;
                     }
                 }
                 _ => ack.state = "failed",
@@ -420,7 +455,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
     };
     if ack.item && !unchanged {
         let media = download_media(context, client, &media_urls).await?;
-        let (mut out, version) = extract(context, client, page).await?;
+        let (mut out, version) = extract(&context.healing, client, page).await?;
         crawl::attach_media(&mut out, &media);
         ack.wrapper_version = version;
         ack.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();
@@ -441,12 +476,12 @@ async fn download_media(
     urls: &[url::Url],
 ) -> Result<Vec<serde_json::Value>, BackendError> {
     let mut entries = Vec::with_capacity(urls.len());
-    let output = context.state.lock().await.job.output.clone();
+    let output = context.healing.state.lock().await.job.output.clone();
     let dir = crawl::media_dir((output != "-").then(|| std::path::Path::new(&output)));
     let known = "SELECT entry FROM mend_media WHERE job_id = $1 AND url = $2";
     for url in urls {
         if let Some(row) = client
-            .query_opt(known, &[&context.id, &url.as_str()])
+            .query_opt(known, &[&context.healing.id, &url.as_str()])
             .await?
         {
             entries.push(entry_of(row.get(0)));
@@ -460,7 +495,7 @@ async fn download_media(
                     .execute(
                         "INSERT INTO mend_media_files (job_id, name, bytes) VALUES ($1, $2, $3)
                          ON CONFLICT DO NOTHING",
-                        &[&context.id, &name, &response.body],
+                        &[&context.healing.id, &name, &response.body],
                     )
                     .await?;
                 crawl::media_entry(url, &hash, &dir, &name)
@@ -474,7 +509,7 @@ async fn download_media(
                 "INSERT INTO mend_media (job_id, url, entry) VALUES ($1, $2, $3)
                  ON CONFLICT (job_id, url) DO UPDATE SET entry = mend_media.entry
                  RETURNING entry",
-                &[&context.id, &url.as_str(), &entry.to_string()],
+                &[&context.healing.id, &url.as_str(), &entry.to_string()],
             )
             .await?;
         entries.push(entry_of(row.get(0)));
@@ -527,7 +562,7 @@ async fn render(
     page: &mut Page,
 ) -> Result<(), BackendError> {
     let (mode, wrapper) = {
-        let state = context.state.lock().await;
+        let state = context.healing.state.lock().await;
         (state.job.render, state.job.wrapper.clone())
     };
     let shape = url_shape(&lease.url);
@@ -537,7 +572,7 @@ async fn render(
         None if mode == RenderMode::Auto => client
             .query_opt(
                 "SELECT render FROM mend_render_shapes WHERE job_id = $1 AND shape = $2",
-                &[&context.id, &shape],
+                &[&context.healing.id, &shape],
             )
             .await?
             .map(|r| r.get(0)),
@@ -559,7 +594,7 @@ async fn render(
                     "INSERT INTO mend_render_shapes (job_id, shape, render) VALUES ($1, $2, $3)
                      ON CONFLICT (job_id, shape) DO UPDATE SET render = mend_render_shapes.render
                      RETURNING render",
-                    &[&context.id, &shape, &render],
+                    &[&context.healing.id, &shape, &render],
                 )
                 .await?;
             Some((shape, row.get(0)))
@@ -585,7 +620,7 @@ async fn ensure_robots(
     }
     let select = "SELECT robots_state, robots FROM mend_hosts WHERE job_id = $1 AND host = $2";
     let row = client
-        .query_one(select, &[&context.id, &lease.host])
+        .query_one(select, &[&context.healing.id, &lease.host])
         .await?;
     let known = robots_from_columns(row.get::<_, Option<&str>>(0), row.get(1));
     let txt = match known {
@@ -600,11 +635,11 @@ async fn ensure_robots(
                     "UPDATE mend_hosts SET robots_state = $3, robots = $4,
                          delay_ms = GREATEST(delay_ms, $5)
                      WHERE job_id = $1 AND host = $2 AND robots_state IS NULL",
-                    &[&context.id, &lease.host, &state, &body, &delay_ms],
+                    &[&context.healing.id, &lease.host, &state, &body, &delay_ms],
                 )
                 .await?;
             let row = client
-                .query_one(select, &[&context.id, &lease.host])
+                .query_one(select, &[&context.healing.id, &lease.host])
                 .await?;
             robots_from_columns(row.get::<_, Option<&str>>(0), row.get(1)).unwrap_or(txt)
         }

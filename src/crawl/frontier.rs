@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use url::Url;
 
+use super::update::CacheEntry;
+
 /// Why the frontier could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum FrontierError {
@@ -136,19 +138,6 @@ pub struct Completed<'a> {
     pub item_links: u32,
     /// When it was fetched (Unix milliseconds).
     pub fetched_at: i64,
-}
-
-/// What the HTTP cache knows of a URL.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CacheEntry {
-    /// The last `ETag`.
-    pub etag: Option<String>,
-    /// The last `Last-Modified`.
-    pub last_modified: Option<String>,
-    /// The SHA-256 of the last body.
-    pub sha256: Option<String>,
-    /// When the body last changed, as far as mend saw (Unix milliseconds).
-    pub changed_at: Option<i64>,
 }
 
 /// A crawl's frontier, open on its file.

@@ -28,6 +28,7 @@
 //! URLs' (unless `same_site: false`), URLs the wrapper's `allow` and `deny`
 //! rule out, pages deeper than `max_depth`, and more pages than `max_pages`.
 
+mod browser;
 mod fetcher;
 mod frontier;
 mod items;
@@ -39,11 +40,12 @@ mod run;
 mod sink;
 mod update;
 
+pub use browser::launch_browser;
 pub use fetcher::{
     Conditions, FetchFailure, Fetcher, Response, Robots, RobotsTxt, USER_AGENT, origin,
     robots_delay,
 };
-pub use frontier::{CacheEntry, CrawlId, Frontier, FrontierError, Link, Resumable};
+pub use frontier::{CrawlId, Frontier, FrontierError, Link, Resumable};
 pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use media::{media_dir, media_entry, media_name, write_media};
@@ -56,5 +58,6 @@ pub use run::{
 };
 pub use sink::{Sink, SinkError, SinkFormat};
 pub use update::{
-    cache_entry, changed_at, conditions, http_date, parse_http_date, remembered, unchanged,
+    CacheEntry, cache_entry, changed_at, conditions, http_date, parse_http_date, remembered,
+    unchanged,
 };

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use url::Url;
 
-use crate::dom::Document;
 use crate::extract::extract;
 use crate::fetch::Page;
 use crate::wrapper::{PageAction, RenderMode, Wrapper};
@@ -137,6 +136,6 @@ pub fn url_shape(url: &Url) -> String {
 
 /// How many violations the wrapper has on `page`.
 fn violations(wrapper: &Wrapper, page: &Page) -> usize {
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    let doc = page.document();
     extract(wrapper, &doc, page.url.as_ref()).violations.len()
 }

@@ -12,15 +12,14 @@ use url::Url;
 
 use super::fetcher::{FetchFailure, Fetcher};
 use super::frontier::{
-    CacheEntry, Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
+    Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
 };
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
 use super::media::{Media, media_dir};
 use super::render::{PageRenderer, RenderAsk, RenderChoice, render_if_wanted, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
-use super::update;
-use crate::dom::Document;
+use super::update::{self, CacheEntry};
 use crate::fetch::{Page, PageSource};
 use crate::job::{self, HealCounts, PageOutput, RunOptions};
 use crate::runtime::{Runtime, RuntimeError, Session};
@@ -582,7 +581,7 @@ async fn fetch_page(
         &mut page,
     )
     .await;
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    let doc = page.document();
     let base = response.final_url.clone();
     let links = links_of(&doc, &base, &shared.wrapper.crawl.follow);
     let item_links = links.iter().filter(|u| shared.rule.is_item(u)).count() as u32;

@@ -9,7 +9,19 @@
 use sha2::{Digest, Sha256};
 
 use super::fetcher::Conditions;
-use super::frontier::CacheEntry;
+
+/// What the HTTP cache knows of a URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CacheEntry {
+    /// The last `ETag`.
+    pub etag: Option<String>,
+    /// The last `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// The SHA-256 of the last body.
+    pub sha256: Option<String>,
+    /// When the body last changed, as far as mend saw (Unix milliseconds).
+    pub changed_at: Option<i64>,
+}
 
 /// The request headers for a page: for an item page, when `since` is set,
 /// `If-Modified-Since` (and the cached `ETag`, when the cached body had

@@ -17,6 +17,7 @@
 mod attr_index;
 mod build;
 pub mod hidden;
+pub(crate) mod markup;
 pub use build::MAX_DEPTH;
 pub mod encoding;
 mod name_index;

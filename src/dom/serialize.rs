@@ -9,7 +9,7 @@
 use super::{Document, Namespace, NodeId, NodeKind};
 
 /// Elements that never have content or an end tag.
-const VOID: &[&str] = &[
+pub(super) const VOID: &[&str] = &[
     "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "img", "input",
     "keygen", "link", "meta", "param", "source", "track", "wbr",
 ];

@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 pub use http::HttpClient;
 use url::Url;
 
+use crate::dom::Document;
+
 /// The largest page mend reads, after decompression.
 pub const MAX_PAGE_BYTES: u64 = 256 * 1024 * 1024;
 
@@ -126,6 +128,22 @@ pub struct Page {
     pub bytes: Vec<u8>,
     /// The charset from an HTTP `Content-Type` header.
     pub charset: Option<String>,
+}
+
+impl Page {
+    /// The page parsed, in the charset its transport declared (else the
+    /// one its bytes declare or suggest).
+    pub fn document(&self) -> Document {
+        Document::parse_with_transport(&self.bytes, self.charset.as_deref())
+    }
+}
+
+/// Reads the page one command-line argument names (a file, gzipped or not;
+/// `-` for standard input; or an http(s) URL) and parses it, as `mend run`
+/// does.
+pub fn load_document(arg: &str) -> Result<Document, FetchError> {
+    let source = PageSource::from_arg(arg)?;
+    Ok(load(&source, &HttpClient::new())?.document())
 }
 
 impl PageSource {

@@ -95,7 +95,7 @@ impl Summary {
 /// Processes one page that is already in memory.
 pub fn process_page(wrapper: &Wrapper, page: &fetch::Page, options: &RunOptions) -> PageOutput {
     let _span = tracing::info_span!("page", page = %page.name).entered();
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    let doc = page.document();
     page_output(page, extract(wrapper, &doc, page.url.as_ref()), options)
 }
 
@@ -292,7 +292,7 @@ pub fn run_pages_healing(
             .map(|s| match fetch::load(s, &http) {
                 Ok(page) => {
                     let _span = tracing::info_span!("page", page = %page.name).entered();
-                    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+                    let doc = page.document();
                     let first = checked(&wrapper, &doc, page.url.as_ref(), grams);
                     let drifted = first.violations.iter().any(Violation::is_drift);
                     let tried = if first.violations.is_empty() {

@@ -53,7 +53,8 @@ mod script;
 pub use error::RenderError;
 pub use locate::{CHROMIUM_ENV, find_chromium};
 pub use options::{Action, MAX_TIMEOUT, RenderOptions, Watch};
-pub use renderer::{Rendered, Renderer};
+pub use page::Rendered;
+pub use renderer::Renderer;
 
 #[cfg(test)]
 mod tests {

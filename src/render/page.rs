@@ -17,7 +17,26 @@ use tokio::time::{Instant, sleep, timeout_at};
 use tracing::Instrument;
 
 use super::script::{self, ClickTarget, Match, Snapshot};
-use super::{Action, RenderError, RenderOptions, Rendered};
+use super::{Action, RenderError, RenderOptions};
+
+/// What a page looks like once rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    /// The document after the actions and the final settling, serialised:
+    /// its doctype, if it has one, then `document.documentElement.outerHTML`.
+    /// The doctype is kept so that the page is parsed again in the mode the
+    /// browser parsed it in.
+    pub html: String,
+    /// The URL of the document snapshotted, after redirects and any
+    /// navigation the actions caused.
+    pub final_url: String,
+    /// How many clicks the `Click` actions made, over all of them.
+    pub clicks: u32,
+    /// Whether the DOM settled; `false` when the page's timeout cut loading,
+    /// settling or the actions short, in which case the actions not yet run
+    /// were skipped and the snapshot is of the page as it was.
+    pub settled: bool,
+}
 
 /// How often the DOM is looked at while it settles or while a `WaitFor`
 /// waits.

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use super::locate::locate;
 use super::options::check_url;
-use super::page::{self, OpenTab, SNAPSHOT_GRACE};
+use super::page::{self, OpenTab, Rendered, SNAPSHOT_GRACE};
 use super::{Action, RenderError, RenderOptions, Watch};
 
 /// Command-line switches of the browser, besides the profile folder, the
@@ -77,25 +77,6 @@ pub struct Renderer {
     executable: PathBuf,
     /// The browser's process id.
     pid: Option<u32>,
-}
-
-/// What a page looks like once rendered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rendered {
-    /// The document after the actions and the final settling, serialised:
-    /// its doctype, if it has one, then `document.documentElement.outerHTML`.
-    /// The doctype is kept so that the page is parsed again in the mode the
-    /// browser parsed it in.
-    pub html: String,
-    /// The URL of the document snapshotted, after redirects and any
-    /// navigation the actions caused.
-    pub final_url: String,
-    /// How many clicks the `Click` actions made, over all of them.
-    pub clicks: u32,
-    /// Whether the DOM settled; `false` when the page's timeout cut loading,
-    /// settling or the actions short, in which case the actions not yet run
-    /// were skipped and the snapshot is of the page as it was.
-    pub settled: bool,
 }
 
 impl Renderer {

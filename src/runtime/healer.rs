@@ -287,7 +287,7 @@ impl Runtime {
         self.served
             .iter()
             .map(|(_, page)| {
-                let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+                let doc = page.document();
                 let before = extract(&self.wrapper, &doc, page.url.as_ref());
                 Served {
                     name: page.name.clone(),

@@ -53,7 +53,7 @@ pub fn equal_nodes(a: &Document, x: NodeId, b: &Document, y: NodeId) -> bool {
 /// (none for a script's or a style's body).
 pub(super) fn own_text(doc: &Document, element: NodeId) -> String {
     let mut out = String::new();
-    if crate::treegram::RAW.contains(&doc.name(element)) {
+    if crate::dom::markup::RAW.contains(&doc.name(element)) {
         return out;
     }
     for c in doc.children(element) {

@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::mapping::{equal_top_down_mapping, own_text};
+use crate::dom::markup::{RAW, VOID, escape_attr, escape_text};
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::treegram::{RAW, VOID, escape_attr, escape_text};
 
 /// The attribute that marks, in a template file, the place of a page's own
 /// content: an element of the key page that does not map on every page,

@@ -7,6 +7,7 @@ use super::{
     CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, Locator, LocatorKind, MASKED_ATTR,
     TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR,
 };
+use crate::dom::markup::{RAW, VOID, escape_attr, escape_text, markup_children};
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::Mask;
 use crate::xpath::generate::looks_generated;
@@ -17,24 +18,6 @@ use crate::xpath::generate::looks_generated;
 const MAX_TEXT: usize = 200;
 /// Attribute values longer than this are cut too (inline styles, srcsets, JSON).
 const MAX_ATTR: usize = 200;
-
-/// Elements whose content is not markup; their content is left out (and so
-/// is left out of the text healing compares, on either side).
-pub(crate) const RAW: [&str; 8] = [
-    "script",
-    "style",
-    "xmp",
-    "iframe",
-    "noembed",
-    "noframes",
-    "plaintext",
-    "textarea",
-];
-/// Elements that have no end tag.
-pub(crate) const VOID: [&str; 14] = [
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr",
-];
 
 /// One instance to write: its root in the page and its targets.
 pub(super) struct Draft {
@@ -494,24 +477,4 @@ fn cut(text: &str, max: usize) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_owned(),
     }
-}
-
-/// The children of `node` that a readable copy of a page keeps: elements,
-/// and text that is not white space alone.
-pub(crate) fn markup_children(doc: &Document, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-    doc.children(node).filter(|&c| match doc.kind(c) {
-        NodeKind::Element => true,
-        NodeKind::Text => !doc.text(c).trim().is_empty(),
-        _ => false,
-    })
-}
-
-pub(crate) fn escape_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-pub(crate) fn escape_attr(text: &str) -> String {
-    text.replace('&', "&amp;").replace('"', "&quot;")
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::dom::{Document, NodeId, NodeKind};
 
-use super::RAW;
+use crate::dom::markup::RAW;
 
 /// Elements whose short text names the value beside it.
 const LABEL_TAGS: [&str; 3] = ["th", "dt", "label"];

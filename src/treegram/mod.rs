@@ -48,13 +48,12 @@ mod locators;
 mod mask;
 mod neighbours;
 
+pub use crate::unstable::{MASKED_ATTR, UNSTABLE_ATTR};
 pub use across::Across;
 pub use capture::{
     CaptureOptions, Captured, Skipped, capture, capture_across, treegram_dir, treegram_file,
 };
-pub(crate) use format::{
-    RAW, VOID, escape_attr, escape_text, kept_attr, kept_text, markup_children,
-};
+pub(crate) use format::{kept_attr, kept_text};
 pub use labels::labels;
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
 pub use mask::{GramMask, unstable_parts};
@@ -71,10 +70,6 @@ pub const INSTANCE_ATTR: &str = "data-mend-instance";
 /// instance (value `instance`), so that healing compares it with each new
 /// parent instance instead of searching for it.
 pub const CONTEXT_ATTR: &str = "data-mend-context";
-/// The attribute that marks an element left out of comparisons.
-pub const UNSTABLE_ATTR: &str = "data-mend-unstable";
-/// The attribute that lists the masked attributes of an element.
-pub const MASKED_ATTR: &str = "data-mend-masked";
 /// The attribute that marks an element whose own text is unstable (it
 /// changed across loads of the page), its value the values seen joined by
 /// `||` (`Jul 23||Jun 8`): no comparison, witness or locator leans on it.

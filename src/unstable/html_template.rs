@@ -1,5 +1,6 @@
 //! The HtmlTemplate of a page: its element tree with what changes across
-//! loads marked unstable, and the ADD, MATCH and UPDATE operations.
+//! loads marked unstable, and how it is
+//! written and read back.
 //!
 //! What a template keeps of a page: elements with their attributes, and
 //! text with its white space collapsed; white-space-only text, comments,
@@ -7,19 +8,15 @@
 //! left out (they say nothing a person sees, and a script's content changes
 //! with every build).
 //!
-//! Children are paired "in any order" as the paper says, by
-//! [`super::pairing::pair_children`]. A group of children whose sizes
-//! differ means children came or went.
+//! The operations that pair a template with a page, ADD, MATCH and
+//! UPDATE, are in `combine.rs`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::pairing::pair_children;
-use super::{UNSTABLE_TEXT_ELEMENT, VALUE_SEPARATOR};
+use super::{MASKED_ATTR, UNSTABLE_ATTR, UNSTABLE_TEXT_ELEMENT, VALUE_SEPARATOR};
+use crate::dom::markup::{RAW, VOID, escape_attr, escape_text, markup_children};
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::treegram::{
-    MASKED_ATTR, RAW, UNSTABLE_ATTR, VOID, escape_attr, escape_text, markup_children,
-};
 
 /// The most distinct values kept of one unstable text or attribute: a
 /// clock watched for minutes shows hundreds; the first few say enough.
@@ -28,8 +25,8 @@ pub const MAX_VALUES: usize = 32;
 /// A page's template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HtmlTemplate {
-    nodes: Vec<TemplateNode>,
-    loads: usize,
+    pub(super) nodes: Vec<TemplateNode>,
+    pub(super) loads: usize,
 }
 
 /// The index of a node in its template; the root element is 0.
@@ -97,7 +94,7 @@ impl Content {
 
     /// Takes in `value` seen on another load: a stable content that differs
     /// becomes unstable.
-    fn see(&mut self, value: &str) {
+    pub(super) fn see(&mut self, value: &str) {
         match self {
             Content::Stable(s) if s == value => {}
             Content::Stable(s) => *self = Content::Unstable(vec![std::mem::take(s), value.into()]),
@@ -110,7 +107,7 @@ impl Content {
     }
 
     /// `self`, made unstable with every value of `before` kept first.
-    fn keep_unstable(&mut self, before: &Content) {
+    pub(super) fn keep_unstable(&mut self, before: &Content) {
         if let Content::Unstable(old) = before {
             let now = self.values_list();
             *self = Content::Unstable(old.clone());
@@ -182,104 +179,6 @@ impl HtmlTemplate {
             stack.extend(self.node(id).children.iter().rev());
             Some((id, self.node(id)))
         })
-    }
-
-    /// ADD: combines another load of the page. Text that differs becomes
-    /// unstable with every value kept; attributes that differ (or come and
-    /// go) become unstable by name; an element whose children came or went
-    /// has unstable children.
-    pub fn add(&mut self, doc: &Document) {
-        self.loads += 1;
-        let Some(root) = doc.root_element() else {
-            self.nodes[0].unstable_children = true;
-            return;
-        };
-        let view = DocView(doc);
-        let mut stack = vec![(self.root(), root)];
-        while let Some((t, d)) = stack.pop() {
-            if self.node(t).name.is_none() {
-                let text = view.text(d).unwrap_or_default();
-                self.nodes[t.0 as usize].text.see(&text);
-                continue;
-            }
-            self.see_attrs(t, &view.attrs(d));
-            if self.node(t).unstable_children {
-                continue;
-            }
-            let pairing = pair_children(self, t, &view, d);
-            if !pairing.complete {
-                self.nodes[t.0 as usize].unstable_children = true;
-                continue;
-            }
-            stack.extend(pairing.pairs);
-        }
-    }
-
-    /// MATCH: whether `doc` is a load of this page: the same attributes in
-    /// any order (an unstable one may differ or be absent), equal text
-    /// unless unstable, children matched in any order, anything below
-    /// unstable children accepted. The first difference is the error.
-    pub fn matches(&self, doc: &Document) -> Result<(), Mismatch> {
-        let Some(root) = doc.root_element() else {
-            return Err(self.mismatch(self.root(), "the page has no root element".into()));
-        };
-        let view = DocView(doc);
-        let mut stack = vec![(self.root(), root)];
-        while let Some((t, d)) = stack.pop() {
-            let node = self.node(t);
-            if node.name.is_none() {
-                let text = view.text(d).unwrap_or_default();
-                if let Some(stable) = node.text.stable()
-                    && stable != text
-                {
-                    return Err(self.mismatch(t, format!("text {text:?}, not {stable:?}")));
-                }
-                continue;
-            }
-            if let Some(why) = attrs_differ(node, &view.attrs(d)) {
-                return Err(self.mismatch(t, why));
-            }
-            if node.unstable_children {
-                continue;
-            }
-            let pairing = pair_children(self, t, &view, d);
-            if !pairing.complete {
-                return Err(self.mismatch(t, "its children differ".into()));
-            }
-            stack.extend(pairing.pairs);
-        }
-        Ok(())
-    }
-
-    /// UPDATE, for a page known to have changed: the template becomes that
-    /// of `doc`, with what was unstable here still unstable there (its
-    /// values kept) wherever the two pair.
-    pub fn update(&mut self, doc: &Document) {
-        let mut fresh = HtmlTemplate::from_document(doc);
-        fresh.loads = self.loads + 1;
-        let mut stack = vec![(self.root(), fresh.root())];
-        while let Some((old, new)) = stack.pop() {
-            let before = self.node(old);
-            if before.name.is_none() {
-                fresh.nodes[new.0 as usize].text.keep_unstable(&before.text);
-                continue;
-            }
-            for (name, content) in &before.attrs {
-                let after = &mut fresh.nodes[new.0 as usize].attrs;
-                match after.iter_mut().find(|(n, _)| n == name) {
-                    Some((_, c)) => c.keep_unstable(content),
-                    None if content.is_unstable() => after.push((name.clone(), content.clone())),
-                    None => {}
-                }
-            }
-            if before.unstable_children {
-                fresh.nodes[new.0 as usize].unstable_children = true;
-                continue;
-            }
-            let pairing = pair_children(self, old, &TemplateView(&fresh), new);
-            stack.extend(pairing.pairs);
-        }
-        *self = fresh;
     }
 
     /// The template as a readable HTML file: one element a line, indented
@@ -397,7 +296,7 @@ impl HtmlTemplate {
         TemplateNodeId(self.nodes.len() as u32 - 1)
     }
 
-    fn see_attrs(&mut self, t: TemplateNodeId, seen: &[(&str, &str)]) {
+    pub(super) fn see_attrs(&mut self, t: TemplateNodeId, seen: &[(&str, &str)]) {
         let attrs = &mut self.nodes[t.0 as usize].attrs;
         for (name, content) in attrs.iter_mut() {
             match seen.iter().find(|(n, _)| n == name) {
@@ -418,7 +317,7 @@ impl HtmlTemplate {
 
     /// The path of `target`: tags from the root, with positions among
     /// same-tag siblings.
-    fn path(&self, target: TemplateNodeId) -> String {
+    pub(super) fn path(&self, target: TemplateNodeId) -> String {
         let mut parent = vec![None; self.nodes.len()];
         for (i, node) in self.nodes.iter().enumerate() {
             for c in &node.children {
@@ -450,7 +349,7 @@ impl HtmlTemplate {
         format!("/{}", steps.join("/"))
     }
 
-    fn mismatch(&self, t: TemplateNodeId, why: String) -> Mismatch {
+    pub(super) fn mismatch(&self, t: TemplateNodeId, why: String) -> Mismatch {
         Mismatch {
             path: self.path(t),
             why,
@@ -491,7 +390,7 @@ fn attrs_of(doc: &Document, node: NodeId) -> Vec<(String, Content)> {
 }
 
 /// What differs between a template element's attributes and `seen`.
-fn attrs_differ(node: &TemplateNode, seen: &[(&str, &str)]) -> Option<String> {
+pub(super) fn attrs_differ(node: &TemplateNode, seen: &[(&str, &str)]) -> Option<String> {
     for (name, content) in &node.attrs {
         let value = seen.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
         match (content.stable(), value) {

@@ -18,6 +18,7 @@
 //! for change within the settle window is the caller's. Every walk is
 //! iterative, so no page, however deep, overflows the stack.
 
+mod combine;
 mod html_template;
 mod mask;
 mod pairing;
@@ -36,3 +37,10 @@ pub const UNSTABLE_TEXT_ELEMENT: &str = "mend-unstable";
 /// How the values seen of unstable content are joined when written, as the
 /// Demodocus paper writes them (`Jul 23||Jun 8`).
 pub const VALUE_SEPARATOR: &str = "||";
+
+/// The attribute that marks an element left out of comparisons, in a tree-gram
+/// and in a page template: its content came and went across loads.
+pub const UNSTABLE_ATTR: &str = "data-mend-unstable";
+/// The attribute that lists the attributes of an element that are left out of
+/// comparisons, in a tree-gram and in a page template.
+pub const MASKED_ATTR: &str = "data-mend-masked";

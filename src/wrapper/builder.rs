@@ -1,5 +1,8 @@
-//! From a schema-valid document to the typed `Wrapper`, with the checks the
-//! schema cannot express.
+//! From a schema-valid document to the typed parts of a `Wrapper` (its
+//! patterns, constraints, start URLs and `adapt` settings), with the checks
+//! the schema cannot express. The loader (`mod.rs`) assembles the wrapper
+//! from these and the `crawl` and `monitor` blocks, which read themselves
+//! with the helpers here.
 //!
 //! The schema has already vouched for the shape, so this module reads values
 //! without re-checking types; where a value still surprises it, it reports
@@ -14,47 +17,14 @@ use std::sync::Arc;
 
 use chrono::format::{Item, StrftimeItems};
 
-use super::crawl::CrawlSettings;
 use super::diagnostic::Diagnostic;
 use super::model::{
     AdaptSettings, Constraints, Extract, Location, Pattern, RecordSchema, Triggers, ValueType,
-    Wrapper,
 };
 use super::node::{Kind, Node, push_segment};
 use super::scalar::position_in;
 use crate::similarity::Algorithm;
 use crate::xpath::XPath;
-
-/// Builds the wrapper, adding a diagnostic for every problem found.
-///
-/// Returns `None` when a part of the model could not be built; the
-/// diagnostics then say why.
-pub(crate) fn build(
-    root: &Node,
-    text: &str,
-    file: &str,
-    out: &mut Vec<Diagnostic>,
-) -> Option<Wrapper> {
-    let builder = Builder { text, file };
-    let start = builder.start(root.get("start"), out);
-    let adapt = root.get("adapt").map_or_else(AdaptSettings::default, adapt);
-    let patterns = builder.patterns(root.get("patterns"), "/patterns", out);
-    let monitor = root
-        .get("monitor")
-        .map(|m| super::monitor::build(m, patterns.as_deref(), text, file, out));
-    let crawl = root.get("crawl").map_or_else(CrawlSettings::default, |c| {
-        super::crawl::build(c, &builder, out)
-    });
-    Some(Wrapper {
-        name: root.get("name")?.as_str()?.to_owned(),
-        start,
-        adapt,
-        crawl,
-        monitor,
-        patterns: patterns?,
-        source: None,
-    })
-}
 
 /// What reading a part of the wrapper needs: the text and the file's name,
 /// for diagnostics that point into it.
@@ -63,12 +33,17 @@ pub(super) struct Builder<'a> {
     file: &'a str,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    /// A builder for the wrapper `text`, read from `file`.
+    pub(super) fn new(text: &'a str, file: &'a str) -> Self {
+        Builder { text, file }
+    }
+
     pub(super) fn error_at(&self, node: &Node, message: String) -> Diagnostic {
         Diagnostic::error(self.file, self.text, node.at.line, node.at.column, message)
     }
 
-    fn start(&self, node: Option<&Node>, out: &mut Vec<Diagnostic>) -> Vec<String> {
+    pub(super) fn start(&self, node: Option<&Node>, out: &mut Vec<Diagnostic>) -> Vec<String> {
         let Some(node) = node else {
             return Vec::new();
         };
@@ -87,7 +62,7 @@ impl Builder<'_> {
     }
 
     /// Builds a list of sibling patterns; `None` if any of them could not be built.
-    fn patterns(
+    pub(super) fn patterns(
         &self,
         node: Option<&Node>,
         pointer: &str,

@@ -31,6 +31,8 @@ mod tests;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use node::Node;
+
 pub use crawl::{CrawlSettings, FrontierOrder, Items, PageAction, Politeness, RenderMode};
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
@@ -39,6 +41,62 @@ pub use path::{BadPatternPath, PatternPath};
 pub use rewrite::{RewriteError, replace_xpath, set_treegram, set_treegrams, take_back_xpath};
 pub use schema::SCHEMA;
 pub use yaml::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
+
+/// A wrapper: start URLs, adaptation settings and a tree of patterns.
+#[derive(Clone, Debug)]
+pub struct Wrapper {
+    /// The wrapper's name, used for tree-gram folders and in the store.
+    pub name: String,
+    /// Start URLs for crawling.
+    pub start: Vec<String>,
+    /// How healing behaves.
+    pub adapt: AdaptSettings,
+    /// How `mend crawl` walks the site.
+    pub crawl: CrawlSettings,
+    /// How field health is judged, when the wrapper has a `monitor` block;
+    /// [`Wrapper::monitor`] gives the limits in force either way.
+    pub monitor: Option<Monitor>,
+    /// The top-level patterns, evaluated from the document node.
+    pub patterns: Vec<Pattern>,
+    /// The file the wrapper was loaded from, if any.
+    pub source: Option<PathBuf>,
+}
+
+impl Wrapper {
+    /// The health limits in force: the `monitor` block's, else the defaults.
+    pub fn monitor(&self) -> &Monitor {
+        static DEFAULT: std::sync::LazyLock<Monitor> = std::sync::LazyLock::new(Monitor::default);
+        self.monitor.as_ref().unwrap_or(&DEFAULT)
+    }
+}
+
+/// Builds the wrapper, adding a diagnostic for every problem found.
+///
+/// Returns `None` when a part of the model could not be built; the
+/// diagnostics then say why.
+fn build(root: &Node, text: &str, file: &str, out: &mut Vec<Diagnostic>) -> Option<Wrapper> {
+    let builder = builder::Builder::new(text, file);
+    let start = builder.start(root.get("start"), out);
+    let adapt = root
+        .get("adapt")
+        .map_or_else(AdaptSettings::default, builder::adapt);
+    let patterns = builder.patterns(root.get("patterns"), "/patterns", out);
+    let monitor = root
+        .get("monitor")
+        .map(|m| monitor::build(m, patterns.as_deref(), text, file, out));
+    let crawl = root
+        .get("crawl")
+        .map_or_else(CrawlSettings::default, |c| crawl::build(c, &builder, out));
+    Some(Wrapper {
+        name: root.get("name")?.as_str()?.to_owned(),
+        start,
+        adapt,
+        crawl,
+        monitor,
+        patterns: patterns?,
+        source: None,
+    })
+}
 
 /// Why a wrapper file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -192,7 +250,7 @@ pub fn check_str(text: &str, file: &str) -> Report {
         .collect();
     let schema_errors = schema::check(&root, text, file);
     let mut semantic = Vec::new();
-    let wrapper = builder::build(&root, text, file, &mut semantic);
+    let wrapper = build(&root, text, file, &mut semantic);
     // The builder reads what it can even from a document the schema refused,
     // so that one run reports every problem; where both speak about the same
     // place, the schema's message is the one about the shape and is kept.

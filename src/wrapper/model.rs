@@ -1,44 +1,15 @@
-//! The typed wrapper: what a YAML wrapper file means once it has been checked.
+//! The typed parts of a wrapper: what a YAML wrapper file's patterns and
+//! settings mean once they have been checked. The [`Wrapper`](super::Wrapper)
+//! that holds them is in `mod.rs`, with the `crawl` and `monitor` blocks in
+//! their own files, so that none of these depends on another.
 //!
 //! Everything here is plain data. Loading (YAML, schema validation, spanned
 //! diagnostics) lives in the loader; evaluation lives in `extract`.
 
-use std::path::PathBuf;
-
 use regex::Regex;
 
-use super::crawl::CrawlSettings;
-use super::monitor::Monitor;
 use crate::similarity::{Algorithm, LabelMode, UnknownName};
 use crate::xpath::XPath;
-
-/// A wrapper: start URLs, adaptation settings and a tree of patterns.
-#[derive(Clone, Debug)]
-pub struct Wrapper {
-    /// The wrapper's name, used for tree-gram folders and in the store.
-    pub name: String,
-    /// Start URLs for crawling.
-    pub start: Vec<String>,
-    /// How healing behaves.
-    pub adapt: AdaptSettings,
-    /// How `mend crawl` walks the site.
-    pub crawl: CrawlSettings,
-    /// How field health is judged, when the wrapper has a `monitor` block;
-    /// [`Wrapper::monitor`] gives the limits in force either way.
-    pub monitor: Option<Monitor>,
-    /// The top-level patterns, evaluated from the document node.
-    pub patterns: Vec<Pattern>,
-    /// The file the wrapper was loaded from, if any.
-    pub source: Option<PathBuf>,
-}
-
-impl Wrapper {
-    /// The health limits in force: the `monitor` block's, else the defaults.
-    pub fn monitor(&self) -> &Monitor {
-        static DEFAULT: std::sync::LazyLock<Monitor> = std::sync::LazyLock::new(Monitor::default);
-        self.monitor.as_ref().unwrap_or(&DEFAULT)
-    }
-}
 
 /// Where a pattern is defined in its file, for messages that point at it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,16 +9,7 @@
 
 use regex::Regex;
 
-use super::functions::Func;
-
-/// The four XPath 1.0 value types, known statically because mend has no variables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Type {
-    NodeSet,
-    String,
-    Number,
-    Boolean,
-}
+use super::functions::{Func, Type};
 
 /// An index into a compiled expression's table of names, resolved to the
 /// document's interned symbol once per evaluation.

@@ -423,7 +423,7 @@ impl<'a> Evaluator<'a> {
             }
             _ => {}
         }
-        let numeric = p.ty() == super::ast::Type::Number;
+        let numeric = p.ty() == super::functions::Type::Number;
         let size = v.len();
         self.charge(size as u64)?;
         // The items are held while the predicate is evaluated on each.

@@ -19,10 +19,11 @@ use regex::Regex;
 use crate::dom::{Namespace, NodeId};
 
 use super::EvalError;
-use super::ast::{Expr, Type};
+use super::ast::Expr;
 use super::budget::{EXPANSION, MATCH, REGEX};
 use super::eval::{Ctx, Evaluator, R};
 use super::functions::Func;
+use super::functions::Type;
 use super::item::Item;
 use super::lexer::is_xml_space;
 use super::number::{round, string_to_number};

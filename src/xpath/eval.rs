@@ -18,8 +18,9 @@ use std::collections::HashSet;
 use crate::dom::{Document, NodeId, NodeKind, Sym};
 
 use super::EvalError;
-use super::ast::{ArithOp, CmpOp, Expr, NameId, Start, Type};
+use super::ast::{ArithOp, CmpOp, Expr, NameId, Start};
 use super::budget::{Budget, Meter, VALUE};
+use super::functions::Type;
 use super::item::Item;
 use super::lexer::is_xml_space;
 use super::number::{number_to_string, string_to_number};

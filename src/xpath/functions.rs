@@ -7,7 +7,14 @@
 //! argument's type is known statically. The table refuses prefixed function
 //! names: mend has no namespace bindings.
 
-use super::ast::Type;
+/// The four XPath 1.0 value types, known statically because mend has no variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Type {
+    NodeSet,
+    String,
+    Number,
+    Boolean,
+}
 
 /// A function of the library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

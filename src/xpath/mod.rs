@@ -56,6 +56,7 @@ mod ast;
 mod axes;
 mod budget;
 mod call;
+mod charge;
 mod eval;
 mod functions;
 pub mod generate;
@@ -81,8 +82,9 @@ pub use parser::{MAX_DEPTH, MAX_LEN};
 pub use strings::normalize_space;
 pub use value::Value;
 
-use ast::{Expr, Type};
+use ast::Expr;
 use eval::{Ctx, Evaluator};
+use functions::Type;
 
 /// A compiled XPath expression. Cloning is cheap; it can be shared between threads.
 #[derive(Clone, Debug)]

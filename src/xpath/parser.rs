@@ -12,8 +12,9 @@
 use regex::Regex;
 
 use super::XPathError;
-use super::ast::{ArithOp, Axis, CmpOp, Expr, NameId, NodeTest, Start, Step, Type};
+use super::ast::{ArithOp, Axis, CmpOp, Expr, NameId, NodeTest, Start, Step};
 use super::functions::Func;
+use super::functions::Type;
 use super::lexer::{Tok, Token, tokenize};
 
 /// The longest expression accepted, in bytes.

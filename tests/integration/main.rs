@@ -36,6 +36,7 @@ mod generate_transfer;
 mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
+mod module_layers;
 mod render;
 mod review_browser;
 mod review_page;

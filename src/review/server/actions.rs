@@ -18,7 +18,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::ReviewState;
-use super::pages;
+use super::layout::{Notice, review_failure};
+use super::list::PAGE_SIZE;
 use crate::review::{self, DecisionOptions, ReviewError};
 use crate::store::{AdaptationId, Store, Timestamp};
 
@@ -27,20 +28,6 @@ const MAX_FORM: usize = 16 * 1024;
 
 /// The longest reason kept, in characters.
 const MAX_REASON: usize = 2000;
-
-/// What a decision came to, for the adaptation's page to say.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Notice {
-    /// Whether the decision was made.
-    pub(super) done: bool,
-    /// What happened (or why not), one sentence a line.
-    pub(super) lines: Vec<String>,
-    /// The wrapper loader's diagnostics, when the wrapper did not load.
-    pub(super) diagnostics: Option<String>,
-    /// Whether trying again with "even if changed" could succeed: the
-    /// wrapper file's pattern no longer has the XPath the change expects.
-    pub(super) may_force: bool,
-}
 
 /// A decision a form asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +71,7 @@ impl Form {
                 }
                 "force" => form.force = v == "1" || v == "on",
                 "decision" => form.decision = Decision::parse(&v),
-                "id" if form.ids.len() < super::pages::PAGE_SIZE => {
+                "id" if form.ids.len() < PAGE_SIZE => {
                     if let Ok(id) = v.parse::<i64>() {
                         form.ids.push(AdaptationId(id));
                     }
@@ -144,8 +131,7 @@ pub(super) async fn post(state: std::sync::Arc<ReviewState>, path: String, body:
             response
         }
         Ok(Err(page)) => {
-            let mut page =
-                (*page).unwrap_or_else(|e| pages::review_failure(state.guard.token(), &e));
+            let mut page = (*page).unwrap_or_else(|e| review_failure(state.guard.token(), &e));
             *page.status_mut() = StatusCode::CONFLICT;
             page
         }

@@ -39,7 +39,7 @@ pub(super) fn history(
         None => Vec::new(),
     };
     Ok(Some(html! {
-        p { a href=(super::pages::href(token, "")) { "All adaptations" } }
+        p { a href=(super::layout::href(token, "")) { "All adaptations" } }
         h2 { "History of " (wrapper) }
         @if let Some(f) = &file { p { "Wrapper file " code { (f.display()) } } }
         h3 { "Field health" }

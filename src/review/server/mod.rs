@@ -17,6 +17,8 @@
 mod actions;
 pub mod guard;
 mod history;
+mod layout;
+mod list;
 mod pages;
 mod proposal;
 
@@ -66,7 +68,7 @@ pub struct ReviewState {
     guard: Guard,
     /// What the last decisions came to, by a random key the redirect after
     /// each carries: the page it leads to says what was done.
-    notices: Mutex<VecDeque<(String, actions::Notice)>>,
+    notices: Mutex<VecDeque<(String, layout::Notice)>>,
 }
 
 impl ReviewState {
@@ -94,7 +96,7 @@ impl ReviewState {
     }
 
     /// Keeps `notice` for the page shown after the decision; gives its key.
-    fn remember(&self, notice: actions::Notice) -> String {
+    fn remember(&self, notice: layout::Notice) -> String {
         let key = guard::random_hex(8).unwrap_or_default();
         let mut notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
         if notices.len() >= MAX_NOTICES {
@@ -105,7 +107,7 @@ impl ReviewState {
     }
 
     /// The notice kept under `key`.
-    fn notice(&self, key: &str) -> Option<actions::Notice> {
+    fn notice(&self, key: &str) -> Option<layout::Notice> {
         let notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
         notices
             .iter()
@@ -191,11 +193,11 @@ pub fn list_page(
     query: &str,
 ) -> Result<String, crate::store::StoreError> {
     let mut nonce = String::new;
-    pages::list(
+    list::list(
         store,
         store_path,
         token,
-        &pages::Filters::parse(query),
+        &list::Filters::parse(query),
         None,
         &mut nonce,
     )

@@ -15,10 +15,10 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use super::ReviewState;
-use super::actions::Notice;
-use super::pages::{
-    href, layout, list_order, not_found, notice_box, score, status_of, with_snapshot_policy,
+use super::layout::{
+    Notice, href, layout, not_found, notice_box, score, status_of, with_snapshot_policy,
 };
+use super::list::list_order;
 use crate::dom::{Document, NodeId};
 use crate::review::alignment::{AlignedTrees, TreeLine, align_subtrees};
 use crate::review::preview::{self, Effect, PagePreview};

@@ -1,7 +1,11 @@
 use std::path::Path;
 
 use super::*;
-use crate::store::{AdaptationStatus, NewAdaptation, Timestamp};
+use crate::review::server::layout::layout;
+use crate::review::server::list::{Filters, list, list_order};
+use maud::html;
+
+use crate::store::{AdaptationFilter, AdaptationStatus, NewAdaptation, Timestamp};
 use crate::wrapper::HealMode;
 
 /// A store whose adaptations are `rows`: (wrapper, pattern, status), in

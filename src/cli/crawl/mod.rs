@@ -10,20 +10,17 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use url::Url;
 
-use std::future::Future;
-use std::pin::Pin;
-
-use mend::crawl::{self, CrawlOptions, Frontier, PageRenderer, RenderFailure, SinkFormat};
-use mend::render::{Action, RenderOptions, Renderer};
-use mend::wrapper::{HealMode, PageAction, RenderMode};
+use mend::crawl::{self, CrawlOptions, Frontier, SinkFormat};
+use mend::wrapper::{HealMode, RenderMode};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
+
+mod backend;
 
 /// Arguments of `mend crawl`.
 #[derive(clap::Args, Debug)]
@@ -112,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(backend) = args.backend.clone() {
-        return super::crawl_backend::run(&args, wrapper, seeds, &backend);
+        return backend::run(&args, wrapper, seeds, &backend);
     }
     let since = match args.since.as_deref().map(parse_time).transpose() {
         Ok(t) => t,
@@ -143,15 +140,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         concurrency: args.concurrency,
     };
     let mode = render.unwrap_or(wrapper.crawl.render);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = super::runtime()?;
     let bar = progress_bar(args.quiet);
     let outcome = runtime.block_on(async {
         let renderer = match mode {
             RenderMode::Never => None,
-            _ => match renderer(&wrapper).await {
+            _ => match crawl::launch_browser(&wrapper).await {
                 Ok(r) => Some(r),
                 Err(e) => {
                     say!("error: {e}");
@@ -239,69 +233,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::from(code))
-}
-
-/// The browser the crawl renders with: headless Chromium, launched once.
-async fn renderer(wrapper: &mend::wrapper::Wrapper) -> anyhow::Result<Arc<dyn PageRenderer>> {
-    let settings = &wrapper.crawl;
-    let options = RenderOptions {
-        settle: settings.settle,
-        timeout: settings.render_timeout,
-        executable: None,
-        user_agent: Some(
-            settings
-                .politeness
-                .user_agent
-                .clone()
-                .unwrap_or_else(|| crawl::USER_AGENT.to_owned()),
-        ),
-    };
-    let browser = Renderer::launch(options).await?;
-    Ok(Arc::new(Browser(browser)))
-}
-
-/// Starts headless Chromium for a worker's job that renders pages.
-pub(super) fn launcher() -> mend::cluster::LaunchRenderer {
-    mend::cluster::LaunchRenderer(Arc::new(|wrapper| {
-        Box::pin(async move { renderer(&wrapper).await.map_err(|e| format!("{e:#}")) })
-    }))
-}
-
-/// Headless Chromium as the crawl's renderer.
-struct Browser(Renderer);
-
-impl PageRenderer for Browser {
-    fn render<'a>(
-        &'a self,
-        url: &'a Url,
-        actions: &'a [PageAction],
-    ) -> Pin<Box<dyn Future<Output = crawl::Rendered> + Send + 'a>> {
-        Box::pin(async move {
-            let actions: Vec<Action> = actions.iter().map(action).collect();
-            self.0
-                .render(url.as_str(), &actions)
-                .await
-                .map(|rendered| rendered.html)
-                .map_err(|e| RenderFailure(e.to_string()))
-        })
-    }
-}
-
-/// A wrapper's action as the browser takes it: a click goes on until what
-/// it clicks is gone.
-fn action(action: &PageAction) -> Action {
-    match action {
-        PageAction::Click { xpath, max } => Action::Click {
-            xpath: xpath.clone(),
-            until_gone: true,
-            max_clicks: *max,
-        },
-        PageAction::Scroll { times } => Action::Scroll { times: *times },
-        PageAction::WaitFor { xpath, timeout } => Action::WaitFor {
-            xpath: xpath.clone(),
-            timeout: *timeout,
-        },
-    }
 }
 
 /// `--since`: RFC 3339, or a date (midnight UTC), as Unix milliseconds.

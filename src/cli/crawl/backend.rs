@@ -19,8 +19,8 @@ use mend::crawl::{Fetcher, Scope, SinkFormat, item_rule, start_urls};
 use mend::runtime::Project;
 use mend::wrapper::{HealMode, RenderMode, Wrapper};
 
-use super::crawl::Args;
-use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED};
+use super::Args;
+use crate::cli::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED};
 
 /// How long the command keeps trying to reach the database.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -39,11 +39,11 @@ pub fn run(
         say!("error: {refusal}");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    if let Some(Err(e)) = args.since.as_deref().map(super::crawl::parse_time) {
+    if let Some(Err(e)) = args.since.as_deref().map(super::parse_time) {
         say!("error: --since {e}");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    let runtime = super::worker::runtime()?;
+    let runtime = crate::cli::runtime()?;
     let outcome = runtime.block_on(crawl(args, wrapper, seeds, backend));
     match outcome {
         Ok(code) => Ok(code),
@@ -94,7 +94,7 @@ async fn crawl(
         }
     };
     if args.detach {
-        let mut out = super::stdout::Stdout::new();
+        let mut out = crate::cli::stdout::Stdout::new();
         let _ = writeln!(out, "{id}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -106,7 +106,7 @@ async fn crawl(
         until_done: true,
         patience: PATIENCE,
         name: None,
-        renderer: Some(super::crawl::launcher()),
+        renderer: Some(cluster::LaunchRenderer::chromium()),
     })
     .await?;
     let client = cluster::open(backend, PATIENCE).await?;
@@ -129,7 +129,7 @@ async fn crawl(
             cluster::export(&client, id, &mut file).await?
         }
         (None, SinkFormat::Ndjson) => {
-            let mut out = std::io::BufWriter::new(super::stdout::Stdout::new());
+            let mut out = std::io::BufWriter::new(crate::cli::stdout::Stdout::new());
             cluster::export(&client, id, &mut out).await?
         }
     };
@@ -209,7 +209,7 @@ async fn proposals_home(
     }
     let kept = pages.len();
     let wrapper_path = args.wrapper.clone();
-    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
+    let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
     let shown = store_path.display().to_string();
     let counts = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
         let wrapper = mend::wrapper::load_file(&wrapper_path)
@@ -257,7 +257,7 @@ async fn merge_home(
         return Ok(None);
     }
     let wrapper_path = args.wrapper.clone();
-    let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
+    let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
     let merged = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
         let mut store = mend::store::Store::open(&store_path)
             .with_context(|| format!("cannot open the store {}", store_path.display()))?;
@@ -326,7 +326,7 @@ async fn spec(
     );
     let wrapper_yaml = std::fs::read_to_string(&args.wrapper)
         .with_context(|| format!("cannot read {}", args.wrapper.display()))?;
-    let store = super::store_for(args.store.as_deref(), &args.wrapper);
+    let store = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
     Ok(JobSpec {
         treegrams: treegrams(&args.wrapper, &wrapper),
         store_image: cluster::store_image(&store)?,
@@ -341,7 +341,7 @@ async fn spec(
         since: args
             .since
             .as_deref()
-            .and_then(|t| super::crawl::parse_time(t).ok()),
+            .and_then(|t| super::parse_time(t).ok()),
         items,
         seeds: start,
         scope,

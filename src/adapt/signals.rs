@@ -1,0 +1,425 @@
+//! What a selection shows of its stored target, read from the page and the
+//! tree-gram alone: how much it looks like the target (`likeness_parts`,
+//! `evidence`), whether it holds the target's text as written, its labels
+//! or its words, and the signs that a field's XPath was left on something
+//! else (the target's neighbour, a stored paragraph standing elsewhere,
+//! an emptied wrapper).
+//!
+//! These are features, not decisions: the drift check (`drift.rs`) and the
+//! model's evidence (`selection.rs`) read them. Nothing here evaluates a
+//! locator or searches the whole page, except `paragraph_elsewhere`, which
+//! looks for a stored paragraph's first word in the page's text nodes.
+
+use crate::dom::{Document, NodeId, NodeKind};
+use crate::similarity::NoMask;
+use crate::treegram::{GramMask, TreeGram};
+use crate::xpath::Item;
+
+use super::likeness::{Profile, kept_attributes, labels, likeness, shares_evidence};
+use super::witness::Witness;
+
+/// The least length of a stored text that identifies its node.
+const MIN_TELLING_TEXT: usize = 8;
+
+/// How many parent instances the evidence of a selection is read from.
+const EVIDENCE_SCOPES: usize = 3;
+
+/// Whether a field's selection, one element, has no text at all and
+/// shares no class token or attribute value with the stored target, an
+/// element with telling text and such attributes: an XPath of positions
+/// left on the empty wrapper that held a deleted target. An element whose
+/// text a script fills keeps its classes, and a node with any text is
+/// weighed by the other checks.
+pub(crate) fn emptied_unlike(doc: &Document, gram: &TreeGram, current: &[Vec<Item>]) -> bool {
+    let Some(node) = single_node(current).filter(|&n| doc.is_element(n)) else {
+        return false;
+    };
+    // Asked of every field on every page: most nodes have text, and saying
+    // so reads one text node, before any profile is built.
+    let has_text = doc
+        .descendants(node)
+        .any(|d| doc.kind(d) == NodeKind::Text && !doc.text(d).trim().is_empty());
+    if has_text {
+        return false;
+    }
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    if target.item(&gram.doc, owner) != Some(Item::Node(owner)) || !telling_stored_text(gram) {
+        return false;
+    }
+    let Some(wanted) = stored_profile(gram) else {
+        return false;
+    };
+    let found = Profile::of(doc, node, Item::Node(node), &NoMask);
+    found.text().is_empty()
+        && wanted.has_telling_attribute()
+        && !super::likeness::share_telling_attribute(&wanted, &found)
+}
+
+/// The one element of the page with the stored target's paragraph as
+/// written (`witness::with_long_stored_text`), against a selection of one
+/// node with other text: a lead paragraph retagged to a `div`, whose XPath
+/// (`…/p[1]`) and positional locators now name the next paragraph together.
+/// Two sentences of a page recur word for word only as the target itself,
+/// so this stands against any number of locators; a paragraph edited by a
+/// word is not found, and the check stays silent.
+pub(crate) fn paragraph_elsewhere(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<Witness> {
+    let node = single_node(current)?;
+    // Most fields are not paragraphs: their stored text's length says so
+    // before any text of the page is read.
+    let long = stored_profile(gram)
+        .is_some_and(|p| p.text().chars().count() >= super::witness::MIN_LONG_TEXT);
+    if !long || same_text(doc, gram, current) {
+        return None;
+    }
+    let found = super::witness::with_long_stored_text(doc, gram)?;
+    (found != Item::Node(node)).then(|| Witness {
+        targets: vec![vec![found]],
+        why: "the stored paragraph as written".to_owned(),
+    })
+}
+
+/// The text of the stored target's element sibling at capture that a
+/// field's selection, one node, now has as written, when the selection's
+/// own sibling on the far side has the text that sibling's sibling had: a
+/// lead paragraph removed or moved away leaves `p[1]`, and every
+/// positional locator, on what was the next paragraph, followed by what
+/// followed it. The text must be telling (`MIN_TELLING_TEXT` characters, a
+/// letter) and not the target's own. On another page of the site the
+/// neighbours' texts are that page's (a home team may be the capture
+/// page's away team, but not with the same team after it), and on the
+/// same page the selection has the target's text, so neither drifts.
+pub(crate) fn selects_a_neighbour(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<String> {
+    let node = single_node(current)?;
+    let item = Item::Node(node);
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
+    if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
+        return None;
+    }
+    // A target without element siblings had no neighbour to be taken for.
+    element_sibling_after(&gram.doc, owner).or_else(|| element_sibling_before(&gram.doc, owner))?;
+    let wanted = stored_profile(gram)?;
+    let text = Profile::of(doc, node, item, &NoMask).text().to_owned();
+    if text == wanted.text()
+        || text.chars().count() < MIN_TELLING_TEXT
+        || !text.chars().any(char::is_alphabetic)
+    {
+        return None;
+    }
+    let stored_text = |n: NodeId| {
+        let p = Profile::of(&gram.doc, n, Item::Node(n), &GramMask);
+        (!p.is_unstable() && !p.text().is_empty()).then(|| p.text().to_owned())
+    };
+    let page_text = |n: NodeId| {
+        let p = Profile::of(doc, n, Item::Node(n), &NoMask);
+        (!p.text().is_empty()).then(|| p.text().to_owned())
+    };
+    let sides: [fn(&Document, NodeId) -> Option<NodeId>; 2] =
+        [element_sibling_after, element_sibling_before];
+    sides.into_iter().find_map(|side| {
+        let neighbour = side(&gram.doc, owner)?;
+        if stored_text(neighbour)? != text {
+            return None;
+        }
+        let beyond = stored_text(side(&gram.doc, neighbour)?)?;
+        (page_text(side(doc, node)?)? == beyond).then(|| text.clone())
+    })
+}
+
+/// The one node of a selection of one parent instance, when it is one node
+/// and not an attribute.
+pub(crate) fn single_node(current: &[Vec<Item>]) -> Option<NodeId> {
+    match current {
+        [selected] => match selected[..] {
+            [Item::Node(node)] => Some(node),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The next element sibling of `node`.
+fn element_sibling_after(doc: &Document, node: NodeId) -> Option<NodeId> {
+    std::iter::successors(doc.next_sibling(node), |&n| doc.next_sibling(n))
+        .find(|&n| doc.is_element(n))
+}
+
+/// The previous element sibling of `node`.
+fn element_sibling_before(doc: &Document, node: NodeId) -> Option<NodeId> {
+    std::iter::successors(doc.prev_sibling(node), |&n| doc.prev_sibling(n))
+        .find(|&n| doc.is_element(n))
+}
+
+/// The fewest distinct words (see `Profile::words`) a stored text needs
+/// for the words a candidate shares with it to tell candidates apart: a
+/// sentence, not a name or a value, which an edit changes whole.
+pub(crate) const MIN_TELLING_WORDS: usize = 8;
+
+/// A stored target's sentence, for the share of its words a candidate
+/// carries: made once per search, since a field's candidates too close to
+/// call are two or three.
+pub(crate) struct StoredWords(Profile);
+
+impl StoredWords {
+    /// The stored target's words; `None` when its text is unstable or has
+    /// fewer than [`MIN_TELLING_WORDS`] distinct words.
+    pub(crate) fn of(gram: &TreeGram) -> Option<Self> {
+        let wanted = stored_profile(gram).filter(|w| !w.is_unstable())?;
+        (wanted.words().len() >= MIN_TELLING_WORDS).then_some(Self(wanted))
+    }
+
+    /// The share of the stored words (the Jaccard index) that the one node
+    /// of `set` carries; `None` when `set` is not one node.
+    pub(crate) fn shared(&self, doc: &Document, set: &[Item]) -> Option<f64> {
+        let [item] = set else {
+            return None;
+        };
+        let owner = owner_of(doc, *item)?;
+        Some(super::likeness::word_overlap(
+            &self.0,
+            &Profile::of(doc, owner, *item, &NoMask),
+        ))
+    }
+}
+
+/// How much a selection looks like the stored target, in [0, 1]: the mean,
+/// over its first parent instances that select something, of the first
+/// node's likeness to the first stored target (tag 0.2, text 0.4,
+/// attributes 0.4). `None` when it selects nothing.
+pub(crate) fn evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> Option<f64> {
+    likeness_parts(doc, gram, selection).map(|p| p.weighed())
+}
+
+/// The parts of a selection's likeness to the stored target (see
+/// [`evidence`]), each the mean over its first parent instances that
+/// select something.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct LikenessParts {
+    /// The same tag.
+    pub tag: f64,
+    /// The text, as written or by shape.
+    pub text: f64,
+    /// The attributes: the Jaccard index and the share kept, averaged, as
+    /// attributes the node gained weigh half as much as those it lost.
+    pub attrs: f64,
+    /// The Jaccard index of the words of the two texts.
+    pub words: f64,
+}
+
+impl LikenessParts {
+    /// The parts weighed into one likeness.
+    pub(crate) fn weighed(&self) -> f64 {
+        0.2 * self.tag + 0.4 * self.text + 0.4 * self.attrs
+    }
+}
+
+/// The parts of a selection's likeness to the stored target; `None` when
+/// it selects nothing.
+pub(crate) fn likeness_parts(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<LikenessParts> {
+    let instance = gram.instances.first()?;
+    let &(owner, ref target) = instance.targets.first()?;
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    let wanted = Profile::of(&gram.doc, owner, stored_item, &GramMask);
+    let mut sum = LikenessParts::default();
+    let mut n = 0usize;
+    for items in selection
+        .iter()
+        .filter(|s| !s.is_empty())
+        .take(EVIDENCE_SCOPES)
+    {
+        let item = items[0];
+        let Some(owner) = owner_of(doc, item) else {
+            continue;
+        };
+        let found = Profile::of(doc, owner, item, &NoMask);
+        let like = likeness(&wanted, &found);
+        sum.tag += like.tag;
+        sum.text += like.text;
+        sum.attrs += 0.5 * (like.attrs + kept_attributes(&wanted, &found));
+        sum.words += super::likeness::word_overlap(&wanted, &found);
+        n += 1;
+    }
+    (n > 0).then(|| {
+        let k = n as f64;
+        LikenessParts {
+            tag: sum.tag / k,
+            text: sum.text / k,
+            attrs: sum.attrs / k,
+            words: sum.words / k,
+        }
+    })
+}
+
+/// A selection of several nodes per parent instance, for a field that had
+/// one node at capture, narrowed to the one node in each instance that
+/// carries the stored target's text as written: a label locator selects the
+/// target and a copy of it inserted beside it, and the stored text says
+/// which is which. `None` when the field had several nodes, when no instance
+/// has several, or when an instance with several has no such node or more
+/// than one.
+pub(crate) fn narrowed_to_stored_text(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<Vec<Vec<Item>>> {
+    let instance = gram.instances.first()?;
+    let [(owner, target)] = instance.targets.as_slice() else {
+        return None;
+    };
+    if selection.iter().all(|s| s.len() <= 1) {
+        return None;
+    }
+    let stored_item = target.item(&gram.doc, *owner).unwrap_or(Item::Node(*owner));
+    let wanted = Profile::of(&gram.doc, *owner, stored_item, &GramMask);
+    if wanted.text().is_empty() || wanted.is_unstable() {
+        return None;
+    }
+    selection
+        .iter()
+        .map(|items| {
+            if items.len() <= 1 {
+                return Some(items.clone());
+            }
+            let same: Vec<Item> = items
+                .iter()
+                .copied()
+                .filter(|&item| {
+                    owner_of(doc, item).is_some_and(|o| {
+                        let found = Profile::of(doc, o, item, &NoMask);
+                        found.tag() == wanted.tag() && found.text() == wanted.text()
+                    })
+                })
+                .collect();
+            (same.len() == 1).then_some(same)
+        })
+        .collect()
+}
+
+/// Whether the selection holds none of the labels the stored target held
+/// (see `likeness::labels`): in one of its first parent instances, the
+/// first node is an element without any of them, where the stored target, an
+/// element, had some. A reworded label reads as missing too, so this is
+/// asked only of nodes that are to be answered with, never to find them.
+pub(crate) fn labels_contradict(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(&(owner, ref target)) = gram.instances.first().and_then(|i| i.targets.first()) else {
+        return false;
+    };
+    if !matches!(target.item(&gram.doc, owner), Some(Item::Node(n)) if gram.doc.is_element(n)) {
+        return false;
+    }
+    let stored = stored_labels(gram);
+    if stored.is_empty() {
+        return false;
+    }
+    selection
+        .iter()
+        .filter_map(|s| s.first())
+        .take(EVIDENCE_SCOPES)
+        .any(|&item| match item {
+            Item::Node(n) if doc.is_element(n) => labels(doc, n).is_disjoint(&stored),
+            _ => false,
+        })
+}
+
+/// The labels the stored target held: on a tree-gram captured over several
+/// pages, those it held on every page (a bold word of one product's
+/// description names nothing); else those of the stored instance.
+pub(crate) fn stored_labels(gram: &TreeGram) -> std::collections::BTreeSet<String> {
+    if let Some(a) = &gram.header.across {
+        return a.labels.clone();
+    }
+    gram.instances
+        .first()
+        .and_then(|i| i.targets.first())
+        .map(|&(owner, _)| labels(&gram.doc, owner))
+        .unwrap_or_default()
+}
+
+/// Whether the selection carries any of the stored target's own evidence
+/// (see `likeness::shares_evidence`): in each of its first parent instances
+/// that select something, the first node shares the first stored target's
+/// tag, an attribute, or its text. `true` when it selects nothing.
+pub(crate) fn carries_evidence(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    let Some(wanted) = stored_profile(gram) else {
+        return true;
+    };
+    selection
+        .iter()
+        .filter(|s| !s.is_empty())
+        .take(EVIDENCE_SCOPES)
+        .all(|items| {
+            owner_of(doc, items[0]).is_none_or(|page_owner| {
+                shares_evidence(&wanted, &Profile::of(doc, page_owner, items[0], &NoMask))
+            })
+        })
+}
+
+/// Whether the stored target's text says which node it is: at least
+/// [`MIN_TELLING_TEXT`] characters with a letter among them, stable across
+/// loads.
+pub(crate) fn telling_stored_text(gram: &TreeGram) -> bool {
+    stored_profile(gram).is_some_and(|wanted| {
+        !wanted.is_unstable()
+            && wanted.text().chars().count() >= MIN_TELLING_TEXT
+            && wanted.text().chars().any(char::is_alphabetic)
+    })
+}
+
+/// What the first stored target is, for comparing nodes with it.
+pub(crate) fn stored_profile(gram: &TreeGram) -> Option<Profile> {
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
+    let stored_item = target.item(&gram.doc, owner).unwrap_or(Item::Node(owner));
+    Some(Profile::of(&gram.doc, owner, stored_item, &GramMask))
+}
+
+/// How much the first node of the selection's first parent instance that
+/// selects something looks like the first stored target.
+fn first_likeness(
+    doc: &Document,
+    gram: &TreeGram,
+    selection: &[Vec<Item>],
+) -> Option<super::likeness::Likeness> {
+    let wanted = stored_profile(gram)?;
+    let item = selection.iter().find_map(|s| s.first().copied())?;
+    let page_owner = owner_of(doc, item)?;
+    Some(likeness(
+        &wanted,
+        &Profile::of(doc, page_owner, item, &NoMask),
+    ))
+}
+
+/// Whether the first node of the selection's first parent instance that
+/// selects something has the stored target's tag and text, as written.
+pub(crate) fn same_tag_and_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    first_likeness(doc, gram, selection).is_some_and(|l| l.tag >= 1.0 && l.text >= 1.0)
+}
+
+/// Whether the first node of the selection's first parent instance that
+/// selects something has the stored target's text, as written.
+pub(crate) fn same_text(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
+    first_likeness(doc, gram, selection).is_some_and(|l| l.text >= 1.0)
+}
+
+/// The element that owns `item`: itself, its attribute's element, or a text
+/// node's parent.
+pub(crate) fn owner_of(doc: &Document, item: Item) -> Option<NodeId> {
+    match item {
+        Item::Node(n) if doc.is_element(n) => Some(n),
+        Item::Node(n) => doc.parent(n).filter(|&p| doc.is_element(p)),
+        Item::Attr { element, .. } => Some(element),
+        _ => None,
+    }
+}
