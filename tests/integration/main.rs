@@ -37,6 +37,7 @@ mod heal_real_pages;
 mod heal_robustness;
 mod html_robustness;
 mod module_layers;
+mod readme_walkthrough;
 mod render;
 mod review_browser;
 mod review_page;
