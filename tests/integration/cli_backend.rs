@@ -161,6 +161,7 @@ fn setup(test: &str, posts: usize, latency: Duration, politeness: &str) -> Optio
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
     let Some(Setup {
         pg: _pg,
@@ -242,6 +243,7 @@ fn one_worker_and_three_give_the_same_records_with_no_page_twice() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
     let Some(Setup {
         pg: _pg,
@@ -304,6 +306,7 @@ fn workers_killed_at_random_moments_lose_nothing_and_emit_nothing_twice() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_database_restart_mid_job_is_waited_out() {
     let Some(Setup {
         pg,
@@ -343,6 +346,7 @@ fn a_database_restart_mid_job_is_waited_out() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn three_workers_keep_the_hosts_delay_and_concurrency() {
     let Some(Setup {
         pg: _pg,
@@ -489,6 +493,7 @@ fn author_heals(out: &Path) -> Vec<(String, Value)> {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
     let Some(pg) = Postgres::start("a_heal_one_worker_applies") else {
         return;
@@ -567,6 +572,7 @@ fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_heal_is_written_once_it_held_on_min_pages_pages_counted_across_workers() {
     let Some(pg) = Postgres::start("a_heal_is_written_once_it_held_on_min_pages") else {
         return;
@@ -661,6 +667,7 @@ fn a_heal_is_written_once_it_held_on_min_pages_pages_counted_across_workers() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_heal_that_held_on_fewer_pages_than_min_pages_stays_a_proposal_when_the_job_ends() {
     let Some(pg) = Postgres::start("a_heal_that_held_on_the_only_page") else {
         return;
@@ -724,6 +731,7 @@ fn a_heal_that_held_on_fewer_pages_than_min_pages_stays_a_proposal_when_the_job_
 }
 
 #[test]
+#[ignore = "needs PostgreSQL and Chromium"]
 fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape() {
     if !chromium_or_skip("workers_render_what_the_local_crawl_renders") {
         return;
@@ -798,6 +806,7 @@ fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape(
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn an_update_job_emits_only_the_posts_changed_since() {
     let Some(Setup {
         pg,
@@ -892,6 +901,7 @@ fn an_update_job_emits_only_the_posts_changed_since() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_job_exports_csv_and_sqlite_as_the_local_crawl_writes_them() {
     let Some(Setup {
         pg: _pg,
@@ -976,6 +986,7 @@ fn a_job_exports_csv_and_sqlite_as_the_local_crawl_writes_them() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn workers_download_each_image_once_and_the_export_writes_them_beside_the_output() {
     let Some(Setup {
         pg: _pg,
@@ -1078,6 +1089,7 @@ fn workers_download_each_image_once_and_the_export_writes_them_beside_the_output
 }
 
 #[test]
+#[ignore = "needs PostgreSQL"]
 fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone() {
     let Some(pg) = Postgres::start("a_propose_job_brings_one_proposal_per_heal_home") else {
         return;

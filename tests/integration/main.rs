@@ -43,6 +43,7 @@ mod review_browser;
 mod review_page;
 mod site_template_swde;
 mod swde_booksamillion;
+mod test_groups;
 mod wrapper_changes;
 mod xpath_conformance;
 mod xpath_fuzz;

@@ -5,13 +5,9 @@
 //!
 //! These tests need a Chromium browser, found as mend finds it
 //! (`MEND_CHROMIUM`, else `chromium`, `chromium-browser` or `google-chrome`
-//! on `PATH`). Without one, each test writes
-//! `skipped: no Chromium (install the chromium package or set MEND_CHROMIUM)`
-//! to standard error (straight to the stream, so that `cargo test` shows it
-//! without `--nocapture`) and returns, so that the suite passes on a
-//! machine without a browser. With `MEND_REQUIRE_CHROMIUM=1` (as CI sets
-//! it) a missing browser fails the tests instead. The tests that need no
-//! browser (a browser named wrongly, malformed actions) always run.
+//! on `PATH`), and are `#[ignore = "needs Chromium"]` (see
+//! `tests/support/needs.rs`). The tests that need no browser (a browser
+//! named wrongly, malformed actions) always run.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -32,23 +28,7 @@ use mend::{Document, XPath};
 /// The browser to test with; `None`, after saying so, when there is none
 /// and none is required.
 fn chromium(test: &str) -> Option<PathBuf> {
-    let found = find_chromium();
-    if found.is_none() {
-        let required = std::env::var_os("MEND_REQUIRE_CHROMIUM").is_some_and(|v| v == "1");
-        assert!(
-            !required,
-            "MEND_REQUIRE_CHROMIUM=1 but no Chromium was found: install the chromium package \
-             or set MEND_CHROMIUM"
-        );
-        // Written to the stream itself, since the test harness captures
-        // `eprintln!`, and in one piece, since the harness writes its own
-        // lines to the terminal at the same time.
-        let line = format!(
-            "render::{test}: skipped: no Chromium (install the chromium package or set MEND_CHROMIUM)\n"
-        );
-        let _ = std::io::stderr().write_all(line.as_bytes());
-    }
-    found
+    crate::support::needs::chromium(&format!("render::{test}"))
 }
 
 /// Options for a test page: a short settle time, so that the suite is
@@ -247,6 +227,7 @@ fn numbered(what: &str, n: usize) -> Vec<String> {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn content_made_by_javascript_is_in_the_snapshot() {
     let Some(browser) = chromium("content_made_by_javascript_is_in_the_snapshot") else {
         return;
@@ -274,6 +255,7 @@ async fn content_made_by_javascript_is_in_the_snapshot() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn show_more_is_clicked_until_it_is_gone() {
     let Some(browser) = chromium("show_more_is_clicked_until_it_is_gone") else {
         return;
@@ -302,6 +284,7 @@ async fn show_more_is_clicked_until_it_is_gone() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn a_counted_click_clicks_that_many_times_and_fails_when_the_element_goes() {
     let Some(browser) =
         chromium("a_counted_click_clicks_that_many_times_and_fails_when_the_element_goes")
@@ -349,6 +332,7 @@ async fn a_counted_click_clicks_that_many_times_and_fails_when_the_element_goes(
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn a_page_that_never_settles_is_cut_at_the_timeout() {
     let Some(browser) = chromium("a_page_that_never_settles_is_cut_at_the_timeout") else {
         return;
@@ -380,6 +364,7 @@ async fn a_page_that_never_settles_is_cut_at_the_timeout() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn a_page_whose_script_never_yields_is_a_timeout_not_a_hang() {
     let Some(browser) = chromium("a_page_whose_script_never_yields_is_a_timeout_not_a_hang") else {
         return;
@@ -418,6 +403,7 @@ async fn a_page_whose_script_never_yields_is_a_timeout_not_a_hang() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn style_and_class_changes_do_not_keep_a_page_from_settling() {
     let Some(browser) = chromium("style_and_class_changes_do_not_keep_a_page_from_settling") else {
         return;
@@ -445,6 +431,7 @@ async fn style_and_class_changes_do_not_keep_a_page_from_settling() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn the_user_agent_of_the_options_is_the_one_sent() {
     let Some(browser) = chromium("the_user_agent_of_the_options_is_the_one_sent") else {
         return;
@@ -462,6 +449,7 @@ async fn the_user_agent_of_the_options_is_the_one_sent() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn wait_for_fails_with_a_timeout_when_nothing_matches() {
     let Some(browser) = chromium("wait_for_fails_with_a_timeout_when_nothing_matches") else {
         return;
@@ -514,6 +502,7 @@ async fn wait_for_fails_with_a_timeout_when_nothing_matches() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn a_page_that_cannot_be_loaded_is_a_navigation_error() {
     let Some(browser) = chromium("a_page_that_cannot_be_loaded_is_a_navigation_error") else {
         return;
@@ -539,6 +528,7 @@ async fn a_page_that_cannot_be_loaded_is_a_navigation_error() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn pages_render_at_once_from_several_tasks_and_abandoned_ones_close_their_tab() {
     let Some(browser) =
         chromium("pages_render_at_once_from_several_tasks_and_abandoned_ones_close_their_tab")
@@ -615,6 +605,7 @@ fn all_gone(tree: &[u32]) -> Vec<u32> {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn closing_or_dropping_the_renderer_ends_the_browser_and_removes_its_profile() {
     let Some(browser) =
         chromium("closing_or_dropping_the_renderer_ends_the_browser_and_removes_its_profile")
@@ -690,7 +681,7 @@ async fn invalid_options_are_refused_before_a_browser_starts() {
 /// Launch, a simple page, and the three-chunk page, each timed over five
 /// runs; the medians are printed.
 #[tokio::test]
-#[ignore = "measures render times; run with --ignored --nocapture"]
+#[ignore = "needs Chromium; measures render times (--nocapture prints them)"]
 async fn render_timings() {
     let Some(browser) = chromium("render_timings") else {
         return;
@@ -741,6 +732,7 @@ async fn render_timings() {
 }
 
 #[tokio::test]
+#[ignore = "needs Chromium"]
 async fn a_watched_clock_gives_a_version_per_tick_and_its_text_is_learned_unstable() {
     let Some(browser) =
         chromium("a_watched_clock_gives_a_version_per_tick_and_its_text_is_learned_unstable")

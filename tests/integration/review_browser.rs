@@ -26,15 +26,9 @@ use super::review_page::{Review, healed_project};
 use crate::support::cli::{Mend, ROOT, bookshop_project};
 
 #[test]
+#[ignore = "needs Chromium"]
 fn the_whole_review_flow_works_from_the_keyboard_and_writes_what_the_commands_write() {
-    let Some(chromium) = mend::render::find_chromium() else {
-        assert!(
-            std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
-            "no Chromium, and MEND_REQUIRE_CHROMIUM is set: install the chromium package"
-        );
-        eprintln!(
-            "review_browser: skipped: no Chromium (install the chromium package or set MEND_CHROMIUM)"
-        );
+    let Some(chromium) = crate::support::needs::chromium("review_browser") else {
         return;
     };
     let axe = axe_script();
@@ -198,13 +192,9 @@ impl Witness {
 }
 
 #[test]
+#[ignore = "needs Chromium"]
 fn a_hostile_page_runs_and_loads_nothing_and_the_pages_fit_a_phone() {
-    let Some(chromium) = mend::render::find_chromium() else {
-        assert!(
-            std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
-            "no Chromium, and MEND_REQUIRE_CHROMIUM is set: install the chromium package"
-        );
-        eprintln!("review_browser: skipped: no Chromium");
+    let Some(chromium) = crate::support::needs::chromium("review_browser") else {
         return;
     };
     let witness = Witness::start();
@@ -349,8 +339,8 @@ fn axe_script() -> Option<String> {
         Some(path) => Some(std::fs::read_to_string(PathBuf::from(path)).unwrap()),
         None => {
             assert!(
-                std::env::var_os("MEND_REQUIRE_CHROMIUM").is_none(),
-                "MEND_REQUIRE_CHROMIUM is set but MEND_AXE_JS is not: the accessibility check must run"
+                !crate::support::needs::required("MEND_REQUIRE_CHROMIUM"),
+                "MEND_AXE_JS is not set, and under CI the accessibility check must run"
             );
             None
         }

@@ -633,12 +633,13 @@ fn kill_trials(trials: usize) {
 }
 
 #[test]
+#[ignore = "slow: kill -9 trials"]
 fn a_run_killed_at_random_moments_leaves_the_wrapper_and_the_store_agreeing() {
     kill_trials(5);
 }
 
 #[test]
-#[ignore = "slow: fifty kill -9 trials"]
+#[ignore = "slow: kill -9 trials"]
 fn fifty_runs_killed_at_random_moments_leave_the_wrapper_and_the_store_agreeing() {
     kill_trials(50);
 }

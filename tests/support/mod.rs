@@ -13,6 +13,7 @@ pub mod documents;
 #[path = "../fixture_site/mod.rs"]
 pub mod fixture_site;
 pub mod heal_cases;
+pub mod needs;
 pub mod postgres;
 pub mod random_html;
 pub mod rng;
