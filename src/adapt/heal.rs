@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use url::Url;
 
 use super::drift::drift;
-use super::relocate::{Env, attempt};
+use super::relocate::{Attempted, Env, attempt};
 use super::{Adaptation, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::Document;
 use crate::extract::{Extraction, extract, page_base};
@@ -88,66 +88,102 @@ pub fn heal_extracted(
         facts: std::cell::OnceCell::new(),
         judged: std::cell::RefCell::default(),
     };
-    // Every extraction the pass keeps carries the drift violations too.
-    let with_drift = |w: &Wrapper, mut e: Extraction| {
-        let found = drift(w, doc, grams, &e);
-        e.violations.extend(found);
-        e
+    let mut pass = Pass {
+        env: &env,
+        extraction: with_drift(wrapper, doc, grams, extraction),
+        current: wrapper.clone(),
+        adaptations: Vec::new(),
+        healed: HashSet::new(),
+        tried: HashSet::new(),
     };
-    let mut current = wrapper.clone();
-    let mut extraction = with_drift(&current, extraction);
-    let mut adaptations = Vec::new();
-    if extraction.violations.is_empty() {
-        return Healing {
-            wrapper: current,
-            extraction,
-            adaptations,
-        };
+    if pass.extraction.violations.is_empty() {
+        return pass.into_healing();
     }
     let triggers = wrapper.adapt.triggers;
-    let mut healed: HashSet<PatternPath> = HashSet::new();
-    let mut tried: HashSet<PatternPath> = HashSet::new();
-    let violated =
-        |e: &Extraction, path: &PatternPath| e.violations.iter().any(|v| v.pattern == *path);
     for path in wrapper.pattern_paths() {
         let parent = path.parent();
-        let parent_healed = parent.as_ref().is_some_and(|p| healed.contains(p));
+        let parent_healed = parent.as_ref().is_some_and(|p| pass.healed.contains(p));
         if parent_healed && !triggers.top_down {
             continue;
         }
-        if tried.contains(&path) || !violated(&extraction, &path) {
+        if pass.tried.contains(&path) || !pass.violated(&path) {
             continue;
         }
-        tried.insert(path.clone());
+        pass.tried.insert(path.clone());
         let trigger = if parent_healed {
             Trigger::TopDown
         } else {
             Trigger::Violation
         };
         tracing::debug!(pattern = %path, ?trigger, "adapting");
-        let first = attempt(&env, &current, &extraction, &path, trigger);
-        if let Some((w, e)) = first.healed {
-            // The extraction that proved the heal is the page's extraction now.
-            extraction = with_drift(&w, e);
-            current = w;
-            healed.insert(path);
-            adaptations.push(first.adaptation);
-            for child in first.children {
-                tried.insert(child.pattern.clone());
-                healed.insert(child.pattern.clone());
-                adaptations.push(child);
-            }
+        let first = attempt(&env, &pass.current, &pass.extraction, &path, trigger);
+        if first.healed.is_some() {
+            pass.take(&path, first);
             continue;
         }
-        // Bottom-up: re-locate the parent record, then try the child again.
-        let Some(parent_path) = parent.filter(|p| triggers.bottom_up && !tried.contains(p)) else {
-            adaptations.push(first.adaptation);
-            continue;
-        };
-        tried.insert(parent_path.clone());
-        let parent = attempt(&env, &current, &extraction, &parent_path, Trigger::BottomUp);
-        let Some((w, e)) = parent.healed else {
-            let mut child = first.adaptation;
+        match parent.filter(|p| triggers.bottom_up && !pass.tried.contains(p)) {
+            Some(parent_path) => pass.bottom_up(&path, parent_path, first.adaptation),
+            None => pass.adaptations.push(first.adaptation),
+        }
+    }
+    pass.into_healing()
+}
+
+/// The page's extraction `e` with `w`, with the drift violations added:
+/// every extraction the pass keeps carries them.
+fn with_drift(w: &Wrapper, doc: &Document, grams: &TreeGrams, mut e: Extraction) -> Extraction {
+    let found = drift(w, doc, grams, &e);
+    e.violations.extend(found);
+    e
+}
+
+/// One healing pass over a page: the wrapper as healed so far, the page's
+/// extraction with it, and what was tried and healed.
+struct Pass<'a, 'e> {
+    env: &'a Env<'e>,
+    current: Wrapper,
+    extraction: Extraction,
+    adaptations: Vec<Adaptation>,
+    healed: HashSet<PatternPath>,
+    tried: HashSet<PatternPath>,
+}
+
+impl Pass<'_, '_> {
+    fn violated(&self, path: &PatternPath) -> bool {
+        self.extraction
+            .violations
+            .iter()
+            .any(|v| v.pattern == *path)
+    }
+
+    /// Takes a heal of `path`: the extraction that proved it is the page's
+    /// extraction now, and the fields healed with a record are healed too.
+    fn take(&mut self, path: &PatternPath, done: Attempted) {
+        if let Some((w, e)) = done.healed {
+            self.extraction = with_drift(&w, self.env.doc, self.env.grams, e);
+            self.current = w;
+            self.healed.insert(path.clone());
+        }
+        self.adaptations.push(done.adaptation);
+        for child in done.children {
+            self.tried.insert(child.pattern.clone());
+            self.healed.insert(child.pattern.clone());
+            self.adaptations.push(child);
+        }
+    }
+
+    /// Bottom-up: re-locates the parent record of a pattern that could not
+    /// be healed (`child`, its adaptation), then tries the pattern again.
+    fn bottom_up(&mut self, path: &PatternPath, parent_path: PatternPath, mut child: Adaptation) {
+        self.tried.insert(parent_path.clone());
+        let parent = attempt(
+            self.env,
+            &self.current,
+            &self.extraction,
+            &parent_path,
+            Trigger::BottomUp,
+        );
+        if parent.healed.is_none() {
             let why = if parent.unchanged {
                 "its parent was re-located to the instances it already has".to_owned()
             } else {
@@ -161,36 +197,37 @@ pub fn heal_extracted(
                 child.reason.as_deref().unwrap_or("not healed")
             ));
             if !parent.unchanged {
-                adaptations.push(parent.adaptation);
+                self.adaptations.push(parent.adaptation);
             }
-            adaptations.push(child);
-            continue;
-        };
-        extraction = with_drift(&w, e);
-        current = w;
-        healed.insert(parent_path);
-        adaptations.push(parent.adaptation);
-        for child in parent.children {
-            tried.insert(child.pattern.clone());
-            healed.insert(child.pattern.clone());
-            adaptations.push(child);
+            self.adaptations.push(child);
+            return;
         }
-        if !violated(&extraction, &path) {
-            continue;
+        self.take(&parent_path, parent);
+        if !self.violated(path) {
+            return;
         }
-        let second = attempt(&env, &current, &extraction, &path, Trigger::BottomUp);
+        let second = attempt(
+            self.env,
+            &self.current,
+            &self.extraction,
+            path,
+            Trigger::BottomUp,
+        );
         if let Some((w, e)) = second.healed {
-            extraction = with_drift(&w, e);
-            current = w;
-            healed.insert(path);
+            self.extraction = with_drift(&w, self.env.doc, self.env.grams, e);
+            self.current = w;
+            self.healed.insert(path.clone());
         }
-        adaptations.push(second.adaptation);
-        adaptations.extend(second.children);
+        self.adaptations.push(second.adaptation);
+        self.adaptations.extend(second.children);
     }
-    Healing {
-        wrapper: current,
-        extraction,
-        adaptations,
+
+    fn into_healing(self) -> Healing {
+        Healing {
+            wrapper: self.current,
+            extraction: self.extraction,
+            adaptations: self.adaptations,
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the choice, the generated XPath, and the proof by re-extraction.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use serde_json::{Map, Value};
 use url::Url;
@@ -196,7 +197,11 @@ impl Proposals {
     }
 }
 
-/// [`attempt`], with every candidate judged logged in `log`.
+/// [`attempt`], with every candidate judged logged in `log`. The candidate
+/// sources are asked in order, each only when the ones before proved
+/// nothing: the stored text as written (a retagged target, a copy beside
+/// it), the locator ensemble, a relaxed locator, a record's witnessed
+/// items, and last the tree search.
 fn attempt_logged(
     env: &Env<'_>,
     wrapper: &Wrapper,
@@ -206,7 +211,38 @@ fn attempt_logged(
     log: &Proposals,
 ) -> Attempted {
     let pattern = wrapper.pattern(path).expect("paths come from the wrapper");
-    let mut adaptation = Adaptation {
+    let mut adaptation = new_adaptation(pattern, before, path, trigger);
+    let attempting = match Attempting::new(env, wrapper, path, log) {
+        Ok(a) => a,
+        Err(reason) => return abstained(adaptation, reason),
+    };
+    adaptation.change_scope = Some(attempting.sensed.class);
+    adaptation.selection = attempting.selection_evidence();
+    if let Some(done) = attempting.by_stored_text(&adaptation) {
+        return done;
+    }
+    let voted = match attempting.by_locators(&adaptation) {
+        ControlFlow::Break(done) => return done,
+        ControlFlow::Continue(voted) => voted,
+    };
+    if let Some(done) = attempting.by_relaxed_locator(&adaptation) {
+        return done;
+    }
+    if let Some(done) = attempting.by_record_witness(&adaptation) {
+        return done;
+    }
+    attempting.by_tree_search(adaptation, voted.as_deref())
+}
+
+/// An adaptation of the pattern at `path` not yet decided: what it held
+/// before, and the violations that brought it here.
+fn new_adaptation(
+    pattern: &Pattern,
+    before: &Extraction,
+    path: &PatternPath,
+    trigger: Trigger,
+) -> Adaptation {
+    Adaptation {
         pattern: path.clone(),
         old_xpath: pattern.xpath.source().to_owned(),
         new_xpath: None,
@@ -234,405 +270,563 @@ fn attempt_logged(
             .filter(|v| v.pattern == *path)
             .cloned()
             .collect(),
-    };
-    let abstain = |mut a: Adaptation, reason: String| {
-        a.reason = Some(reason);
-        Attempted {
-            adaptation: a,
-            healed: None,
-            unchanged: false,
-            children: Vec::new(),
+    }
+}
+
+/// `a`, abstaining for `reason`.
+fn abstained(mut a: Adaptation, reason: String) -> Attempted {
+    a.reason = Some(reason);
+    Attempted {
+        adaptation: a,
+        healed: None,
+        unchanged: false,
+        children: Vec::new(),
+    }
+}
+
+/// What every candidate source of one attempt reads: the pattern, its
+/// tree-gram and parent instances, what its XPath and the rejected XPaths
+/// select there, how the page changed around it, and the bar a candidate
+/// must clear.
+struct Attempting<'a, 'e> {
+    env: &'a Env<'e>,
+    wrapper: &'a Wrapper,
+    path: &'a PatternPath,
+    pattern: &'a Pattern,
+    gram: &'a TreeGram,
+    scopes: Vec<Item>,
+    current: Vec<Vec<Item>>,
+    /// Each XPath a person rejected for the pattern, with what it selects.
+    rejected: Vec<(String, Vec<Vec<Item>>)>,
+    sensed: Sensed,
+    facts: Facts,
+    bar: f64,
+    log: &'a Proposals,
+}
+
+impl<'a, 'e> Attempting<'a, 'e> {
+    /// The attempt's shared reads, or why there can be no attempt.
+    fn new(
+        env: &'a Env<'e>,
+        wrapper: &'a Wrapper,
+        path: &'a PatternPath,
+        log: &'a Proposals,
+    ) -> Result<Self, String> {
+        let pattern = wrapper.pattern(path).expect("paths come from the wrapper");
+        let Some(gram) = env.grams.get(path) else {
+            return Err(
+                "no tree-gram for this pattern: run `mend snapshot` on a page where the wrapper works"
+                    .to_owned(),
+            );
+        };
+        let scopes = wrapper.instances(env.doc, path);
+        if scopes.is_empty() {
+            return Err("its parent pattern matches nothing".to_owned());
         }
-    };
-    let Some(gram) = env.grams.get(path) else {
-        return abstain(
-            adaptation,
-            "no tree-gram for this pattern: run `mend snapshot` on a page where the wrapper works"
-                .to_owned(),
-        );
-    };
-    let scopes = wrapper.instances(env.doc, path);
-    if scopes.is_empty() {
-        return abstain(adaptation, "its parent pattern matches nothing".to_owned());
-    }
-    let current: Vec<Vec<Item>> = scopes
-        .iter()
-        .map(|&s| pattern.xpath.select_item(env.doc, s).unwrap_or_default())
-        .collect();
-    let rejected: Vec<(&str, Vec<Vec<Item>>)> = env
-        .rejections
-        .of(path)
-        .into_iter()
-        .filter_map(|x| {
-            let compiled = XPath::compile(x).ok()?;
-            let sel = scopes
+        let select = |xpath: &XPath| -> Vec<Vec<Item>> {
+            scopes
                 .iter()
-                .map(|&s| compiled.select_item(env.doc, s).unwrap_or_default())
-                .collect();
-            Some((x, sel))
-        })
-        .collect();
-
-    let sensed = sense_change(env, gram, &current);
-    adaptation.change_scope = Some(sensed.class);
-    let facts = Facts {
-        selection_empty: current.iter().all(Vec::is_empty),
-        change_scope: sensed.class,
-    };
-    let bar = min_confidence(&wrapper.adapt);
-    if !pattern.is_record() && !facts.selection_empty {
-        let check = super::selection::check_field(
-            env.doc,
+                .map(|&s| xpath.select_item(env.doc, s).unwrap_or_default())
+                .collect()
+        };
+        let current = select(&pattern.xpath);
+        let rejected = env
+            .rejections
+            .of(path)
+            .into_iter()
+            .filter_map(|x| Some((x.to_owned(), select(&XPath::compile(x).ok()?))))
+            .collect();
+        let sensed = sense_change(env, gram, &current);
+        let facts = Facts {
+            selection_empty: current.iter().all(Vec::is_empty),
+            change_scope: sensed.class,
+        };
+        Ok(Attempting {
+            env,
+            wrapper,
+            path,
+            pattern,
             gram,
-            path.parent().is_none(),
-            &scopes,
-            &current,
-        );
-        adaptation.selection = Some(check.evidence);
+            scopes,
+            current,
+            rejected,
+            sensed,
+            facts,
+            bar: min_confidence(&wrapper.adapt),
+            log,
+        })
     }
 
-    // A field's target retagged beside a copy that kept the old tag: the
-    // copy draws the locators and the tree search alike, and only the
-    // target still has its text as written. Like a record's witness, that
-    // text and the classes are the whole of the evidence. And a copy of the
-    // target inserted beside it with other text: an XPath without
-    // positions, or whose position now counts both, selects the two. The
-    // XPath still names where the target is, and the stored text says
-    // which of its nodes it is; the tree search weighs the two texts nearly
-    // alike and cannot call it.
-    if !pattern.is_record() {
-        let narrowed = signals::narrowed_to_stored_text(env.doc, gram, &current).map(|found| {
+    /// What the model reads of a field's current selection, when it
+    /// selects something.
+    fn selection_evidence(&self) -> Option<Evidence> {
+        (!self.pattern.is_record() && !self.facts.selection_empty).then(|| {
+            super::selection::check_field(
+                self.env.doc,
+                self.gram,
+                self.path.parent().is_none(),
+                &self.scopes,
+                &self.current,
+            )
+            .evidence
+        })
+    }
+
+    /// The XPath a person rejected that selects exactly `targets`.
+    fn rejected_for(&self, targets: &[Vec<Item>]) -> Option<&str> {
+        self.rejected
+            .iter()
+            .find(|(_, sel)| sel.as_slice() == targets)
+            .map(|(x, _)| x.as_str())
+    }
+
+    fn proposer(&self, source: Source) -> Proposer<'a> {
+        Proposer {
+            source,
+            facts: self.facts,
+            bar: self.bar,
+            log: self.log,
+        }
+    }
+
+    /// A field's target retagged beside a copy that kept the old tag: the
+    /// copy draws the locators and the tree search alike, and only the
+    /// target still has its text as written. Like a record's witness, that
+    /// text and the classes are the whole of the evidence. And a copy of the
+    /// target inserted beside it with other text: an XPath without
+    /// positions, or whose position now counts both, selects the two. The
+    /// XPath still names where the target is, and the stored text says
+    /// which of its nodes it is; the tree search weighs the two texts nearly
+    /// alike and cannot call it.
+    fn by_stored_text(&self, adaptation: &Adaptation) -> Option<Attempted> {
+        if self.pattern.is_record() {
+            return None;
+        }
+        let (env, gram) = (self.env, self.gram);
+        let narrowed = signals::narrowed_to_stored_text(env.doc, gram, &self.current).map(|found| {
             (
                 found,
                 "its XPath selects a copy beside the target; only this node carries the stored text as written",
             )
         });
-        let proposer = Proposer {
-            source: Source::Witness,
-            facts,
-            bar,
-            log,
+        let witnessed = [
+            retagged_instead(env, gram, &self.scopes, &self.current),
+            narrowed,
+        ];
+        witnessed
+            .into_iter()
+            .flatten()
+            .filter(|(found, _)| self.rejected_for(found).is_none())
+            .find_map(|(found, why)| {
+                witnessed_field(
+                    env,
+                    self.wrapper,
+                    self.path,
+                    &self.scopes,
+                    adaptation,
+                    (found, why.to_owned()),
+                    self.proposer(Source::Witness),
+                )
+            })
+    }
+
+    /// The locator ensemble's answer, the first candidate of a field: it
+    /// must still look like the stored target and pass the constraints.
+    /// Applied when the locators are sure of it; otherwise the nodes they
+    /// voted for settle a tree search that cannot tell them from another
+    /// candidate (see [`decide`]).
+    fn by_locators(
+        &self,
+        adaptation: &Adaptation,
+    ) -> ControlFlow<Attempted, Option<Vec<Vec<Item>>>> {
+        if self.pattern.is_record() {
+            return ControlFlow::Continue(None);
+        }
+        let answer = match locator_choice(self.env, self.gram, &self.scopes, &self.current) {
+            None => return ControlFlow::Continue(None),
+            Some(Err(reason)) => return ControlFlow::Break(abstained(adaptation.clone(), reason)),
+            Some(Ok(answer)) => answer,
         };
-        let witnessed = [retagged_instead(env, gram, &scopes, &current), narrowed];
-        for (found, why) in witnessed.into_iter().flatten() {
-            if rejected.iter().any(|(_, sel)| *sel == found) {
-                continue;
+        let voted = Some(answer.chosen.targets.clone());
+        if !answer.sure || self.rejected_for(&answer.chosen.targets).is_some() {
+            return ControlFlow::Continue(voted);
+        }
+        let LocatorAnswer { chosen, reason, .. } = answer;
+        match self.judged_and_proven(adaptation, &chosen, Source::Locators) {
+            Some(mut done) => {
+                done.adaptation.reason = Some(reason);
+                ControlFlow::Break(done)
             }
-            if let Some(done) = witnessed_field(
-                env,
-                wrapper,
-                path,
-                &scopes,
-                &adaptation,
-                (found, why.to_owned()),
-                proposer,
-            ) {
-                return done;
-            }
+            None => ControlFlow::Continue(voted),
         }
     }
-    // The locator ensemble's answer is the first candidate of a field: it
-    // must still look like the stored target and pass the constraints.
-    let by_locators = if pattern.is_record() {
-        None
-    } else {
-        locator_choice(env, gram, &scopes, &current)
-    };
-    if let Some(Err(reason)) = by_locators {
-        return abstain(adaptation, reason);
-    }
-    // The locators' answer, sure or not, settles a tree search that cannot
-    // tell it from another candidate (see `decide`).
-    let voted: Option<Vec<Vec<Item>>> = match &by_locators {
-        Some(Ok(answer)) => Some(answer.chosen.targets.clone()),
-        _ => None,
-    };
-    if let Some(Ok(LocatorAnswer {
-        chosen,
-        reason,
-        sure: true,
-    })) = by_locators
-        && !rejected.iter().any(|(_, sel)| *sel == chosen.targets)
-        && let evidence = evidence_of(
-            env,
-            gram,
-            pattern,
-            &scopes,
-            &chosen,
-            Source::Locators,
-            facts,
+
+    /// `chosen`, found by `source`: judged by the model, proven by
+    /// extracting again, and applied; `None` when either refuses it.
+    fn judged_and_proven(
+        &self,
+        adaptation: &Adaptation,
+        chosen: &Assignment,
+        source: Source,
+    ) -> Option<Attempted> {
+        let evidence = evidence_of(
+            self.env,
+            self.gram,
+            self.pattern,
+            &self.scopes,
+            chosen,
+            source,
+            self.facts,
+        );
+        if !self
+            .log
+            .judge(self.env.doc, &chosen.targets, &evidence, self.bar)
+        {
+            return None;
+        }
+        let (xpath, healed_wrapper, extraction) = prove(
+            self.env,
+            self.wrapper,
+            self.pattern,
+            self.path,
+            &self.scopes,
+            chosen,
         )
-        && log.judge(env.doc, &chosen.targets, &evidence, bar)
-        && let Ok((xpath, healed_wrapper, extraction)) =
-            prove(env, wrapper, pattern, path, &scopes, &chosen)
-    {
-        let mut done =
-            healed_adaptation(adaptation, pattern, xpath, &chosen, evidence, &extraction);
-        done.reason = Some(reason);
-        return applied(done, (healed_wrapper, extraction));
+        .ok()?;
+        let done = healed_adaptation(
+            adaptation.clone(),
+            self.pattern,
+            xpath,
+            chosen,
+            evidence,
+            &extraction,
+        );
+        Some(applied(done, (healed_wrapper, extraction)))
     }
-    // A field whose XPath and locators all find nothing may still be found
-    // by a locator relaxed: an attribute locator without the layout above
-    // the target (`//input[@name='btnK']`) or on any tag (a search box now
-    // a `textarea`), a locator without the levels under its anchor (a
-    // wrapped list under its heading), the stored paragraph's text on any
-    // tag, the text locator on any tag.
-    if !pattern.is_record()
-        && current.iter().all(Vec::is_empty)
-        && let Some((found, how)) = super::relaxed::relaxed_answer(env.doc, gram, &scopes)
-        && !rejected.iter().any(|(_, sel)| *sel == found)
-        && let Some(done) = witnessed_field(
-            env,
-            wrapper,
-            path,
-            &scopes,
-            &adaptation,
+
+    /// A field whose XPath and locators all find nothing may still be found
+    /// by a locator relaxed: an attribute locator without the layout above
+    /// the target (`//input[@name='btnK']`) or on any tag (a search box now
+    /// a `textarea`), a locator without the levels under its anchor (a
+    /// wrapped list under its heading), the stored paragraph's text on any
+    /// tag, the text locator on any tag.
+    fn by_relaxed_locator(&self, adaptation: &Adaptation) -> Option<Attempted> {
+        if self.pattern.is_record() || !self.facts.selection_empty {
+            return None;
+        }
+        let (found, how) = super::relaxed::relaxed_answer(self.env.doc, self.gram, &self.scopes)?;
+        if self.rejected_for(&found).is_some() {
+            return None;
+        }
+        witnessed_field(
+            self.env,
+            self.wrapper,
+            self.path,
+            &self.scopes,
+            adaptation,
             (
                 found,
                 format!("its XPath and locators find nothing as written; {how}"),
             ),
-            Proposer {
-                source: Source::Relaxed,
-                facts,
-                bar,
-                log,
-            },
+            self.proposer(Source::Relaxed),
         )
-    {
-        return done;
     }
-    // A record whose stored items' texts are found together, as many as it
-    // had, is healed to them: the cluster that is the stored instances, not
-    // every alike item on the page.
-    if pattern.is_record()
-        && let Some(w) = witnessed::witnessed_record(env.doc, gram, &current)
-        && w.targets.iter().map(Vec::len).sum::<usize>() == gram.header.matched
-        && !rejected.iter().any(|(_, sel)| *sel == w.targets)
-    {
-        // Not a tree matching's choice: the stored texts found together,
-        // as many items as there were, are the whole of its evidence.
-        let chosen = Assignment::witnessed(w.targets);
-        let evidence = evidence_of(
-            env,
-            gram,
-            pattern,
-            &scopes,
-            &chosen,
-            Source::RecordWitness,
-            facts,
-        );
-        if log.judge(env.doc, &chosen.targets, &evidence, bar)
-            && let Ok((xpath, healed_wrapper, extraction)) =
-                prove(env, wrapper, pattern, path, &scopes, &chosen)
+
+    /// A record whose stored items' texts are found together, as many as it
+    /// had, is healed to them: the cluster that is the stored instances, not
+    /// every alike item on the page. Not a tree matching's choice: the
+    /// stored texts found together are the whole of its evidence.
+    fn by_record_witness(&self, adaptation: &Adaptation) -> Option<Attempted> {
+        if !self.pattern.is_record() {
+            return None;
+        }
+        let w = witnessed::witnessed_record(self.env.doc, self.gram, &self.current)?;
+        if w.targets.iter().map(Vec::len).sum::<usize>() != self.gram.header.matched
+            || self.rejected_for(&w.targets).is_some()
         {
-            let mut done = healed_adaptation(
-                adaptation.clone(),
-                pattern,
-                xpath,
-                &chosen,
-                evidence,
-                &extraction,
-            );
-            done.reason = Some(format!(
-                "these items carry {} and are as many as it had",
-                w.why
-            ));
-            let (healed, children) = if wrapper.adapt.triggers.top_down
-                && let Some((w, e, children)) = fields_heal(env, &healed_wrapper, &extraction, path)
-            {
-                ((w, e), children)
-            } else {
-                ((healed_wrapper, extraction), Vec::new())
-            };
-            return Attempted {
-                adaptation: done,
-                healed: Some(healed),
-                unchanged: false,
-                children,
-            };
+            return None;
+        }
+        let chosen = Assignment::witnessed(w.targets);
+        let mut done = self.judged_and_proven(adaptation, &chosen, Source::RecordWitness)?;
+        done.adaptation.reason = Some(format!(
+            "these items carry {} and are as many as it had",
+            w.why
+        ));
+        Some(self.with_fields_healed(done).0)
+    }
+
+    /// A healed record with its fields healed in the chosen instances too,
+    /// when the wrapper heals top-down; `false` gives the record back as it
+    /// was proven, when its fields cannot all be found.
+    fn with_fields_healed(&self, mut done: Attempted) -> (Attempted, bool) {
+        if !self.wrapper.adapt.triggers.top_down {
+            return (done, true);
+        }
+        let (healed_wrapper, extraction) = done.healed.as_ref().expect("a healed attempt");
+        match fields_heal(self.env, healed_wrapper, extraction, self.path) {
+            Some((w, e, children)) => {
+                done.healed = Some((w, e));
+                done.children = children;
+                (done, true)
+            }
+            None => (done, false),
         }
     }
-    let settings = &wrapper.adapt;
-    let mut labels_tried = vec![settings.label];
-    if settings.label != LabelMode::Tag {
-        labels_tried.push(LabelMode::Tag);
-    }
-    let mut last_reason = String::from("no candidate reached the threshold");
-    let mut best_seen: Option<Best> = None;
-    let mut only_rejected = false;
-    let mut fallback: Option<Attempted> = None;
-    // A local change is searched for inside the old parent's region first
-    // (a field in one scope: in several, each has its own region), and in
-    // the whole scope when nothing there is proven.
-    let mut passes = vec![None];
-    if settings.search_scope == SearchScope::ParentFirst
-        && !pattern.is_record()
-        && scopes.len() == 1
-        && let Some(within) = sensed.within.filter(|_| sensed.class == ChangeScope::Local)
-    {
-        passes.insert(0, Some(within));
-    }
-    for within in passes {
-        if within.is_some() {
-            tracing::debug!(pattern = %path, "a local change: searching the old parent's region first");
+
+    /// The tree search: each algorithm of the wrapper with its label mode
+    /// (and tags alone), in the old parent's region first after a local
+    /// change, until a candidate is judged and proven.
+    fn by_tree_search(&self, mut adaptation: Adaptation, voted: Option<&[Vec<Item>]>) -> Attempted {
+        let settings = &self.wrapper.adapt;
+        let mut labels_tried = vec![settings.label];
+        if settings.label != LabelMode::Tag {
+            labels_tried.push(LabelMode::Tag);
         }
-        for &label in &labels_tried {
-            for &algorithm in &settings.algorithms {
-                let how = Attempt {
-                    algorithm,
-                    label,
-                    threshold: settings.threshold,
-                    margin: settings.margin,
-                };
-                let chosen = match decide(
-                    env,
-                    pattern,
-                    gram,
-                    &scopes,
-                    Hints {
-                        within,
-                        voted: voted.as_deref(),
-                    },
-                    how,
-                    &mut adaptation.candidates,
-                ) {
-                    Ok(chosen) => chosen,
-                    Err(refusal) => {
-                        if let Some(b) = refusal.best
-                            && best_seen.is_none_or(|s| b.score > s.score)
-                        {
-                            best_seen = Some(b);
-                        }
-                        last_reason = format!(
-                            "{} with {label:?} labels: {}",
-                            name(algorithm),
-                            refusal.reason
-                        );
-                        continue;
-                    }
-                };
-                // A record's items that stood in one container are one
-                // list: alike items gathered from several lists (every
-                // column of a footer, every submenu of a menu) are not it.
-                if pattern.is_record()
-                    && stored_in_one_container(gram)
-                    && chosen
-                        .targets
-                        .iter()
-                        .any(|items| containers(env.doc, items) > 1)
-                {
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: the best cluster spans several containers, where the stored items stood in one",
-                        name(algorithm),
-                    );
-                    continue;
-                }
-                if chosen.targets == current {
-                    adaptation.algorithm = Some(algorithm);
-                    adaptation.label = Some(label);
-                    adaptation.score = Some(chosen.score);
-                    adaptation.runner_up = chosen.runner_up;
-                    adaptation.similarity = Some(chosen.similarity);
-                    return Attempted {
-                        adaptation: Adaptation {
-                            reason: Some(
-                                "re-located to the nodes its XPath already selects".to_owned(),
-                            ),
-                            ..adaptation
-                        },
-                        healed: None,
-                        unchanged: true,
-                        children: Vec::new(),
+        // A local change is searched for inside the old parent's region
+        // first (a field in one scope: in several, each has its own
+        // region), and in the whole scope when nothing there is proven.
+        let mut passes = vec![None];
+        if settings.search_scope == SearchScope::ParentFirst
+            && !self.pattern.is_record()
+            && self.scopes.len() == 1
+            && let Some(within) = self
+                .sensed
+                .within
+                .filter(|_| self.sensed.class == ChangeScope::Local)
+        {
+            passes.insert(0, Some(within));
+        }
+        let mut search = SearchState::default();
+        for within in passes {
+            if within.is_some() {
+                tracing::debug!(pattern = %self.path, "a local change: searching the old parent's region first");
+            }
+            for &label in &labels_tried {
+                for &algorithm in &settings.algorithms {
+                    let how = Attempt {
+                        algorithm,
+                        label,
+                        threshold: settings.threshold,
+                        margin: settings.margin,
                     };
-                }
-                if let Some((x, _)) = rejected.iter().find(|(_, sel)| *sel == chosen.targets) {
-                    only_rejected = true;
-                    last_reason =
-                        format!("the best candidate is what the rejected XPath {x} selects");
-                    continue;
-                }
-                let mut evidence =
-                    evidence_of(env, gram, pattern, &scopes, &chosen, Source::Tree, facts);
-                evidence.algorithm = Some(algorithm);
-                evidence.label = Some(label);
-                let confidence = super::confidence(&evidence);
-                if !log.judge(env.doc, &chosen.targets, &evidence, bar) {
-                    only_rejected = false;
-                    last_reason = format!(
-                        "{} with {label:?} labels: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {bar:.3} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
-                        name(algorithm),
-                        evidence.similarity,
-                        evidence.likeness,
-                        100.0 * evidence.votes_for,
-                        100.0 * evidence.votes_against,
+                    let hints = Hints { within, voted };
+                    let decided = decide(
+                        self.env,
+                        self.pattern,
+                        self.gram,
+                        &self.scopes,
+                        hints,
+                        how,
+                        &mut adaptation.candidates,
                     );
-                    adaptation.confidence = Some(confidence);
-                    adaptation.evidence = Some(evidence);
-                    continue;
-                }
-                match prove(env, wrapper, pattern, path, &scopes, &chosen) {
-                    Ok((xpath, healed_wrapper, extraction)) => {
-                        let mut done = healed_adaptation(
-                            adaptation.clone(),
-                            pattern,
-                            xpath,
-                            &chosen,
-                            evidence,
-                            &extraction,
-                        );
-                        done.algorithm = Some(algorithm);
-                        done.label = Some(label);
-                        done.similarity = Some(chosen.similarity);
-                        done.found_in_parent = within.is_some();
-                        // A record is proven by its fields too: if they cannot
-                        // all be found in the chosen instances, another
-                        // candidate may be the real one.
-                        if !pattern.is_record() || !settings.triggers.top_down {
-                            return applied(done, (healed_wrapper, extraction));
+                    let chosen = match decided {
+                        Ok(chosen) => chosen,
+                        Err(refusal) => {
+                            search.refused(how, refusal);
+                            continue;
                         }
-                        if let Some((w, e, children)) =
-                            fields_heal(env, &healed_wrapper, &extraction, path)
-                        {
-                            return Attempted {
-                                adaptation: done,
-                                healed: Some((w, e)),
-                                unchanged: false,
-                                children,
-                            };
-                        }
-                        let proven = applied(done, (healed_wrapper, extraction));
-                        only_rejected = false;
-                        last_reason = format!(
-                            "{} with {label:?} labels: the record's fields could not all be found in the chosen instances",
-                            name(algorithm)
-                        );
-                        fallback.get_or_insert(proven);
-                    }
-                    Err(reason) => {
-                        only_rejected = false;
-                        last_reason =
-                            format!("{} with {label:?} labels: {reason}", name(algorithm));
+                    };
+                    if let Some(done) =
+                        self.consider(&mut search, &mut adaptation, chosen, how, within)
+                    {
+                        return done;
                     }
                 }
             }
         }
+        search.finish(adaptation)
     }
-    if let Some(mut proven) = fallback {
-        proven.adaptation.reason = Some(format!(
-            "no candidate let every field be found; kept the first that meets the record's own constraints ({last_reason})"
+
+    /// One candidate the tree search chose with `how`: `Some` ends the
+    /// attempt (the pattern already selects it, or it is healed to it);
+    /// `None` goes on to the next search, with why this one was not taken
+    /// in `search`.
+    fn consider(
+        &self,
+        search: &mut SearchState,
+        adaptation: &mut Adaptation,
+        chosen: Assignment,
+        how: Attempt,
+        within: Option<NodeId>,
+    ) -> Option<Attempted> {
+        let (algorithm, label) = (how.algorithm, how.label);
+        let tried = format!("{} with {label:?} labels", name(algorithm));
+        // A record's items that stood in one container are one list: alike
+        // items gathered from several lists (every column of a footer,
+        // every submenu of a menu) are not it.
+        if self.pattern.is_record()
+            && stored_in_one_container(self.gram)
+            && chosen
+                .targets
+                .iter()
+                .any(|items| containers(self.env.doc, items) > 1)
+        {
+            search.not_taken(format!(
+                "{tried}: the best cluster spans several containers, where the stored items stood in one"
+            ));
+            return None;
+        }
+        if chosen.targets == self.current {
+            adaptation.algorithm = Some(algorithm);
+            adaptation.label = Some(label);
+            adaptation.score = Some(chosen.score);
+            adaptation.runner_up = chosen.runner_up;
+            adaptation.similarity = Some(chosen.similarity);
+            return Some(Attempted {
+                adaptation: Adaptation {
+                    reason: Some("re-located to the nodes its XPath already selects".to_owned()),
+                    ..adaptation.clone()
+                },
+                healed: None,
+                unchanged: true,
+                children: Vec::new(),
+            });
+        }
+        if let Some(x) = self.rejected_for(&chosen.targets) {
+            search.only_rejected = true;
+            search.last_reason =
+                format!("the best candidate is what the rejected XPath {x} selects");
+            return None;
+        }
+        let mut evidence = evidence_of(
+            self.env,
+            self.gram,
+            self.pattern,
+            &self.scopes,
+            &chosen,
+            Source::Tree,
+            self.facts,
+        );
+        evidence.algorithm = Some(algorithm);
+        evidence.label = Some(label);
+        let confidence = super::confidence(&evidence);
+        if !self
+            .log
+            .judge(self.env.doc, &chosen.targets, &evidence, self.bar)
+        {
+            search.not_taken(format!(
+                "{tried}: the best candidate's confidence {confidence:.3} is under adapt.min_confidence {:.3} (similarity {:.3}, likeness to the target {:.3}, locators for it {:.0}%, against {:.0}%)",
+                self.bar,
+                evidence.similarity,
+                evidence.likeness,
+                100.0 * evidence.votes_for,
+                100.0 * evidence.votes_against,
+            ));
+            adaptation.confidence = Some(confidence);
+            adaptation.evidence = Some(evidence);
+            return None;
+        }
+        let (xpath, healed_wrapper, extraction) = match prove(
+            self.env,
+            self.wrapper,
+            self.pattern,
+            self.path,
+            &self.scopes,
+            &chosen,
+        ) {
+            Ok(proven) => proven,
+            Err(reason) => {
+                search.not_taken(format!("{tried}: {reason}"));
+                return None;
+            }
+        };
+        let mut done = healed_adaptation(
+            adaptation.clone(),
+            self.pattern,
+            xpath,
+            &chosen,
+            evidence,
+            &extraction,
+        );
+        done.algorithm = Some(algorithm);
+        done.label = Some(label);
+        done.similarity = Some(chosen.similarity);
+        done.found_in_parent = within.is_some();
+        let proven = applied(done, (healed_wrapper, extraction));
+        // A record is proven by its fields too: if they cannot all be found
+        // in the chosen instances, another candidate may be the real one.
+        if !self.pattern.is_record() {
+            return Some(proven);
+        }
+        let (proven, fields_found) = self.with_fields_healed(proven);
+        if fields_found {
+            return Some(proven);
+        }
+        search.not_taken(format!(
+            "{tried}: the record's fields could not all be found in the chosen instances"
         ));
-        return proven;
+        search.fallback.get_or_insert(proven);
+        None
     }
-    if let Some(best) = best_seen {
-        adaptation.score = Some(best.score);
-        adaptation.runner_up = best.runner_up;
-        adaptation.similarity = Some(best.similarity);
+}
+
+/// What the tree search learned from the candidates it did not take.
+struct SearchState {
+    /// Why the last candidate was not taken.
+    last_reason: String,
+    /// The best refused region seen, for the adaptation's scores.
+    best_seen: Option<Best>,
+    /// Whether the last candidate not taken was one a person rejected.
+    only_rejected: bool,
+    /// The first record proven by its own constraints whose fields could
+    /// not all be found: taken when nothing better is.
+    fallback: Option<Attempted>,
+}
+
+impl Default for SearchState {
+    fn default() -> Self {
+        SearchState {
+            last_reason: String::from("no candidate reached the threshold"),
+            best_seen: None,
+            only_rejected: false,
+            fallback: None,
+        }
     }
-    if only_rejected {
-        adaptation.outcome = Outcome::Rejected;
+}
+
+impl SearchState {
+    /// A search `how` that found no candidate to choose.
+    fn refused(&mut self, how: Attempt, refusal: Refusal) {
+        if let Some(b) = refusal.best
+            && self.best_seen.is_none_or(|s| b.score > s.score)
+        {
+            self.best_seen = Some(b);
+        }
+        self.last_reason = format!(
+            "{} with {:?} labels: {}",
+            name(how.algorithm),
+            how.label,
+            refusal.reason
+        );
     }
-    abstain(adaptation, last_reason)
+
+    /// A candidate not taken, for `reason`.
+    fn not_taken(&mut self, reason: String) {
+        self.only_rejected = false;
+        self.last_reason = reason;
+    }
+
+    /// The attempt's end when no search ended it: the fallback record, or
+    /// an abstention (a rejection when the last candidate was a rejected
+    /// XPath's) with the best scores seen.
+    fn finish(self, mut adaptation: Adaptation) -> Attempted {
+        let last_reason = self.last_reason;
+        if let Some(mut proven) = self.fallback {
+            proven.adaptation.reason = Some(format!(
+                "no candidate let every field be found; kept the first that meets the record's own constraints ({last_reason})"
+            ));
+            return proven;
+        }
+        if let Some(best) = self.best_seen {
+            adaptation.score = Some(best.score);
+            adaptation.runner_up = best.runner_up;
+            adaptation.similarity = Some(best.similarity);
+        }
+        if self.only_rejected {
+            adaptation.outcome = Outcome::Rejected;
+        }
+        abstained(adaptation, last_reason)
+    }
 }
 
 /// A field healed to the nodes `answer` found, chosen by evidence of its
@@ -1203,58 +1397,13 @@ fn decide(
 ) -> Result<Assignment, Refusal> {
     let Hints { within, voted } = hints;
     let mut labels = Labels::new();
-    let kind = if pattern.is_record() {
-        let views: Vec<LabeledTree> = gram
-            .instances
-            .iter()
-            .filter_map(|gi| {
-                LabeledTree::build_masked(&gram.doc, gi.root, how.label, &GramMask, &mut labels)
-                    .ok()
-            })
-            .collect();
-        if views.is_empty() {
-            return Err(Refusal::new("the tree-gram has no usable instance", None));
-        }
-        Kind::Record(RecordSearch {
-            pattern,
-            views,
-            repeated: gram.header.matched >= 2 * scopes.len().max(1),
-            // A record of the page's own content (a product list) is never
-            // healed onto the frame's lists (the menu's items).
-            frame: if gram.header.frame == Some(false) {
-                env.frame()
-            } else {
-                None
-            },
-        })
-    } else {
-        let sentinel = labels.intern("\u{1}instance");
-        Kind::Field(FieldSearch {
-            views: gram_views(gram, how.label, &mut labels, sentinel),
-            sentinel,
-            gram,
-            field: Field {
-                pattern,
-                doc: env.doc,
-                base: env.base.as_ref(),
-                // A pattern of the page's own content is never healed onto
-                // the frame every page shares: a menu's label, a footer's.
-                frame: if gram.header.frame == Some(false) {
-                    env.frame()
-                } else {
-                    None
-                },
-            },
-        })
-    };
-    let mut targets = Vec::with_capacity(scopes.len());
-    let (mut decided, mut scores, mut runners, mut sims) = (0usize, 0.0, 0.0, 0.0);
+    let kind = search_kind(env, pattern, gram, scopes, how, &mut labels)?;
+    let mut tally = Tally::default();
     let mut best_seen: Option<Best> = None;
     let mut ambiguous = 0usize;
     let mut refusal = None;
     for (s, &scope) in scopes.iter().enumerate() {
-        let report = s < 2;
-        let reports = report.then_some(&mut *reports);
+        let reports = (s < 2).then_some(&mut *reports);
         let ranked = match &kind {
             // A field's search of a local change looks in the old parent's
             // region only; what it finds is still written from the scope.
@@ -1263,15 +1412,11 @@ fn decide(
                 .rank(env, scope, how, &mut labels, reports)
                 .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
         };
-        let Some(ranked) = ranked else {
-            targets.push(Vec::new());
+        let Some(best) = ranked.as_ref().and_then(|r| r.first()) else {
+            tally.targets.push(Vec::new());
             continue;
         };
-        let Some(best) = ranked.first() else {
-            targets.push(Vec::new());
-            continue;
-        };
-        let runner = ranked.get(1).map(|r| r.score);
+        let runner = ranked.as_ref().and_then(|r| r.get(1)).map(|r| r.score);
         if best_seen.is_none_or(|b| best.score > b.score) {
             best_seen = Some(Best {
                 score: best.score,
@@ -1279,75 +1424,24 @@ fn decide(
                 similarity: best.similarity,
             });
         }
-        // The best candidate of a field's search that the target's text as
-        // written names alone (no other element of its tag carried it at
-        // capture) is the target, however far the structure around it
-        // moved or however close a decoy beside it ranks: neither a decoy
-        // nor a lookalike left by a deletion carries that text.
-        let named_by_text = matches!(&kind, Kind::Field(search)
-            if (best.similarity < how.threshold || runner.is_some_and(|r| best.score - r < how.margin))
-                && votes::text_locator_selects(env.doc, search.gram, scope, &best.set));
-        if named_by_text {
-            tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
-        }
-        // A field's candidates too close to call may still be told apart
-        // by the locators' answer or by an edited sentence's words.
-        let too_close = runner.is_some_and(|r| best.score - r < how.margin);
-        let settled = match &kind {
-            Kind::Field(search)
-                if too_close && !named_by_text && best.similarity >= how.threshold =>
-            {
-                let close: Vec<&Ranked> = ranked
-                    .iter()
-                    .take_while(|r| best.score - r.score < how.margin)
-                    .collect();
-                settle(env, search.gram, &close, voted.and_then(|v| v.get(s)))
+        let ranked = ranked.as_deref().unwrap_or_default();
+        match choose_in_scope(
+            env,
+            pattern,
+            &kind,
+            ranked,
+            how,
+            scope,
+            voted.and_then(|v| v.get(s)),
+        ) {
+            InScope::Taken(chosen, runner_up) => tally.take(chosen, runner_up),
+            InScope::Ambiguous => {
+                ambiguous += 1;
+                tally.targets.push(Vec::new());
             }
-            _ => None,
-        };
-        if let Some(chosen) = settled {
-            tracing::debug!(pattern = %pattern.name, "a search too close to call is settled");
-            // The runner-up of a candidate is the best of the others.
-            let other = if std::ptr::eq(chosen, best) {
-                runner.unwrap_or(0.0)
-            } else {
-                best.score
-            };
-            decided += 1;
-            scores += chosen.score;
-            runners += other;
-            sims += chosen.similarity;
-            targets.push(chosen.set.clone());
-            continue;
+            InScope::Nothing => tally.targets.push(Vec::new()),
+            InScope::Refused(reason) => return Err(Refusal::new(reason, best_seen)),
         }
-        // A record's clusters hold only sub-trees over the threshold already.
-        if best.similarity < how.threshold && !named_by_text {
-            targets.push(Vec::new());
-            continue;
-        }
-        if runner.is_some_and(|r| best.score - r < how.margin) && !named_by_text {
-            match &kind {
-                Kind::Field(_) => {
-                    ambiguous += 1;
-                    targets.push(Vec::new());
-                    continue;
-                }
-                Kind::Record(_) => {
-                    return Err(Refusal::new(
-                        format!(
-                            "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
-                            best.key, best.score, ranked[1].key, ranked[1].score
-                        ),
-                        best_seen,
-                    ));
-                }
-            }
-        }
-        decided += 1;
-        scores += best.score;
-        runners += runner.unwrap_or(0.0);
-        sims += best.similarity;
-        targets.push(best.set.clone());
     }
     if ambiguous > 0 {
         let (b, r) = best_seen.map_or((0.0, None), |b| (b.score, b.runner_up));
@@ -1360,7 +1454,7 @@ fn decide(
             best_seen,
         ));
     }
-    if decided == 0 {
+    if tally.decided == 0 {
         let reason = match &kind {
             Kind::Field(_) => best_seen.map_or(
                 "no candidate passed the field's value constraints".to_owned(),
@@ -1375,13 +1469,163 @@ fn decide(
         };
         return Err(Refusal::new(reason, best_seen));
     }
-    let n = decided as f64;
-    Ok(Assignment {
-        targets,
-        score: scores / n,
-        runner_up: Some(runners / n),
-        similarity: sims / n,
-    })
+    Ok(tally.assignment())
+}
+
+/// The search a pattern's kind asks for: a record's stored instances
+/// against the page's clusters, or a field's stored context against the
+/// page's regions, with the views of the tree-gram it compares.
+fn search_kind<'a>(
+    env: &'a Env<'_>,
+    pattern: &'a Pattern,
+    gram: &'a TreeGram,
+    scopes: &[Item],
+    how: Attempt,
+    labels: &mut Labels,
+) -> Result<Kind<'a>, Refusal> {
+    // A pattern of the page's own content is never healed onto the frame
+    // every page shares: a menu's label or items, a footer's.
+    let frame = if gram.header.frame == Some(false) {
+        env.frame()
+    } else {
+        None
+    };
+    if pattern.is_record() {
+        let views: Vec<LabeledTree> = gram
+            .instances
+            .iter()
+            .filter_map(|gi| {
+                LabeledTree::build_masked(&gram.doc, gi.root, how.label, &GramMask, labels).ok()
+            })
+            .collect();
+        if views.is_empty() {
+            return Err(Refusal::new("the tree-gram has no usable instance", None));
+        }
+        return Ok(Kind::Record(RecordSearch {
+            pattern,
+            views,
+            repeated: gram.header.matched >= 2 * scopes.len().max(1),
+            frame,
+        }));
+    }
+    let sentinel = labels.intern("\u{1}instance");
+    Ok(Kind::Field(FieldSearch {
+        views: gram_views(gram, how.label, labels, sentinel),
+        sentinel,
+        gram,
+        field: Field {
+            pattern,
+            doc: env.doc,
+            base: env.base.as_ref(),
+            frame,
+        },
+    }))
+}
+
+/// What one parent instance's ranked candidates come to.
+enum InScope<'r> {
+    /// This candidate, with the best score of the others.
+    Taken(&'r Ranked, f64),
+    /// A field's candidates too close to call.
+    Ambiguous,
+    /// No candidate clears the threshold.
+    Nothing,
+    /// A record's clusters too close to call: the whole search refuses.
+    Refused(String),
+}
+
+/// The choice among one parent instance's `ranked` candidates, best first.
+fn choose_in_scope<'r>(
+    env: &Env<'_>,
+    pattern: &Pattern,
+    kind: &Kind<'_>,
+    ranked: &'r [Ranked],
+    how: Attempt,
+    scope: Item,
+    voted: Option<&Vec<Item>>,
+) -> InScope<'r> {
+    let best = &ranked[0];
+    let runner = ranked.get(1).map(|r| r.score);
+    let too_close = runner.is_some_and(|r| best.score - r < how.margin);
+    // The best candidate of a field's search that the target's text as
+    // written names alone (no other element of its tag carried it at
+    // capture) is the target, however far the structure around it moved or
+    // however close a decoy beside it ranks: neither a decoy nor a
+    // lookalike left by a deletion carries that text.
+    let named_by_text = matches!(kind, Kind::Field(search)
+        if (best.similarity < how.threshold || too_close)
+            && votes::text_locator_selects(env.doc, search.gram, scope, &best.set));
+    if named_by_text {
+        tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
+    }
+    // A field's candidates too close to call may still be told apart by
+    // the locators' answer or by an edited sentence's words.
+    if let Kind::Field(search) = kind
+        && too_close
+        && !named_by_text
+        && best.similarity >= how.threshold
+    {
+        let close: Vec<&Ranked> = ranked
+            .iter()
+            .take_while(|r| best.score - r.score < how.margin)
+            .collect();
+        if let Some(chosen) = settle(env, search.gram, &close, voted) {
+            tracing::debug!(pattern = %pattern.name, "a search too close to call is settled");
+            // The runner-up of a candidate is the best of the others.
+            let other = if std::ptr::eq(chosen, best) {
+                runner.unwrap_or(0.0)
+            } else {
+                best.score
+            };
+            return InScope::Taken(chosen, other);
+        }
+    }
+    // A record's clusters hold only sub-trees over the threshold already.
+    if best.similarity < how.threshold && !named_by_text {
+        return InScope::Nothing;
+    }
+    if too_close && !named_by_text {
+        return match kind {
+            Kind::Field(_) => InScope::Ambiguous,
+            Kind::Record(_) => InScope::Refused(format!(
+                "two clusters are too close to call: {} at {:.3} and {} at {:.3}",
+                best.key, best.score, ranked[1].key, ranked[1].score
+            )),
+        };
+    }
+    InScope::Taken(best, runner.unwrap_or(0.0))
+}
+
+/// The candidates taken in each parent instance, and their scores summed.
+#[derive(Default)]
+struct Tally {
+    targets: Vec<Vec<Item>>,
+    decided: usize,
+    scores: f64,
+    runners: f64,
+    similarities: f64,
+}
+
+impl Tally {
+    fn take(&mut self, chosen: &Ranked, runner_up: f64) {
+        self.decided += 1;
+        self.scores += chosen.score;
+        self.runners += runner_up;
+        self.similarities += chosen.similarity;
+        self.targets.push(chosen.set.clone());
+    }
+
+    /// The choice in every instance, scored by the means over the
+    /// instances decided.
+    fn assignment(self) -> Assignment {
+        let n = self.decided as f64;
+        Assignment {
+            targets: self.targets,
+            score: self.scores / n,
+            runner_up: Some(self.runners / n),
+            similarity: self.similarities / n,
+        }
+    }
 }
 
 impl FieldSearch<'_> {

@@ -402,6 +402,10 @@ fn child_tags(doc: &Document, element: NodeId) -> Vec<String> {
         .collect()
 }
 
+/// The witness of a record from its stored items (see the module
+/// documentation): a container of the selection that holds the most stored
+/// texts, the selection without items of a class no stored item had, or a
+/// container nearby that holds most stored texts.
 fn record_witness(
     doc: &Document,
     stored: &[StoredItem],
@@ -409,26 +413,7 @@ fn record_witness(
     limit: usize,
     matched: usize,
 ) -> Option<Witness> {
-    // The stored items must have sat in one container, with one tag and
-    // texts that tell them apart.
-    let containers: HashSet<&str> = stored.iter().map(|i| i.container.as_str()).collect();
-    let tag = stored.first()?.profile.tag();
-    if containers.len() != 1 || stored.iter().any(|i| i.profile.tag() != tag) {
-        return None;
-    }
-    // Items that were all built alike (`li` > `a`) may be found retagged
-    // (`div` > `a`) where the XPath selects nothing: the same children are
-    // then what makes a found element an item rather than its wrapper.
-    let children = &stored[0].children;
-    let built_alike = stored.iter().all(|i| i.children == *children);
-    let texts: HashSet<&str> = stored
-        .iter()
-        .map(|i| i.profile.text())
-        .filter(|t| telling(t))
-        .collect();
-    if texts.len() < 2 {
-        return None;
-    }
+    let list = StoredList::of(stored)?;
     let nodes: Vec<NodeId> = selected
         .iter()
         .filter_map(|&i| match i {
@@ -439,71 +424,134 @@ fn record_witness(
     if nodes.len() != selected.len() {
         return None;
     }
-    let carries = |n: NodeId| texts.contains(profile(doc, n).text());
-    // The selection spans containers: keep the one that holds the most
-    // stored texts, two at least and more than any other.
     let mut by_parent: HashMap<Option<NodeId>, Vec<(NodeId, bool)>> = HashMap::new();
     for &n in &nodes {
+        let carries = list.texts.contains(profile(doc, n).text());
         by_parent
             .entry(doc.parent(n))
             .or_default()
-            .push((n, carries(n)));
+            .push((n, carries));
     }
     if by_parent.len() >= 2 {
-        let held = |members: &[(NodeId, bool)]| members.iter().filter(|(_, c)| *c).count();
-        let mut ranked: Vec<&Vec<(NodeId, bool)>> = by_parent.values().collect();
-        ranked.sort_by_key(|m| std::cmp::Reverse(held(m)));
-        let count = held(ranked[0]);
-        if count < 2 || held(ranked[1]) == count {
+        return one_container_of_several(doc, &list, &by_parent);
+    }
+    if let Some(members) = by_parent.values().next()
+        && let Some(w) = without_intruders(doc, stored, &list, members, matched)
+    {
+        return Some(w);
+    }
+    container_nearby(doc, &list, &nodes, limit)
+}
+
+/// What a record's stored items share, when they can witness it: one
+/// container, one tag, and two texts or more that tell them apart.
+struct StoredList<'s> {
+    texts: HashSet<&'s str>,
+    tag: &'s str,
+    /// The tags of the first item's children.
+    children: &'s [String],
+    /// Whether every item had those children: items all built alike (`li` >
+    /// `a`) may be found retagged (`div` > `a`) where the XPath selects
+    /// nothing, the same children then making a found element an item
+    /// rather than its wrapper.
+    built_alike: bool,
+}
+
+impl<'s> StoredList<'s> {
+    fn of(stored: &'s [StoredItem]) -> Option<Self> {
+        let containers: HashSet<&str> = stored.iter().map(|i| i.container.as_str()).collect();
+        let tag = stored.first()?.profile.tag();
+        if containers.len() != 1 || stored.iter().any(|i| i.profile.tag() != tag) {
             return None;
         }
-        let items = alike(doc, ranked[0]);
-        return Some(Witness {
-            targets: vec![items],
-            why: format!(
-                "{count} of its {} stored items' texts, in one of the {} containers it selects from",
-                texts.len(),
-                by_parent.len()
-            ),
-        });
-    }
-    // One container that holds most stored texts, and items of a class that
-    // no stored item had among the record's: intruders (an advert inserted
-    // into the list). Only when the stored items all had one class, and
-    // leaving the intruders out gives as many items as at capture; on
-    // another page of the site the stored texts are not there.
-    if let Some(members) = by_parent.values().next()
-        && by_parent.len() == 1
-        && members.iter().filter(|(_, holds)| *holds).count() >= texts.len().div_ceil(2).max(2)
-        && stored.iter().all(|i| i.class == stored[0].class)
-    {
-        let class = &stored[0].class;
-        let items: Vec<Item> = members
+        let children = &stored[0].children;
+        let texts: HashSet<&str> = stored
             .iter()
-            .filter(|&&(m, _)| class_of(doc, m) == *class)
-            .map(|&(m, _)| Item::Node(m))
+            .map(|i| i.profile.text())
+            .filter(|t| telling(t))
             .collect();
-        if items.len() == matched && items.len() < members.len() {
-            return Some(Witness {
-                why: format!(
-                    "its stored items' texts, with {} items of another class among them",
-                    members.len() - items.len()
-                ),
-                targets: vec![items],
-            });
-        }
+        (texts.len() >= 2).then(|| StoredList {
+            texts,
+            tag,
+            children,
+            built_alike: stored.iter().all(|i| i.children == *children),
+        })
     }
-    // The selection holds few stored texts, or none (a copy of the list
-    // with its texts churned keeps a short one here and there): look for a
-    // container nearby whose items hold most of them, and more than the
-    // selection does.
+}
+
+/// The selection spans containers: the one that holds the most stored
+/// texts, two at least and more than any other.
+fn one_container_of_several(
+    doc: &Document,
+    list: &StoredList<'_>,
+    by_parent: &HashMap<Option<NodeId>, Vec<(NodeId, bool)>>,
+) -> Option<Witness> {
+    let held = |members: &[(NodeId, bool)]| members.iter().filter(|(_, c)| *c).count();
+    let mut ranked: Vec<&Vec<(NodeId, bool)>> = by_parent.values().collect();
+    ranked.sort_by_key(|m| std::cmp::Reverse(held(m)));
+    let count = held(ranked[0]);
+    if count < 2 || held(ranked[1]) == count {
+        return None;
+    }
+    Some(Witness {
+        targets: vec![alike(doc, ranked[0])],
+        why: format!(
+            "{count} of its {} stored items' texts, in one of the {} containers it selects from",
+            list.texts.len(),
+            by_parent.len()
+        ),
+    })
+}
+
+/// One container that holds most stored texts, and items of a class that
+/// no stored item had among the record's: intruders (an advert inserted
+/// into the list). Only when the stored items all had one class, and
+/// leaving the intruders out gives as many items as at capture; on another
+/// page of the site the stored texts are not there.
+fn without_intruders(
+    doc: &Document,
+    stored: &[StoredItem],
+    list: &StoredList<'_>,
+    members: &[(NodeId, bool)],
+    matched: usize,
+) -> Option<Witness> {
+    let holding = members.iter().filter(|(_, holds)| *holds).count();
+    if holding < list.texts.len().div_ceil(2).max(2)
+        || stored.iter().any(|i| i.class != stored[0].class)
+    {
+        return None;
+    }
+    let class = &stored[0].class;
+    let items: Vec<Item> = members
+        .iter()
+        .filter(|&&(m, _)| class_of(doc, m) == *class)
+        .map(|&(m, _)| Item::Node(m))
+        .collect();
+    (items.len() == matched && items.len() < members.len()).then(|| Witness {
+        why: format!(
+            "its stored items' texts, with {} items of another class among them",
+            members.len() - items.len()
+        ),
+        targets: vec![items],
+    })
+}
+
+/// The selection holds few stored texts, or none (a copy of the list with
+/// its texts churned keeps a short one here and there): a container nearby
+/// whose items hold most of them, and more than the selection does. Where
+/// the XPath selects nothing, a heal follows anyway and searches the whole
+/// page: so does the witness.
+fn container_nearby(
+    doc: &Document,
+    list: &StoredList<'_>,
+    nodes: &[NodeId],
+    limit: usize,
+) -> Option<Witness> {
     let held: HashSet<String> = nodes
         .iter()
         .map(|&n| profile(doc, n).text().to_owned())
-        .filter(|t| texts.contains(t.as_str()))
+        .filter(|t| list.texts.contains(t.as_str()))
         .collect();
-    // Where the XPath selects nothing, a heal follows anyway and searches
-    // the whole page: so does the witness.
     let area = match nodes.first() {
         Some(&first) => neighbourhood(doc, doc.parent(first)?)?,
         None => doc.root(),
@@ -514,12 +562,13 @@ fn record_witness(
         if !doc.is_element(e) || doc.subtree_size(e) > limit || selected_set.contains(&e) {
             continue;
         }
-        let retagged = || nodes.is_empty() && built_alike && child_tags(doc, e) == *children;
-        if doc.name(e) != tag && !retagged() {
+        let retagged =
+            || nodes.is_empty() && list.built_alike && child_tags(doc, e) == *list.children;
+        if doc.name(e) != list.tag && !retagged() {
             continue;
         }
         let text = profile(doc, e).text().to_owned();
-        if texts.contains(text.as_str())
+        if list.texts.contains(text.as_str())
             && let Some(parent) = doc.parent(e)
         {
             let entry = found.entry(parent).or_default();
@@ -528,9 +577,9 @@ fn record_witness(
         }
     }
     // The container that holds the most of them, enough and more than any
-    // other: a list of links often shares an item or two with the next
-    // one ("Jobs", "Learning"), never most of them.
-    let needed = texts.len().div_ceil(2).max(2).max(held.len() + 1);
+    // other: a list of links often shares an item or two with the next one
+    // ("Jobs", "Learning"), never most of them.
+    let needed = list.texts.len().div_ceil(2).max(2).max(held.len() + 1);
     let mut holding: Vec<_> = found
         .into_iter()
         .filter(|(_, (t, _))| t.len() >= needed)
@@ -546,13 +595,12 @@ fn record_witness(
         .filter(|&c| names.contains(doc.name(c)))
         .map(|c| (c, members.contains(&c)))
         .collect();
-    let items = alike(doc, &members);
     Some(Witness {
-        targets: vec![items],
+        targets: vec![alike(doc, &members)],
         why: format!(
             "{} of its {} stored items' texts, in another container nearby",
             distinct.len(),
-            texts.len()
+            list.texts.len()
         ),
     })
 }

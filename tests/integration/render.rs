@@ -9,7 +9,6 @@
 //! `tests/support/needs.rs`). The tests that need no browser (a browser
 //! named wrongly, malformed actions) always run.
 
-use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,7 +21,7 @@ use axum::http::header::USER_AGENT;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Html;
 use axum::routing::get;
-use mend::render::{Action, RenderError, RenderOptions, Renderer, Watch, find_chromium};
+use mend::render::{Action, RenderError, RenderOptions, Renderer, Watch};
 use mend::{Document, XPath};
 
 /// The browser to test with; `None`, after saying so, when there is none
