@@ -4,12 +4,11 @@
 //! wrapper's constraints fail.
 
 use std::process::ExitCode;
-use std::time::SystemTime;
 
 use super::EXIT_FAILURE;
 use mend::health::HealthTally;
 use mend::runtime::{Written, record_health_baseline};
-use mend::store::{Store, Timestamp};
+use mend::store::Store;
 use mend::treegram::Skipped;
 use mend::wrapper::Wrapper;
 
@@ -23,7 +22,7 @@ pub(super) fn record_baseline(
     health: &HealthTally,
 ) -> ExitCode {
     let stats = health.stats();
-    let at = Timestamp::from(SystemTime::now());
+    let at = mend::runtime::now();
     match record_health_baseline(store, wrapper, pages as u64, &stats, at) {
         Ok(_) => {
             say!(
@@ -61,7 +60,7 @@ pub(super) fn keep_capture(
     if patterns.is_empty() {
         return;
     }
-    let at = Timestamp::from(SystemTime::now());
+    let at = mend::runtime::now();
     if let Err(e) = store.record_capture(&wrapper.name, &patterns, name, bytes, at) {
         say!(
             "warning: the tree-grams are saved, but their page could not be kept in the store: {e}"

@@ -324,7 +324,7 @@ pub fn ids(ids: &[AdaptationId]) -> String {
 
 /// The current time, as the store records it.
 pub fn now() -> Timestamp {
-    Timestamp::from(std::time::SystemTime::now())
+    mend::runtime::now()
 }
 
 /// A score to three decimals, or `-`.

@@ -3,7 +3,6 @@
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::SystemTime;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -129,7 +128,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         flatten: args.flatten.clone(),
     };
     let mut write_error = None;
-    let started = Timestamp::from(SystemTime::now());
+    let started = mend::runtime::now();
     let mut health = HealthObserver::new(&wrapper, &options);
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
@@ -316,7 +315,7 @@ fn settle_health(
         return Ok(None);
     }
     let mut store = Store::open(path)?;
-    let now = Timestamp::from(SystemTime::now());
+    let now = mend::runtime::now();
     let run = match session.run() {
         Some(run) => run,
         None => {

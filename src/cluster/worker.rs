@@ -424,7 +424,8 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
     let unchanged = crawl::unchanged(since, ack.item, response.status, &answer, cached.as_ref());
     if since.is_some() && ack.item {
         let kept = crawl::remembered(response.status, &answer, cached.as_ref());
-        let changed_at = crawl::changed_at(cached.as_ref(), &kept, unix_millis());
+        let changed_at =
+            crawl::changed_at(cached.as_ref(), &kept, crate::runtime::now().unix_millis());
         ack.cache = Some(CacheEntry { changed_at, ..kept });
     }
     let final_url = response.final_url.clone();
@@ -542,12 +543,6 @@ async fn cached(
         sha256: r.get(2),
         changed_at: r.get(3),
     }))
-}
-
-fn unix_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Renders a page as the job's mode asks, with the decision for its URL's

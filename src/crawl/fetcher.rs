@@ -326,7 +326,7 @@ impl Fetcher {
             request = request.header(header::IF_MODIFIED_SINCE, since);
         }
         let mut response = request.send().await.map_err(|e| {
-            let message = describe(&e);
+            let message = crate::fetch::describe_reqwest(&e);
             if e.is_timeout() || e.is_connect() {
                 Failure::Transient(FetchFailure::Request(message))
             } else {
@@ -367,7 +367,7 @@ impl Fetcher {
                 Err(e) => {
                     return Err(Failure::Transient(FetchFailure::Request(format!(
                         "reading the body failed: {}",
-                        describe(&e)
+                        crate::fetch::describe_reqwest(&e)
                     ))));
                 }
             }
@@ -436,11 +436,9 @@ fn retry_after(value: &HeaderValue) -> Option<Duration> {
         return Some(Duration::from_secs(seconds));
     }
     let at = chrono::DateTime::parse_from_rfc2822(text).ok()?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
-    let at = Duration::from_secs(u64::try_from(at.timestamp()).ok()?);
-    Some(at.saturating_sub(now))
+    let now = u64::try_from(crate::runtime::now().unix_millis()).ok()?;
+    let at = u64::try_from(at.timestamp_millis()).ok()?;
+    Some(Duration::from_millis(at.saturating_sub(now)))
 }
 
 /// The backoff before try `tries + 1`.
@@ -451,18 +449,6 @@ fn backoff(tries: u32) -> Duration {
 /// A host's key: scheme, host and port.
 pub fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
-}
-
-/// A reqwest error in words, with its causes (a redirect loop says so).
-fn describe(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -255,7 +255,7 @@ pub async fn crawl(
         .output
         .as_ref()
         .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let now = unix_millis();
+    let now = crate::runtime::now().unix_millis();
     let found = if options.resume {
         Frontier::resume(&options.frontier, &wrapper.name, &output_name)?
     } else {
@@ -489,7 +489,7 @@ pub async fn crawl(
     summary.queued = frontier.queued();
     // A crawl that stopped on its page budget is finished too: its output
     // is whole for that budget.
-    frontier.finish(unix_millis())?;
+    frontier.finish(crate::runtime::now().unix_millis())?;
     summary.fetched_total = frontier.fetched();
     summary.media = match &shared.media {
         Some(media) => media.count().await,
@@ -524,7 +524,7 @@ async fn fetch_page(
     render_hint: Option<bool>,
     cached: Option<CacheEntry>,
 ) -> Fetched {
-    let fetched_at = unix_millis();
+    let fetched_at = crate::runtime::now().unix_millis();
     let item = shared.rule.is_item(&queued.url);
     let conditions = update::conditions(shared.since, item, cached.as_ref());
     let response = match shared.fetcher.fetch(&queued.url, &conditions).await {
@@ -726,12 +726,6 @@ pub fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
             );
         }
     }
-}
-
-fn unix_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 #[cfg(test)]

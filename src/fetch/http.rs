@@ -153,8 +153,10 @@ fn charset_parameter(content_type: &str) -> Option<String> {
     })
 }
 
-/// Names the kind of failure in words a user can act on.
-fn describe(e: &reqwest::Error) -> String {
+/// Names the kind of failure in words a user can act on, with its causes
+/// (a redirect loop says so). The crawler's client describes its failures
+/// with it too.
+pub(crate) fn describe(e: &reqwest::Error) -> String {
     let kind = if e.is_timeout() {
         "timed out"
     } else if e.is_redirect() {

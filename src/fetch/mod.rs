@@ -20,6 +20,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use http::HttpClient;
+pub(crate) use http::describe as describe_reqwest;
 use url::Url;
 
 use crate::dom::Document;

@@ -41,13 +41,14 @@
 
 use std::path::{Path, PathBuf};
 
+use super::clock::now;
 use super::lock::remove_stale_temp_files;
 use super::{
     Replaced, RuntimeError, WrapperLock, replace_if_unchanged, stage_files, write_bytes_atomically,
 };
 use crate::store::{
     AdaptationId, Batch, ChangeId, ChangeKind, ChangeRecord, ChangeState, FileChange, Store,
-    StoreError, Timestamp,
+    StoreError,
 };
 use crate::wrapper::{self, PatternPath};
 
@@ -368,8 +369,4 @@ fn sync_folders(files: &[FileChange]) -> Result<(), RuntimeError> {
         let _ = dir;
     }
     Ok(())
-}
-
-fn now() -> Timestamp {
-    Timestamp::from(std::time::SystemTime::now())
 }

@@ -34,6 +34,7 @@
 
 mod adaptation;
 mod change;
+mod clock;
 mod error;
 mod harden;
 mod healer;
@@ -56,6 +57,7 @@ pub use change::{
     Carried, MAX_SAVES_MEANWHILE, Reconciled, carry_out, make_change, read_current, reconcile,
     reconcile_all,
 };
+pub use clock::now;
 pub use error::RuntimeError;
 pub use harden::{
     HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,

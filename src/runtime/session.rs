@@ -3,13 +3,13 @@
 //! one transaction.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use super::RuntimeError;
+use super::clock::now;
 use super::ledger::Ledger;
 use crate::adapt::Rejections;
 use crate::store::{
-    AdaptationStatus, ChangeId, ChangeKind, FileChange, PageId, RunId, Store, StoreTag, Timestamp,
+    AdaptationStatus, ChangeId, ChangeKind, FileChange, PageId, RunId, Store, StoreTag,
 };
 use crate::wrapper::{HealMode, Wrapper};
 
@@ -262,8 +262,4 @@ impl Session {
         }
         Ok(())
     }
-}
-
-fn now() -> Timestamp {
-    Timestamp::from(SystemTime::now())
 }

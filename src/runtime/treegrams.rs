@@ -2,14 +2,14 @@
 //! and saved, and kept in memory so that a refresh needs no second read.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
+use super::clock::now;
 use super::{Carried, Project, RuntimeError, WrapperLock, make_change, read_current, reconcile};
 use crate::adapt::TreeGrams;
 use crate::dom::Document;
-use crate::store::{ChangeKind, FileChange, Store, Timestamp};
+use crate::store::{ChangeKind, FileChange, Store};
 use crate::treegram::{CaptureOptions, Captured, Skipped, TreeGram, capture_across};
 use crate::wrapper::{self, PatternPath, Wrapper};
 
@@ -138,7 +138,7 @@ pub fn capture_treegrams_across(
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let captured_at = Timestamp::from(SystemTime::now()).to_string();
+    let captured_at = now().to_string();
     let options = CaptureOptions {
         url,
         sha256: &sha,

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 ///
 /// The store never reads the clock: callers pass timestamps, so that tests
 /// are deterministic and a replayed run can carry its original times. The
-/// command line converts `SystemTime::now()` with `Timestamp::from`.
+/// rest of mend asks `runtime::now()`, the one clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp(i64);
 

@@ -21,7 +21,7 @@ use super::ReviewState;
 use super::layout::{Notice, review_failure};
 use super::list::PAGE_SIZE;
 use crate::review::{self, DecisionOptions, ReviewError};
-use crate::store::{AdaptationId, Store, Timestamp};
+use crate::store::{AdaptationId, Store};
 
 /// The largest form the server reads: a nonce, a reason, a checkbox.
 const MAX_FORM: usize = 16 * 1024;
@@ -216,7 +216,7 @@ fn decide(
         reason: form.reason.as_deref(),
         force: form.force,
         wrapper: None,
-        now: Timestamp::from(std::time::SystemTime::now()),
+        now: crate::runtime::now(),
     };
     let result = match decision {
         Decision::Approve => review::approve(store, store_path, id, &options).map(|a| {
