@@ -9,7 +9,7 @@ use super::drift::drift;
 use super::relocate::{Attempted, Env, attempt};
 use super::{Adaptation, Rejections, Search, TreeGrams, Trigger};
 use crate::dom::Document;
-use crate::extract::{Extraction, extract, page_base};
+use crate::extract::{Extraction, extract};
 use crate::wrapper::{PatternPath, Wrapper};
 
 /// The outcome of healing one page.
@@ -77,17 +77,7 @@ pub fn heal_extracted(
     search: &Search,
 ) -> Healing {
     let _span = tracing::debug_span!("heal", wrapper = %wrapper.name).entered();
-    let env = Env {
-        doc,
-        page_url,
-        base: page_base(doc, page_url),
-        grams,
-        rejections,
-        search: *search,
-        frame: std::cell::OnceCell::new(),
-        facts: std::cell::OnceCell::new(),
-        judged: std::cell::RefCell::default(),
-    };
+    let env = Env::new(doc, page_url, grams, rejections, search);
     let mut pass = Pass {
         env: &env,
         extraction: with_drift(wrapper, doc, grams, extraction),
@@ -244,17 +234,7 @@ pub fn relocate(
     search: &Search,
 ) -> Option<Adaptation> {
     wrapper.pattern(path)?;
-    let env = Env {
-        doc,
-        page_url,
-        base: page_base(doc, page_url),
-        grams,
-        rejections,
-        search: *search,
-        frame: std::cell::OnceCell::new(),
-        facts: std::cell::OnceCell::new(),
-        judged: std::cell::RefCell::default(),
-    };
+    let env = Env::new(doc, page_url, grams, rejections, search);
     let extraction = extract(wrapper, doc, page_url);
     let mut attempted = attempt(&env, wrapper, &extraction, path, Trigger::Forced);
     if attempted.unchanged {

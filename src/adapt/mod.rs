@@ -383,6 +383,35 @@ pub struct Adaptation {
 }
 
 impl Adaptation {
+    /// An adaptation of `pattern`, whose XPath was `old_xpath`, not yet
+    /// decided: it abstains, with nothing considered, read or checked.
+    pub fn undecided(pattern: PatternPath, old_xpath: String, trigger: Trigger) -> Adaptation {
+        Adaptation {
+            pattern,
+            old_xpath,
+            new_xpath: None,
+            outcome: Outcome::Abstained,
+            trigger,
+            change_scope: None,
+            found_in_parent: false,
+            algorithm: None,
+            label: None,
+            score: None,
+            runner_up: None,
+            similarity: None,
+            evidence: None,
+            selection: None,
+            proposals: Vec::new(),
+            confidence: None,
+            reason: None,
+            candidates: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            checks: Vec::new(),
+            violations: Vec::new(),
+        }
+    }
+
     /// Whether a new XPath was found and proven.
     pub fn is_healed(&self) -> bool {
         self.outcome == Outcome::Healed

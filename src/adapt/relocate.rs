@@ -53,7 +53,29 @@ pub(crate) struct Env<'a> {
 /// The evidence of node sets judged on a page, by tree-gram address and nodes.
 pub(crate) type JudgedNodes = HashMap<(usize, Vec<Vec<Item>>), Evidence>;
 
-impl Env<'_> {
+impl<'a> Env<'a> {
+    /// What an adaptation on `doc` (at `page_url`) reads, nothing of the
+    /// page sensed yet.
+    pub(crate) fn new(
+        doc: &'a Document,
+        page_url: Option<&'a Url>,
+        grams: &'a TreeGrams,
+        rejections: &'a Rejections,
+        search: &Search,
+    ) -> Self {
+        Env {
+            doc,
+            page_url,
+            base: crate::extract::page_base(doc, page_url),
+            grams,
+            rejections,
+            search: *search,
+            frame: std::cell::OnceCell::new(),
+            facts: std::cell::OnceCell::new(),
+            judged: std::cell::RefCell::default(),
+        }
+    }
+
     /// What the wrapper's unstable-content template marks on the page, as
     /// the parts a generated XPath must not test (empty without one).
     pub(crate) fn unstable_parts(&self) -> crate::xpath::generate::UnstableParts {
@@ -243,33 +265,14 @@ fn new_adaptation(
     trigger: Trigger,
 ) -> Adaptation {
     Adaptation {
-        pattern: path.clone(),
-        old_xpath: pattern.xpath.source().to_owned(),
-        new_xpath: None,
-        outcome: Outcome::Abstained,
-        trigger,
-        change_scope: None,
-        found_in_parent: false,
-        algorithm: None,
-        label: None,
-        score: None,
-        runner_up: None,
-        similarity: None,
-        evidence: None,
-        selection: None,
-        proposals: Vec::new(),
-        confidence: None,
-        reason: None,
-        candidates: Vec::new(),
         before: values_at(&before.record, path.names()),
-        after: Vec::new(),
-        checks: Vec::new(),
         violations: before
             .violations
             .iter()
             .filter(|v| v.pattern == *path)
             .cloned()
             .collect(),
+        ..Adaptation::undecided(path.clone(), pattern.xpath.source().to_owned(), trigger)
     }
 }
 

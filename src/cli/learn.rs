@@ -174,12 +174,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ) {
         Ok(w) => w,
         Err(e) => {
-            say!("error: {e}; the wrapper and its tree-grams are as they were");
-            return Ok(ExitCode::from(if e.is_bad_input() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_FAILURE
-            }));
+            return Ok(super::runtime_failure(
+                &e,
+                "; the wrapper and its tree-grams are as they were",
+            ));
         }
     };
     out!(

@@ -253,6 +253,18 @@ pub fn load_error_code(e: &LoadError) -> u8 {
     }
 }
 
+/// Says why a runtime call failed, with `then` after it (what was or was
+/// not written), and gives the exit code: 2 for input the user must fix,
+/// else 3.
+pub fn runtime_failure(e: &mend::runtime::RuntimeError, then: &str) -> ExitCode {
+    say!("error: {e}{then}");
+    ExitCode::from(if e.is_bad_input() {
+        EXIT_BAD_INPUT
+    } else {
+        EXIT_FAILURE
+    })
+}
+
 /// The async runtime of the commands that crawl or work on jobs.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     use anyhow::Context as _;

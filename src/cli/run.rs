@@ -141,12 +141,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     ) {
         Ok(runtime) => runtime,
         Err(e) => {
-            say!("error: {e}");
-            return Ok(ExitCode::from(if e.is_bad_input() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_FAILURE
-            }));
+            return Ok(super::runtime_failure(&e, ""));
         }
     };
     let mut emit = |page: job::PageOutput| {

@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 
 use super::capture::{keep_capture, plural, record_baseline, refuse_violated, report_written};
-use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
+use super::{EXIT_BAD_INPUT, EXIT_VIOLATED, load_wrapper};
 use mend::adapt::TreeGrams;
 use mend::dom::Document;
 use mend::extract::extract;
@@ -144,12 +144,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|(_, (_, _, d))| d)
         .collect();
     let failed = |e: RuntimeError| {
-        say!("error: {e}; the wrapper and its tree-grams are as they were");
-        Ok(ExitCode::from(if e.is_bad_input() {
-            EXIT_BAD_INPUT
-        } else {
-            EXIT_FAILURE
-        }))
+        Ok(super::runtime_failure(
+            &e,
+            "; the wrapper and its tree-grams are as they were",
+        ))
     };
     // What `mend learn` and `mend template` found about the wrapper's pages
     // is marked in the tree-grams.

@@ -167,12 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = match save_site_template(&mut store, &args.wrapper, &wrapper, &template.to_html()) {
         Ok(p) => p,
         Err(e) => {
-            say!("error: {e}; nothing was written");
-            return Ok(ExitCode::from(if e.is_bad_input() {
-                EXIT_BAD_INPUT
-            } else {
-                EXIT_FAILURE
-            }));
+            return Ok(super::runtime_failure(&e, "; nothing was written"));
         }
     };
     out!(

@@ -206,19 +206,25 @@ struct Sink {
     current_depth: Cell<u32>,
 }
 
-impl Sink {
-    fn new() -> Self {
-        let doc = Scratch {
+impl Scratch {
+    /// A node with `data`, linked to nothing yet.
+    fn unlinked(data: Data) -> Self {
+        Scratch {
             parent: NONE,
             first_child: NONE,
             last_child: NONE,
             next: NONE,
             prev: NONE,
             depth: 0,
-            data: Data::Document,
-        };
+            data,
+        }
+    }
+}
+
+impl Sink {
+    fn new() -> Self {
         let mut arena = Chunked::default();
-        arena.push(doc);
+        arena.push(Scratch::unlinked(Data::Document));
         Sink {
             nodes: RefCell::new(arena),
             elements: RefCell::new(Chunked::default()),
@@ -233,15 +239,7 @@ impl Sink {
 impl Sink {
     fn new_node(&self, data: Data) -> u32 {
         let mut nodes = self.nodes.borrow_mut();
-        nodes.push(Scratch {
-            parent: NONE,
-            first_child: NONE,
-            last_child: NONE,
-            next: NONE,
-            prev: NONE,
-            depth: 0,
-            data,
-        });
+        nodes.push(Scratch::unlinked(data));
         (nodes.len() - 1) as u32
     }
 
@@ -259,16 +257,7 @@ impl Sink {
         if parent == NONE {
             return;
         }
-        if prev != NONE {
-            nodes[prev as usize].next = next;
-        } else {
-            nodes[parent as usize].first_child = next;
-        }
-        if next != NONE {
-            nodes[next as usize].prev = prev;
-        } else {
-            nodes[parent as usize].last_child = prev;
-        }
+        stitch(nodes, parent, (prev, next), (next, prev));
         let n = &mut nodes[node as usize];
         n.parent = NONE;
         n.prev = NONE;
@@ -288,16 +277,7 @@ impl Sink {
             n.prev = prev;
             n.next = before;
         }
-        if prev != NONE {
-            nodes[prev as usize].next = node;
-        } else {
-            nodes[parent as usize].first_child = node;
-        }
-        if before != NONE {
-            nodes[before as usize].prev = node;
-        } else {
-            nodes[parent as usize].last_child = node;
-        }
+        stitch(nodes, parent, (prev, before), (node, node));
     }
 
     /// Inserts a node or text under `parent` before `before` (NONE: at the end),
@@ -709,5 +689,28 @@ impl<T> std::ops::IndexMut<usize> for Chunked<T> {
     #[inline]
     fn index_mut(&mut self, i: usize) -> &mut T {
         &mut self.chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]
+    }
+}
+
+/// Points the siblings `prev` and `next` of `parent`'s children at their
+/// new neighbours `(after_prev, before_next)`: `prev`'s next sibling (or
+/// `parent`'s first child when there is no `prev`) becomes `after_prev`, and
+/// `next`'s previous sibling (or `parent`'s last child) `before_next`.
+#[inline]
+fn stitch(
+    nodes: &mut Chunked<Scratch>,
+    parent: u32,
+    (prev, next): (u32, u32),
+    (after_prev, before_next): (u32, u32),
+) {
+    if prev != NONE {
+        nodes[prev as usize].next = after_prev;
+    } else {
+        nodes[parent as usize].first_child = after_prev;
+    }
+    if next != NONE {
+        nodes[next as usize].prev = before_next;
+    } else {
+        nodes[parent as usize].last_child = before_next;
     }
 }

@@ -33,17 +33,23 @@ impl Document {
     /// with element steps taken from (and added to) `cache`, which must only
     /// ever be used with this document.
     pub fn path_cached(&self, node: NodeId, cache: &mut PathCache) -> String {
+        self.path_with(node, |cur| {
+            if !cache.steps.contains_key(&cur) {
+                self.number_children(self.parent(cur), cur, cache);
+            }
+            cache.steps.get(&cur).cloned().unwrap_or_default()
+        })
+    }
+
+    /// The canonical absolute path of `node`, each element's step from
+    /// `element_step`.
+    fn path_with(&self, node: NodeId, mut element_step: impl FnMut(NodeId) -> String) -> String {
         let mut steps: Vec<String> = Vec::new();
         let mut cur = node;
         loop {
             match self.kind(cur) {
                 NodeKind::Document => break,
-                NodeKind::Element => {
-                    if !cache.steps.contains_key(&cur) {
-                        self.number_children(self.parent(cur), cur, cache);
-                    }
-                    steps.push(cache.steps.get(&cur).cloned().unwrap_or_default());
-                }
+                NodeKind::Element => steps.push(element_step(cur)),
                 NodeKind::Text => {
                     steps.push(format!("text()[{}]", self.kind_index(cur, NodeKind::Text)))
                 }
@@ -87,26 +93,7 @@ impl Document {
 
     /// The canonical absolute path of `node`.
     pub fn path(&self, node: NodeId) -> String {
-        let mut steps: Vec<String> = Vec::new();
-        let mut cur = node;
-        loop {
-            match self.kind(cur) {
-                NodeKind::Document => break,
-                NodeKind::Element => steps.push(self.element_step(cur)),
-                NodeKind::Text => {
-                    steps.push(format!("text()[{}]", self.kind_index(cur, NodeKind::Text)))
-                }
-                NodeKind::Comment => steps.push(format!(
-                    "comment()[{}]",
-                    self.kind_index(cur, NodeKind::Comment)
-                )),
-            }
-            match self.parent(cur) {
-                Some(p) => cur = p,
-                None => break,
-            }
-        }
-        join(&steps)
+        self.path_with(node, |cur| self.element_step(cur))
     }
 
     /// The canonical path of the attribute `name` of `element`.

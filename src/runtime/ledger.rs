@@ -269,28 +269,13 @@ mod tests {
 
     fn heal(pattern: &str, new: &str) -> Adaptation {
         Adaptation {
-            pattern: pattern.parse::<PatternPath>().unwrap(),
-            old_xpath: "//old".to_owned(),
             new_xpath: Some(new.to_owned()),
             outcome: Outcome::Healed,
-            trigger: Trigger::Violation,
-            change_scope: None,
-            found_in_parent: false,
-            algorithm: None,
-            label: None,
-            score: None,
-            runner_up: None,
-            similarity: None,
-            evidence: None,
-            selection: None,
-            proposals: Vec::new(),
-            confidence: None,
-            reason: None,
-            candidates: Vec::new(),
-            before: Vec::new(),
-            after: Vec::new(),
-            checks: Vec::new(),
-            violations: Vec::new(),
+            ..Adaptation::undecided(
+                pattern.parse::<PatternPath>().unwrap(),
+                "//old".to_owned(),
+                Trigger::Violation,
+            )
         }
     }
 

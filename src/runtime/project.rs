@@ -69,6 +69,37 @@ impl Project {
         }
     }
 
+    /// Why a file mend reads from the project (a tree-gram, a template) is
+    /// refused, given its metadata: it is not a regular file (`not_regular`
+    /// says why that matters), it is over `max_bytes`, or it resolves
+    /// outside the project directory (through a linked folder). `None` when
+    /// it may be read.
+    pub(crate) fn refusal_of(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        max_bytes: u64,
+        not_regular: &str,
+    ) -> Option<String> {
+        if !meta.is_file() {
+            return Some(not_regular.to_owned());
+        }
+        if meta.len() > max_bytes {
+            return Some(format!(
+                "{} bytes, over the limit of {max_bytes}",
+                meta.len()
+            ));
+        }
+        match (path.canonicalize(), self.canonical_dir()) {
+            (Ok(file), Ok(dir)) if !file.starts_with(&dir) => Some(format!(
+                "it resolves to {}, outside the project directory {}",
+                file.display(),
+                dir.display()
+            )),
+            _ => None,
+        }
+    }
+
     /// Reads the wrapper file's text.
     pub fn read_wrapper(&self) -> Result<String, RuntimeError> {
         std::fs::read_to_string(&self.wrapper_path).map_err(|error| RuntimeError::Io {

@@ -144,26 +144,9 @@ fn read_template(project: &Project, path: &Path) -> Result<Option<String>, Runti
             });
         }
     };
-    if !meta.is_file() {
-        return Err(bad(
-            "not a regular file (mend writes it; a link or a folder here is not its own)"
-                .to_owned(),
-        ));
-    }
-    if meta.len() > MAX_TEMPLATE_BYTES {
-        return Err(bad(format!(
-            "{} bytes, over the limit of {MAX_TEMPLATE_BYTES}",
-            meta.len()
-        )));
-    }
-    if let (Ok(file), Ok(dir)) = (path.canonicalize(), project.canonical_dir())
-        && !file.starts_with(&dir)
-    {
-        return Err(bad(format!(
-            "it resolves to {}, outside the project directory {}",
-            file.display(),
-            dir.display()
-        )));
+    let not_regular = "not a regular file (mend writes it; a link or a folder here is not its own)";
+    if let Some(why) = project.refusal_of(path, &meta, MAX_TEMPLATE_BYTES, not_regular) {
+        return Err(bad(why));
     }
     std::fs::read_to_string(path)
         .map(Some)

@@ -59,24 +59,11 @@ pub fn load_treegrams(project: &Project, wrapper: &Wrapper) -> Result<TreeGrams,
             }
             Err(_) => continue,
         };
-        if !meta.is_file() {
-            return Err(bad("not a regular file".to_owned()));
-        }
-        if meta.len() > MAX_TREEGRAM_BYTES {
-            return Err(bad(format!(
-                "{} bytes, over the limit of {MAX_TREEGRAM_BYTES}",
-                meta.len()
-            )));
-        }
         // A symbolic link inside the project may still point outside it.
-        if let (Ok(file), Ok(dir)) = (full.canonicalize(), project.canonical_dir())
-            && !file.starts_with(&dir)
+        if let Some(why) =
+            project.refusal_of(&full, &meta, MAX_TREEGRAM_BYTES, "not a regular file")
         {
-            return Err(bad(format!(
-                "it resolves to {}, outside the project directory {}",
-                file.display(),
-                dir.display()
-            )));
+            return Err(bad(why));
         }
         let mut bytes = Vec::new();
         let read = std::fs::File::open(&full).and_then(|f| {

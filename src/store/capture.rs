@@ -61,15 +61,7 @@ impl Store {
                  WHERE wrapper = ?1 AND pattern = ?2 AND captured_at <= ?3
                  ORDER BY captured_at DESC, id DESC LIMIT 1",
             )?
-            .query_row(params![wrapper, pattern, at.unix_millis()], |r| {
-                Ok(CaptureRecord {
-                    wrapper: r.get(0)?,
-                    pattern: r.get(1)?,
-                    name: r.get(2)?,
-                    sha256: r.get(3)?,
-                    captured_at: Timestamp::from_unix_millis(r.get(4)?),
-                })
-            })
+            .query_row(params![wrapper, pattern, at.unix_millis()], capture_of)
             .optional()?)
     }
 
@@ -79,15 +71,7 @@ impl Store {
             "SELECT wrapper, pattern, name, sha256, captured_at FROM captures
              WHERE wrapper = ?1 ORDER BY captured_at, id",
         )?;
-        let rows = statement.query_map(params![wrapper], |r| {
-            Ok(CaptureRecord {
-                wrapper: r.get(0)?,
-                pattern: r.get(1)?,
-                name: r.get(2)?,
-                sha256: r.get(3)?,
-                captured_at: Timestamp::from_unix_millis(r.get(4)?),
-            })
-        })?;
+        let rows = statement.query_map(params![wrapper], capture_of)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -100,6 +84,18 @@ impl Store {
     pub fn capture_html(&self, capture: &CaptureRecord) -> Result<Option<Vec<u8>>, StoreError> {
         snapshot::load(&self.conn, &capture.sha256)
     }
+}
+
+/// A capture, read from a row of `wrapper, pattern, name, sha256,
+/// captured_at`.
+fn capture_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<CaptureRecord> {
+    Ok(CaptureRecord {
+        wrapper: r.get(0)?,
+        pattern: r.get(1)?,
+        name: r.get(2)?,
+        sha256: r.get(3)?,
+        captured_at: Timestamp::from_unix_millis(r.get(4)?),
+    })
 }
 
 #[cfg(test)]
