@@ -27,6 +27,9 @@ pub mod unstable;
 pub mod wrapper;
 pub mod xpath;
 
+#[cfg(test)]
+mod testing;
+
 pub use dom::{Document, NodeId};
 pub use wrapper::Wrapper;
 pub use xpath::{Item, Value, XPath};

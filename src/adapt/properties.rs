@@ -163,7 +163,7 @@ fn arb_element() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(200)))]
 
     #[test]
     fn a_tree_aligned_with_itself_pairs_every_node_with_itself(t in arb_classed_tree(40)) {
@@ -231,7 +231,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(8))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(8)))]
 
     /// Pairs too large for the dynamic program are aligned greedily, under
     /// the same rules.
@@ -436,7 +436,7 @@ fn self_heal_share(pages: impl Strategy<Value = String>, cases: usize, single: b
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(300)))]
 
     #[test]
     fn a_treegram_file_round_trips_the_captured_structure(
@@ -501,7 +501,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(100))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(100)))]
 
     #[test]
     fn healing_a_larger_page_with_itself_never_gives_a_wrong_node(

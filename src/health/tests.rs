@@ -428,7 +428,7 @@ fn record_of(p: &GenPage) -> (Map<String, Value>, Vec<Violation>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(200)))]
 
     /// Regression guard for `--jobs`: pages counted in any order and merged
     /// in any grouping give the statistics of counting them one by one.

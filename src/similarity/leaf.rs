@@ -89,6 +89,7 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
         /// The faster forms must not move a single heal: their values are
         /// strsim's, the reference they replaced, bit for bit.
         #[test]

@@ -413,7 +413,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
+        #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(300)))]
 
         /// The heart of the pruning argument: no bound is ever below the
         /// exact score it bounds.

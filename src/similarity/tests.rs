@@ -113,7 +113,7 @@ fn close(x: f64, y: f64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(300)))]
 
     #[test]
     fn a_tree_matched_with_itself(t in arb_tree(40, 4)) {

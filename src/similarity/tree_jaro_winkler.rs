@@ -137,6 +137,7 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
         #[test]
         fn agrees_with_strsim(a in prop::collection::vec(0u8..5, 0..40),
                               b in prop::collection::vec(0u8..5, 0..40)) {

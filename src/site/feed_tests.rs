@@ -367,6 +367,7 @@ fn feed_like() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
         let _ = feed_entries(&bytes, &Url::parse(BASE).unwrap());

@@ -312,6 +312,7 @@ fn path() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
     #[test]
     fn learning_never_panics_on_any_text(paths in prop::collection::vec(any::<String>(), 0..8)) {
         let urls: Vec<Url> = paths.iter().filter_map(|p| Url::parse(HOST).ok()?.join(p).ok()).collect();

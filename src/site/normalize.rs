@@ -363,6 +363,7 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
         #[test]
         fn normalize_is_idempotent(text in url_text()) {
             if let Ok(url) = Url::parse(&text)

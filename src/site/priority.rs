@@ -212,6 +212,7 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
         #[test]
         fn predictions_are_finite_and_not_negative(
             paths in prop::collection::vec(any::<String>(), 1..20),

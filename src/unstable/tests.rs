@@ -226,6 +226,7 @@ fn arb_page() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
     #[test]
     fn a_page_matches_its_own_template_and_adding_it_again_changes_nothing(page in arb_page()) {
         let d = doc(&page);

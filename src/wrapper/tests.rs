@@ -541,7 +541,7 @@ fn invalid_xpaths_point_into_the_scalar() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(300)))]
 
     /// No text makes the loader or the rewriter panic.
     #[test]

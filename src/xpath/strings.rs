@@ -196,6 +196,7 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(crate::testing::cases(256)))]
         #[test]
         fn a_normalized_match_agrees_with_normalize_space(
             pieces in proptest::collection::vec("[ab \t\né]{0,6}", 0..5),

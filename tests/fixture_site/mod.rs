@@ -219,6 +219,15 @@ impl FixtureSite {
         self.site.requests()
     }
 
+    /// How many answers the site held back by [`SLOW_DELAY`] on purpose
+    /// (the slow post's), so that a test says what the site did rather than
+    /// timing it.
+    pub fn held_back(&self) -> usize {
+        self.site
+            .held_back
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// The requests received for `path` (with its query, if any).
     pub fn requests_for(&self, path: &str) -> Vec<LoggedRequest> {
         self.requests()

@@ -215,6 +215,7 @@ impl Site {
     async fn play_trap(&self, trap: Option<&Trap>) -> Option<Response> {
         match trap? {
             Trap::SlowPost => {
+                self.held_back.fetch_add(1, Ordering::SeqCst);
                 tokio::time::sleep(SLOW_DELAY).await;
                 None
             }

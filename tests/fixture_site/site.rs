@@ -30,6 +30,8 @@ pub struct Site {
     pub(super) failures: AtomicUsize,
     /// Whether the rate-limited post has answered 429 yet.
     pub(super) rate_limited: AtomicBool,
+    /// Answers the slow post held back by [`super::SLOW_DELAY`] so far.
+    pub(super) held_back: AtomicUsize,
 }
 
 /// Locks `mutex`, whether or not a thread panicked while holding it: the
@@ -59,6 +61,7 @@ impl Site {
             log: Mutex::new(Vec::new()),
             failures: AtomicUsize::new(0),
             rate_limited: AtomicBool::new(false),
+            held_back: AtomicUsize::new(0),
         }
     }
 

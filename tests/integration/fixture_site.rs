@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mend::{Document, XPath};
 use reqwest::blocking::{Client, Response};
@@ -15,9 +15,7 @@ use reqwest::header;
 use serde_json::Value;
 
 use crate::support::cli::{Mend, ROOT, Run};
-use crate::support::fixture_site::{
-    FixtureSite, HUGE_BYTES, Post, SLOW_DELAY, SiteOptions, Trap, Variant,
-};
+use crate::support::fixture_site::{FixtureSite, HUGE_BYTES, Post, SiteOptions, Trap, Variant};
 
 /// A client that follows no redirect, so that tests see each answer.
 fn client() -> Client {
@@ -471,9 +469,12 @@ fn trap_posts_answer_429_once_500_twice_and_slowly() {
     assert_eq!(statuses, [500, 500, 200, 200]);
 
     let slow = trap(Trap::SlowPost);
-    let start = Instant::now();
     assert_eq!(fetch(&client, &slow.url).0, 200);
-    assert!(start.elapsed() >= SLOW_DELAY, "{:?}", start.elapsed());
+    assert_eq!(
+        site.held_back(),
+        1,
+        "the slow post is held back by SLOW_DELAY"
+    );
     let log = site.requests_for(&failing.path);
     assert_eq!(
         log.iter().map(|r| r.status).collect::<Vec<_>>(),
@@ -490,11 +491,10 @@ fn with_fast_the_traps_are_off() {
     let truth = site.truth();
     let client = client();
     assert!(truth.posts.iter().all(|p| p.trap.is_none()));
-    let start = Instant::now();
     for n in [5, 6, 8] {
         assert_eq!(fetch(&client, &truth.posts[n - 1].url).0, 200, "post {n}");
     }
-    assert!(start.elapsed() < SLOW_DELAY, "{:?}", start.elapsed());
+    assert_eq!(site.held_back(), 0, "with --fast no answer is held back");
     assert_eq!(fetch(&client, &site.url_of("/huge")).0, 404);
     assert!(!select(&text_of(&client, &site.url()), "//a/@href").contains(&"/huge".to_owned()));
     assert!(truth.traps.iter().all(|t| t.trap != Trap::Huge));
@@ -547,13 +547,10 @@ fn huge_is_streamed_with_its_length_and_reading_part_of_it_is_enough() {
         assert_eq!(first.len(), 1 << 20);
         assert!(first.starts_with(b"<!doctype html>"));
     }
-    let start = Instant::now();
+    // The answers cut short do not keep the site from stopping.
+    let url = site.url();
     drop(site);
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(client.get(url).send().is_err(), "nothing listens any more");
 }
 
 #[test]
@@ -563,13 +560,7 @@ fn the_site_stops_when_dropped_even_with_an_answer_pending() {
     let slow = post_with(&site, |p| p.trap == Some(Trap::SlowPost)).url;
     let pending = std::thread::spawn(move || client().get(slow).send().map(|r| r.status()));
     std::thread::sleep(Duration::from_millis(200));
-    let start = Instant::now();
     drop(site);
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        start.elapsed()
-    );
     let _ = pending.join().expect("the request ends");
     assert!(
         client().get(url).send().is_err(),

@@ -154,7 +154,7 @@ fn assert_exact(doc: &Document, ctx: NodeId, targets: &[Item]) -> Result<(), Tes
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(crate::support::needs::property_cases(256)))]
 
     #[test]
     fn one_target_is_selected_exactly(

@@ -105,7 +105,7 @@ const EXPRS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::support::needs::property_cases(64)))]
 
     #[test]
     fn counts_agree_with_the_tree(doc in document()) {

@@ -47,3 +47,15 @@ pub fn skip(test: &str, require: &str, why: &str) {
     let line = format!("{test}: skipped: {why}\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
+
+/// The cases a property test runs: `full` under CI (or with
+/// `MEND_FULL_PROPERTIES`), a quarter of it (16 at the least) otherwise, so
+/// that the README's `cargo test` stays quick while CI runs every property
+/// at its full count.
+pub fn property_cases(full: u32) -> u32 {
+    if required("MEND_FULL_PROPERTIES") {
+        full
+    } else {
+        (full / 4).max(16).min(full)
+    }
+}

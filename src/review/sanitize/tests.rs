@@ -263,7 +263,7 @@ fn a_deep_page_is_sanitized_without_recursion() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(crate::testing::cases(256)))]
 
     /// Whatever pieces of hostile markup a page is made of, nothing in the
     /// sanitized page runs or loads, read back as a browser would.
