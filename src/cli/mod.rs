@@ -3,6 +3,12 @@
 //! Exit codes (DESIGN.md): 0 success, 1 the job ran but some patterns stay
 //! violated or a field's health dropped, 2 bad input (wrapper, arguments), 3
 //! internal or I/O failure.
+//!
+//! The command line refuses nothing of its own beyond clap's arguments:
+//! every refusal is the library's, printed with what the user can do about
+//! it and ended with its exit code. No command module uses another
+//! (ARCHITECTURE.md, invariant 13); what they share is here and in
+//! `stdout.rs`, `logging.rs`, `review.rs` and `capture.rs`.
 
 use std::path::Path;
 use std::process::ExitCode;

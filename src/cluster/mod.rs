@@ -29,6 +29,11 @@
 //! local crawl's sink. Images of the `media` rule are downloaded once per
 //! URL by whichever worker meets them first, kept by content in
 //! `mend_media_files`, and written beside the output on export.
+//!
+//! A worker refuses a job whose wrapper renders pages when it has no
+//! browser, and writes a page's record only while the page's lease is its
+//! own, so that a page whose lease ran out is written once, by the worker
+//! that holds it.
 
 mod database;
 mod decision;

@@ -10,6 +10,11 @@
 //! field a list; a record pattern yields a list of objects. A field whose XPath
 //! returns a string, number or boolean (such as `normalize-space(//h1)`) yields
 //! that value as its one instance.
+//!
+//! It refuses nothing and never fails: an XPath that cannot be evaluated on
+//! a page (its budget spent, say) is an `xpath` violation of its pattern on
+//! that page, and a value that does not convert to the pattern's type is a
+//! `type` violation with the value `null`.
 
 mod convert;
 mod violation;

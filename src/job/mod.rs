@@ -4,6 +4,9 @@
 //! Pages are processed in batches a few times larger than the thread count,
 //! so memory stays bounded by the batch while output keeps the order of the
 //! arguments.
+//!
+//! A page that cannot be loaded, or whose bytes are plainly not a page, is
+//! an error entry in the output, in its place; it never stops the run.
 
 mod health;
 mod output;

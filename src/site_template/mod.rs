@@ -30,6 +30,9 @@
 //!
 //! Pure: the caller fetches pages (the callback of step 1) and reads and
 //! writes files. Every walk is iterative, so no page overflows the stack.
+//! It refuses nothing: with no other page the key page is its own template,
+//! and any HTML reads back as a template (the runtime decides which files
+//! it reads).
 
 mod mapping;
 mod subdigraph;
