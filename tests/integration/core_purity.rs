@@ -3,7 +3,9 @@
 //! on top of it. Each core module's files are read up to their first
 //! `#[cfg(test)]` (tests may read fixtures), and test files are skipped.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::support::source::{is_test_file, rust_files};
 
 /// The core modules (ARCHITECTURE.md, invariant 1).
 const CORE: &[&str] = &[
@@ -49,33 +51,12 @@ const FORBIDDEN: &[&str] = &[
 /// reading a wrapper file (`wrapper::load_file`).
 const ALLOWED: &[(&str, &str)] = &[("src/wrapper/mod.rs", "std::fs")];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "tests") {
-                rust_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-fn is_test_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name == "tests.rs" || name.ends_with("_tests.rs")
-}
-
 #[test]
 fn the_core_names_no_io_clock_or_module_above_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for module in CORE {
-        rust_files(&root.join("src").join(module), &mut files);
+        files.extend(rust_files(&root.join("src").join(module), true));
         let single = root.join("src").join(format!("{module}.rs"));
         if single.is_file() {
             files.push(single);

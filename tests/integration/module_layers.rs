@@ -18,6 +18,8 @@ use std::path::Path;
 
 use regex::Regex;
 
+use crate::support::source::{is_test_file, rust_files};
+
 /// A module, as the path of its segments below the crate root.
 type Module = Vec<String>;
 
@@ -126,9 +128,8 @@ impl Graph {
     fn of_source() -> Graph {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut graph = Graph::default();
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        for file in files {
+        let files = rust_files(&src, true);
+        for file in files.into_iter().filter(|f| !is_test_file(f)) {
             let rel = file
                 .strip_prefix(&src)
                 .unwrap()
@@ -410,21 +411,4 @@ fn children<'m>(
         .iter()
         .filter(move |m| m.len() == module.len() + 1 && m.starts_with(module))
         .map(|m| m[module.len()].clone())
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if path.is_dir() {
-            if name != "tests" {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs") {
-            out.push(path);
-        }
-    }
 }

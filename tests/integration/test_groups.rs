@@ -3,7 +3,9 @@
 //! and `src/` belongs to a group by its reason, and its group's command
 //! selects it, so that no test is ignored everywhere.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::support::source::rust_files;
 
 /// Each group: the reason its tests give (or begin with), and its command.
 const GROUPS: &[(&str, &str)] = &[
@@ -36,9 +38,8 @@ const GROUPS: &[(&str, &str)] = &[
 #[test]
 fn every_ignored_test_is_in_a_group_whose_command_runs_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("tests"), &mut files);
-    rust_files(&root.join("src"), &mut files);
+    let mut files = rust_files(&root.join("tests"), false);
+    files.extend(rust_files(&root.join("src"), false));
     let mut ignored = 0;
     let mut lost = Vec::new();
     for file in &files {
@@ -134,18 +135,4 @@ fn ignored_tests(text: &str) -> Vec<(String, String)> {
         out.push((reason, name));
     }
     out
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }

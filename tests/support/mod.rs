@@ -17,3 +17,4 @@ pub mod needs;
 pub mod postgres;
 pub mod random_html;
 pub mod rng;
+pub mod source;
