@@ -2,7 +2,7 @@
 """Fits mend's heal model (models/heal.json) on training sites and chooses its threshold on validation sites.
 
 Every path of mend's search proposes a candidate with its evidence, and one learned model says how likely the
-candidate is the pattern's target (src/adapt/confidence.rs names the features, src/adapt/model.rs evaluates the
+candidate is the pattern's target (src/adapt/model.rs names the features and evaluates the
 model). This script fits that model.
 
 Data.  Harness runs (bench/heal_harness.py --json) of cases from the sites of one split each
@@ -54,14 +54,14 @@ from sklearn.metrics import brier_score_loss, roc_auc_score
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
-CONFIDENCE_RS = os.path.join(REPO, "src", "adapt", "confidence.rs")
+MODEL_RS = os.path.join(REPO, "src", "adapt", "model.rs")
 PARAMS = dict(n_estimators=150, max_depth=3, learning_rate=0.1, min_samples_leaf=10, subsample=1.0,
               random_state=0)
 
 
 def feature_names():
-    """The feature names in mend's order, read from src/adapt/confidence.rs's FEATURES."""
-    src = open(CONFIDENCE_RS, encoding="utf-8").read()
+    """The feature names in mend's order, read from src/adapt/model.rs's FEATURES."""
+    src = open(MODEL_RS, encoding="utf-8").read()
     block = src[src.index("pub const FEATURES"):]
     return re.findall(r'"([a-z0-9_]+)"', block[:block.index("];")])
 
@@ -285,7 +285,7 @@ def evaluate(paths, model_path, plot_prefix=None):
         model = json.load(handle)
     names = feature_names()
     if model["features"] != names:
-        sys.exit(f"{model_path} names other features than src/adapt/confidence.rs")
+        sys.exit(f"{model_path} names other features than src/adapt/model.rs")
     cases = load_cases(paths)
     lines = [f"## {model['version']} on {len(cases)} cases (t_drift {model['drift_threshold']:.2f}, "
              f"t_heal {model['threshold']:.2f})", ""]
@@ -330,7 +330,9 @@ def main():
     probs_v = probabilities(model, val_cases, names)
     t_drift, t_heal, curve = choose_thresholds(val_cases, probs_v, args.wrong_cost)
 
-    body = json.dumps(model, sort_keys=True)
+    # The version names the decision, not only the trees: the same trees with other thresholds decide
+    # otherwise, and every adaptation records the version it was decided by.
+    body = json.dumps({"threshold": t_heal, "drift_threshold": t_drift, **model}, sort_keys=True)
     out = {"version": "heal-gbdt-" + hashlib.sha256(body.encode()).hexdigest()[:12],
            "threshold": t_heal, "drift_threshold": t_drift, **model}
     with open(args.out, "w", encoding="utf-8") as handle:

@@ -216,6 +216,47 @@ fn a_lead_removed_so_its_xpath_names_the_next_paragraph_is_drift() {
     assert!(drifted(&other).is_empty());
 }
 
+/// An article's body: the lead (markup, or nothing), a figure with its
+/// caption, a paragraph, an advert's empty slot and a last paragraph.
+fn illustrated(lead: &str, second: &str, last: &str) -> String {
+    format!(
+        "<!DOCTYPE html><html><body><main><article><h1>Heat plans for every town</h1>\
+         <div class=\"body-copy\">{lead}<figure><img src=\"/a.jpg\"><figcaption>The \
+         network's meeting in the town hall.</figcaption></figure><p>{second}</p>\
+         <div class=\"ad-slot\"></div><p>{last}</p></div></article></main></body></html>"
+    )
+}
+
+/// Regression (wide corpus, mutation track): a lead removed where a figure
+/// stood between it and the next paragraph, or an advert's empty slot
+/// after that paragraph, left `p[1]` on the next paragraph with no signal:
+/// the neighbour was looked for in the adjacent element only, and its
+/// follower had to carry text. A paragraph that stood anywhere after the
+/// target, followed by the paragraph that followed it then, is drift.
+#[test]
+fn a_lead_removed_across_a_figure_and_an_empty_slot_leaves_drift() {
+    let xpath = "/html/body/main/article/div/p[1]";
+    let lead = "<p>Every town must plan its heating by 2045, and the county has started \
+                with a meeting of its energy network.</p>";
+    let second = "By 2045 each town is to have a plan for its heat supply, the law says.";
+    let last = "The draft of the new law was passed in August after a long debate.";
+    let old = illustrated(lead, second, last);
+    let w = one_field(xpath);
+    let grams = grams_from(&w, &old);
+    let found = drift_of(&w, &grams, &illustrated("", second, last));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].constraint, ViolationKind::Drift);
+    assert!(found[0].found.contains("neighbour"), "{found:?}");
+    let (h, doc) = heal_one_field(xpath, &old, &illustrated("", second, last));
+    assert_eq!(healed_node(&h, &doc), None, "{:?}", h.adaptations[0]);
+    // Another article whose lead is this one's second paragraph, followed
+    // by another paragraph than here: its own lead, no drift.
+    let other = illustrated(&format!("<p>{second}</p>"), "Tickets are sold out.", last);
+    assert!(drift_of(&w, &grams, &other).is_empty());
+    // The capture page itself: no drift.
+    assert!(drift_of(&w, &grams, &old).is_empty());
+}
+
 /// A book's details: two cells of labels and values, in a table or, after
 /// a redesign, in a grid of `section`s.
 fn details_cells(grid: bool) -> String {

@@ -84,16 +84,20 @@ pub(crate) fn paragraph_elsewhere(
     })
 }
 
-/// The text of the stored target's element sibling at capture that a
+/// The text of a stored target's element sibling at capture that a
 /// field's selection, one node, now has as written, when the selection's
-/// own sibling on the far side has the text that sibling's sibling had: a
-/// lead paragraph removed or moved away leaves `p[1]`, and every
-/// positional locator, on what was the next paragraph, followed by what
-/// followed it. The text must be telling (`MIN_TELLING_TEXT` characters, a
-/// letter) and not the target's own. On another page of the site the
-/// neighbours' texts are that page's (a home team may be the capture
-/// page's away team, but not with the same team after it), and on the
-/// same page the selection has the target's text, so neither drifts.
+/// next sibling with text on the far side has the text that sibling's next
+/// sibling with text had: a lead paragraph removed or moved away leaves
+/// `p[1]`, and every positional locator, on a paragraph that stood after
+/// it, followed by what followed that one. The sibling may stand anywhere
+/// on its side (a figure or an advert's slot between the two paragraphs
+/// moves with them), and elements without text are passed over on both
+/// sides, as an empty slot says nothing of what follows. The text must be
+/// telling (`MIN_TELLING_TEXT` characters, a letter) and not the target's
+/// own. On another page of the site the siblings' texts are that page's (a
+/// home team may be the capture page's away team, but not with the same
+/// team after it), and on the same page the selection has the target's
+/// text, so neither drifts.
 pub(crate) fn selects_a_neighbour(
     doc: &Document,
     gram: &TreeGram,
@@ -126,12 +130,13 @@ pub(crate) fn selects_a_neighbour(
     let sides: [fn(&Document, NodeId) -> Option<NodeId>; 2] =
         [element_sibling_after, element_sibling_before];
     sides.into_iter().find_map(|side| {
-        let neighbour = side(&gram.doc, owner)?;
-        if stored_text(neighbour)? != text {
-            return None;
-        }
-        let beyond = stored_text(side(&gram.doc, neighbour)?)?;
-        (page_text(side(doc, node)?)? == beyond).then(|| text.clone())
+        let mut stored = std::iter::successors(side(&gram.doc, owner), |&n| side(&gram.doc, n))
+            .filter_map(|n| Some((n, stored_text(n)?)));
+        stored.find(|(_, t)| *t == text)?;
+        let (_, beyond) = stored.next()?;
+        let on_page =
+            std::iter::successors(side(doc, node), |&n| side(doc, n)).find_map(page_text)?;
+        (on_page == beyond).then(|| text.clone())
     })
 }
 

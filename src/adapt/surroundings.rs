@@ -33,7 +33,7 @@
 use std::collections::BTreeSet;
 
 use crate::dom::{Document, NodeId, NodeKind};
-use crate::treegram::{GramMask, Neighbours, TreeGram, kept_text, neighbours};
+use crate::treegram::{Neighbours, TreeGram, kept_text};
 use crate::xpath::Item;
 
 /// Levels above the stored context's depth that a node's surroundings may
@@ -62,7 +62,7 @@ pub(crate) fn lookalike(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]
 /// module doc). It is asked only of a node whose text differs from the
 /// stored target's ([`lookalike`]).
 fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> bool {
-    let Some(context) = stored_neighbours(gram) else {
+    let Some(context) = gram.stored_neighbours() else {
         return false;
     };
     let Some(node) = selection
@@ -73,7 +73,7 @@ fn out_of_place(doc: &Document, gram: &TreeGram, selection: &[Vec<Item>]) -> boo
         return false;
     };
     let texts: BTreeSet<&str> = context.texts.iter().map(String::as_str).collect();
-    !surroundings_hold(doc, node, &context, &texts)
+    !surroundings_hold(doc, node, context, &texts)
 }
 
 /// Whether any text around `node` is one of the context's: the siblings of
@@ -127,13 +127,6 @@ fn surroundings_hold(
 
 /// The neighbours of the first stored target: from its instance, or, when
 /// the instance is the target alone, from the header.
-fn stored_neighbours(gram: &TreeGram) -> Option<Neighbours> {
-    let instance = gram.instances.first()?;
-    let &(target, _) = instance.targets.first()?;
-    neighbours(&gram.doc, target, Some(instance.root), &GramMask)
-        .or_else(|| gram.header.neighbours.clone())
-}
-
 /// Whether `kept`, a text as the tree-gram keeps it, occurs on the page at
 /// most [`MAX_OCCURRENCES`] times. A text cut by the tree-gram is long
 /// enough to be taken as rare.
@@ -141,9 +134,15 @@ fn rare(doc: &Document, kept: &str) -> bool {
     if kept.ends_with('…') {
         return true;
     }
+    // This reads every text node of the page, on every page the drift
+    // check asks: a node must start with the kept text's first word before
+    // its words are compared.
+    let first = kept.split(' ').next().unwrap_or_default();
     let mut seen = 0;
     for n in (0..doc.len()).map(|i| NodeId(i as u32)) {
-        if doc.kind(n) == NodeKind::Text && doc.text(n).split_ascii_whitespace().eq(kept.split(' '))
+        if doc.kind(n) == NodeKind::Text
+            && doc.text(n).trim_ascii_start().starts_with(first)
+            && doc.text(n).split_ascii_whitespace().eq(kept.split(' '))
         {
             seen += 1;
             if seen > MAX_OCCURRENCES {

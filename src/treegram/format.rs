@@ -450,6 +450,9 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
         header,
         instances,
         compiled,
+        // Filled in by `TreeGram::parse`: reading them takes `neighbours`,
+        // which builds on this module.
+        neighbours: None,
     })
 }
 

@@ -87,6 +87,9 @@ pub struct TreeGram {
     /// The header's locators compiled once, in the same order (`None` for
     /// one that does not compile), as drift checks them on every page.
     compiled: Vec<Option<crate::xpath::XPath>>,
+    /// The texts that stood around the first stored target, read once: the
+    /// drift check asks for them on every page.
+    neighbours: Option<Neighbours>,
 }
 
 /// The header of a tree-gram.
@@ -192,9 +195,27 @@ impl TreeGram {
         )
     }
 
+    /// The texts that stood around the first stored target: read from its
+    /// instance, or from the header's `mend:neighbour` texts when the
+    /// instance is the target alone (see `neighbours`).
+    pub fn stored_neighbours(&self) -> Option<&Neighbours> {
+        self.neighbours.as_ref()
+    }
+
     /// Reads a tree-gram from the bytes of its file.
     pub fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
-        format::parse(bytes)
+        let mut gram = format::parse(bytes)?;
+        gram.neighbours = gram.first_neighbours();
+        Ok(gram)
+    }
+
+    /// The texts around the first instance's first target: from the
+    /// instance, or the header's when the instance is the target alone.
+    fn first_neighbours(&self) -> Option<Neighbours> {
+        let first = self.instances.first()?;
+        let &(target, _) = first.targets.first()?;
+        neighbours(&self.doc, target, Some(first.root), &GramMask)
+            .or_else(|| self.header.neighbours.clone())
     }
 
     /// The mask that hides what the tree-gram marks unstable.

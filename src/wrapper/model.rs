@@ -178,8 +178,10 @@ pub struct AdaptSettings {
     /// `None` takes the model's own threshold, chosen on validation sites.
     pub min_confidence: Option<f64>,
     /// The least confidence (0 to 1) the model must have in what a field's
-    /// XPath selects for the drift check to leave it unflagged. `None`
-    /// takes the model's own, chosen on validation sites.
+    /// XPath selects, when a signal speaks against it, for the drift check
+    /// to leave it unflagged; 1 flags every field the model judges, as a
+    /// training collection asks. `None` takes the model's own, chosen on
+    /// validation sites.
     pub drift_confidence: Option<f64>,
     /// The similarity algorithms, in order of priority.
     pub algorithms: Vec<Algorithm>,
