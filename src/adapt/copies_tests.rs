@@ -257,6 +257,31 @@ fn a_lead_removed_across_a_figure_and_an_empty_slot_leaves_drift() {
     assert!(drift_of(&w, &grams, &old).is_empty());
 }
 
+/// A drift confidence of 1, which no probability reaches, flags every
+/// field the model judges, signalled or not, even on its capture page: the
+/// model's training collection (`bench/train_model.py`) reads every
+/// field's selection that way. Without it the same page is clean.
+#[test]
+fn a_drift_confidence_of_one_flags_every_field_the_model_judges() {
+    let xpath = "/html/body/main/article/div/p[1]";
+    let lead = "<p>Every town must plan its heating by 2045.</p>";
+    let page = illustrated(lead, "The law says so.", "It was passed in August.");
+    let plain = one_field(xpath);
+    let grams = grams_from(&plain, &page);
+    assert!(drift_of(&plain, &grams, &page).is_empty());
+    let collecting = crate::wrapper::load_str(
+        &format!(
+            "name: t\nadapt: {{drift_confidence: 1}}\npatterns:\n  - name: field\n    \
+             xpath: \"{xpath}\"\n    constraints: {{min: 1, max: 1}}\n"
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let found = drift_of(&collecting, &grams, &page);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].constraint, ViolationKind::Drift);
+}
+
 /// A book's details: two cells of labels and values, in a table or, after
 /// a redesign, in a grid of `section`s.
 fn details_cells(grid: bool) -> String {

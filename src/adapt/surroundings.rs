@@ -125,8 +125,6 @@ fn surroundings_hold(
     false
 }
 
-/// The neighbours of the first stored target: from its instance, or, when
-/// the instance is the target alone, from the header.
 /// Whether `kept`, a text as the tree-gram keeps it, occurs on the page at
 /// most [`MAX_OCCURRENCES`] times. A text cut by the tree-gram is long
 /// enough to be taken as rare.
