@@ -1211,7 +1211,7 @@ fn stored_in_one_container(gram: &TreeGram) -> bool {
         .map(|i| {
             let mut n = Some(i.root);
             while let Some(e) = n {
-                if let Some(path) = doc.attr(e, "data-mend-path") {
+                if let Some(path) = doc.attr(e, crate::treegram::PATH_ATTR) {
                     return path.rsplit_once('/').map(|(parent, _)| parent);
                 }
                 n = doc.parent(e);

@@ -298,7 +298,7 @@ pub(crate) fn witness(
                 let path = gram
                     .doc
                     .parent(instance.root)
-                    .and_then(|t| gram.doc.attr(t, PATH_ATTR))?;
+                    .and_then(|t| gram.doc.attr(t, crate::treegram::PATH_ATTR))?;
                 Some(StoredItem {
                     container: container_of(path).to_owned(),
                     profile,
@@ -326,10 +326,6 @@ pub(crate) fn size_limit(stored: usize) -> usize {
         .saturating_mul(SIZE_FACTOR)
         .saturating_add(SIZE_SLACK)
 }
-
-/// The attribute of a tree-gram's template that holds the instance's path
-/// on the capture page.
-const PATH_ATTR: &str = "data-mend-path";
 
 /// The path of the element that holds the node at `path`.
 fn container_of(path: &str) -> &str {

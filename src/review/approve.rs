@@ -216,12 +216,28 @@ fn refresh_treegram(
     let wrapper = load_wrapper_text(text, file)
         .map_err(|diagnostics| ReviewError::RewrittenDoesNotLoad { diagnostics })?;
     let doc = Document::parse(&html);
+    // The other pages the proposal stands for, as far as the store kept
+    // them, tell what varies from page to page (`treegram::Across`), as a
+    // run's own refresh learns it.
+    let mut others = Vec::new();
+    for page in store.adaptation_pages(record.id)? {
+        if others.len() + 1 >= runtime::EXAMPLE_PAGES {
+            break;
+        }
+        if page != record.page_id
+            && let Some(bytes) = store.page_html(page)?
+        {
+            others.push(Document::parse(&bytes));
+        }
+    }
+    let others: Vec<&Document> = others.iter().collect();
     // What the wrapper learned about its pages stays marked in the new tree-gram.
     let project = Project::of(file);
     let marks = runtime::CaptureMarks::of(&project, &wrapper, &doc)?;
-    let (captured, skipped) = runtime::capture_treegrams(
+    let (captured, skipped) = runtime::capture_treegrams_across(
         &wrapper,
         &doc,
+        &others,
         &html,
         url.as_deref(),
         Some(&[pattern]),

@@ -176,6 +176,30 @@ fn approve_rewrites_the_wrapper_and_refreshes_the_treegram() {
     assert_eq!(decision.decided_at, at(5_000), "the caller's time");
 }
 
+/// A proposal that stands for two stored pages refreshes its tree-gram over
+/// both: the refreshed file says what it learned across them.
+#[test]
+fn approve_refreshes_the_treegram_over_every_page_the_proposal_stands_for() {
+    let mut shop = Shop::new(WRAPPER);
+    let id = shop.adaptation(AdaptationStatus::Proposed, 2_000);
+    let run = shop.store.page(shop.page).unwrap().unwrap().run_id;
+    let other = PAGE.replace("£1.00", "£7.00").replace("£2.50", "£8.25");
+    let second = shop
+        .store
+        .record_page(run, "pages/shop-2.html", other.as_bytes(), true)
+        .unwrap();
+    let mut batch = shop.store.batch().unwrap();
+    batch.add_pages(id, &[second]).unwrap();
+    batch.commit().unwrap();
+    shop.decide(approve, id, &options(None, 5_000)).unwrap();
+    let gram = shop.read("treegrams/shop/book/price.html");
+    assert!(
+        gram.contains(r#"<meta name="mend:pages" content="2">"#),
+        "{gram}"
+    );
+    assert!(gram.contains("£2.50"), "{gram}");
+}
+
 #[test]
 fn approving_twice_is_refused_as_bad_input() {
     let mut shop = Shop::new(WRAPPER);

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use super::ledger::{self, Ledger};
 use super::{Carried, Project, RunAdaptation, RuntimeError, Session, WrapperLock};
 use super::{
-    Planned, capture_treegrams, carry_out, load_treegrams, make_change, plan_treegrams, reconcile,
+    Planned, capture_treegrams_across, carry_out, load_treegrams, make_change, plan_treegrams,
+    reconcile,
 };
 use crate::adapt::{self, Alternative, Origin, Rejections, Search, Substituted, TreeGrams};
 use crate::dom::Document;
@@ -432,7 +433,12 @@ impl Runtime {
         let next = load(&text)?;
         let mut planned = Planned::default();
         if next.adapt.update_treegrams && !written.is_empty() {
-            // Each healed pattern's tree-gram is taken on the page that found its heal.
+            // Each healed pattern's tree-gram is taken on the page that found
+            // its heal, and learns what varies across the other pages the
+            // heal stands for whose bytes the run kept (`treegram::Across`),
+            // as `mend snapshot` over several pages does: a tree-gram
+            // refreshed on one page would take that page's own values for
+            // the field's and call every other page of the site drift.
             let mut captured = Vec::new();
             for &i in &written {
                 let e = &self.ledger.entries[i];
@@ -441,10 +447,16 @@ impl Runtime {
                     continue;
                 };
                 let doc = doc.as_ref();
+                let others: Vec<_> = e.pages[1..]
+                    .iter()
+                    .filter_map(|&t| self.ledger.pages[t].document())
+                    .collect();
+                let others: Vec<&Document> = others.iter().map(AsRef::as_ref).collect();
                 let only = [e.run.adaptation.pattern.clone()];
                 // What the wrapper learned about its pages stays marked in them.
                 let marks = super::CaptureMarks::of(&self.project, &next, doc)?;
-                let (c, _) = capture_treegrams(&next, doc, bytes, None, Some(&only), &marks);
+                let (c, _) =
+                    capture_treegrams_across(&next, doc, &others, bytes, None, Some(&only), &marks);
                 captured.extend(c);
             }
             planned = plan_treegrams(&self.project, &mut text, captured)?;

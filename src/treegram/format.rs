@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     CONTEXT_ATTR, GramInstance, Header, INSTANCE_ATTR, Locator, LocatorKind, MASKED_ATTR,
-    TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR,
+    PATH_ATTR, TARGET_ATTR, Target, TreeGram, TreeGramError, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR,
 };
 use crate::dom::markup::{RAW, VOID, escape_attr, escape_text, markup_children};
 use crate::dom::{Document, NodeId, NodeKind};
@@ -106,7 +106,7 @@ pub(super) fn write(
     for (i, draft) in drafts.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<template {INSTANCE_ATTR}=\"{}\"{} data-mend-path=\"{}\">",
+            "<template {INSTANCE_ATTR}=\"{}\"{} {PATH_ATTR}=\"{}\">",
             i + 1,
             if draft.at_instance {
                 format!(" {CONTEXT_ATTR}=\"instance\"")

@@ -66,6 +66,9 @@ use crate::xpath::Item;
 pub const TARGET_ATTR: &str = "data-mend-target";
 /// The attribute that marks the root of each instance (on its `<template>`).
 pub const INSTANCE_ATTR: &str = "data-mend-instance";
+/// The attribute that gives, on each instance's `<template>`, the
+/// canonical path (`Document::path`) its root had on the capture page.
+pub const PATH_ATTR: &str = "data-mend-path";
 /// The attribute that says an instance's root is its parent pattern's
 /// instance (value `instance`), so that healing compares it with each new
 /// parent instance instead of searching for it.

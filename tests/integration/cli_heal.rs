@@ -408,6 +408,47 @@ fn auto_refreshes_treegrams_when_asked() {
     assert!(Path::new(&p.path("treegrams/bookshop/book.html")).exists());
 }
 
+/// A heal found on two pages of a run refreshes its pattern's tree-gram
+/// over both, as `mend snapshot` over two pages would: what varies from
+/// page to page stays known (`mend:pages`), so the next page with other
+/// values is not drift. Refreshed on the first page alone, the tree-gram
+/// said nothing of the second.
+#[test]
+fn a_heal_found_on_several_pages_refreshes_its_tree_gram_over_them() {
+    let p = refreshing_project();
+    let redesign = std::fs::read_to_string(p.path("pages/bookshop-redesign.html")).unwrap();
+    let other = redesign.replace("£1", "£3").replace("Glass", "Paper");
+    assert_ne!(other, redesign);
+    std::fs::write(p.path("pages/bookshop-redesign-2.html"), other).unwrap();
+    let out = p.mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "pages/bookshop-redesign.html",
+        "pages/bookshop-redesign-2.html",
+        "--heal",
+        "auto",
+        "--format",
+        "json",
+        "--store",
+        "store.db",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gram = std::fs::read_to_string(p.path("treegrams/bookshop/book/price.html")).unwrap();
+    assert!(
+        gram.contains(r#"<meta name="mend:pages" content="2">"#),
+        "{gram}"
+    );
+    assert!(
+        gram.contains(r#"data-mend-target="">£12.99</span>"#),
+        "{gram}"
+    );
+}
+
 /// One `auto` run heals three patterns and refreshes their tree-grams;
 /// reverting one of them puts back that pattern's XPath and tree-gram only,
 /// keeps the wrong XPath out of its fallbacks, and every reading of the
