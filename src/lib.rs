@@ -4,6 +4,14 @@
 //! `site_template`, `unstable`, `extract`, `adapt`, `health`, `site`) does
 //! no I/O, no async and reads no clock; `fetch`, `render`, `crawl`, `job`, `store`, `runtime`, `review`
 //! and the command line sit on top.
+//!
+//! ## What it refuses
+//!
+//! No module holds unsafe code: the crate forbids it. The pure core does no
+//! I/O and reads no clock or environment, and uses none of the modules
+//! above it (`tests/integration/core_purity.rs` checks its source). No
+//! module installs a `tracing` subscriber, which is the binary's, and
+//! `testing` is compiled for tests only.
 
 #![forbid(unsafe_code)]
 

@@ -1,4 +1,11 @@
 //! What the library's tests share across modules.
+//!
+//! ## What it refuses
+//!
+//! It is compiled only for the library's unit tests. `CI` or
+//! `MEND_FULL_PROPERTIES` counts as set unless empty, `0` or `false`;
+//! [`cases`] never gives more than `full`, nor fewer than 16 unless `full`
+//! itself is fewer.
 
 /// The cases a property test runs: `full` under CI (`CI` set, as `.ci/run`
 /// and CI services set it, or `MEND_FULL_PROPERTIES`), a quarter of it (16

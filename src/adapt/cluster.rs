@@ -9,6 +9,16 @@
 //! fits the pattern's `min` and `max`, and, if the pattern matched several
 //! instances when the tree-gram was captured, when it repeats: one lookalike
 //! card in a sidebar is not a listing.
+//!
+//! ## What it refuses
+//!
+//! A sub-tree below the threshold is no member, nor is one whose size differs
+//! from a stored instance's by more than the search's `record_size_ratio`
+//! (when set), nor, for the tree matchings with `same_tag`, one whose root
+//! has another tag. A cluster that breaks `min`, `max` or the repetition rule
+//! is not dropped: it is listed after every viable one, with `not_viable`
+//! saying why. The module chooses nothing and applies nothing; it reads the
+//! page view and returns data.
 
 use std::collections::BTreeMap;
 

@@ -12,6 +12,15 @@
 //! it on training sites.
 //!
 //! The module is pure arithmetic; the features are gathered by the caller.
+//!
+//! ## What it refuses
+//!
+//! It decides nothing: [`confidence`] returns a probability, and comparing it
+//! with the model's thresholds is the caller's job. It checks no evidence
+//! (shares outside [0, 1] go to the model as they are) and reads no page,
+//! file or clock. `Unstable` and `Template` change scopes are one feature to
+//! the model, and an evidence without a change scope sets none of the
+//! scope features.
 
 use serde::Serialize;
 

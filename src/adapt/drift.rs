@@ -56,6 +56,16 @@
 //! The check's parts live beside it: the locators' votes in `votes.rs`,
 //! what a selection shows of its stored target in `signals.rs`, and the
 //! witnesses the check accepts in `witnessed.rs`.
+//!
+//! ## What it refuses
+//!
+//! It checks no pattern without a tree-gram, none whose tree-gram matched
+//! nothing at capture, none that has a violation already and none without a
+//! parent instance on the page. A field that matched nothing on one of its
+//! capture pages may match nothing here unflagged, unless a locator selects
+//! nodes now. Once a heal has replaced the XPath the tree-gram was captured
+//! beside, only the `treegram` violation is asked. A selection no signal
+//! speaks against is not flagged. It only reports: it heals nothing.
 
 use crate::dom::Document;
 use crate::extract::{Extraction, Violation, ViolationKind};

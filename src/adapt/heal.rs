@@ -1,5 +1,15 @@
 //! The healing pass over a page: which patterns to adapt, in which order, and
 //! the two triggers.
+//!
+//! ## What it refuses
+//!
+//! A pass adapts only patterns with a violation (drift included) and tries
+//! each at most once: a page without violations comes back as extracted. A
+//! child of a healed parent is left alone unless the wrapper's `top_down`
+//! trigger is on, and a parent is re-located for a child only with
+//! `bottom_up` and only if it was not tried already. [`relocate`] gives
+//! `None` for a path that names no pattern. Nothing is written: the healed
+//! wrapper and the adaptations are returned to the caller.
 
 use std::collections::HashSet;
 

@@ -9,6 +9,17 @@
 //! written. Attributes compare by name, class token, and name with value;
 //! a value that is long or looks generated (a session token, a record id)
 //! is left out, as it changes from load to load.
+//!
+//! ## What it refuses
+//!
+//! Text is compared by its first [`MAX_TEXT`] characters or so, without the
+//! bodies of raw-text elements (scripts, styles, text areas), masked
+//! elements or unstable texts; an `input`'s value is text only for a
+//! submit, reset or plain button. Of a `style` attribute, and of one whose
+//! value is empty, longer than 80 bytes or looks generated, only the name
+//! counts; masked attributes and mend's own `data-mend-` marks do not count
+//! at all. For [`shares_evidence`], bare attribute names, a shape of words
+//! alone and a Jaro-Winkler score of unrelated texts are no evidence.
 
 use std::collections::BTreeSet;
 

@@ -7,8 +7,19 @@
 //! highest, a node inside that image or beside the image of the target's
 //! parent less) and by how much it looks like the target on its own. A
 //! candidate whose value fails the field's own value constraints (type,
-//! regex, enum, length, range) is not a candidate: those constraints are the
-//! proof that a node holds this field's data.
+//! regex, enum, length, range) is ranked but marked as not fitting, and the
+//! search never takes it: those constraints are the proof that a node holds
+//! this field's data.
+//!
+//! ## What it refuses
+//!
+//! A sweep returns at most [`REGIONS`] regions per tree-gram instance and
+//! drops those of similarity 0; a region of more than [`MAX_REGION`]
+//! elements yields no candidate. Elements of the site's frame are never
+//! candidates, nor is an element without the item the target needs (the
+//! named attribute, or a text child). A node whose value fails the field's
+//! constraints is ranked but marked (`fits` is false), and the caller passes
+//! it over. Nothing here chooses or applies a candidate.
 
 use std::collections::HashMap;
 

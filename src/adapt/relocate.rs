@@ -1,5 +1,16 @@
 //! One pattern's adaptation: candidates under each algorithm and label mode,
 //! the choice, the generated XPath, and the proof by re-extraction.
+//!
+//! ## What it refuses
+//!
+//! It abstains without a tree-gram or a parent instance, and when no
+//! candidate clears the threshold and the margin over the runner-up that
+//! the stored text, the locators or the stored words cannot settle. It
+//! applies no candidate the judge refuses (the model's bar, or the rules
+//! outside its training), none a rejected XPath selects, none whose XPath
+//! fails the pattern's constraints on re-extraction, and none on the site's
+//! frame for a content pattern. It never writes a rejected XPath, the
+//! pattern's own, or a union of positions for a record.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;

@@ -8,6 +8,16 @@
 //! field when the model's confidence in its selection is under the bar; a
 //! heal asks it of the selection it starts from, so that adaptations
 //! report what the model saw of the nodes they replaced.
+//!
+//! ## What it refuses
+//!
+//! It decides nothing: it gathers signals and evidence, and flagging or
+//! healing is the caller's. The checks of the target's neighbours, its
+//! labels, an emptied element and a stored paragraph found elsewhere are
+//! asked of top-level fields only. The model judges only a top-level field
+//! whose tree-gram matched one node ([`Domain::Model`]); records and every
+//! other field are left to the rules. It reads no file and changes no
+//! wrapper.
 
 use super::TreeGrams;
 use super::confidence::{Evidence, Source};

@@ -10,6 +10,14 @@
 //! there are any. Ancestry is not enforced: the alignment is used to map a
 //! tree-gram's target into a region already found by a tree similarity, and
 //! to place candidates, never to score the region.
+//!
+//! ## What it refuses
+//!
+//! It never pairs nodes of different tags, and never crosses pairs: the
+//! pairing keeps pre-order in both trees. A pair of trees whose table would
+//! exceed [`MAX_CELLS`] cells is not aligned exactly: each node takes the
+//! next node of the other tree with its label, or else its tag, within a
+//! window of 64 nodes, so that memory stays bounded on any page.
 
 use crate::similarity::{LabeledTree, SubTree};
 

@@ -9,6 +9,16 @@
 //! model's evidence (`selection.rs`) read them. Nothing here evaluates a
 //! locator or searches the whole page, except `paragraph_elsewhere`, which
 //! looks for a stored paragraph's first word in the page's text nodes.
+//!
+//! ## What it refuses
+//!
+//! Likeness, labels and evidence read at most [`EVIDENCE_SCOPES`] parent
+//! instances, the first node of each, against the first stored target only.
+//! The signs of drift are asked only of a selection of one node in one
+//! parent instance; a neighbour's text needs [`MIN_TELLING_TEXT`] characters
+//! and a letter, and a stored sentence's words count only with
+//! [`MIN_TELLING_WORDS`] distinct words. An unstable stored text tells no
+//! node apart, and a paragraph edited by a word is not found.
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::NoMask;

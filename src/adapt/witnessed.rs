@@ -3,6 +3,15 @@
 //! (`witness.rs`), or the item that held the target read again
 //! (`item_witness.rs`), each only when it looks more like the target than
 //! the selection does.
+//!
+//! ## What it refuses
+//!
+//! A field's witness is refused when any locator agrees with the XPath's
+//! selection, and when it looks no more like the stored target than the
+//! selection does; one found by the stored text alone needs
+//! [`MIN_WITNESS_EVIDENCE`] too. A record's witness is held to no likeness:
+//! the stored items' texts are its evidence. Nothing is applied here; the
+//! caller decides what a witness is worth.
 
 use crate::dom::Document;
 use crate::treegram::TreeGram;

@@ -9,6 +9,16 @@
 //! still has the XPath the adaptation replaced, unless `--force`; the
 //! pattern's tree-gram is refreshed in the same change of the
 //! wrapper-change protocol. This module prints what it did.
+//!
+//! ## What it refuses
+//!
+//! It approves nothing and exits 2 without ids, `--pending` or
+//! `--pattern`, for an id with another store's tag, and for a store that is
+//! missing, not a mend store, or one of two that could be meant. An
+//! approval the library refuses (decided already, applied by a run,
+//! abstained, the wrapper changed since without `--force`) is exit 2, a
+//! failure of the files or the store exit 3; the other ids still go on, and
+//! the command ends with the worst code. With nothing waiting it exits 0.
 
 use std::path::Path;
 use std::process::ExitCode;

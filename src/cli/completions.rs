@@ -5,6 +5,13 @@
 //! off|propose|auto`, `--format`, `--algo`) that mend takes today. It is
 //! written whole or not at all into a buffer first: the generator panics on
 //! a write that fails, and standard output may be a closed pipe.
+//!
+//! ## What it refuses
+//!
+//! A shell other than bash, zsh, fish, elvish or powershell is clap's
+//! refusal (exit 2). Otherwise it always succeeds, but a standard output
+//! that cannot take the whole script ends the command with exit 3, as for
+//! any command. It installs nothing: where the script goes is the user's.
 
 use std::io::Write as _;
 use std::process::ExitCode;

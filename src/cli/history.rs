@@ -6,6 +6,16 @@
 //! wrapper versions (`w7`, `w0` for the file before the first change), or a
 //! structural summary of two pages (`p` and a prefix of the SHA-256). Both
 //! print over `mend::review::history`.
+//!
+//! ## What it refuses
+//!
+//! Both exit 2 for a wrapper that is invalid or missing and for a store
+//! that does not exist (neither creates one) or is not a mend store; a
+//! history the store cannot give is exit 3. `mend diff` exits 2 for two
+//! versions of different kinds (or of neither kind), a name `mend history`
+//! does not list, and a page prefix that names several pages; a page the
+//! store no longer keeps is exit 3. `--json` is for pages only: a wrapper
+//! diff is always a unified diff.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -11,6 +11,16 @@
 //!
 //! `mend log --health` lists the field health of runs and snapshots
 //! instead (`health.rs`).
+//!
+//! ## What it refuses
+//!
+//! `--health` with `--status` or `--pending`, and a `--status` word not in
+//! [`STATES`], are clap's refusals (exit 2). A store that is missing, not a
+//! mend store, or one of two that could be meant is exit 2, one that cannot
+//! be read exit 3. A filter that matches nothing is no error (exit 0). The
+//! table cuts names to [`NAME_CHARS`] and XPaths to [`XPATH_CHARS`]
+//! characters; `--json` cuts nothing, and with `--health` it prints every
+//! sample whole, `--pattern` narrowing only the table.
 
 mod health;
 

@@ -1,6 +1,14 @@
 //! `mend review`: serve the store's adaptations as a local web page
 //! (`mend::review::server`), on 127.0.0.1 only, at an address with a random
 //! token, until interrupted or for `--seconds`.
+//!
+//! ## What it refuses
+//!
+//! It serves nothing and exits 2 for a store that is missing, not a mend
+//! store, or one of two that could be meant; a port it cannot listen on, or
+//! no randomness for the token, is exit 3. It never listens beyond
+//! 127.0.0.1, and a browser that `--open` cannot start is a note, not an
+//! error.
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -1,4 +1,14 @@
 //! `mend run WRAPPER PAGE...`: extract records from pages.
+//!
+//! ## What it refuses
+//!
+//! It exits 2 before any page is read for a wrapper that is invalid or
+//! missing, a `--flatten` that names no top-level record pattern, page
+//! arguments that name nothing that exists or no HTML page, and an `--out`
+//! that is the wrapper file or a page file under any name; a store that is
+//! not a mend store is exit 2 too. A page that fails, a store or healer
+//! failure, or a `--summary-json` that cannot be written is exit 3;
+//! violations, waiting proposals and health drops are exit 1.
 
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -14,6 +14,16 @@
 //!
 //! What cannot be shown (no snapshot kept, the wrapper file moved or changed
 //! since) is said in a note; it is not an error.
+//!
+//! ## What it refuses
+//!
+//! It exits 2 for a `TAG:ID` of another store, an id the store does not
+//! hold, and a store that is missing, not a mend store, or one of two that
+//! could be meant; a store that cannot be read, or holds no run for the
+//! adaptation, is exit 3. It decides nothing. Of each XPath it shows the
+//! first [`SHOWN_MATCHES`] matches, each cut to [`MATCH_LINES`] lines and
+//! [`MATCH_CHARS`] characters, in the JSON as in the text; an XPath that
+//! fails on the stored page is a note.
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;

@@ -17,9 +17,14 @@
 //! bigram and jw, which have none); the second and last line is the score
 //! alone, so the output is a JSON text sequence that `jq` reads as is.
 //!
-//! Exit codes: 2 for bad input (an XPath that does not compile, selects
-//! nothing or selects something other than an element; both pages from
-//! standard input), 3 when a page cannot be read or an alignment is too large.
+//! ## What it refuses
+//!
+//! It exits 2 when both pages would come from standard input, when a page
+//! has no root element, and when `--xpath-a` or `--xpath-b` does not
+//! compile (its column marked), fails to evaluate, selects nothing, or
+//! selects first a node that is not an element. It exits 3 when a page
+//! cannot be read, and when stm or ctm would need an alignment table over
+//! the similarity module's limit for one pair of sibling lists.
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;

@@ -15,6 +15,16 @@
 //! one template, say), the first `--n` are taken as they are, and the
 //! report says so. The template is the equal top-down mapping of the key
 //! page onto every other (Algorithm 2).
+//!
+//! ## What it refuses
+//!
+//! It exits 2 for a wrapper that is invalid or missing, an `--n` outside 2
+//! to 64, a page argument that names nothing, a URL given with other pages,
+//! a single saved page, and a `--url` that does not parse. A page that
+//! cannot be read, a store that cannot be opened (whatever the file is),
+//! and no other page found to share the template are exit 3; a save that
+//! fails is exit 2 or 3 as the runtime judges it, and writes nothing. A
+//! linked page that cannot be fetched is passed over.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

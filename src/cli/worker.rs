@@ -1,5 +1,15 @@
 //! `mend worker --backend postgres://…`: a stateless crawl worker, and
 //! `mend status --backend …`: a job's progress.
+//!
+//! ## What it refuses
+//!
+//! `mend worker` exits 2 for a `--lease` or `--patience` that is not a
+//! positive finite number of seconds (more than a day counts as a day), and
+//! both commands exit 2 for a `--backend` that is not a PostgreSQL
+//! connection string or a `--job` the backend does not hold (for `mend
+//! status`, also a backend with no job at all); any other backend failure
+//! is exit 3. A `--concurrency` of 0 is taken as 1, and `--job` implies
+//! `--until-done`.
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -11,6 +11,15 @@
 //! for exactly those nodes (the locator a heal would write), then its
 //! verified alternatives, one per line; with `--json`,
 //! `{"xpath":…,"alternatives":[…],"fallback":…,"count":…}`.
+//!
+//! ## What it refuses
+//!
+//! An expression that does not compile or fails to evaluate is exit 2;
+//! under `--exprs` it prints an error line instead and the batch goes on to
+//! exit 0. A page or FILE that cannot be read is exit 3, and so is
+//! `--robust` when EXPR selects no nodes or no locator can be made; it asks
+//! for at most 8 alternatives. The human form cuts each string-value at
+//! [`HUMAN_VALUE_CHARS`] characters; JSON cuts nothing.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;

@@ -5,6 +5,15 @@
 //! lock, each recorded in `mend_migrations`; a process that finds them
 //! applied does nothing. A migration is never edited once released: a
 //! change is a new file.
+//!
+//! ## What it refuses
+//!
+//! A connection string the driver cannot read is refused at once
+//! ([`BackendError::Url`]), with no retry; any other failure to connect is
+//! tried again until the next wait would run past the patience, then given as
+//! [`BackendError::Connect`]. It connects without TLS. A migration is known
+//! by its version alone: one applied is never run again, nor checked against
+//! its file. Errors show the connection string with its password masked.
 
 use std::time::{Duration, Instant};
 

@@ -16,6 +16,17 @@
 //!
 //! The module only reads and writes the table; running the decision is
 //! the worker's (`worker.rs`), which holds the job's healing state.
+//!
+//! ## What it refuses
+//!
+//! A page votes for a heal only with an adaptation `proposed` or `applied`,
+//! or a pending heal that served it; a rejected or abstaining adaptation
+//! votes for nothing, and a fallback to an XPath of the wrapper's history is
+//! no vote. A page counts once per pattern and wrapper version, its first
+//! verdict: a page leased again adds nothing. Its bytes are kept only with a
+//! vote for a heal, and only while that heal has fewer than `keep` pages
+//! kept. An open heal whose pattern does not parse as a pattern path is not
+//! offered.
 
 use tokio_postgres::Client;
 use url::Url;

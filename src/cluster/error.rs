@@ -1,4 +1,14 @@
 //! What can go wrong with the PostgreSQL backend.
+//!
+//! ## What it refuses
+//!
+//! Only a failure to connect, a closed connection, an I/O failure under the
+//! driver and server codes of class `08` or starting `57P` count as the
+//! connection's ([`BackendError::is_connection`]); only a serialization
+//! failure (`40001`) or a deadlock (`40P01`) counts as a conflict worth
+//! running again. Every other error, a missing job, a wrapper that does not
+//! load or an unsafe path among them, is neither: trying again would not cure
+//! it.
 
 use std::path::PathBuf;
 

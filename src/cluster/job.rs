@@ -1,6 +1,17 @@
 //! A crawl job in PostgreSQL: submitted once with everything a worker
 //! needs (the wrapper's text, its tree-grams and store, the item rule, the
 //! seeds), loaded by any worker, and exported as NDJSON when it is done.
+//!
+//! ## What it refuses
+//!
+//! A job that does not exist is [`BackendError::NoJob`]; one whose wrapper,
+//! tree-grams, heal or render mode or item rule no longer reads back is
+//! [`BackendError::Wrapper`]. Unpacking refuses a tree-gram path that is
+//! empty or leaves the job's folder ([`BackendError::UnsafePath`]), and
+//! exporting images refuses a name with a slash, a backslash or a leading
+//! dot; an image already in the folder is kept. A job is not finished while a
+//! URL is queued or leased, nor, in `auto` mode, before its last heals are
+//! decided. A seed already in the frontier is not queued again.
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -14,6 +14,17 @@
 //! An acknowledgement counts only while its lease is the worker's: a
 //! worker whose lease ran out and was taken by another writes nothing, so
 //! no page is emitted twice.
+//!
+//! ## What it refuses
+//!
+//! No URL is leased past the job's page budget: once `max_pages` URLs have
+//! been taken, everything still queued is skipped. A leased row that does not
+//! parse as a URL is failed, not retried. A URL already in the frontier is
+//! never queued again, and a page whose redirect ends on a URL met before
+//! writes no record. An acknowledgement from a worker that lost its lease is
+//! rolled back whole, its links and adaptations included. An overloaded
+//! host's delay doubles (from 50 ms at least) but never past the `max` it is
+//! given.
 
 use std::time::Duration;
 

@@ -1,6 +1,14 @@
 //! `mend status`: where a job of the PostgreSQL backend stands, from the
 //! database alone: queue depth, leases, pages per second per worker,
 //! errors and heals.
+//!
+//! ## What it refuses
+//!
+//! It only reads: it expires no lease and changes no row. A job id that does
+//! not exist, or no job at all when none is named, is
+//! [`BackendError::NoJob`]. A lease past its time counts as `expired`, not
+//! `leased`, until a worker takes its URL again; rates divide by at least a
+//! millisecond, so a job just submitted reports no infinite speed.
 
 use serde::Serialize;
 use tokio_postgres::Client;

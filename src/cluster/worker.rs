@@ -21,6 +21,17 @@
 //! reconnects with backoff and sends its acknowledgement again; the
 //! acknowledgement counts once, whatever was sent before the connection
 //! dropped.
+//!
+//! ## What it refuses
+//!
+//! A worker without a browser refuses a job that renders pages, and works on
+//! no job already finished. Links the job's scope does not allow are not
+//! queued; a page robots.txt forbids is skipped, and one that fails to fetch
+//! is no item and gets no record (a 429 or 503 also slows its host down, up
+//! to [`MAX_DELAY`]). Under `since`, an unchanged item page is neither
+//! extracted nor has its images downloaded. Only a lost connection is waited
+//! out, and only an acknowledgement rolled back over a conflict is sent
+//! again; any other error stops the worker, which gives its leases back.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;

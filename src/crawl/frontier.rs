@@ -16,6 +16,17 @@
 //! Also kept here, across crawls: the HTTP cache (ETag, Last-Modified and a
 //! hash of each item page's body, for conditional requests and `--since`),
 //! and which URL shapes need rendering (`render: auto`).
+//!
+//! ## What it refuses
+//!
+//! A URL met before in the crawl, or twice in one batch, is not queued again,
+//! and a redirect's target marked as met is never fetched. The frontier
+//! judges no URL: scope, depth and the page budget are the caller's. Only the
+//! newest crawl of a wrapper and output is resumed; an older unfinished one
+//! is left as it is, and a finished one is not reopened. On resume, a queued
+//! row that does not parse as a URL is dropped, and priorities start at zero
+//! until [`Frontier::reorder`]. A write kept waiting on a lock for more than
+//! 5 s fails with [`FrontierError::Sqlite`].
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};

@@ -2,6 +2,16 @@
 //! actions done first. The crawl holds a renderer as a trait object, so
 //! that it builds and runs without a browser at all (`render: never`), and
 //! tests can give it one of their own.
+//!
+//! ## What it refuses
+//!
+//! It renders nothing without a renderer, in `never` mode, or for a page
+//! unchanged since the last crawl; in `auto` mode it renders no page that is
+//! not an item page, and none of a URL shape decided not worth rendering. A
+//! page of a new shape whose raw form has no violations is not rendered, and
+//! a rendered page is kept only when it has strictly fewer violations than
+//! the raw one. A page that fails to render is no error: it is read as
+//! fetched, and nothing is decided for its shape.
 
 use std::future::Future;
 use std::pin::Pin;

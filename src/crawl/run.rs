@@ -1,6 +1,17 @@
 //! The crawl loop: take URLs from the frontier, fetch (and render) them a
 //! few at a time, queue their links, extract item pages in batches through
 //! the runtime, write the records, and record each batch in the frontier.
+//!
+//! ## What it refuses
+//!
+//! Without a start URL it is [`CrawlError::NoSeeds`]. It queues no link
+//! [`Scope::allows`] rules out (another host unless `same_site: false`,
+//! deeper than `max_depth`, outside `allow` or inside `deny`) and fetches no
+//! more than `max_pages` pages, resumed runs included (pages robots.txt
+//! forbids do not count). A page that failed, after the fetcher's retries, is
+//! not queued again; a redirect to a page met before is not read again, and
+//! under `since` an unchanged item page is not emitted. `--resume` of a
+//! finished crawl, one stopped by its budget included, fetches nothing.
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -5,6 +5,16 @@
 //!
 //! The module does no I/O: it turns a cached entry and an answer into
 //! request headers and a verdict.
+//!
+//! ## What it refuses
+//!
+//! It asks conditionally only for item pages, and only when `since` is set;
+//! the cached `ETag` goes along only when the cached body last changed before
+//! `since`. No page is unchanged without `since` or when it is not an item
+//! page. A body matching the cache counts as unchanged only if it last
+//! changed before `since`, and a `Last-Modified` that does not read as an RFC
+//! 2822 date says nothing. A `304`'s empty body never replaces the cached
+//! hash.
 
 use sha2::{Digest, Sha256};
 

@@ -15,6 +15,15 @@
 //! returns is checked against the attribute itself: it is exact. Building
 //! it is one pass over the attributes and a sort; it holds sixteen bytes per
 //! attribute value and per token.
+//!
+//! ## What it refuses
+//!
+//! An empty token answers no query, and tokens split at XML whitespace only
+//! (space, tab, carriage return, line feed): other spaces stay inside a
+//! token. Values are compared as written, with no case folding or trimming.
+//! An empty or reversed range gives nothing. The index alone may return
+//! extra ids when hashes collide; it is exact only through
+//! `Document::elements_with_attr`, which checks each one.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};

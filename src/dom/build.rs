@@ -7,6 +7,16 @@
 //! node into the final [`Document`], whose ids are then document order. Template
 //! contents are kept as the children of their `<template>`, as lxml and html5lib
 //! present them, so that XPath sees them.
+//!
+//! ## What it refuses
+//!
+//! Parse errors are ignored: every text gives a document. Elements nest at
+//! most [`MAX_DEPTH`] levels; a deeper start tag becomes an empty element
+//! with its content after it, unless it switched the tokenizer to raw text.
+//! Scripting is off, so `noscript` content is parsed as markup. Nodes the
+//! tree builder removed are dropped, and adjacent texts merge. A page whose
+//! tag holds too many attributes to tokenize on any stack that can be had
+//! parses as empty, with a warning.
 
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};

@@ -12,6 +12,14 @@
 //! pages that put scripts and styles first; browsers then re-parse when the
 //! tree builder meets the `<meta>`, and scanning the head up front has the same
 //! effect without parsing twice.
+//!
+//! ## What it refuses
+//!
+//! It never guesses from the bytes' statistics: without a byte order mark, a
+//! known transport label or a declaration, the page is UTF-8. An unknown
+//! label is passed over, as is a `<meta>` inside a comment, after `</head>`
+//! or `<body`, or beyond [`PRESCAN_LIMIT`] bytes. A `<meta>` cannot declare
+//! UTF-16 (it is read as UTF-8) nor `x-user-defined` (read as windows-1252).
 
 use encoding_rs::{Encoding, UTF_8};
 

@@ -11,6 +11,14 @@
 //! not read, so an element hidden by a CSS class counts as shown, and
 //! `aria-hidden` (which hides from screen readers, not from the eye) does
 //! not count.
+//!
+//! ## What it refuses
+//!
+//! Only the `hidden` attribute, `display` and `visibility` in a `style`
+//! attribute, `<template>` and `<head>` hide: a CSS class, `aria-hidden`,
+//! `opacity: 0` or an element moved off screen leaves an element shown. A
+//! node that is not an element hides nothing itself. The answer reads the
+//! document alone, never fails, and walks ancestors without recursion.
 
 use super::{Document, NodeId};
 

@@ -6,6 +6,13 @@
 //! This is not the HTML serialiser (`Document::outer_html`): a readable
 //! copy drops the content of raw-text elements and white-space-only text,
 //! which a serialisation must keep.
+//!
+//! ## What it refuses
+//!
+//! A readable copy keeps no comments and no text of white space alone, and,
+//! by [`RAW`], nothing inside raw-text elements. Its escapes are the fewest
+//! a reader needs (`&`, `<` and `>` in text; `&` and `"` in attribute
+//! values), so it does not give back the page's bytes.
 
 use super::{Document, NodeId, NodeKind};
 

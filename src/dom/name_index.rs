@@ -11,6 +11,13 @@
 //! The index is compressed rows: one array of ids, grouped by name in symbol
 //! order, and for each symbol where its group starts. Building it is two
 //! passes over the nodes; it holds four bytes per element and four per name.
+//!
+//! ## What it refuses
+//!
+//! A symbol the document does not have, or one that names only attributes,
+//! gives no ids, and so does an empty or reversed range; none of these
+//! panics. Names are matched by interned symbol, exactly as the parser
+//! wrote them, with no case folding.
 
 use super::{Document, NodeId, Sym};
 

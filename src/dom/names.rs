@@ -9,6 +9,13 @@
 //! foldhash seeded per process (hashbrown's default): a page of a million
 //! distinct attribute names then costs two allocations that grow by
 //! doubling, not two a name, and a page cannot choose names that collide.
+//!
+//! ## What it refuses
+//!
+//! Names are kept as given: no case folding or trimming, and the empty name
+//! is a name like any other. Nothing is ever removed from a table. A symbol
+//! carries no mark of its table, so [`Names::resolve`] given one from another
+//! table gives another name, or panics past the table's end.
 
 use std::hash::BuildHasher;
 

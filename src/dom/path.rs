@@ -7,6 +7,14 @@
 //! children of that kind; attributes add `@name`. The document node is `/`.
 //! These paths are how mend names nodes to people and to outside tools, and
 //! they are valid XPath that selects the node again.
+//!
+//! ## What it refuses
+//!
+//! A path uses names and positions only, never ids, classes or text, so it
+//! names a node of this document and of no other. [`Document::attr_path`]
+//! does not check that the element has the attribute, and a [`PathCache`]
+//! used with another document than its own gives wrong paths, undetected.
+//! Naming walks up from the node in a loop, never recursing.
 
 use std::collections::HashMap;
 

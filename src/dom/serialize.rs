@@ -5,6 +5,14 @@
 //!
 //! The walk is iterative, so a sub-tree of any depth serialises without
 //! touching the call stack.
+//!
+//! ## What it refuses
+//!
+//! A void element's children, if it has any, are not written, and the
+//! doctype keeps its name only (no public or system id). Text inside an
+//! HTML raw-text element is written unescaped, as the algorithm has it, so a
+//! `</script>` in it is not made safe; `noscript`, `textarea` and SVG or
+//! MathML text are escaped. Nothing is reformatted or pretty-printed.
 
 use super::{Document, Namespace, NodeId, NodeKind};
 

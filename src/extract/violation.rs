@@ -1,4 +1,13 @@
 //! Violations: constraints that failed on a page.
+//!
+//! ## What it refuses
+//!
+//! It checks nothing itself: a violation only records what a check found. A
+//! [`ViolationKind`] reads back only from the fourteen spellings of
+//! [`ViolationKind::as_str`]; any other name fails to deserialize, and the
+//! enum is `#[non_exhaustive]`, so code outside the crate must allow for
+//! kinds added later. Only `min` and `max` count as being about occurrences,
+//! and only `drift` and `treegram` as drift.
 
 use std::fmt;
 

@@ -8,6 +8,14 @@
 //! same whatever order the values and the partial counts arrive in: it is
 //! always the cap's smallest hashes of all the values, so a run counts the
 //! same on any number of threads.
+//!
+//! ## What it refuses
+//!
+//! It never holds more hashes than its cap: past [`DISTINCT_CAP`] (or the cap
+//! given) it gives the cap and [`Distinct::is_capped`], not a count. A cap of
+//! zero is taken as one, and a merge keeps the smaller of two caps. It does
+//! not tell apart two values whose 64-bit hashes collide, nor take text for
+//! the number it spells: `"1"` and `1` are two values.
 
 use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hash, Hasher};

@@ -3,6 +3,12 @@
 //! A page is kept with its position in the run's input, and only the
 //! [`EXAMPLE_PAGES`] earliest are kept, so the examples are the first pages
 //! in input order however the counting was split, and take bounded memory.
+//!
+//! ## What it refuses
+//!
+//! It keeps no more than [`EXAMPLE_PAGES`] pages per measure: once the list
+//! is full, a page no earlier in the input than the last one kept is dropped.
+//! A position noted twice keeps the name first noted for it.
 
 use std::collections::BTreeMap;
 

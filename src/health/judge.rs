@@ -8,6 +8,16 @@
 //! measured it over enough items, so a snapshot taken on one page can stand
 //! for a listing's fields while a run of many pages stands for the
 //! page-level ones.
+//!
+//! ## What it refuses
+//!
+//! A measure taken over fewer than `monitor.min_items` items is not judged,
+//! and a baseline that took it over fewer is passed over for the next one. A
+//! distinct count past its cap is judged by neither `min_distinct` nor
+//! `max_distinct_drop`, and a shortfall of no more than [`EPSILON`] is no
+//! drop. Without a baseline only the floors are asked. Each pattern and
+//! measure gives at most one drop, the one with the highest threshold, a
+//! floor winning a tie.
 
 use std::fmt;
 

@@ -1,5 +1,13 @@
 //! The statistics of one pattern over a run's pages, and the measures read
 //! from them.
+//!
+//! ## What it refuses
+//!
+//! A measure is given only where it means something: a record pattern has
+//! only its fill, a field without a regex has no regex pass, and nothing is
+//! measured over zero items or values. The distinct measures are taken over
+//! the values that converted, keep no example pages, and the distinct share
+//! never exceeds 1. A name not among [`Measure::ALL`] is no measure.
 
 use std::fmt;
 

@@ -4,6 +4,16 @@
 //! counts are merged; a merge adds counts, unions distinct values and keeps
 //! the earliest example pages, so the result is the same for any order and
 //! any grouping of the pages. Memory is bounded per pattern, not per page.
+//!
+//! ## What it refuses
+//!
+//! It counts only the wrapper's patterns (with `only`, one top-level pattern
+//! and its children) and ignores keys of a record that name none; a record
+//! pattern's entries that are not objects are no instances. A null value is
+//! no value (a type failure is counted from the violations instead), and
+//! blank text fills nothing and is no distinct value. Of the violations only
+//! type and regex failures count, and a pattern's regex failures on a page
+//! never exceed its values there.
 
 use std::collections::HashMap;
 

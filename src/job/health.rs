@@ -7,6 +7,14 @@
 //! not depend on order anyway). A page that could not be read is not
 //! counted. With `--flatten` the output holds only the flattened pattern's
 //! instances, so only that pattern and its children are measured.
+//!
+//! ## What it refuses
+//!
+//! A page with an error is not counted, though it keeps its place in the
+//! numbering of pages. Without `--flatten` only a page's first record is
+//! read; with it, patterns outside the flattened one count no items. The
+//! observer reads no file and no clock, and does not check that pages come
+//! in input order: the caller owes it that.
 
 use serde_json::{Map, Value};
 

@@ -7,6 +7,15 @@
 //!
 //! A page that cannot be loaded, or whose bytes are plainly not a page, is
 //! an error entry in the output, in its place; it never stops the run.
+//!
+//! ## What it refuses
+//!
+//! Every page is extracted with the wrapper as the run began, never with
+//! one rewritten during the run; [`run_pages`] heals nothing, and its broken
+//! pages only try their patterns' `history`. With `--flatten`, a page whose
+//! flattened pattern holds no list emits no record. Once a page's output
+//! waits for the run's heals to settle, every output after it waits too, so
+//! that the order is kept: memory then grows with the outputs held.
 
 mod health;
 mod output;

@@ -6,6 +6,15 @@
 //! failed, or that could not be read, is not silently missing or silently
 //! fine. A cell holds a value as a person reads it: a list of values joined
 //! by `"; "`, a nested record (an object, or a list of them) as JSON.
+//!
+//! ## What it refuses
+//!
+//! CSV writes only the given columns (a field without one is left out, as
+//! are adaptations and fallbacks), and no row for a page without records
+//! where nothing went wrong. Values are written as they are: a cell that
+//! starts with `=` is not guarded against a spreadsheet reading a formula.
+//! JSON writes nothing until [`OutputWriter::finish`], holding every page in
+//! memory; NDJSON and CSV stream. Write errors are returned, never hidden.
 
 use std::io::Write;
 

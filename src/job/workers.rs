@@ -9,6 +9,13 @@
 //!
 //! The rule reads no clock and no file: the caller gives the cores and the
 //! memory available (`MemAvailable` on Linux), and gets the count.
+//!
+//! ## What it refuses
+//!
+//! It never gives fewer than one worker, even when the memory holds no page
+//! (zero cores count as one), nor more than the cores given. Memory not
+//! known leaves the cores alone to decide. A page too large to multiply
+//! saturates the arithmetic rather than overflow it.
 
 /// Bytes a page takes at its peak, per byte of the page.
 pub const PEAK_PER_PAGE_BYTE: u64 = 10;

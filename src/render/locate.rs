@@ -1,4 +1,13 @@
 //! Finding the browser to launch.
+//!
+//! ## What it refuses
+//!
+//! It takes only a file this user may execute (on Unix, one with an execute
+//! bit); anything else is [`RenderError::NotFound`], with where it looked. A
+//! browser given explicitly, or named by [`CHROMIUM_ENV`], is the only one
+//! looked at: when it is not executable, no other is tried. An empty
+//! `MEND_CHROMIUM` counts as unset, and empty entries of `PATH` are skipped.
+//! It only looks: it runs nothing.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -1,4 +1,15 @@
 //! How pages are rendered, and what is done on a page before its snapshot.
+//!
+//! ## What it refuses
+//!
+//! Validation refuses, as [`RenderError::InvalidOptions`], a timeout of zero
+//! or longer than [`MAX_TIMEOUT`], a settle time of zero or not shorter than
+//! the timeout, a user agent that is blank or holds a control character, a
+//! watch whose minimum exceeds its maximum or whose maximum is over a day,
+//! and an action whose XPath is empty or does not compile, or whose wait is
+//! zero or over a day. A URL other than http or https is refused as
+//! [`RenderError::Navigate`], so that a link cannot point the browser at
+//! `file:` or `javascript:`.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -4,6 +4,17 @@
 //! deadline cuts short is not an error: the page is snapshotted as it is,
 //! with `settled: false`, and the actions not yet run are skipped. Loading
 //! that the deadline cuts short is an error only when nothing was loaded.
+//!
+//! ## What it refuses
+//!
+//! It fails with [`RenderError::Timeout`] when the deadline passes before any
+//! document loaded, when a `WaitFor` does not match within its own timeout or
+//! the page's, and when the snapshot does not come within [`SNAPSHOT_GRACE`]
+//! past the deadline. A click whose element is missing, hidden or disabled
+//! ends the action without error only with `until_gone`; otherwise it is
+//! [`RenderError::Action`]. A watch takes at most [`MAX_WATCH_SNAPSHOTS`]
+//! snapshots and stops once its `max` has passed. Closing a tab runs no
+//! `beforeunload` handler and waits at most [`CLOSE_TIMEOUT`].
 
 use std::time::Duration;
 

@@ -1,4 +1,15 @@
 //! One headless browser serving many pages, each in a tab of its own.
+//!
+//! ## What it refuses
+//!
+//! Launching refuses invalid options before any browser starts, and fails
+//! with [`RenderError::Launch`] when the browser does not start within
+//! [`LAUNCH_TIMEOUT`] or does not answer. A render or a watch refuses a URL
+//! other than http or https, an invalid action or watch, before a tab is
+//! opened; a tab not opened by the page's deadline is a
+//! [`RenderError::Timeout`]. HTTPS errors are not ignored: a certificate the
+//! browser rejects fails the page. A browser that has not quit within
+//! [`QUIT_TIMEOUT`] of being asked is killed.
 
 use std::path::PathBuf;
 use std::time::Duration;

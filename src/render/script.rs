@@ -4,6 +4,16 @@
 //! from outside, an action's XPath, enters as a JSON string literal, which
 //! is a JavaScript string literal too (since ES2019 even with U+2028 and
 //! U+2029 in it), so no XPath can end the string early or run code.
+//!
+//! ## What it refuses
+//!
+//! No text but an action's XPath enters a script, and only as a string
+//! literal put in once: an XPath that holds the placeholder's name is not
+//! replaced again. The click script skips matched elements that are detached
+//! or not visible, and stops at the first visible one that is disabled
+//! (`disabled`, or `aria-disabled="true"`) rather than try the next.
+//! [`DOM_VERSION`] does not count changes to `style` or `class` attributes,
+//! and a number that is zero or NaN does not match.
 
 use serde::Deserialize;
 

@@ -1,6 +1,16 @@
 //! Approving a proposal: its XPath written to the wrapper file, the
 //! pattern's tree-gram refreshed, and the approval recorded, as one change
 //! of the wrapper-change protocol.
+//!
+//! ## What it refuses
+//!
+//! Only a proposal that waits for a person is approved: one decided
+//! already, applied by a run, abstained or refused by the run is refused,
+//! and nothing is changed. So is a wrapper file that does not load, holds
+//! another wrapper (unless named), lacks the pattern, or gives it an XPath
+//! that is neither the adaptation's old nor its new one (unless forced). A
+//! save that lands during the change is met by making it again, at most
+//! [`MAX_SAVES_MEANWHILE`](crate::runtime::MAX_SAVES_MEANWHILE) times.
 
 use std::path::{Path, PathBuf};
 

@@ -4,6 +4,14 @@
 //! selected something, first of all).
 //!
 //! Pure: it reads the record and nothing else.
+//!
+//! ## What it refuses
+//!
+//! Constraints that passed say nothing: only failed ones count. A
+//! constraint name it does not know stands for [`ChangeClass::Other`], as
+//! does a record with no failed constraint. [`ChangeClass::parse`] takes
+//! only the exact lowercase words of [`ChangeClass::as_str`] and gives
+//! `None` for any other.
 
 use std::fmt;
 

@@ -4,6 +4,15 @@
 //! each page a heal or a proposal was found on), with their times; and the
 //! comparison of any two of them: the YAML diff of two wrapper versions, a
 //! structural summary of two pages.
+//!
+//! ## What it refuses
+//!
+//! Only changes journaled for the file's canonical path count, and one that
+//! did not write the wrapper file is no wrapper version; `w0` exists only
+//! when the first change kept the file's text before it. A page prefix of
+//! `p` alone names no page. The page summary lists at most 20 tags, ids and
+//! classes each, and gives a similarity of 0 when either page has no root
+//! element. Only a store that cannot be read is an error.
 
 use std::collections::BTreeMap;
 use std::path::Path;

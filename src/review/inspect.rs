@@ -4,12 +4,18 @@
 //! pattern's parents on each side (so that the old and new XPath are
 //! evaluated in their parents' instances, not from the root), and the
 //! preview of the new XPath on the stored pages.
+//! The presentation (text, JSON, HTML) is the caller's.
+//!
+//! ## What it refuses
 //!
 //! What cannot be shown (the wrapper file moved or no longer loads, the
-//! pattern gone from it, no new XPath) is a note, not an error: a reviewer
-//! still sees the rest. Only a store that cannot be read, or a run missing
-//! from it, is an error. The presentation (text, JSON, HTML) is the
-//! caller's.
+//! pattern gone from it, no new XPath, a parent not found) is a note, not
+//! an error: a reviewer still sees the rest. Only a store that cannot be
+//! read, or a run missing from it, is an error. A parent adapted on the
+//! same page stands in for the wrapper's only while proposed or applied.
+//! It writes nothing: the diff is of the file's text rewritten in memory.
+//! [`Parents::select`] fails, naming the XPath, on one that does not
+//! compile or evaluate.
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,11 @@
 //! Finding the adaptation that an id or a `TAG:ID` reference names.
+//!
+//! ## What it refuses
+//!
+//! A `TAG:ID` whose tag is not this store's is [`ReviewError::ForeignId`],
+//! never read as an id of this store; a bare id is taken as this store's.
+//! An id the store does not hold is [`ReviewError::UnknownAdaptation`],
+//! which names the store's newest id if it has one.
 
 use std::path::Path;
 

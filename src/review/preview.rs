@@ -8,6 +8,15 @@
 //! XPath violated the pattern there and the new one does not, broken when
 //! the new one violates what the old one did not, changed when both hold
 //! but the page's record differs, and unchanged otherwise.
+//!
+//! ## What it refuses
+//!
+//! It gives no preview, and says why, when the adaptation has no new
+//! XPath, its pattern is not a pattern path or is gone from the wrapper, or
+//! either XPath does not compile; only a store that cannot be read is an
+//! error. It previews at most [`MAX_PAGES`] pages (lowest ids first),
+//! passes over a page whose snapshot was not kept, and cuts each value
+//! shown to [`MAX_VALUE_CHARS`] characters.
 
 use std::collections::BTreeSet;
 

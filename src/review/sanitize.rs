@@ -29,6 +29,16 @@
 //! `<iframe sandbox>` with a Content-Security-Policy that forbids scripts
 //! and every load, a third wall. The walk is iterative, so no page is too
 //! deep for it.
+//!
+//! ## What it refuses
+//!
+//! It never fails: any document gives a page. A link whose `href` is a
+//! `javascript:`, `vbscript:` or `data:` URL loses it, comments go, and so
+//! do attribute names that could end a tag. The page's own
+//! [`TARGET_ATTRIBUTE`], its own `id` of [`TARGET_ID`] and the first
+//! target's own `id` are dropped, so that no element takes the mark or the
+//! fragment from mend's. [`targets_of`] passes over a path that does not
+//! compile or selects nothing.
 
 use std::collections::HashSet;
 

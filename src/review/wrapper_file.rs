@@ -1,6 +1,15 @@
 //! The wrapper file a decision changes: the one the run used, found from
 //! the path the store recorded, or the one the person names instead; and
 //! what it holds now.
+//!
+//! ## What it refuses
+//!
+//! A named path that is not a file is [`ReviewError::NoSuchWrapperFile`]. A
+//! recorded one is looked for as recorded and, when relative and the store
+//! is in a `.mend` folder, beside that folder, and nowhere else
+//! ([`ReviewError::WrapperNotFound`]). A file of another wrapper than the
+//! adaptation's is [`ReviewError::WrongWrapper`] unless the person named
+//! it; a pattern gone from the file is [`ReviewError::NoPattern`].
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,15 @@
 //! One adaptation as a run decided it: the engine's [`Adaptation`], what the
 //! mode made of it, and its store id. Both the store's record and the entry
 //! of `mend run`'s output are made from this one shape.
+//!
+//! ## What it refuses
+//!
+//! Only a healed outcome becomes `applied` (in `auto` mode) or `proposed`; an
+//! abstention or a rejection keeps its status whatever the mode.
+//! [`RunAdaptation::not_applied`] only turns an applied adaptation back into
+//! a proposal and leaves any other as it is. An adaptation not yet recorded
+//! has no reference, and one without evidence names no model. The module
+//! reads no file, store or clock: times come from the caller.
 
 use serde_json::{Value, json};
 

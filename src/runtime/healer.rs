@@ -3,6 +3,17 @@
 //! one decision per entry: the wrapper file rewritten in `auto` mode through
 //! the wrapper-change protocol, or a proposal stored (added to a waiting
 //! twin when there is one), with every page it stands for.
+//!
+//! ## What it refuses
+//!
+//! In `off` mode it heals nothing. `auto` writes no heal that held on fewer
+//! distinct pages than `adapt.min_pages`, or on no more than half of the
+//! pages its pattern broke on, that changes what the old XPath gave on one of
+//! the [`SERVED_SAMPLE`] served pages kept, or whose pattern the wrapper file
+//! no longer has with the XPath it replaces: each stays a proposal, saying
+//! why, as does every heal when the store cannot be written. A pending heal
+//! that does not compile, or is the pattern's XPath already, is not offered.
+//! A store or file failure does not stop the run ([`Runtime::failure`]).
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};

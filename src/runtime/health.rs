@@ -10,6 +10,14 @@
 //! until it recovers or a new snapshot accepts it.
 //!
 //! It reads no clock: callers pass the time.
+//!
+//! ## What it refuses
+//!
+//! A run is compared with no more than the newest snapshot and the
+//! [`BASELINE_RUNS`] newest runs without a drop; a run that had a drop is
+//! never a baseline, and older samples are not read. A wrapper's first run
+//! without a snapshot is judged by its floors alone. A snapshot is not
+//! judged: its statistics are recorded with no drops.
 
 use crate::health::{Baseline, FieldStats, Judgement, judge};
 use crate::store::{

@@ -15,6 +15,16 @@
 //! one file (a relative path, an absolute one, a symbolic link) take the
 //! same lock. It is the operating system's `flock`, released when the
 //! process dies however it dies, so a `kill -9` never leaves it held.
+//!
+//! ## What it refuses
+//!
+//! A wrapper path that does not exist gets no lock ([`RuntimeError::Io`]),
+//! nor one that resolves outside its own folder (a link to `/etc/passwd`,
+//! say: [`RuntimeError::OutsideProject`]), and then nothing is made beside
+//! the link's target. A lock file that can be neither created nor opened is
+//! an error. Taking the lock has no timeout: it waits as long as another
+//! process holds it. Only regular files named `.NAME.mend-*.tmp` are removed
+//! as stale.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};

@@ -7,6 +7,17 @@
 //! key holds the file's path relative to that directory; a pattern without
 //! the key still finds its tree-gram at the default place,
 //! `treegrams/<wrapper>/<pattern path>.html`.
+//!
+//! ## What it refuses
+//!
+//! A file read from the project that is not a regular file, is over its size
+//! limit or resolves outside the project directory is refused, with why. No
+//! file is written in place: a temporary file is created exclusively under a
+//! random name, so a planted file or link is never written through, and a
+//! path without a file name is an error. [`replace_if_unchanged`] leaves a
+//! file that changed or vanished since it was read as it is
+//! ([`Replaced::EditedMeanwhile`]); outside Linux's atomic exchange, a save
+//! in the last microseconds may slip past.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

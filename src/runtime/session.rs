@@ -1,6 +1,16 @@
 //! The store session of a run: the store opened on the first page that needs
 //! it, the run begun once, and each page recorded with its adaptations in
 //! one transaction.
+//!
+//! ## What it refuses
+//!
+//! A run that never needs the store opens none and writes nothing. A store
+//! given open is taken by the first `begin`: if that fails, a later one is
+//! refused. Recording a change with no open store is an error, and recording
+//! entries is all or nothing: on a failure nothing is kept, and the caller
+//! must not write the files. An entry with no page is not recorded. When the
+//! pages of earlier proposals cannot be read, none count, so a heal waits
+//! longer, never less.
 
 use std::path::{Path, PathBuf};
 

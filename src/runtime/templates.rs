@@ -13,6 +13,15 @@
 //! the wrapper gets, and each tree-gram says whether its targets are in the
 //! frame. Each is written with the wrapper-change protocol: a crash leaves
 //! a template and the tree-grams captured with it as they were or both new.
+//!
+//! ## What it refuses
+//!
+//! A template file that is a link or not a regular file, is over
+//! [`MAX_TEMPLATE_BYTES`] or resolves outside the project directory is
+//! refused ([`RuntimeError::BadTemplate`]) rather than skipped, as is an
+//! unstable template with no count of loads; a missing file is no template.
+//! Saving the site template never changes the wrapper file, and every save
+//! goes through the wrapper's lock. Learning from no loads gives no template.
 
 use std::collections::HashSet;
 use std::path::Path;

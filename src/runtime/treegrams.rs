@@ -1,5 +1,15 @@
 //! Tree-grams of a run: loaded from the project once, captured from a page
 //! and saved, and kept in memory so that a refresh needs no second read.
+//!
+//! ## What it refuses
+//!
+//! A `treegram:` path that is absolute or holds `..`, and a file that
+//! resolves outside the project directory, is not a regular file or is over
+//! [`MAX_TREEGRAM_BYTES`], make loading fail ([`RuntimeError::BadTreegram`]):
+//! the wrapper is wrong. A missing file is no tree-gram (with a warning when
+//! the pattern names it); one that cannot be read or does not parse is
+//! skipped with a warning. Planning writes nothing, and a captured tree-gram
+//! that does not parse back is not kept in memory.
 
 use std::path::{Path, PathBuf};
 

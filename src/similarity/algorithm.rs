@@ -1,6 +1,14 @@
 //! The names of the tree similarity algorithms and label modes: one spelling
 //! for each, which the command line, wrappers, the store and the output all
 //! use through [`Algorithm::as_str`] and [`std::str::FromStr`].
+//!
+//! ## What it refuses
+//!
+//! Names are read exactly as written: no case folding, no trimming and no
+//! aliases, so `CTM`, ` ctm` and `tag_id` are unknown. An unknown name is an
+//! [`UnknownName`] error that lists every accepted spelling. The types only
+//! serialize; nothing here deserializes them, so a name is read through
+//! [`FromStr`] or not at all.
 
 use std::fmt;
 use std::str::FromStr;

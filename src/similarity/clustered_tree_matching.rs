@@ -41,6 +41,15 @@
 //! table) with one division per table instead of one per cell, which makes a
 //! tree matched with itself score exactly 1.0 rather than a rounding of it:
 //! `k` children worth 1 sum to `k`, and `k / k` is exact.
+//!
+//! ## What it refuses
+//!
+//! The score never fails, whatever the trees' sizes and depths; only
+//! [`clustered_tree_matching`], for an alignment, fails with
+//! `SimilarityError::TooWide` when one pair of sibling lists would need a
+//! table beyond `LEVEL_LIMIT` cells. Pairs worth 0 are left out of the
+//! alignment. Only labels are compared: text, and attributes outside the
+//! label, weigh nothing.
 
 use super::SimilarityError;
 use super::ordered_matching::{self, Weights};

@@ -15,6 +15,15 @@
 //! is a small integer. Content that the unstable-content work marks through a
 //! [`Mask`] never reaches a label: a masked attribute is left out of it, and a
 //! masked element is left out of the tree altogether.
+//!
+//! ## What it refuses
+//!
+//! A label holds no text and no attribute but `id` (under `tag+id`) or
+//! `class` (under `tag+class`): an empty id, a class of whitespace alone, or a
+//! masked one leaves just the tag. Class tokens split on ASCII whitespace only
+//! and keep their case, so `Card` and `card` make different labels. A label
+//! from another table reads as `""` rather than failing, and whether two
+//! trees share a table is not checked: the labels are just integers.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 

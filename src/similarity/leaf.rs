@@ -13,6 +13,14 @@
 //! Callers decide what to feed them: content that the unstable-content work
 //! marks (dates, prices, counters) must not be passed in, and nothing here
 //! tries to guess it.
+//!
+//! ## What it refuses
+//!
+//! Nothing here trims, folds case or normalises Unicode: `Price` and `price`,
+//! or a composed and a decomposed `é`, differ, and the metrics count scalar
+//! values, not graphemes. Token Dice splits on ASCII whitespace only, so a
+//! no-break space stays inside a token. No metric fails and no length is
+//! refused: two empty strings score 1, and a string against an empty one 0.
 
 /// A string similarity measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,6 +27,14 @@
 //!
 //! The per-child bounds also bound what the rows of the roots' children table
 //! can still add, which is how a candidate's dynamic program is cut short.
+//!
+//! ## What it refuses
+//!
+//! It only bounds: it neither scores nor drops a candidate, and a bound is
+//! admissible, not tight. It serves the two tree matchings only, adds no
+//! slack for rounding (the sweep does), and does not check that the
+//! candidate root's label equals the query root's: the caller must. A walk
+//! never recurses, and never enters a sub-tree whose path leaves the trie.
 
 use std::collections::HashMap;
 

@@ -11,6 +11,13 @@
 //! copies; an exact comparison (same pre-order labels, same child counts)
 //! confirms it before a score is reused, so a hash collision costs time,
 //! never a wrong score.
+//!
+//! ## What it refuses
+//!
+//! A hash alone never reuses a score: [`same`] must confirm the copy. Shapes
+//! are compared within one view only, by labels and child counts, so text,
+//! attributes outside the label and masked sub-trees (not in the view) never
+//! tell two copies apart. Hashing never recurses.
 
 use super::tree::LabeledTree;
 

@@ -13,6 +13,15 @@
 //! The computation is the engine of [`super::ordered_matching`] with a weight
 //! of 1 per matched pair. It sees no moves: children that swap places keep
 //! only one of the two in the matching (tree bigram similarity does see them).
+//!
+//! ## What it refuses
+//!
+//! The count never fails, whatever the trees' sizes and depths; only
+//! [`simple_tree_matching`], for the pairs, fails with
+//! `SimilarityError::TooWide` when one pair of sibling lists would need a
+//! table beyond `LEVEL_LIMIT` cells. Roots with different labels match
+//! nothing, however alike their children, and only labels are compared:
+//! text, and attributes outside the label, count for nothing.
 
 use super::SimilarityError;
 use super::ordered_matching::{self, Weights};

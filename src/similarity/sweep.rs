@@ -43,6 +43,16 @@
 //! counts) are exact. A skipped candidate could at best have tied the `k`-th
 //! score from a later document position, which loses the tie. The tests check
 //! the pruned sweep against the exhaustive one on random trees.
+//!
+//! ## What it refuses
+//!
+//! It ranks and does not judge: no score is too low to be returned, so on a
+//! page with fewer than `k` good candidates poor ones fill the top `k`, and
+//! whether the best is good enough is the caller's question. A `k` of 0
+//! returns nothing. Candidate roots are only elements of the page view
+//! (masked sub-trees are not in it); those the filters leave out are never
+//! scored, and a `max_size_ratio` below 1 counts as 1. It never fails and
+//! returns no alignment.
 
 use std::collections::HashMap;
 

@@ -6,6 +6,14 @@
 //! element `<t-n>`, because plain one-letter names such as `a`, `b`, `i` or
 //! `p` are HTML elements with parsing rules of their own; custom elements nest
 //! exactly as written, so the tests exercise the real parser and DOM.
+//!
+//! ## What it refuses
+//!
+//! It validates no notation, being for tests only: whitespace is dropped, a
+//! `)` with nothing open is ignored, elements left open are closed at the
+//! end, and names and classes go into the HTML unescaped. `root` and
+//! `view_with` panic when the body holds no element, and `html_elements`
+//! promises no tree: the parser may close, move or drop its elements.
 
 use proptest::prelude::*;
 

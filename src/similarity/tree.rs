@@ -15,6 +15,15 @@
 //!
 //! Building never recurses, so a tree as deep as the parser allows is as safe
 //! as a flat one.
+//!
+//! ## What it refuses
+//!
+//! A view is built only from an element of the document given: a node out of
+//! range, one that is not an element, or a root the mask skips is a
+//! [`SimilarityError`] (`OutOfRange`, `NotAnElement`, `MaskedRoot`). Like
+//! slice indexing, the accessors panic on an index past the view;
+//! [`LabeledTree::subtree`] and [`LabeledTree::index_of`] are the checked
+//! ways in.
 
 use crate::dom::{Document, NodeId};
 use crate::similarity::LabelMode;

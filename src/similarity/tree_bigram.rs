@@ -29,6 +29,13 @@
 //!
 //! Bigrams are encoded as 64-bit integers and compared by sorting and
 //! merging, so a comparison costs `O(n log n)` and no hashing.
+//!
+//! ## What it refuses
+//!
+//! It never fails and gives no alignment. It reads labels only, so text, and
+//! attributes outside the label, make no difference, and it cannot tell where
+//! in a tree a shared bigram lies: `a(b(c),b)` and `a(b,b(c))` have the same
+//! bigrams and score 1.
 
 use super::label::Label;
 use super::tree::{LabeledTree, SubTree};

@@ -19,6 +19,14 @@
 //! implementation; it exists because strsim rescans the second sequence from
 //! its start for every symbol, which is quadratic on the long sequences of
 //! whole pages. It gives no alignment.
+//!
+//! ## What it refuses
+//!
+//! It never fails and gives no alignment. A symbol matches only within the
+//! window, so a sub-tree moved further than about half the longer sequence
+//! counts as removed and added; the prefix boost stops at four symbols and
+//! applies only above a Jaro of 0.7. Only labels are compared: text, and
+//! attributes outside the label, make no difference.
 
 use super::label::Label;
 use super::tree::SubTree;

@@ -3,6 +3,15 @@
 //! appendix F). Bytes that are not valid in that encoding become U+FFFD, so
 //! any input gives text and a feed with one bad byte still gives its
 //! entries.
+//!
+//! ## What it refuses
+//!
+//! It never fails: bytes invalid in the encoding become U+FFFD. A declaration
+//! counts only when it opens the bytes and ends within their first 256; one
+//! whose encoding name is unknown, unquoted or unterminated counts for
+//! nothing, and UTF-8 is used. A declaration readable as ASCII that names
+//! UTF-16 is taken as UTF-8. It reads no HTTP header and no `<meta charset>`:
+//! only the bytes.
 
 use std::borrow::Cow;
 

@@ -2,6 +2,14 @@
 //! (`Tue, 07 May 2024 10:00:00 +0000`), Atom RFC 3339, sitemaps and Dublin
 //! Core the W3C profile of ISO 8601, which allows a bare date or year. Each
 //! field is tried in every form, since feeds in the wild mix them up.
+//!
+//! ## What it refuses
+//!
+//! Text that is empty or longer than 64 bytes is no date, nor is any form not
+//! listed above: relative dates (`yesterday`), days or months out of range,
+//! zone names RFC 2822 does not know (but `UTC`). A date without a time is
+//! taken as midnight UTC and a time without an offset as UTC: no local zone
+//! is ever assumed.
 
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime};
 

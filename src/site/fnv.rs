@@ -2,6 +2,13 @@
 //! machine, unlike the standard library's randomly keyed one, so that a
 //! model of hashed features trained twice on the same pages is the same
 //! model, and one saved by a process means the same to the next.
+//!
+//! ## What it refuses
+//!
+//! It takes no key or seed, so the same bytes give the same hash everywhere,
+//! and anyone can make two inputs collide: it is for hashing features, never
+//! for integrity, secrets or keeping apart inputs an attacker chooses. It
+//! never panics; its multiplications wrap.
 
 /// An FNV-1a hasher over bytes.
 #[derive(Clone, Copy, Debug)]

@@ -2,6 +2,16 @@
 //! generalisation behind [`learn`](super::learn), position by position,
 //! from what the examples share and how they differ. The rules are
 //! described on `learn`; each function here is one of them.
+//!
+//! ## What it refuses
+//!
+//! No text of an example enters the expression unescaped: every character
+//! special to a regular expression outside a class is escaped. A position
+//! becomes an alternation only of at most four values each seen twice or
+//! more, and never the item's own name; a four-digit number is a year only
+//! when it starts with `19` or `20`; a prefix or suffix the examples share is
+//! kept only when it holds no digit and ends where a word does. The
+//! expression is unanchored and names no host: those are `learn`'s.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,14 @@
 //! [`LinkValueModel`] estimates that number from a URL alone, and learns
 //! from every page fetched how many item links it really held;
 //! [`priority`] weighs the estimate against the page's depth.
+//!
+//! ## What it refuses
+//!
+//! A negative or NaN prediction counts as 0, and no prediction passes
+//! [`MAX_SCORE`] in log space (some 66 million links), so no page gets an
+//! unbounded priority. One page's lesson closes at most [`MAX_CLOSED`] of the
+//! gap between the prediction and its count, so a single odd page cannot
+//! swing the model. It fetches nothing and reads no clock and no randomness.
 
 use url::Url;
 

@@ -1,6 +1,14 @@
 //! The sitemaps a site announces in its `robots.txt`, where crawlers look
 //! for them first. The rest of the file (who may fetch what) is the
 //! fetcher's politeness, not read here.
+//!
+//! ## What it refuses
+//!
+//! It reads only `Sitemap:` lines. A line with an empty value, a field
+//! spelled otherwise (`Sitemaps:`), a commented-out line, or a value that
+//! does not resolve to an http or https URL gives nothing, and a sitemap
+//! listed twice is given once. A sitemap on another host is kept: where it
+//! may be fetched from is the caller's to judge.
 
 use std::collections::HashSet;
 

@@ -5,6 +5,15 @@
 //! the shapes of their values, the depth, the host, and a bias. Shapes let
 //! what was learned of `/list/3` carry over to `/list/57`; literal
 //! segments tell `/list/` from `/wiki/`.
+//!
+//! ## What it refuses
+//!
+//! Only the first [`POSITIONS`] segments and query pairs give features of
+//! their own, each cut to [`SEGMENT_BYTES`] bytes, and depth counts up to 16,
+//! so a URL of any length gives a bounded set of features. The scheme, the
+//! port and the fragment are not read, and percent-escapes are not decoded
+//! (`caf%C3%A9` shapes as `a%a9%a9`). Two features may share one of the
+//! [`BUCKETS`] buckets; nothing tells them apart.
 
 use url::Url;
 

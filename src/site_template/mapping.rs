@@ -1,4 +1,12 @@
 //! The equal top-down mapping between two documents.
+//!
+//! ## What it refuses
+//!
+//! Only elements map, and nothing maps when the root elements differ. An
+//! element with another number of element children is not equal, so nothing
+//! below it maps; children are paired by position, never aligned. Nothing
+//! below a placeholder is looked at. The walk keeps its own stack, so a deep
+//! page costs no recursion.
 
 use std::collections::BTreeSet;
 

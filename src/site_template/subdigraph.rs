@@ -1,4 +1,13 @@
 //! Algorithm 1: a complete subdigraph of the key page's site.
+//!
+//! ## What it refuses
+//!
+//! Only `http` and `https` links on the key page's host are followed, each
+//! at most once, and no more than [`MAX_LOADS`] pages are loaded. A page
+//! that cannot be loaded or does not link back to the key page is passed
+//! over. The search is greedy and may miss a larger set; when no set of `n`
+//! pages closes, it gives the largest found, perhaps the key page alone. It
+//! does no I/O of its own: the caller's `load` fetches.
 
 use std::collections::HashSet;
 

@@ -1,5 +1,15 @@
 //! Algorithm 2: the template shared by a set of pages, its readable file,
 //! and the template laid over another page of the site.
+//!
+//! ## What it refuses
+//!
+//! It never fails: with no other page the key page is its own template, a
+//! key page whose root element does not map everywhere gives a template of
+//! no element (coverage 0 on any page), and any HTML reads back, as learned
+//! from one page when mend's header is missing. Text that differs on any
+//! page, comments, mend's own `data-mend-` marks and everything inside
+//! raw-text elements are left out of the file. A placeholder's place is
+//! never part of a page's regions; indentation stops deepening at 64 levels.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

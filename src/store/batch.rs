@@ -1,4 +1,12 @@
 //! Batches: many writes in one transaction.
+//!
+//! ## What it refuses
+//!
+//! A batch dropped without [`Batch::commit`] writes nothing. Beginning one
+//! takes SQLite's write lock at once: it waits for another process's write
+//! up to the store's busy timeout (`BUSY_TIMEOUT`, five seconds) and then
+//! fails, and other writers wait for it likewise. [`Store::act_as`] names
+//! the actor of the batches begun after it only.
 
 use rusqlite::Transaction;
 

@@ -2,6 +2,16 @@
 //! snapshot`, kept so that a reviewer sees a proposal's old page beside its
 //! new one. The page's bytes are kept once per content, with the snapshots
 //! of pages that runs read.
+//!
+//! ## What it refuses
+//!
+//! A page larger than
+//! [`MAX_SNAPSHOT_BYTES`](snapshot::MAX_SNAPSHOT_BYTES) is not kept, and
+//! its capture is recorded for none of the patterns
+//! ([`StoreError::TooLarge`]). [`Store::capture_before`] never gives a
+//! capture later than the time asked. A page whose bytes the store no
+//! longer keeps reads as `None`, and damaged bytes as
+//! [`StoreError::Corrupt`], never as wrong bytes.
 
 use rusqlite::{OptionalExtension, params};
 

@@ -1,4 +1,14 @@
 //! Why a store operation failed.
+//!
+//! ## What it refuses
+//!
+//! The variants name what the store refuses to record, too: a second
+//! decision, a score that is not finite, an applied or proposed adaptation
+//! without a new XPath, a number beyond SQLite's signed 64-bit integers.
+//! An empty, damaged, foreign or too new file is
+//! [`StoreError::is_not_a_store`]: a wrong path, not a failure of the store.
+//! [`StoreError::is_read_only`] holds only for SQLite's read-only and
+//! cannot-open codes, at opening or in a query.
 
 use std::path::PathBuf;
 

@@ -5,6 +5,16 @@
 //! snapshot's, which is the baseline later runs of the wrapper are judged
 //! against. Samples are kept per wrapper name, like runs, and are never
 //! changed once written.
+//!
+//! ## What it refuses
+//!
+//! A run's sample for a run the store does not hold is
+//! [`StoreError::UnknownRun`], and a count beyond SQLite's signed 64-bit
+//! integers is [`StoreError::TooLarge`]; either way nothing of the sample
+//! is written. Read back, a sample whose source, type, measure, limit,
+//! pattern path or examples are not what mend writes is
+//! [`StoreError::Corrupt`]. With no wrapper named, a limit on the samples
+//! read is a limit per wrapper.
 
 use std::fmt;
 

@@ -1,4 +1,14 @@
 //! Pages: what a run read, by content hash, with a snapshot when it matters.
+//!
+//! ## What it refuses
+//!
+//! A page of a run the store does not hold is [`StoreError::UnknownRun`],
+//! and a page whose snapshot is to be kept but is larger than
+//! [`MAX_SNAPSHOT_BYTES`](snapshot::MAX_SNAPSHOT_BYTES) is
+//! [`StoreError::TooLarge`]: neither is recorded. [`Store::page_html`]
+//! gives `None` when no snapshot was kept, [`StoreError::UnknownPage`] for
+//! an id the store does not hold, and an error rather than bytes that do
+//! not match the page's hash.
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Serialize, Serializer};

@@ -5,6 +5,16 @@
 //! A revert does not erase what happened: the adaptation keeps its status,
 //! an approval keeps its row until the verdict is turned, and each revert
 //! is a row of its own that points at the change that wrote it.
+//!
+//! ## What it refuses
+//!
+//! Recording a revert fails for an adaptation the store does not hold
+//! ([`StoreError::UnknownAdaptation`]) and for one that neither a run
+//! applied nor a person approved ([`StoreError::NotInWrapper`]). It does
+//! not refuse a second revert (the status stays): whether the XPath is
+//! still in the wrapper is the caller's to check.
+//! [`Store::turn_to_rejection`] checks no status, and an unknown id fails
+//! only on the store's foreign key.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;

@@ -1,4 +1,13 @@
 //! Runs: one `mend run` of one wrapper over its pages.
+//!
+//! ## What it refuses
+//!
+//! Finishing a run the store does not hold is [`StoreError::UnknownRun`],
+//! and so is recording a fallback for one; a count beyond SQLite's signed
+//! 64-bit integers is [`StoreError::TooLarge`]. A run whose wrapper file
+//! cannot be canonicalized is recorded without a canonical path. A heal
+//! mode or count that mend would not have written reads back as
+//! [`StoreError::Corrupt`].
 
 use std::path::{Path, PathBuf};
 

@@ -11,6 +11,15 @@
 //! once per distinct content, keyed by the hash, however many pages and runs
 //! refer to it. Reading one back is bounded and verified: a damaged or
 //! hand-edited blob gives an error, never a huge allocation or wrong bytes.
+//!
+//! ## What it refuses
+//!
+//! It keeps no snapshot of a page larger than [`MAX_SNAPSHOT_BYTES`]
+//! ([`StoreError::TooLarge`]), and never decompresses more than that. A
+//! stored blob that does not decompress within its recorded size, or whose
+//! bytes do not match their size and hash, is [`StoreError::Corrupt`]; a
+//! hash with no snapshot reads as `None`. A content stored already is not
+//! stored again, and `keep_bytes` does not even compress it.
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};

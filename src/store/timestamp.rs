@@ -1,4 +1,12 @@
 //! Points in time as the store keeps them: milliseconds since the Unix epoch.
+//!
+//! ## What it refuses
+//!
+//! It never reads the clock and never fails: a [`SystemTime`] beyond the
+//! range of `i64` milliseconds saturates, and a value outside the
+//! calendar's range is shown as its raw milliseconds rather than a date.
+//! It keeps nothing below the millisecond (truncated toward the epoch), and
+//! it parses no text: nothing here reads its RFC 3339 form back.
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -12,6 +12,16 @@
 //! from the site's own structure; several can.
 //!
 //! Pure: the pages come parsed, and nothing is read or written.
+//!
+//! ## What it refuses
+//!
+//! A page where the pattern's XPath fails, or gives something other than
+//! nodes, counts as one where it matched nothing, and no locator holds there.
+//! Labels are read from the first target's element only, and kept only when
+//! every page where the pattern matched had them. A text is the page's own
+//! only against a page where the pattern matched; texts compare exactly once
+//! whitespace is collapsed, and a value seen is cut to [`MAX_VALUE`]
+//! characters.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 

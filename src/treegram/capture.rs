@@ -1,4 +1,15 @@
 //! Capturing tree-grams from a page on which the wrapper is known good.
+//!
+//! ## What it refuses
+//!
+//! A pattern whose XPath fails or gives a value rather than nodes from some
+//! parent instance gets no tree-gram, nor does one that matches nothing, or
+//! only `html`, `head`, `body` or nodes that cannot be marked (comments,
+//! namespace nodes); each comes back as a [`Skipped`] with its reason. At
+//! most `instances` instances are kept (at least one), and a field's context
+//! stops growing at its parent's instance, below `body`, and before it passes
+//! [`MAX_CONTEXT`] elements. It reads no clock and touches no file: the
+//! capture time comes in, and the file goes out as a string.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -1,4 +1,15 @@
 //! The tree-gram file: writing it one element per line, and reading it back.
+//!
+//! ## What it refuses
+//!
+//! Writing leaves out comments, white-space-only text, the content of
+//! raw-text elements and of elements marked unstable, and the page's own
+//! `data-mend-*` attributes; it blanks masked attributes and ids that look
+//! generated, and cuts text and attribute values at [`MAX_TEXT`] and
+//! [`MAX_ATTR`] characters. Reading fails ([`TreeGramError`]) without a
+//! `mend:pattern` header, with no instance, or on an instance without a
+//! target or with a mark it cannot read; unknown headers are ignored, an
+//! unreadable count reads as 0, and a locator of unknown kind is dropped.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

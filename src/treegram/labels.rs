@@ -5,6 +5,14 @@
 //! held on each of them (`Across::labels`).
 //!
 //! Pure: it reads a parsed document and nothing else.
+//!
+//! ## What it refuses
+//!
+//! It finds nothing in a node that is not an element, and reads only the
+//! first [`MAX_LABEL_SCAN`] nodes inside one, skipping raw-text elements
+//! (`script`, `style`, ...). A text longer than 40 characters, of more than
+//! five words or without a letter is no label; `b` and `strong` count only
+//! beside a colon, and a plain text only when it ends in one.
 
 use std::collections::BTreeSet;
 

@@ -11,6 +11,17 @@
 //! verifies every expression it returns; one of each kind is kept, the most
 //! robust first, and never the pattern's XPath itself. The module is pure and
 //! bounded: one generation per pattern, within the generator's budget.
+//!
+//! ## What it refuses
+//!
+//! A pattern that matched nothing gets no locators, and a failed generation
+//! gives none of the generator's. No locator is a union, the pattern's own
+//! XPath or the generator's positional fallback, and none tests what the mask
+//! marks unstable or an attribute or class value that looks generated. A
+//! [`LocatorKind::Text`] locator needs a pattern that matched one element in
+//! all, with a text of at most [`MAX_OWN_TEXT`] characters, a letter and
+//! nothing unstable in it; it takes a rank only from the document node, among
+//! at most [`MAX_TEXT_TWINS`] twins, none with the target's very attributes.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,5 +1,13 @@
 //! The mask a tree-gram carries: elements marked unstable, attributes
 //! masked, texts marked unstable.
+//!
+//! ## What it refuses
+//!
+//! It decides nothing: it only reads the marks a capture wrote, so on a
+//! document without them (a live page) it hides nothing. Masked attribute
+//! names match the list exactly, and an unstable-text mark covers the text
+//! directly in its element, not its descendants' texts; a mark without values
+//! gives no values seen.
 
 use super::{MASKED_ATTR, UNSTABLE_ATTR, UNSTABLE_TEXT_ATTR};
 use crate::dom::{Document, NodeId, NodeKind};

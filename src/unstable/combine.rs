@@ -4,6 +4,15 @@
 //! Children are paired "in any order" as the paper says, by
 //! [`super::pairing::pair_children`]. A group of children whose sizes
 //! differ means children came or went.
+//!
+//! ## What it refuses
+//!
+//! ADD never makes content stable again: what differed once stays unstable,
+//! and nothing below an element whose children came and went is compared
+//! again. MATCH stops at the first difference and accepts anything below
+//! unstable children; a page without a root element does not match, and ADD
+//! takes it for the root's children coming and going. UPDATE carries
+//! unstable marks over only where the old and new trees pair.
 
 use super::html_template::{DocView, HtmlTemplate, Mismatch, TemplateView, View, attrs_differ};
 use super::pairing::pair_children;

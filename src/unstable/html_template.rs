@@ -10,6 +10,14 @@
 //!
 //! The operations that pair a template with a page, ADD, MATCH and
 //! UPDATE, are in `combine.rs`.
+//!
+//! ## What it refuses
+//!
+//! An unstable text or attribute keeps at most [`MAX_VALUES`] distinct
+//! values, the first seen. Reading a file never fails: any HTML reads as
+//! some template, unmarked content is stable, and a missing header counts
+//! as one load. A page without a root element gives a template of one empty
+//! `html` element. Indentation in the file stops deepening at 64 levels.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

@@ -1,4 +1,12 @@
 //! A template laid over a page: which of the page's nodes are unstable.
+//!
+//! ## What it refuses
+//!
+//! Where the page does not pair with the template (it changed there),
+//! nothing is marked: a change is not unstable content. A page without a
+//! root element gets an empty mask. Only texts unstable in their own right
+//! give values ([`Mask::text_values`]); a text unstable for lying below a
+//! skipped element gives none. Laying a mask reads no file and no clock.
 
 use std::collections::{HashMap, HashSet};
 

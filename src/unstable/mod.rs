@@ -17,6 +17,15 @@
 //! Pure: no I/O, no clock. Fetching the loads and watching a rendered page
 //! for change within the settle window is the caller's. Every walk is
 //! iterative, so no page, however deep, overflows the stack.
+//!
+//! ## What it refuses
+//!
+//! A change is not unstable content: where a page does not pair with the
+//! template, [`TemplateMask`] marks nothing, and MATCH reports the first
+//! difference as a [`Mismatch`]. Children are never paired by a best
+//! assignment over all pairs (see `pairing.rs`), and an unstable text or
+//! attribute keeps at most `MAX_VALUES` (32) distinct values. Comments,
+//! white-space-only text and raw-text content are never part of a template.
 
 mod combine;
 mod html_template;

@@ -5,6 +5,14 @@
 //!
 //! Everything here is plain data. Loading (YAML, schema validation, spanned
 //! diagnostics) lives in the loader; evaluation lives in `extract`.
+//!
+//! ## What it refuses
+//!
+//! Parsing a value type, heal mode or search scope accepts only the exact
+//! lower-case names (`integer`, `propose`, `parent-first`) and refuses any
+//! other with an [`UnknownName`] that lists the valid ones. Nothing else is
+//! checked here: ranges, thresholds and the shape of patterns are the
+//! loader's to check, and a value built by hand is taken as it is.
 
 use regex::Regex;
 

@@ -7,6 +7,15 @@
 //! The [`Wrapper`] methods here are the one place that looks a pattern up by
 //! its path, walks every pattern parents first, and selects the instances a
 //! nested pattern is evaluated in.
+//!
+//! ## What it refuses
+//!
+//! Parsing refuses, with [`BadPatternPath`], empty text and any empty name
+//! (a leading, trailing or doubled `/`); names are not trimmed, and parsing
+//! does not check that a wrapper has the pattern. Lookups give `None` for a
+//! path the wrapper does not have, and [`Wrapper::instances`] gives no
+//! instance when a parent on the path is missing or its XPath fails. The
+//! walk over every pattern keeps its own stack, never recursing.
 
 use std::fmt;
 use std::str::FromStr;

@@ -7,6 +7,14 @@
 //! quotes). Block scalars (`|`, `>`) and scalars that span lines are folded,
 //! so positions inside them are reported at the scalar's start instead of
 //! guessing.
+//!
+//! ## What it refuses
+//!
+//! It never guesses: past a line break in the value, after an anchor, tag or
+//! alias, or at an escape it cannot decode, it gives the scalar's own
+//! position. An offset past the value's end counts as its end, and one
+//! inside a character moves back to that character's start. It reads only
+//! the text it is given.
 
 use super::node::Node;
 

@@ -1,7 +1,14 @@
 //! "Did you mean" suggestions for misspelt keys and values.
 //!
-//! A suggestion is offered only when one candidate is clearly close: a wrong
-//! guess is worse than a list of the valid spellings.
+//! A suggestion is offered only when a candidate is close enough to be a
+//! likely typo: a wrong guess is worse than a list of the valid spellings.
+//!
+//! ## What it refuses
+//!
+//! It offers nothing when the closest candidate is more edits away than the
+//! longer of the two words allows: one edit up to four characters, two up
+//! to eight, three beyond; nor from an empty list. Case is ignored. Of
+//! candidates equally close, the first listed is the one offered.
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo.
 pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {

@@ -6,6 +6,15 @@
 //! That keeps evaluating and dropping a tree safe for any accepted input.
 //! The tree also carries the fast forms the optimiser substitutes for common
 //! scraping predicates; each is documented with the general form it replaces.
+//!
+//! ## What it refuses
+//!
+//! The tree has no form for a variable or a prefixed name, so neither can
+//! reach evaluation. [`Axis::from_name`] knows only the thirteen XPath axis
+//! names; the fused `DescendantChildren` step comes from the optimiser alone.
+//! A `processing-instruction()` test matches nothing, HTML having no such
+//! nodes. Nothing here checks types, arities or depth: the parser does,
+//! bounding depth by [`MAX_DEPTH`](super::MAX_DEPTH), before a tree exists.
 
 use regex::Regex;
 

@@ -23,6 +23,16 @@
 //! pay for their own steps); and one unit per item a positional predicate
 //! filters. A step that gathers results from several contexts counts them
 //! against the node budget as it goes.
+//!
+//! ## What it refuses
+//!
+//! A node test that cannot match on the document (a name it does not hold,
+//! `processing-instruction()`, `text()` or `comment()` on the attribute or
+//! namespace axis, a namespace name other than `xml`) selects nothing without
+//! a walk. Attribute and namespace nodes have no children or siblings, and a
+//! `[k]` whose `k` is not a positive integer keeps nothing. A step past the
+//! work budget, or holding more distinct items than the node budget allows,
+//! fails with that budget's error instead of a result.
 
 use crate::dom::{AttrQuery, Document, NodeId, NodeKind, Sym};
 

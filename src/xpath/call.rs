@@ -11,6 +11,16 @@
 //! `concat()`, `replace()` or `string-join()` nested to multiply a string's
 //! length fail before they allocate it; functions that take the
 //! string-values of a node-set pay for each.
+//!
+//! ## What it refuses
+//!
+//! A regular expression built during evaluation that does not compile, has a
+//! flag other than `i`, `s`, `m` or `x`, or outgrows the 1 MiB size limit
+//! fails with an invalid-kind [`EvalError`], as does asking any function but
+//! `id()` for a node-set. A `replace()` whose `$` references alone could pass
+//! the string budget is refused before it expands. `lang()` ignores HTML's
+//! `lang` attribute, and `id()` gives only the first element in document
+//! order for each token.
 
 use std::borrow::Cow;
 

@@ -11,6 +11,16 @@
 //! account against its [`Budget`](super::Budget): the charges for
 //! comparisons and string-values are made here, those for axis steps in
 //! `axes.rs` and those for the function library in `call.rs`.
+//!
+//! ## What it refuses
+//!
+//! Asking a node-set of an expression that yields none fails with an
+//! invalid-kind [`EvalError`]; work past the budget, or more node-set items
+//! held at once than it allows (a left operand's node-set is held while the
+//! right one is evaluated), fails with the budget's kind, never with part of
+//! a result. A name the document does not hold resolves to nothing once, so
+//! tests on it are false without a look. Spare buffers over
+//! [`POOL_MAX_ITEMS`] items are freed, not kept. No clock is read.
 
 use std::borrow::Cow;
 use std::collections::HashSet;

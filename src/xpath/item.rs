@@ -6,6 +6,15 @@
 //! then its attributes in source order, then its children. The module also
 //! answers the per-item questions of the data model: string-value, names and
 //! the canonical path.
+//!
+//! ## What it refuses
+//!
+//! An item does not carry its document: using it with another document than
+//! its own is a caller's error that nothing here detects. Each element has
+//! one namespace node, for `xml`, and no other; an attribute is in a
+//! namespace only on an SVG or MathML element and only with an `xlink:`,
+//! `xml:` or `xmlns` name, so `xlink:href` on an HTML element has none. An
+//! element's string-value gathers its text nodes only, comments left out.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;

@@ -6,6 +6,14 @@
 //! `Infinity`) is NaN. Numbers print without exponents and integers without a
 //! fraction, with as many digits as it takes to read the same double back.
 //! Rounding follows section 4.4, including its negative zero.
+//!
+//! ## What it refuses
+//!
+//! No conversion fails: what the lexical rule does not accept reads as NaN,
+//! grouping (`1,000`), currency signs and spaces other than XML whitespace (a
+//! no-break space around the digits) among it. Nor does any number fail to
+//! print: NaN and the infinities print as `NaN`, `Infinity` and `-Infinity`,
+//! and both zeros as `0`.
 
 use super::lexer::is_xml_space;
 

@@ -15,6 +15,15 @@
 //!
 //! Each rewrite is exact; none changes what an expression means. The walk
 //! recurses on the expression tree, whose depth the parser bounds.
+//!
+//! ## What it refuses
+//!
+//! It rewrites only the exact forms above and leaves any other as written: a
+//! value that is not a literal, a comparison chain (`a = b = c`), an
+//! attribute step with predicates, a token that is empty or holds whitespace,
+//! `normalize-space` of anything but the context, or `<` and `>`. Nothing
+//! here fails, and a `//` before a step on another axis than `child` keeps
+//! its two steps.
 
 use super::ast::{Axis, CmpOp, Expr, NameId, NodeTest, Start, Step};
 use super::functions::Func;

@@ -2,6 +2,14 @@
 //!
 //! Positions and lengths count characters (Unicode scalar values), not bytes,
 //! and whitespace means XML whitespace, as XPath 1.0 defines them.
+//!
+//! ## What it refuses
+//!
+//! A no-break space or any other Unicode space is not whitespace here, and
+//! nothing folds case or Unicode forms, except [`lang_matches`], which
+//! ignores ASCII case. No function fails or panics on a character boundary:
+//! [`substring`] with a NaN bound or an empty range gives `""`. Nothing here
+//! counts against an evaluation's budget; that is the callers' business.
 
 use super::lexer::is_xml_space;
 use super::number::round;

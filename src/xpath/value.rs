@@ -4,6 +4,14 @@
 //! string-value of its first node in document order, or a number through that
 //! string; a number becomes true unless it is zero or NaN; a string becomes
 //! true unless it is empty.
+//!
+//! ## What it refuses
+//!
+//! Nothing converts into a node-set: [`Value::as_nodes`] of any other value
+//! is `None`. The conversions never fail and count nothing against a budget,
+//! and they trust a node-set to be in document order, so its first node is
+//! its first item. An empty node-set is `""`, NaN and false; the string
+//! `"false"` is true.
 
 use crate::dom::Document;
 

@@ -6,6 +6,16 @@
 //! `crawl.db` beside the store, so `--resume` after a kill goes on where the
 //! crawl stopped. Exit codes are `mend run`'s: 1 when item pages had
 //! violations or heals wait for a person, 3 when pages could not be fetched.
+//!
+//! ## What it refuses
+//!
+//! It exits 2 for a wrapper that is invalid or missing, a start URL that is
+//! not http(s), a `--since` that is neither RFC 3339 nor a date, and
+//! `--format sqlite` without `--out`; crawling locally, also for no start
+//! URL at all, `--resume` without `--out`, and a browser that cannot be
+//! launched when pages are to be rendered. `--detach` without `--backend`
+//! is clap's refusal. Any other failure is exit 3, and so is a
+//! `--summary-json` that cannot be written once the crawl is done.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

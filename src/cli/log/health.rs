@@ -2,6 +2,15 @@
 //! for a person (a table of each pattern's measures, one column per sample,
 //! oldest first, then the drops) or for tools (`--json`: the samples with
 //! every statistic and drop, newest first).
+//!
+//! ## What it refuses
+//!
+//! It only formats: it reads no store and fails on nothing. `--pattern`
+//! keeps that pattern and those below it (`book` keeps `book/price`, not
+//! `books`), in the rows and in the drops listed. A record pattern gets no
+//! type, regex or distinct row, a text field no type row, and a field never
+//! checked against a regex no regex row; a sample without the pattern
+//! shows `-`. No cell is cut.
 
 use mend::health::{FieldStats, Measure};
 use mend::store::{HealthSample, SampleSource};

@@ -2,6 +2,16 @@
 //! (the wrapper-change journal), and its field health over time, a fill
 //! rate per field and sample drawn as a chart with the same numbers in a
 //! table beside it.
+//!
+//! ## What it refuses
+//!
+//! A wrapper the store holds no run nor health sample of has no page
+//! (`None`). It shows at most the [`SAMPLES`] newest health samples, and
+//! only the fields of the newest; a field with no items has no fill rate,
+//! so it is left off the chart and shown as `–` in the table. It lists at
+//! most the 50 newest changes to the wrapper file, and none when no run
+//! recorded the file's canonical path. Only a store that cannot be read is
+//! an error.
 
 use maud::{Markup, html};
 

@@ -2,6 +2,15 @@
 //! order (which `j` and `k` follow on an adaptation's page too), one page
 //! of 50 rows at a time, and the forms that decide a pattern's pending
 //! proposals together.
+//!
+//! ## What it refuses
+//!
+//! A query never fails: a `min_score` that is not a finite number, a
+//! `class` it does not name, and a `page` below 1 or not a number are
+//! ignored, a page past the last shows the last, and an unknown `status`
+//! matches nothing. A record without a score never passes `min_score`. It
+//! shows at most [`PAGE_SIZE`] rows and 8 candidate bars a row, and a bulk
+//! form only where two or more of a wrapper's proposals on the page wait.
 
 use std::path::Path;
 

@@ -3,6 +3,15 @@
 //! every page shares is in `layout.rs`.
 //! Every value is escaped by maud; a stored page is written only through
 //! [`crate::review::sanitize`].
+//!
+//! ## What it refuses
+//!
+//! A path it does not know, an id that is not a whole number, a stored
+//! page's side other than `old` or `new`, an adaptation the store does not
+//! hold and a wrapper it holds nothing of are answered 404. A store that
+//! cannot be read is answered 500, with the error on the review page. It
+//! only reads the store: decisions are POSTs, served elsewhere. A `notice`
+//! key the server does not keep (any more) shows no notice.
 
 use axum::response::{IntoResponse, Response};
 

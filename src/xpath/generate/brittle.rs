@@ -1,6 +1,15 @@
 //! Brittle XPaths: the forms that a site's next change is most likely to
 //! break or, worse, to move onto another node without an error. `mend
 //! snapshot` warns about them and names a robust locator of the same nodes.
+//!
+//! ## What it refuses
+//!
+//! It parses nothing and evaluates nothing: any string is read without
+//! panicking, and one that does not compile may still read as robust. Only
+//! three forms are brittle: an absolute path (from `/html`, or from `/` with
+//! a position), three or more numeric positions (`[last()]` and
+//! `[position()=2]` do not count), and a literal that looks generated. Only
+//! the first reason found is given.
 
 use super::looks_generated;
 

@@ -7,6 +7,15 @@
 //! fallback tries the shortest tail of such a path that is still exact
 //! (`.//ul/li[3]`), and for record sets a shared structure with the differing
 //! positions left out (`./div[2]/ul/li`).
+//!
+//! ## What it refuses
+//!
+//! With several contexts, only a structure every owner shares (the same names
+//! at the same depths) can serve: there is no union across instances. A
+//! shorter tail is kept only when evaluation shows it exact, within the
+//! budget of evaluations given, and is searched owner by owner for at most
+//! [`MAX_TAIL_SEARCHES`] owners; past either limit an owner gets its full
+//! path. A name that is not an NCName is written `*`.
 
 use super::heuristics::is_ncname;
 use super::siblings::{Among, Siblings};

@@ -6,6 +6,17 @@
 //! The judgements are deliberately conservative: a value wrongly called
 //! generated only makes a locator a little less pretty, while a generated
 //! value wrongly trusted breaks the locator on the next build.
+//!
+//! ## What it refuses
+//!
+//! An attribute off the allowlist (content such as `href` or `src`, styling,
+//! event handlers, state, framework `data-*` bookkeeping) is never tested by
+//! value. No value is used that is blank, over 100 bytes, holds a control
+//! character, starts like a serialised object or looks generated, nor a class
+//! token that names a state (`active`, `is-open`). A label has at most 40
+//! characters and six words, a letter and few digits, and comes from no
+//! sub-tree over [`MAX_LABEL_SUBTREE`] nodes; a name that is not an NCName
+//! (`xlink:href`, `@click`) is refused.
 
 use super::super::lexer::{is_name_char, is_name_start, is_xml_space};
 use super::super::strings::normalize_space;

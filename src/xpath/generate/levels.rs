@@ -7,6 +7,16 @@
 //! A predicate is offered for a level only when every node at that level
 //! satisfies it, so a path built from these options always selects every
 //! target; the search only has to make it select nothing else.
+//!
+//! ## What it refuses
+//!
+//! No predicate is offered that some node of its level fails, that tests
+//! what is marked unstable, or whose attribute value repeats the element's
+//! own text (the record's data). Reading is bounded: [`MAX_CLASS_OPTIONS`]
+//! class tokens and [`MAX_CHILD_LABELS`] child labels a level, a sibling
+//! label at most [`LABEL_LOOKBACK`] elements back, anchors from at most
+//! [`ANCHOR_LOOKUP`] ancestors below the context, [`MAX_ANCHORS`] a height.
+//! A position is offered only where the siblings give a choice.
 
 use std::collections::{BTreeMap, BTreeSet};
 

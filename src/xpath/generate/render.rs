@@ -3,6 +3,14 @@
 //! Only core XPath 1.0 is written (`concat`, `contains`, `normalize-space`,
 //! `starts-with`, `last`, `name`), so that every locator means the same in
 //! mend, lxml, parsel and browsers.
+//!
+//! ## What it refuses
+//!
+//! It judges nothing: names and texts are written as given (the callers
+//! check them), and nothing is compiled or evaluated here. No value is
+//! refused for its quotes: XPath 1.0 has no escapes, so a value holding both
+//! kinds is spelled with `concat()`. A step takes one sibling label at most,
+//! the first, and no function outside core XPath 1.0 is ever written.
 
 /// One test a location step may carry. Each is true of every node the step
 /// is meant to describe, by construction, so adding one never drops a target.

@@ -11,6 +11,16 @@
 //! Because every option holds for all owners, a candidate can only lose
 //! owners through the engine disagreeing with the options' construction;
 //! such a candidate is dropped with everything below it.
+//!
+//! ## What it refuses
+//!
+//! It stops at the evaluation budget it is given, at [`ALTERNATIVE_BUDGET`]
+//! more after the first exact candidate, or once enough are found; at most
+//! [`MAX_QUEUE`] candidates wait, and no path grows past `max_steps` levels.
+//! A candidate that does not compile or evaluate is a dead end, a test that
+//! removed nothing is not refined, and no level takes more than one position
+//! or sibling label. The result is the cheapest exact path among those the
+//! budget reached, not among all.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};

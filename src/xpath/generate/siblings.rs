@@ -4,6 +4,13 @@
 //! one's position by walking its siblings would then be quadratic. This
 //! cache lists a parent's matching children once, in document order, and
 //! answers each position with a binary search.
+//!
+//! ## What it refuses
+//!
+//! It gives no position for the document node, which has no siblings, nor
+//! for a node that the kind of sibling asked for does not match. Lists are
+//! kept for one document, one per parent and kind asked about, and are not
+//! freed while the cache lives; no list is built twice.
 
 use std::collections::HashMap;
 

@@ -2,6 +2,13 @@
 //! changes from one load of the page to the next (a date, a clock, an ad
 //! slot's attributes), as `crate::unstable` learns it. An expression that
 //! anchors on such a part selects the target today and nothing tomorrow.
+//!
+//! ## What it refuses
+//!
+//! It judges nothing: it holds the text nodes and attributes it is given, by
+//! node id, so it says nothing true of another document than the one they
+//! came from. Empty, which is the default, it forbids nothing. An attribute
+//! is matched by its element and exact name, a text by its node.
 
 use std::collections::BTreeSet;
 
