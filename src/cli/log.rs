@@ -20,7 +20,8 @@
 //! be read exit 3. A filter that matches nothing is no error (exit 0). The
 //! table cuts names to [`NAME_CHARS`] and XPaths to [`XPATH_CHARS`]
 //! characters; `--json` cuts nothing, and with `--health` it prints every
-//! sample whole, `--pattern` narrowing only the table.
+//! sample, `--pattern` narrowing its fields and drops as it narrows the
+//! table.
 
 mod health;
 
@@ -134,12 +135,23 @@ const HEALTH_SAMPLES: u64 = 10;
 /// `mend log --health`: a table per wrapper, or the samples as JSON.
 fn health_log(args: &Args, store: &Store, path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let limit = args.limit.unwrap_or(HEALTH_SAMPLES);
-    let samples = match store.health_samples(args.wrapper.as_deref(), Some(limit)) {
+    let mut samples = match store.health_samples(args.wrapper.as_deref(), Some(limit)) {
         Ok(samples) => samples,
         Err(e) => return Ok(review::store_failure(&e)),
     };
     let mut out = BufWriter::new(super::stdout::Stdout::new());
     if args.json {
+        // `--pattern` narrows the samples as it narrows the table.
+        if let Some(only) = args.pattern.as_deref() {
+            for sample in &mut samples {
+                sample
+                    .fields
+                    .retain(|f| health::within(&f.pattern.to_string(), only));
+                sample
+                    .drops
+                    .retain(|d| health::within(&d.field.to_string(), only));
+            }
+        }
         serde_json::to_writer_pretty(&mut out, &samples).context("writing the samples")?;
         writeln!(out)?;
     } else if samples.is_empty() {

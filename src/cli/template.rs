@@ -20,9 +20,10 @@
 //!
 //! It exits 2 for a wrapper that is invalid or missing, an `--n` outside 2
 //! to 64, a page argument that names nothing, a URL given with other pages,
-//! a single saved page, and a `--url` that does not parse. A page that
-//! cannot be read, a store that cannot be opened (whatever the file is),
-//! and no other page found to share the template are exit 3; a save that
+//! a single saved page, a `--url` that does not parse, and a store file
+//! that is not a mend store. A page that cannot be read, a store that
+//! cannot be opened, and no other page found to share the template are
+//! exit 3; a save that
 //! fails is exit 2 or 3 as the runtime judges it, and writes nothing. A
 //! linked page that cannot be fetched is passed over.
 
@@ -169,10 +170,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut store = match Store::open(&store_path) {
         Ok(store) => store,
-        Err(e) => {
-            say!("error: {e}");
-            return Ok(ExitCode::from(EXIT_FAILURE));
-        }
+        // A file that is not a mend store is the user's to fix (exit 2), as
+        // in every other command; a store that cannot be opened is exit 3.
+        Err(e) => return Ok(super::review::store_failure(&e)),
     };
     let path = match save_site_template(&mut store, &args.wrapper, &wrapper, &template.to_html()) {
         Ok(p) => p,

@@ -187,6 +187,21 @@ fn a_field_gone_from_most_pages_is_a_health_drop_with_example_pages() {
         (&Value::from(60), &Value::from(20))
     );
     assert_eq!(samples[0]["drops"], serde_json::json!([]));
+
+    // `--pattern` narrows the JSON as it narrows the table.
+    let names = mend(p, &["log", "--health", "--json", "--pattern", "book/name"])
+        .check(0)
+        .json();
+    for sample in names.as_array().unwrap() {
+        let fields: Vec<&Value> = sample["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| &f["pattern"])
+            .collect();
+        assert_eq!(fields, [&Value::from("book/name")], "{sample}");
+        assert_eq!(sample["drops"], serde_json::json!([]), "{sample}");
+    }
 }
 
 #[test]

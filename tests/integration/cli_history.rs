@@ -118,8 +118,16 @@ fn a_store_that_is_not_a_store_is_bad_input_for_every_command() {
         std::fs::create_dir_all(store.parent().unwrap()).unwrap();
         std::fs::write(&store, content).unwrap();
         let mend = |args: &[&str]| Mend::new(args).dir(dir.path()).output();
+        let copy = dir.path().join("pages/bookshop-copy.html");
+        std::fs::copy(dir.path().join("pages/bookshop.html"), copy).unwrap();
         for args in [
             &["log", "--store", "wrappers/.mend/mend.db"][..],
+            &[
+                "template",
+                "wrappers/bookshop.yaml",
+                "pages/bookshop.html",
+                "pages/bookshop-copy.html",
+            ],
             &["history", "wrappers/bookshop.yaml"],
             &["snapshot", "wrappers/bookshop.yaml", "pages/bookshop.html"],
             &[

@@ -177,7 +177,7 @@ fn patterns(samples: &[&HealthSample], only: Option<&str>) -> Vec<String> {
 }
 
 /// Whether `pattern` is `ancestor` or lies below it.
-fn within(pattern: &str, ancestor: &str) -> bool {
+pub(super) fn within(pattern: &str, ancestor: &str) -> bool {
     pattern == ancestor
         || pattern
             .strip_prefix(ancestor)
