@@ -1,7 +1,7 @@
 //! Adaptation: when a page breaks a pattern, find its data again, write a new
 //! XPath for it and prove the XPath with the pattern's constraints.
 //!
-//! [`heal`] extracts the page, and for each violated pattern, parents before
+//! [`heal()`] extracts the page, and for each violated pattern, parents before
 //! children:
 //!
 //! 1. **Candidates.** The pattern's tree-gram is compared with the page,

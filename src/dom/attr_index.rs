@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Document, NodeId, Sym};
 
-/// What an [`AttrIndex`] finds: elements whose attribute is a value, or
+/// What an `AttrIndex` finds: elements whose attribute is a value, or
 /// whose attribute holds a token among its whitespace-separated tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttrQuery<'q> {

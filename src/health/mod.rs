@@ -9,7 +9,7 @@
 //! share that matched its regex constraint (when it has one) and its
 //! distinct values. Pages are counted one at a time into a
 //! [`HealthTally`]; tallies merge in any order to the same statistics
-//! ([`FieldStats`]), which [`judge`] compares with the limits and with a
+//! ([`FieldStats`]), which [`judge()`] compares with the limits and with a
 //! baseline, giving the [`HealthDrop`]s.
 //!
 //! The module is pure: it reads records and violations that extraction

@@ -166,7 +166,7 @@ pub enum ReviewError {
     /// The wrapper file the run used is not found.
     #[error("{why}; pass --wrapper PATH to name it")]
     WrapperNotFound {
-        /// Where it was looked for ([`super::wrapper_file`]).
+        /// Where it was looked for ([`super::wrapper_file()`]).
         why: String,
     },
     /// The wrapper file does not load; [`ReviewError::diagnostics`] says why.

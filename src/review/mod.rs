@@ -5,7 +5,7 @@
 //! `mend revert`, or the review page). What a person is shown before
 //! deciding, the same to whoever shows it (`mend show`, the review page):
 //! the wrapper diff, the selections in their parents' instances, the
-//! preview on the stored pages ([`inspect`], [`preview`]), and the old and
+//! preview on the stored pages ([`inspect()`], [`preview`]), and the old and
 //! new sub-trees aligned ([`alignment`], pure). Beyond the command line:
 //! stored pages made safe to show (`sanitize`, pure), and the local review
 //! page that shows them (`server`, axum on 127.0.0.1).

@@ -33,7 +33,7 @@ pub struct Rejected {
 /// Rejects adaptation `id` of `store` (opened from `store_path`), as of
 /// `options.now` (see the module documentation). `options.force` and
 /// `options.wrapper` matter for an adaptation in the wrapper, as they do
-/// for [`super::revert`].
+/// for [`super::revert()`].
 pub fn reject(
     store: &mut Store,
     store_path: &Path,

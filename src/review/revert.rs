@@ -10,7 +10,7 @@
 //! files of other patterns that the same change wrote stay, as their XPaths
 //! stay healed. It is one change of the wrapper-change protocol: locked,
 //! journaled, and a revert whose files never reached the disk is no revert.
-//! The adaptation's verdict stays as it was; rejecting ([`super::reject`])
+//! The adaptation's verdict stays as it was; rejecting ([`super::reject()`])
 //! reverts and also refuses the XPath for good.
 
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@
 //! * **simple tree matching** pairs nodes of equal paths one to one, so it is
 //!   at most `Σ_p min(count_query(p), count_candidate(p))`;
 //! * **clustered tree matching**, computed as the scaled value `V` of
-//!   [`super::clustered_tree_matching`], pairs a query node `x` with a node of
+//!   [`super::clustered_tree_matching()`], pairs a query node `x` with a node of
 //!   the same path for a value of at most `B(x)`: 0 if the candidate lacks the
 //!   path; for a leaf `x`, 1 if a candidate node of that path is a leaf too,
 //!   else 0; for an internal `x`, `min(1, Σ B(children of x) / max(m, n₀))`,

@@ -20,7 +20,7 @@
 //! * bigram: the Dice coefficient if every bigram of the smaller multiset were
 //!   shared, from the two bigram counts, which follow from sub-tree sizes and
 //!   a prefix count of internal nodes;
-//! * Jaro-Winkler: the bound of [`super::tree_jaro_winkler`] from the two lengths.
+//! * Jaro-Winkler: the bound of [`super::tree_jaro_winkler()`] from the two lengths.
 //!
 //! Candidates are then taken in order of decreasing bound (document order
 //! among equal bounds). A candidate is scored only while it could still enter

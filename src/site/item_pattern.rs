@@ -141,7 +141,7 @@ impl ItemPattern {
 
     /// Whether `url` is an item: its host is one of the pattern's and its
     /// path and query match. `url` should be normalised (as
-    /// [`normalize`](super::normalize) and [`resolve`](super::resolve)
+    /// [`normalize`](fn@super::normalize) and [`resolve`](super::resolve)
     /// give it), since the pattern was learned from normal forms. A host
     /// matches with or without a leading `www.`.
     pub fn matches(&self, url: &Url) -> bool {

@@ -1,13 +1,13 @@
 //! What a crawler knows about a site's URLs, without fetching anything:
-//! one spelling per page ([`normalize`], [`resolve`]), the post URLs a
+//! one spelling per page ([`normalize()`], [`resolve`]), the post URLs a
 //! site's feeds and sitemaps list ([`feed_entries`], [`sitemaps_in_robots`]),
 //! which URLs are items ([`ItemPattern`], learned from those posts by
 //! [`learn`]), and which pages to fetch first ([`LinkValueModel`],
-//! [`priority`]).
+//! [`priority()`]).
 //!
 //! A crawler built on it fetches a site's feeds, learns an item pattern
 //! from their entries, and explores the site from its seeds in the
-//! order of [`priority`] rather than breadth first: after each page it
+//! order of [`priority()`] rather than breadth first: after each page it
 //! tells the [`LinkValueModel`] how many links to items the page held, so
 //! that pages like it (listings, archives, pagination) come first and pages
 //! that lead nowhere (wikis, forums, tag clouds) come last.

@@ -1,7 +1,7 @@
 //! Where an adaptation stands now: the one answer that `mend log`, `mend
 //! show` and the review page all give.
 //!
-//! An adaptation's row keeps what the run did ([`AdaptationStatus`]); a
+//! An adaptation's row keeps what the run did ([`AdaptationStatus`](crate::store::AdaptationStatus)); a
 //! person's verdict and any reverts are rows of their own. Read apart, they
 //! disagree: a heal the run applied and a person reverted still has the
 //! status `applied`. The state is computed from all three, in SQL, so that a

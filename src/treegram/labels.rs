@@ -37,7 +37,7 @@ const MAX_LABEL_SCAN: usize = 400;
 /// A label names a field, not its data, so it stays from record to record:
 /// a cell that held `ISBN:` and `Availability:` and now holds `Format:` and
 /// `Vendor:` is another cell, whatever its place. Only the first
-/// [`MAX_LABEL_SCAN`] nodes are read.
+/// `MAX_LABEL_SCAN` nodes are read.
 pub fn labels(doc: &Document, element: NodeId) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     if !doc.is_element(element) {

@@ -30,7 +30,7 @@
 //!
 //! ## What it refuses
 //!
-//! The module is pure: [`capture`] builds file contents and [`TreeGram::parse`]
+//! The module is pure: [`capture()`] builds file contents and [`TreeGram::parse`]
 //! reads them; reading and writing files is the caller's job. A pattern
 //! whose instance is `html`, `head` or `body` gets no tree-gram (the page
 //! itself is its context); a field's context never climbs above its parent

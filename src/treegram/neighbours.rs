@@ -44,8 +44,8 @@ pub struct Neighbours {
 
 /// The neighbours of `target` in `doc`: in a tree-gram, up to its
 /// instance's root `limit` (itself included), with every text; on a page
-/// (`limit` is `None`), up to [`MAX_LEVELS`] levels, with at most
-/// [`MAX_TEXTS`] texts. `None` when no ancestor within reach holds enough
+/// (`limit` is `None`), up to `MAX_LEVELS` levels, with at most
+/// `MAX_TEXTS` texts. `None` when no ancestor within reach holds enough
 /// texts.
 pub fn neighbours(
     doc: &Document,

@@ -83,7 +83,7 @@ impl Evaluator<'_> {
     }
 
     /// Records that `base + extra` items are held, failing past the budget.
-    /// Callers save [`Meter::held`] as `base` and restore it when done.
+    /// Callers save the meter's `held` as `base` and restore it when done.
     #[inline]
     pub(crate) fn hold(&mut self, base: usize, extra: usize) -> R<()> {
         let held = base.saturating_add(extra);

@@ -8,7 +8,7 @@
 //! as `[@class='x']` or `[text()='y']` run without building strings. The
 //! evaluator recurses on the expression tree (whose depth the parser bounds),
 //! never on the depth of the document. It also keeps the evaluation's
-//! account against its [`Budget`](super::Budget): the charges for
+//! account against its [`Budget`]: the charges for
 //! comparisons and string-values are made here, those for axis steps in
 //! `axes.rs` and those for the function library in `call.rs`.
 //!

@@ -1,8 +1,8 @@
 //! The review page's decisions: approve, reject (with a reason) and revert,
 //! posted by the forms of an adaptation's page.
 //!
-//! Each is the library's decision ([`crate::review::approve`],
-//! [`crate::review::reject`], [`crate::review::revert`]) that `mend
+//! Each is the library's decision ([`crate::review::approve()`],
+//! [`crate::review::reject()`], [`crate::review::revert()`]) that `mend
 //! approve`, `mend reject` and `mend revert` make, with the same options, so
 //! the wrapper file ends byte for byte as the command would leave it and the
 //! change goes through the same locked, journaled protocol.

@@ -2,7 +2,7 @@
 //!
 //! The server listens on 127.0.0.1 and nowhere else, and every path starts
 //! with a random token ([`guard`]). It renders HTML on the server
-//! ([`pages`] and [`proposal`], maud escaping every value), with its one stylesheet and
+//! (`pages` and `proposal`, maud escaping every value), with its one stylesheet and
 //! script embedded in the binary: no CDN, no network. A stored page is shown
 //! only sanitized ([`crate::review::sanitize`]), in a sandboxed frame, with
 //! a Content-Security-Policy that forbids scripts and every load.

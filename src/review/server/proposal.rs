@@ -5,7 +5,7 @@
 //! the preview of the new XPath on the run's stored pages.
 //!
 //! Everything a person is shown is what `mend show` shows
-//! ([`crate::review::inspect`]): the same diff, the same preview, nested
+//! ([`crate::review::inspect()`]): the same diff, the same preview, nested
 //! patterns evaluated in their parents' instances on both. The old side is
 //! the page the tree-gram was captured on when the store kept it (a
 //! `mend snapshot` of this version), else the run's page, where the old
