@@ -448,8 +448,9 @@ impl Runtime {
             // its heal, and learns what varies across the other pages the
             // heal stands for whose bytes the run kept (`treegram::Across`),
             // as `mend snapshot` over several pages does: a tree-gram
-            // refreshed on one page would take that page's own values for
-            // the field's and call every other page of the site drift.
+            // refreshed on one page would take that page's labels and counts
+            // for the pattern's own, and an optional field's absence for a
+            // break.
             let mut captured = Vec::new();
             for &i in &written {
                 let e = &self.ledger.entries[i];
