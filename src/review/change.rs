@@ -51,7 +51,8 @@ pub(super) fn made<T>(
             error:
                 e @ (StoreError::AlreadyDecided { .. }
                 | StoreError::NotProposed { .. }
-                | StoreError::NotInWrapper { .. }),
+                | StoreError::NotInWrapper { .. }
+                | StoreError::AlreadyReverted { .. }),
             ..
         }) => Err(ReviewError::Refused(e)),
         Err(error) => Err(ReviewError::NotMade {

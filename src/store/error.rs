@@ -114,6 +114,13 @@ pub enum StoreError {
         /// The adaptation.
         id: AdaptationId,
     },
+    /// A revert asked of an adaptation reverted already: its XPath is out
+    /// of the wrapper, and a second revert would write the old one twice.
+    #[error("adaptation {id} was reverted already: its XPath is no longer in the wrapper")]
+    AlreadyReverted {
+        /// The adaptation.
+        id: AdaptationId,
+    },
     /// A score to record is NaN or infinite: scores are similarities, and
     /// such a value is a bug upstream that the history should not hide.
     #[error("cannot record {what}: the score is not a finite number")]

@@ -9,12 +9,12 @@
 //! ## What it refuses
 //!
 //! Recording a revert fails for an adaptation the store does not hold
-//! ([`StoreError::UnknownAdaptation`]) and for one that neither a run
-//! applied nor a person approved ([`StoreError::NotInWrapper`]). It does
-//! not refuse a second revert (the status stays): whether the XPath is
-//! still in the wrapper is the caller's to check.
-//! [`Store::turn_to_rejection`] checks no status, and an unknown id fails
-//! only on the store's foreign key.
+//! ([`StoreError::UnknownAdaptation`]), for one that neither a run applied
+//! nor a person approved ([`StoreError::NotInWrapper`]), and for one
+//! reverted already ([`StoreError::AlreadyReverted`]), checked in the
+//! transaction that records it. [`Store::turn_to_rejection`] refuses an
+//! unknown id and an adaptation whose XPath never went into the wrapper in
+//! the same way.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -62,6 +62,12 @@ impl Batch<'_> {
         if status != "applied" && !approved {
             return Err(StoreError::NotInWrapper { id });
         }
+        // The caller checks this before it writes the wrapper; checked again
+        // here, in the transaction that records the revert, two reverts of
+        // one adaptation racing past that check cannot both be recorded.
+        if !reverts_of(&self.tx, id)?.is_empty() {
+            return Err(StoreError::AlreadyReverted { id });
+        }
         self.tx
             .prepare_cached(
                 "INSERT INTO reverts (adaptation_id, change_id, reason, reverted_at, reverted_by)
@@ -91,6 +97,21 @@ impl Store {
     ) -> Result<(), StoreError> {
         let by = self.actor.clone();
         self.write(|tx| {
+            let found: Option<(String, Option<String>)> = tx
+                .prepare_cached(
+                    "SELECT a.status, d.verdict FROM adaptations a
+                     LEFT JOIN decisions d ON d.adaptation_id = a.id WHERE a.id = ?1",
+                )?
+                .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            let Some((status, verdict)) = found else {
+                return Err(StoreError::UnknownAdaptation(id));
+            };
+            // Only an XPath that went into the wrapper is taken back by a
+            // rejection; a proposal is rejected by a decision of its own.
+            if status != "applied" && verdict.as_deref() != Some(Verdict::Approved.as_str()) {
+                return Err(StoreError::NotInWrapper { id });
+            }
             tx.prepare_cached(
                 "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at, decided_by)
                  VALUES (?1, 'rejected', ?2, ?3, ?4)

@@ -169,3 +169,48 @@ fn a_decision_and_a_revert_record_who_made_them() {
         .unwrap();
     assert_eq!(decided.by, None);
 }
+
+#[test]
+fn an_adaptation_is_reverted_once_and_only_rejected_after_the_fact_when_in_the_wrapper() {
+    let (mut store, _, page) = store_with_page();
+    let mut applied = proposal(page, "book/price", "//b", 1);
+    applied.status = AdaptationStatus::Applied;
+    let applied = store.record_adaptation(&applied).unwrap();
+    let revert = |store: &mut Store| {
+        let mut batch = store.batch()?;
+        let change = batch.begin_change(Path::new("/w.yaml"), ChangeKind::Revert, &[], at(5))?;
+        batch.revert_in_change(applied, None, at(5), change)?;
+        batch.commit()
+    };
+    revert(&mut store).unwrap();
+    // Two reverts that both passed the caller's check: the second is refused
+    // in its own transaction, and nothing of it is recorded.
+    let second = revert(&mut store).unwrap_err();
+    assert!(
+        matches!(second, StoreError::AlreadyReverted { id } if id == applied),
+        "{second}"
+    );
+    assert_eq!(store.reverts(applied).unwrap().len(), 1);
+
+    let waiting = store
+        .record_adaptation(&proposal(page, "book/title", "//h1", 2))
+        .unwrap();
+    let refused = store.turn_to_rejection(waiting, None, at(6)).unwrap_err();
+    assert!(
+        matches!(refused, StoreError::NotInWrapper { .. }),
+        "{refused}"
+    );
+    let unknown = AdaptationId(applied.0 + 100);
+    let refused = store.turn_to_rejection(unknown, None, at(6)).unwrap_err();
+    assert!(
+        matches!(refused, StoreError::UnknownAdaptation(_)),
+        "{refused}"
+    );
+    store
+        .turn_to_rejection(applied, Some("wrong"), at(7))
+        .unwrap();
+    assert_eq!(
+        store.decision(applied).unwrap().map(|d| d.verdict),
+        Some(Verdict::Rejected)
+    );
+}
