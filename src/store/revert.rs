@@ -47,21 +47,7 @@ impl Batch<'_> {
         at: Timestamp,
         change: ChangeId,
     ) -> Result<(), StoreError> {
-        let found: Option<(String, Option<String>)> = self
-            .tx
-            .prepare_cached(
-                "SELECT a.status, d.verdict FROM adaptations a
-                 LEFT JOIN decisions d ON d.adaptation_id = a.id WHERE a.id = ?1",
-            )?
-            .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
-            .optional()?;
-        let Some((status, verdict)) = found else {
-            return Err(StoreError::UnknownAdaptation(id));
-        };
-        let approved = verdict.as_deref() == Some(Verdict::Approved.as_str());
-        if status != "applied" && !approved {
-            return Err(StoreError::NotInWrapper { id });
-        }
+        went_into_wrapper(&self.tx, id)?;
         // The caller checks this before it writes the wrapper; checked again
         // here, in the transaction that records the revert, two reverts of
         // one adaptation racing past that check cannot both be recorded.
@@ -97,21 +83,9 @@ impl Store {
     ) -> Result<(), StoreError> {
         let by = self.actor.clone();
         self.write(|tx| {
-            let found: Option<(String, Option<String>)> = tx
-                .prepare_cached(
-                    "SELECT a.status, d.verdict FROM adaptations a
-                     LEFT JOIN decisions d ON d.adaptation_id = a.id WHERE a.id = ?1",
-                )?
-                .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
-            let Some((status, verdict)) = found else {
-                return Err(StoreError::UnknownAdaptation(id));
-            };
             // Only an XPath that went into the wrapper is taken back by a
             // rejection; a proposal is rejected by a decision of its own.
-            if status != "applied" && verdict.as_deref() != Some(Verdict::Approved.as_str()) {
-                return Err(StoreError::NotInWrapper { id });
-            }
+            went_into_wrapper(tx, id)?;
             tx.prepare_cached(
                 "INSERT INTO decisions (adaptation_id, verdict, reason, decided_at, decided_by)
                  VALUES (?1, 'rejected', ?2, ?3, ?4)
@@ -145,6 +119,25 @@ impl Store {
             Some(c) => Ok(c.map(ChangeId)),
         }
     }
+}
+
+/// Checks that adaptation `id` is in the store and that its XPath went into
+/// the wrapper: applied by a run, or approved by a person.
+fn went_into_wrapper(conn: &Connection, id: AdaptationId) -> Result<(), StoreError> {
+    let found: Option<(String, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT a.status, d.verdict FROM adaptations a
+             LEFT JOIN decisions d ON d.adaptation_id = a.id WHERE a.id = ?1",
+        )?
+        .query_row([id.0], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    let Some((status, verdict)) = found else {
+        return Err(StoreError::UnknownAdaptation(id));
+    };
+    if status != "applied" && verdict.as_deref() != Some(Verdict::Approved.as_str()) {
+        return Err(StoreError::NotInWrapper { id });
+    }
+    Ok(())
 }
 
 /// The reverts of adaptation `id` read on `conn`, oldest first.
