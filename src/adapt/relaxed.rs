@@ -47,6 +47,10 @@
 //!   counts; the text must be telling (`signals::telling_stored_text`) and the
 //!   one element with it on the page, shown.
 //!
+//! Locators are relaxed on their parsed steps (`xpath::path_syntax`), never
+//! by cutting their text, so a `/` or a `]` inside a literal cannot cut a
+//! step.
+//!
 //! It refuses a relaxed locator that finds several elements in a scope, and
 //! a retagged element that kept less of the target's attributes: one `name`
 //! or `id` alone is reused by unrelated elements, a whole set of them is
@@ -55,10 +59,11 @@
 use super::likeness::{Profile, kept_attributes};
 use super::signals::{evidence, stored_profile, telling_stored_text};
 use super::votes::MIN_LOCATOR_EVIDENCE;
-use super::votes::{last_step, selections};
+use super::votes::selections;
 use crate::dom::Document;
 use crate::similarity::NoMask;
 use crate::treegram::{LocatorKind, TreeGram};
+use crate::xpath::path_syntax::{LocationPath, PathStep, Predicate, PredicateKind, Separator};
 use crate::xpath::{Item, XPath};
 
 /// The least share of the stored target's attributes a retagged element
@@ -229,27 +234,21 @@ fn one_per_scope_of(
 }
 
 /// The last step of `xpath` on its own, from the same start (`//` or
-/// `.//`), when it tests an attribute and nothing follows it: `input[@name='btnK']`
-/// of `//div[3]/center/input[@name='btnK']` is `//input[@name='btnK']`.
+/// `.//`), when it names an element and tests attributes only:
+/// `input[@name='btnK']` of `//div[3]/center/input[@name='btnK']` is
+/// `//input[@name='btnK']`.
 fn own_step(xpath: &str) -> Option<String> {
-    let start = if xpath.starts_with("//") {
-        "//"
-    } else if xpath.starts_with(".//") {
-        ".//"
-    } else {
-        return None;
-    };
-    let step = last_step(xpath);
-    let open = step.find('[')?;
-    let (tag, predicates) = step.split_at(open);
-    let named = !tag.is_empty() && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    // Each predicate opens with an attribute test: no position, no text.
-    let tests = predicates.starts_with("[@")
-        && predicates.ends_with(']')
-        && predicates[1..predicates.len() - 1]
-            .split("][")
-            .all(|p| p.starts_with('@'));
-    (named && tests).then(|| format!("{start}{step}"))
+    let path = LocationPath::parse(xpath)?;
+    let start = path.steps[0].separator;
+    let last = path.last();
+    let named = last.is_element_test() && last.test != "*";
+    (start.is_descendant() && named && last.tests_attributes_only()).then(|| {
+        let step = PathStep {
+            separator: start,
+            ..last.clone()
+        };
+        LocationPath { steps: vec![step] }.to_string()
+    })
 }
 
 /// `xpath` with the plain steps between its deepest anchor and its last
@@ -266,55 +265,38 @@ fn own_step(xpath: &str) -> Option<String> {
 /// Empty when there is no anchor above the last step, or nothing to let go
 /// under an anchor that follows no heading.
 fn under_anchor(xpath: &str) -> Vec<String> {
-    let Some(steps) = steps(xpath) else {
+    let Some(path) = LocationPath::parse(xpath) else {
         return Vec::new();
     };
-    let Some((last, above)) = steps.split_last() else {
+    let start = path.steps[0].separator;
+    let Some((last, above)) = path.steps.split_last() else {
         return Vec::new();
     };
     let anchor = above
         .iter()
-        .rposition(|(_, step)| sibling_step(step).is_some() || !plain(step));
-    let Some(anchor) = anchor else {
+        .rposition(|step| step.is_sibling() || !step.is_plain());
+    let Some(anchor) = anchor.filter(|_| start != Separator::Relative) else {
         return Vec::new();
     };
-    // Where the anchor is a heading's following sibling, what the heading
-    // introduces comes before the next heading of its tag: the first `div`
-    // after "Overview" is the next tab's once the Overview list was lifted
-    // out of its block. Every form then asks that the nearest heading
-    // before the answer is the anchor's.
-    let first_sibling = steps[..=anchor]
-        .iter()
-        .rposition(|(_, step)| !step.starts_with("following-sibling::"))
-        .map_or(0, |i| i + 1);
-    // The heading is the step just before the run of sibling steps that
-    // ends at the anchor; there is none when the anchor is no sibling step.
-    let heading = (first_sibling <= anchor)
-        .then(|| first_sibling.checked_sub(1))
-        .flatten()
-        .map(|h| steps[h].1);
-    let section = heading.and_then(|heading| {
-        let (tag, tests) = heading.split_at(heading.find('[')?);
-        plain(tag).then(|| format!("[preceding::{tag}[1]{tests}]"))
-    });
-    let section = section.as_deref().unwrap_or("");
+    let section = heading_section(&path.steps[..=anchor]);
     let write = |widen: bool| {
-        let mut out = String::new();
-        for (separator, step) in &steps[..=anchor] {
-            out.push_str(separator);
-            match sibling_step(step).filter(|_| widen) {
-                Some((axis, rest)) => {
-                    out.push_str(axis);
-                    out.push('*');
-                    out.push_str(&rest[rest.find('[').unwrap_or(rest.len())..]);
+        let mut steps: Vec<PathStep> = path.steps[..=anchor]
+            .iter()
+            .map(|step| {
+                if widen && step.is_sibling() {
+                    step.any_tag()
+                } else {
+                    step.clone()
                 }
-                None => out.push_str(step),
-            }
-        }
-        out.push_str("//");
-        out.push_str(last.1);
-        out.push_str(section);
-        out
+            })
+            .collect();
+        let mut target = PathStep {
+            separator: Separator::Descendant,
+            ..last.clone()
+        };
+        target.predicates.extend(section.clone());
+        steps.push(target);
+        LocationPath { steps }.to_string()
     };
     let mut out = Vec::new();
     if anchor + 1 < above.len() {
@@ -327,95 +309,69 @@ fn under_anchor(xpath: &str) -> Vec<String> {
     // The block after the anchor may be gone altogether (an unwrap lifted
     // the list to the heading's level): what the heading introduces is then
     // an element like the last step in the heading's section.
-    if !section.is_empty() {
-        let start = if xpath.starts_with(".//") {
-            ".//"
-        } else {
-            "//"
+    if let Some(section) = section {
+        let separator = match start {
+            Separator::Context | Separator::ContextDescendant => Separator::ContextDescendant,
+            _ => Separator::RootDescendant,
         };
-        out.push(format!("{start}{}{section}", last.1));
+        let mut alone = PathStep {
+            separator,
+            ..last.clone()
+        };
+        alone.predicates.push(section);
+        out.push(LocationPath { steps: vec![alone] }.to_string());
     }
     out
 }
 
-/// A sibling step cut after its axis: `("following-sibling::", "div[1]")`.
-fn sibling_step(step: &str) -> Option<(&str, &str)> {
-    ["following-sibling::", "preceding-sibling::"]
-        .into_iter()
-        .find_map(|axis| step.strip_prefix(axis).map(|rest| (axis, rest)))
-}
-
-/// A location path cut into its steps, each with the separator before it
-/// (`/`, `//`, `./` or `.//`). `None` for what is not one path from the
-/// context or the root (a union, a filter expression in parentheses).
-fn steps(xpath: &str) -> Option<Vec<(&str, &str)>> {
-    if !(xpath.starts_with('/') || xpath.starts_with("./")) || xpath.contains(" | ") {
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut step_start = 0;
-    let mut separator_start = 0;
-    let mut in_separator = true;
-    for (i, c) in xpath.char_indices() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.checked_sub(1)?,
-            '/' | '.' if depth == 0 && in_separator => continue,
-            '/' if depth == 0 => {
-                out.push((&xpath[separator_start..step_start], &xpath[step_start..i]));
-                separator_start = i;
-                in_separator = true;
-                continue;
-            }
-            _ => {}
-        }
-        if in_separator {
-            in_separator = false;
-            step_start = i;
-        }
-    }
-    if in_separator || depth != 0 || quote.is_some() {
-        return None;
-    }
-    out.push((&xpath[separator_start..step_start], &xpath[step_start..]));
-    let separators_are_paths = out
+/// Where the last of `steps` (an anchor) is a following sibling of a
+/// heading, what the heading introduces comes before the next heading of
+/// its tag: the first `div` after "Overview" is the next tab's once the
+/// Overview list was lifted out of its block. The predicate that asks
+/// that the nearest heading before a node is that heading
+/// (`[preceding::h4[1][…='Overview']]`); `None` when the anchor is no
+/// following sibling, or the heading is not a named element with tests.
+fn heading_section(steps: &[PathStep]) -> Option<Predicate> {
+    let anchor = steps.len() - 1;
+    let first_sibling = steps
         .iter()
-        .all(|(sep, _)| matches!(*sep, "/" | "//" | "./" | ".//"));
-    separators_are_paths.then_some(out)
-}
-
-/// Whether a step is a tag, or `*`, with a position at most: `div`, `div[2]`.
-fn plain(step: &str) -> bool {
-    let (tag, rest) = step.split_at(step.find('[').unwrap_or(step.len()));
-    let named = !tag.is_empty()
-        && tag
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '*');
-    let position = rest.is_empty()
-        || rest
-            .strip_prefix('[')
-            .and_then(|r| r.strip_suffix(']'))
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
-    named && position
+        .rposition(|step| step.axis.as_deref() != Some("following-sibling"))
+        .map_or(0, |i| i + 1);
+    // The heading is the step just before the run of sibling steps that
+    // ends at the anchor; there is none when the anchor is no sibling step.
+    if first_sibling > anchor {
+        return None;
+    }
+    let heading = &steps[first_sibling.checked_sub(1)?];
+    let named = heading.is_element_test() && !heading.predicates.is_empty();
+    named.then(|| {
+        let tests: String = heading
+            .predicates
+            .iter()
+            .map(|p| format!("[{}]", p.source))
+            .collect();
+        Predicate {
+            source: format!("preceding::{}[1]{tests}", heading.test),
+            kind: PredicateKind::Other,
+            reads_attribute: heading.predicates.iter().any(|p| p.reads_attribute),
+        }
+    })
 }
 
 /// A one-step locator `//tag[…]` with its tag widened to `*`.
-fn any_tag(step: &str) -> Option<String> {
-    let (start, rest) = match step.strip_prefix("//") {
-        Some(rest) => ("//", rest),
-        None => (".//", step.strip_prefix(".//")?),
+fn any_tag(xpath: &str) -> Option<String> {
+    let path = LocationPath::parse(xpath)?;
+    let [step] = path.steps.as_slice() else {
+        return None;
     };
-    let open = rest.find('[')?;
-    Some(format!("{start}*{}", &rest[open..]))
+    let one =
+        step.separator.is_descendant() && step.is_element_test() && !step.predicates.is_empty();
+    one.then(|| {
+        LocationPath {
+            steps: vec![step.any_tag()],
+        }
+        .to_string()
+    })
 }
 
 #[cfg(test)]
@@ -477,28 +433,6 @@ mod tests {
     }
 
     #[test]
-    fn a_path_is_cut_into_its_steps_with_their_separators() {
-        assert_eq!(
-            steps("//ul[@id='a/b']/li[2]//a/@href"),
-            Some(vec![
-                ("//", "ul[@id='a/b']"),
-                ("/", "li[2]"),
-                ("//", "a"),
-                ("/", "@href")
-            ])
-        );
-        assert_eq!(
-            steps(".//b[.='x']/following-sibling::text()[1]"),
-            Some(vec![
-                (".//", "b[.='x']"),
-                ("/", "following-sibling::text()[1]")
-            ])
-        );
-        assert_eq!(steps("//a[@x='unclosed]"), None);
-        assert_eq!(steps("a/b"), None);
-    }
-
-    #[test]
     fn a_locator_is_relaxed_to_its_own_step_of_attribute_tests() {
         check(
             "//input[@name='q']",
@@ -519,6 +453,13 @@ mod tests {
             "//input[@name='q'][@type='text']",
             Some("//input[@name='q'][@type='text']"),
             Some("//*[@name='q'][@type='text']"),
+        );
+        // A literal with `][` in it is one predicate: the step is read by
+        // the XPath tokenizer, not by cutting its text at brackets.
+        check(
+            "//form/input[@value='a][b']",
+            Some("//input[@value='a][b']"),
+            Some("//*[@value='a][b']"),
         );
         check("//a[@id='x']/@href", None, None);
         check("//ul[@id='x']/li[1]", None, None);

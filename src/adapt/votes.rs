@@ -9,6 +9,7 @@
 
 use crate::dom::{Document, NodeKind};
 use crate::treegram::{LocatorKind, TreeGram};
+use crate::xpath::path_syntax::LocationPath;
 use crate::xpath::{Item, XPath};
 
 use super::signals::{evidence, same_tag_and_text, same_text, telling_stored_text};
@@ -314,25 +315,8 @@ fn has_position(xpath: &str) -> bool {
 /// Whether the last step of `xpath` has a predicate on an attribute of the
 /// node it selects (`input[@name='btnK']`, not `li[1]` under `ul[@id]`).
 fn last_step_tests_attribute(xpath: &str) -> bool {
-    let step = last_step(xpath);
-    step.find('[').is_some_and(|b| step[b..].contains('@'))
-}
-
-/// The last location step of `xpath`: what follows its last `/` outside
-/// predicates and parentheses (`input[@name='a/b']` of
-/// `//div[3]/center/input[@name='a/b']`).
-pub(crate) fn last_step(xpath: &str) -> &str {
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in xpath.char_indices() {
-        match c {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.saturating_sub(1),
-            '/' if depth == 0 => start = i + 1,
-            _ => {}
-        }
-    }
-    &xpath[start..]
+    LocationPath::parse(xpath)
+        .is_some_and(|path| path.last().predicates.iter().any(|p| p.reads_attribute))
 }
 
 /// A rough rank of what evaluating a locator costs: a path from the root

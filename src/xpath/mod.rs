@@ -65,6 +65,7 @@ mod lexer;
 mod number;
 mod optimize;
 mod parser;
+pub(crate) mod path_syntax;
 mod strings;
 mod value;
 
