@@ -171,8 +171,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .num_threads(workers.max(1))
         .build()
         .context("cannot start worker threads")?
-        .install(|| job::run_pages_healing(&mut healer, &sources, &options, &mut emit));
-    healer.finish();
+        .install(|| healer.run(&sources, &mut emit));
     progress.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e).context("cannot write output");

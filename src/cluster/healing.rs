@@ -406,10 +406,7 @@ async fn heal_pages(
         ) {
             Ok(mut runtime) => {
                 runtime.offer_pending(&open);
-                run::run_pages_healing(&mut runtime, &sources, &RunOptions::default(), |o| {
-                    outputs.push(o);
-                });
-                runtime.finish();
+                runtime.run(&sources, |o| outputs.push(o));
                 if let Some(failure) = runtime.failure() {
                     tracing::warn!(error = %failure, "healing failed on a page");
                 }

@@ -667,10 +667,7 @@ impl Extractor {
                 run_options.clone(),
             ) {
                 Ok(mut runtime) => {
-                    let s = job::run_pages_healing(&mut runtime, &sources, &run_options, |o| {
-                        outputs.push(o)
-                    });
-                    runtime.finish();
+                    let s = runtime.run(&sources, |o| outputs.push(o));
                     let failure = runtime.failure().map(ToString::to_string);
                     (outputs, s.heals, failure)
                 }

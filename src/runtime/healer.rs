@@ -143,6 +143,22 @@ impl Runtime {
         &self.session
     }
 
+    /// Runs `sources` through this runtime on the current rayon pool, as
+    /// [`crate::job::run_pages_healing`] does, calling `emit` with each
+    /// page's output in input order, then records the end of the run
+    /// ([`Runtime::finish`]). This is how every command and worker runs a
+    /// job's pages with healing; the caller reports [`Runtime::failure`].
+    pub fn run(
+        &mut self,
+        sources: &[fetch::PageSource],
+        emit: impl FnMut(PageOutput),
+    ) -> crate::job::Summary {
+        let options = self.options.clone();
+        let summary = crate::job::run_pages_healing(self, sources, &options, emit);
+        self.finish();
+        summary
+    }
+
     /// Records the end of the run in the store, if it was opened.
     pub fn finish(&mut self) {
         if let Err(e) = self.session.finish(self.pages, self.violations) {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::fetch::{self, PageSource};
-use crate::job::{RunOptions, run_pages_healing};
+use crate::job::RunOptions;
 use crate::store::{AdaptationFilter, AdaptationStatus, Store};
 use crate::wrapper::{self, HealMode};
 
@@ -100,10 +100,7 @@ fn run(runtime: &mut Runtime, pages: &[&str]) -> Vec<crate::job::PageOutput> {
         .map(|p| PageSource::from_arg(&Path::new(ROOT).join(p).display().to_string()).unwrap())
         .collect();
     let mut outputs = Vec::new();
-    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| {
-        outputs.push(o)
-    });
-    runtime.finish();
+    runtime.run(&sources, |o| outputs.push(o));
     outputs
 }
 
@@ -336,10 +333,7 @@ fn run_paths(runtime: &mut Runtime, pages: &[String]) -> Vec<crate::job::PageOut
         .map(|p| PageSource::from_arg(p).unwrap())
         .collect();
     let mut outputs = Vec::new();
-    run_pages_healing(runtime, &sources, &RunOptions::default(), |o| {
-        outputs.push(o)
-    });
-    runtime.finish();
+    runtime.run(&sources, |o| outputs.push(o));
     outputs
 }
 

@@ -226,8 +226,7 @@ async fn proposals_home(
             .into_iter()
             .map(|p| mend::fetch::PageSource::Memory(std::sync::Arc::new(p)))
             .collect();
-        let summary = mend::job::run_pages_healing(&mut runtime, &sources, &options, |_| {});
-        runtime.finish();
+        let summary = runtime.run(&sources, |_| {});
         if let Some(failure) = runtime.failure() {
             anyhow::bail!("the job's proposals could not be stored: {failure}");
         }
