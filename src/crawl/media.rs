@@ -1,6 +1,7 @@
 //! Images of item pages, downloaded once each into a folder beside the
 //! output and named by the SHA-256 of their content, so the same image
-//! under two URLs is one file.
+//! under two URLs is one file. Two pages that ask for one image at once
+//! share one download: the second waits for the first's entry.
 //!
 //! A file is written to a temporary name and renamed, so a killed crawl
 //! leaves no half image under a final name. It refuses bodies over the
@@ -8,11 +9,12 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, OnceCell};
 use url::Url;
 
 use super::fetcher::{Conditions, Fetcher};
@@ -24,8 +26,10 @@ static TEMPORARY: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug)]
 pub struct Media {
     dir: PathBuf,
-    /// URL → the entry of its download (or its failure).
-    known: Mutex<HashMap<String, Value>>,
+    /// URL → the entry of its download (or its failure), set once by the
+    /// first download of the URL; a download asked for while another is in
+    /// flight waits for that one's entry.
+    known: Mutex<HashMap<String, Arc<OnceCell<Value>>>>,
 }
 
 impl Media {
@@ -42,26 +46,17 @@ impl Media {
     pub async fn download(&self, fetcher: &Fetcher, urls: &[Url]) -> Vec<Value> {
         let mut entries = Vec::with_capacity(urls.len());
         for url in urls {
-            if let Some(known) = self.known.lock().await.get(url.as_str()) {
-                entries.push(known.clone());
-                continue;
-            }
-            let entry = match fetcher.fetch(url, &Conditions::default()).await {
-                Ok(response) => {
-                    match self.store(url, &response.body, response.media_type.as_deref()) {
-                        Ok((hash, file)) => {
-                            json!({"url": url.as_str(), "sha256": hash, "file": file})
-                        }
-                        Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
-                    }
-                }
-                Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
-            };
-            self.known
+            // The map's lock is held only to find the URL's slot, never
+            // across a download.
+            let slot = self
+                .known
                 .lock()
                 .await
-                .insert(url.to_string(), entry.clone());
-            entries.push(entry);
+                .entry(url.to_string())
+                .or_default()
+                .clone();
+            let entry = slot.get_or_init(|| self.fetch_one(fetcher, url)).await;
+            entries.push(entry.clone());
         }
         entries
     }
@@ -69,7 +64,21 @@ impl Media {
     /// How many distinct image URLs were downloaded.
     pub async fn count(&self) -> u64 {
         let known = self.known.lock().await;
-        known.values().filter(|v| v.get("sha256").is_some()).count() as u64
+        known
+            .values()
+            .filter(|slot| slot.get().is_some_and(|v| v.get("sha256").is_some()))
+            .count() as u64
+    }
+
+    /// Downloads and stores one image: its entry.
+    async fn fetch_one(&self, fetcher: &Fetcher, url: &Url) -> Value {
+        match fetcher.fetch(url, &Conditions::default()).await {
+            Ok(response) => match self.store(url, &response.body, response.media_type.as_deref()) {
+                Ok((hash, file)) => json!({"url": url.as_str(), "sha256": hash, "file": file}),
+                Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
+            },
+            Err(e) => json!({"url": url.as_str(), "error": e.to_string()}),
+        }
     }
 
     /// Writes `body` under its hash, unless a file of that hash is there.
@@ -184,6 +193,60 @@ mod tests {
         );
         assert_eq!(extension(&u("http://h/img"), Some("image/svg+xml")), ".svg");
         assert_eq!(extension(&u("http://h/img"), None), "");
+    }
+
+    /// Regression (a crawl's media test, under load): two item pages that
+    /// asked for one image at once both found it unknown and both
+    /// downloaded it. The second now waits for the first's download.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_image_two_pages_ask_for_at_once_is_downloaded_once() {
+        use std::io::{BufRead, BufReader, Write};
+        use std::sync::atomic::AtomicUsize;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let images = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&images);
+        // The server answers robots.txt with 404 and the image slowly, so
+        // that both downloads are asked for while the first is in flight;
+        // it stops after three requests, or when the test drops its port.
+        let server = std::thread::spawn(move || {
+            for stream in listener.incoming().take(3) {
+                let Ok(mut stream) = stream else { break };
+                let mut line = String::new();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                reader.read_line(&mut line).unwrap();
+                while reader.read_line(&mut String::new()).is_ok_and(|n| n > 2) {}
+                let answer: &[u8] = if line.contains("/robots.txt") {
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                } else {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    b"HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: 3\r\nconnection: close\r\n\r\npng"
+                };
+                let _ = stream.write_all(answer);
+            }
+        });
+        let settings = crate::wrapper::Politeness {
+            delay: std::time::Duration::ZERO,
+            retries: 0,
+            ..Default::default()
+        };
+        let fetcher = Fetcher::new(settings).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let media = Media::new(dir.path().join("media"));
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/cover.png")).unwrap();
+        let urls = [url];
+        let (a, b) = tokio::join!(
+            media.download(&fetcher, &urls),
+            media.download(&fetcher, &urls)
+        );
+        assert_eq!(a, b);
+        assert!(a[0].get("sha256").is_some(), "{a:?}");
+        assert_eq!(images.load(Ordering::SeqCst), 1);
+        assert_eq!(media.count().await, 1);
+        // A third request (none is due) would end the server; unblock it.
+        drop(std::net::TcpStream::connect(("127.0.0.1", port)));
+        server.join().unwrap();
     }
 
     #[test]
