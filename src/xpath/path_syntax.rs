@@ -281,9 +281,9 @@ fn step_at(
             [first, ..] if first.tok == Tok::At => PredicateKind::Attribute,
             _ => PredicateKind::Other,
         };
-        let reads_attribute = inner
-            .iter()
-            .any(|t| t.tok == Tok::At || t.tok == Tok::AxisName("attribute".to_owned()));
+        let reads_attribute = inner.iter().any(|t| {
+            matches!(&t.tok, Tok::At) || matches!(&t.tok, Tok::AxisName(a) if a == "attribute")
+        });
         predicates.push(Predicate {
             source,
             kind,
