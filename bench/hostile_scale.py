@@ -5,6 +5,10 @@ inputs built to find quadratic time or unbounded recursion.
 * one tag of N double-quoted attributes `a{i}="v"`, and one of N unquoted
   ones `a{i}=v`, read by `mend xpath PAGE 'count(//div/@*)'` (the count is
   checked);
+* 200,000 `<body a{i}=v>` tags, each adding an attribute to the one
+  `body` element, read by `mend xpath PAGE 'count(//body/@*)'`;
+* 200,000 pieces of text fostered out of one table between its rows,
+  read by `mend xpath PAGE 'string-length(//body/text())'`;
 * `mend snapshot` of a wrapper of P patterns on a page of P rows (two
   elements each), every pattern matching one row's cell.
 
@@ -66,6 +70,16 @@ def attribute_page(path, n, quoted):
         f.write("></div></body></html>")
 
 
+def body_tags_page(path, n):
+    with open(path, "w") as f:
+        f.write("".join(f"<body a{i}=v><i>t</i>" for i in range(n)))
+
+
+def fostered_text_page(path, n):
+    with open(path, "w") as f:
+        f.write("<table>" + "x<tr><td>y</td></tr>" * n + "</table>")
+
+
 def snapshot_project(folder, patterns):
     (folder / "wrappers").mkdir()
     rows = []
@@ -101,6 +115,20 @@ def main():
             measure(
                 f"one tag of {n:,} {kind} attributes ({size:.1f} MB)",
                 [binary, "xpath", str(page), "count(//div/@*)"],
+                tmp,
+                args.repeat,
+                check=lambda out, n=n: out.strip() == str(n),
+            )
+        n = 200_000
+        for label, write, expr in (
+            (f"{n:,} <body> tags of one new attribute each", body_tags_page, "count(//body/@*)"),
+            (f"{n:,} texts fostered out of one table", fostered_text_page, "string-length(//body/text())"),
+        ):
+            page = tmp / "tree-builder.html"
+            write(page, n)
+            measure(
+                f"{label} ({page.stat().st_size / 1e6:.1f} MB)",
+                [binary, "xpath", str(page), expr],
                 tmp,
                 args.repeat,
                 check=lambda out, n=n: out.strip() == str(n),

@@ -1,5 +1,6 @@
-//! Peak heap memory of parsing and extracting a page stays under ten times
-//! the page's size, and fetching a page over HTTP that is larger than the
+//! Peak heap memory of parsing and extracting a page stays within a small
+//! multiple of the page's size (seven times on a dense listing of about 22
+//! bytes a node, three on a real article page), and fetching a page over HTTP that is larger than the
 //! limit stays under the limit plus a margin, however it is sent. A counting
 //! allocator (this test binary's own) measures live heap bytes; the figure is
 //! deterministic, unlike timing. The HTTP tests also read the process's peak
@@ -18,7 +19,7 @@ static ALLOCATOR: Counting = Counting;
 /// Tests in this binary run on several threads; measurements take turns.
 static TURN: Mutex<()> = Mutex::new(());
 
-fn check(wrapper_path: &str, page: &[u8]) -> f64 {
+fn check(wrapper_path: &str, page: &[u8], limit: f64) -> f64 {
     let wrapper = mend::wrapper::load_file(wrapper_path).unwrap();
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let (peak, ()) = peak_of(|| {
@@ -31,12 +32,15 @@ fn check(wrapper_path: &str, page: &[u8]) -> f64 {
         "page {} bytes, peak heap {peak} bytes, {ratio:.2}x",
         page.len()
     );
-    assert!(ratio <= 10.0, "peak heap is {ratio:.2} times the page size");
+    assert!(
+        ratio <= limit,
+        "peak heap is {ratio:.2} times the page size, over {limit}"
+    );
     ratio
 }
 
 #[test]
-fn a_large_listing_peaks_under_ten_times_its_size() {
+fn a_large_listing_peaks_under_seven_times_its_size() {
     // About 2 MB of product cards, written for this test.
     let card = std::fs::read_to_string("examples/pages/bookshop.html").unwrap();
     let start = card.find("<li>").unwrap();
@@ -47,12 +51,14 @@ fn a_large_listing_peaks_under_ten_times_its_size() {
         page.push_str(items);
     }
     page.push_str(&card[end..]);
-    check("wrappers/bookshop.yaml", page.as_bytes());
+    // The heap counted here includes capacity never written, which the
+    // resident set does not (bench/peak_memory.py reads that on 200 MB).
+    check("wrappers/bookshop.yaml", page.as_bytes(), 7.0);
 }
 
 #[test]
 #[ignore = "needs ../shared/data"]
-fn the_largest_zyte_page_peaks_under_ten_times_its_size() {
+fn the_largest_zyte_page_peaks_under_three_times_its_size() {
     use std::io::Read;
     let dir = "../shared/data/zyte_article_extraction_benchmark/html";
     let mut largest = Vec::new();
@@ -66,7 +72,7 @@ fn the_largest_zyte_page_peaks_under_ten_times_its_size() {
             largest = page;
         }
     }
-    check("bench/wrappers/zyte_article.yaml", &largest);
+    check("bench/wrappers/zyte_article.yaml", &largest, 3.0);
 }
 
 // Fetching a body larger than the limit.

@@ -17,6 +17,7 @@
 mod attr_index;
 mod build;
 pub mod hidden;
+mod layout;
 pub(crate) mod markup;
 pub use build::MAX_DEPTH;
 pub mod encoding;
@@ -24,6 +25,7 @@ mod name_index;
 mod names;
 mod path;
 mod serialize;
+mod sink;
 mod tokenizer;
 
 use std::ops::Range;

@@ -390,3 +390,90 @@ fn the_guarded_parse_and_the_parse_on_a_large_stack_build_the_same_tree() {
     let names = |d: &Document| d.all().map(|n| d.name(n).to_owned()).collect::<Vec<_>>();
     assert_eq!(names(&doc), names(&short));
 }
+
+/// Checks that every node's links agree with its id range and that no two
+/// texts are siblings, then returns the texts in document order.
+fn check_layout(d: &Document) -> Vec<&str> {
+    for n in d.all() {
+        let kids: Vec<NodeId> = d.children(n).collect();
+        let mut expected = n.0 + 1;
+        for &c in &kids {
+            assert_eq!(c.0, expected, "children of {n:?} follow one another");
+            assert_eq!(d.parent(c), Some(n));
+            expected = d.subtree_end(c).0;
+        }
+        assert_eq!(
+            expected,
+            d.subtree_end(n).0,
+            "{n:?} ends after its last child"
+        );
+        assert_eq!(d.last_child(n), kids.last().copied());
+        for w in kids.windows(2) {
+            assert_eq!(d.prev_sibling(w[1]), Some(w[0]));
+            assert!(!(d.kind(w[0]) == NodeKind::Text && d.kind(w[1]) == NodeKind::Text));
+        }
+    }
+    d.all()
+        .filter(|&n| d.kind(n) == NodeKind::Text)
+        .map(|n| d.text(n))
+        .collect()
+}
+
+#[test]
+fn text_fostered_out_of_a_table_between_cells_is_one_text() {
+    // Each fostered piece is written after the cell before it, so the text
+    // it joins is no longer at the end of the buffer.
+    let d = doc("<table>a<tr><td>x</td></tr>b<tr><td>y</td></tr>c</table>");
+    assert_eq!(check_layout(&d), ["abc", "x", "y"]);
+}
+
+#[test]
+fn a_second_body_tag_adds_only_missing_attributes() {
+    let d = doc("<body a=1><p>t</p><body b=2 a=3><p>u</p><body c=4>");
+    let body = d.all().find(|&n| d.name(n) == "body").unwrap();
+    let attrs: Vec<(&str, &str)> = d
+        .attrs(body)
+        .iter()
+        .map(|a| (d.attr_name(a), d.attr_value(a)))
+        .collect();
+    assert_eq!(attrs, [("a", "1"), ("b", "2"), ("c", "4")]);
+    assert_eq!(check_layout(&d), ["t", "u"]);
+}
+
+#[test]
+fn many_fostered_texts_and_body_tags_parse_whole() {
+    // Both would be quadratic if each addition copied what came before.
+    let n = 50_000;
+    let d = doc(&format!(
+        "<table>{}</table>",
+        "x<tr><td>y</td></tr>".repeat(n)
+    ));
+    let texts = check_layout(&d);
+    assert_eq!(texts[0].len(), n, "the fostered texts are one");
+    assert_eq!(texts.len(), n + 1);
+    let tags: String = (0..n).map(|i| format!("<body a{i}=v><i>t</i>")).collect();
+    let d = doc(&tags);
+    let body = d.all().find(|&n| d.name(n) == "body").unwrap();
+    assert_eq!(d.attrs(body).len(), n);
+    assert_eq!(d.attr(body, &format!("a{}", n - 1)), Some("v"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Misnested and stray tags move nodes after they are made (foster
+    /// parenting, the adoption agency, a second `<body>`): the document is
+    /// laid out in document order whatever the tree builder did.
+    #[test]
+    fn any_token_soup_is_laid_out_in_document_order(
+        tokens in proptest::collection::vec(proptest::sample::select(vec![
+            "<table>", "</table>", "<tr>", "<td>", "</td>", "<b>", "</b>", "<i>", "</i>",
+            "<p>", "</p>", "<a href=x>", "</a>", "<body c=1>", "<html l=2>", "<select>",
+            "<option>", "<svg>", "</svg>", "<math>", "<template>", "</template>", "<li>",
+            "text", " ", "<!--c-->", "<br>", "<nobr>", "<caption>", "<form>", "</div>", "<div>",
+        ]), 0..80)
+    ) {
+        let d = doc(&tokens.concat());
+        check_layout(&d);
+    }
+}

@@ -316,10 +316,20 @@ impl<S: TokenSink> Emitter for Events<'_, S> {
                 self.last_start_tag.clear();
                 self.last_start_tag.extend_from_slice(&self.tag_name);
                 // A list of exactly the right size, which the tree keeps as
-                // it is; the scratch list keeps its capacity for the next tag.
-                let mut attrs = Vec::with_capacity(self.attrs.len());
-                attrs.append(&mut self.attrs);
-                attrs
+                // it is; the scratch list keeps its capacity for the next tag,
+                // unless the tag was a long one: then the list itself goes,
+                // and the set of its names is freed, so that a tag of a
+                // million attributes is not held twice while the tree is built.
+                if self.attrs.len() > LINEAR_ATTRS {
+                    self.attr_names = HashSet::new();
+                    let mut attrs = std::mem::take(&mut self.attrs);
+                    attrs.shrink_to_fit();
+                    attrs
+                } else {
+                    let mut attrs = Vec::with_capacity(self.attrs.len());
+                    attrs.append(&mut self.attrs);
+                    attrs
+                }
             }
             TagKind::EndTag => Vec::new(),
         };

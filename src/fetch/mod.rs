@@ -227,7 +227,12 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
                 source,
             };
             let file = std::fs::File::open(path).map_err(io)?;
-            let mut bytes = Vec::new();
+            // Sized from the file's length, so that a large page is not read
+            // into a buffer that doubles as it fills.
+            let expected = file
+                .metadata()
+                .map_or(0, |m| m.len().min(MAX_PAGE_BYTES) + 1);
+            let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
             file.take(MAX_PAGE_BYTES + 1)
                 .read_to_end(&mut bytes)
                 .map_err(io)?;

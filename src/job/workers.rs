@@ -1,10 +1,11 @@
 //! How many pages a job works on at once when the user does not say: one
 //! per core, but no more than the memory available holds at their peak.
 //!
-//! Parsing and healing a page peaks at about [`PEAK_PER_PAGE_BYTE`] times
-//! its size (the tree, its text, the tree-gram matching; measured by
-//! `tests/peak_memory.rs`), so `n` pages of the largest size given need `n`
-//! times that. A 240 MB page then takes one worker where a 2-core machine
+//! Each page is budgeted [`PEAK_PER_PAGE_BYTE`] times its size: parsing and
+//! extracting peak under four times (the page, the tree, its text; measured
+//! on 200 MB pages by `bench/peak_memory.py`), and healing adds the
+//! tree-gram matching and the page's snapshot on top. So `n` pages of the
+//! largest size given need `n` times that. A 240 MB page then takes one worker where a 2-core machine
 //! with 4 GB free would otherwise run two and run out.
 //!
 //! The rule reads no clock and no file: the caller gives the cores and the
