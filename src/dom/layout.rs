@@ -18,7 +18,7 @@
 //! first. No function here recurses on the depth of the tree.
 
 use super::sink::{Links, Tree};
-use super::{Attr, Doctype, Document, EncodingSource, NONE, Node, NodeKind};
+use super::{Doctype, Document, EncodingSource, NONE, Node, NodeKind};
 
 /// The document of a finished tree.
 pub(super) fn into_document(mut tree: Tree, doctype: Option<Doctype>) -> Document {
@@ -55,26 +55,24 @@ pub(super) fn into_document(mut tree: Tree, doctype: Option<Doctype>) -> Documen
 /// Writes the texts and attribute lists the sink gathered apart (see
 /// `sink.rs`) into the document's buffers, and points their nodes at them.
 fn write_back_detached(tree: &mut Tree) {
-    // In node order, so that the same page always gives the same buffers.
-    let mut texts: Vec<(u32, String)> = std::mem::take(&mut tree.detached_text)
-        .into_iter()
-        .collect();
-    texts.sort_unstable_by_key(|&(node, _)| node);
-    for (node, own) in texts {
+    for (node, own) in by_node(std::mem::take(&mut tree.detached_text)) {
         let start = tree.text.len() as u32;
         tree.text.push_str(&own);
         tree.nodes[node as usize].data = (start, own.len() as u32);
     }
-    let mut lists: Vec<(u32, Vec<Attr>)> = std::mem::take(&mut tree.grown_attrs)
-        .into_iter()
-        .map(|(node, grown)| (node, grown.list))
-        .collect();
-    lists.sort_unstable_by_key(|&(node, _)| node);
-    for (node, own) in lists {
+    for (node, grown) in by_node(std::mem::take(&mut tree.grown_attrs)) {
         let start = tree.attrs.len() as u32;
-        tree.attrs.extend_from_slice(&own);
-        tree.nodes[node as usize].data = (start, own.len() as u32);
+        tree.attrs.extend_from_slice(&grown.list);
+        tree.nodes[node as usize].data = (start, grown.list.len() as u32);
     }
+}
+
+/// The entries of a map by node id, in node order, so that the same page
+/// always gives the same buffers.
+fn by_node<T>(map: std::collections::HashMap<u32, T>) -> Vec<(u32, T)> {
+    let mut entries: Vec<(u32, T)> = map.into_iter().collect();
+    entries.sort_unstable_by_key(|&(node, _)| node);
+    entries
 }
 
 /// Where each node goes: `new_id(old)` is its new id (for a text merged
