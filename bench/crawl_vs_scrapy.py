@@ -134,7 +134,7 @@ def run_mend(mend, wrapper, url, work):
     store = os.path.join(work, "mend-store", "mend.db")
     shutil.rmtree(os.path.dirname(store), ignore_errors=True)
     t0 = time.perf_counter()
-    p = subprocess.run(command + ["crawl", wrapper, url, "--out", out, "--store", store, "--concurrency", "16",
+    p = subprocess.run(command + ["crawl", wrapper, url, "--out", out, "--force", "--store", store, "--concurrency", "16",
                         "--quiet", "--summary-json", os.path.join(work, "mend-summary.json")],
                        capture_output=True, text=True)
     elapsed = time.perf_counter() - t0

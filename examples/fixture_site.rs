@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release --example fixture_site -- [--port P] [--seconds N] \
 //!     [--variant blog|sprawl] [--posts N] [--fast] [--crawl-delay SECONDS] \
-//!     [--latency-ms MS]
+//!     [--latency-ms MS] [--rate-limited]
 //! ```
 //!
 //! The first line on standard output is the home page's URL,
@@ -12,7 +12,8 @@
 //! serves until `--seconds` (600 by default) have passed and stops by itself.
 //! `--port 0` (the default) takes any free port. `--fast` turns the slow,
 //! failing and huge trap pages off, so that a throughput measurement times
-//! the crawler rather than the traps.
+//! the crawler rather than the traps; `--rate-limited` keeps one of them
+//! with `--fast`: a post that answers 429 (`Retry-After: 1`) once.
 
 // The site's API is made for tests; this program serves it and no more.
 #[allow(dead_code, unused_imports)]
@@ -26,7 +27,7 @@ use std::time::Duration;
 use fixture_site::{FixtureSite, SiteOptions, Variant};
 
 const USAGE: &str = "usage: fixture_site [--port P] [--seconds N] [--variant blog|sprawl] \
-                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS]";
+                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS] [--rate-limited]";
 
 fn main() -> ExitCode {
     let (options, seconds) = match parse(std::env::args().skip(1)) {
@@ -116,6 +117,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<(SiteOptions, 
                 options.latency = Duration::from_millis(ms);
             }
             "--fast" => options.fast = true,
+            "--rate-limited" => options.rate_limited = true,
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument {other}")),
         }

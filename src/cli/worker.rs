@@ -111,9 +111,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(e) => {
             say!("error: {e}");
             Ok(ExitCode::from(match e {
-                cluster::BackendError::Url { .. } | cluster::BackendError::NoJob(_) => {
-                    EXIT_BAD_INPUT
-                }
+                cluster::BackendError::Url { .. }
+                | cluster::BackendError::NoJob(_)
+                | cluster::BackendError::NoSchema => EXIT_BAD_INPUT,
                 _ => EXIT_FAILURE,
             }))
         }
@@ -124,7 +124,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
     let runtime = super::runtime()?;
     let result = runtime.block_on(async {
-        let client = cluster::open(&args.backend, Duration::from_secs(10)).await?;
+        // `connect`, not `open`: a status never migrates the database.
+        let client = cluster::connect(&args.backend, Duration::from_secs(10)).await?;
         let status = cluster::status(&client, args.job).await?;
         let wrapper = match args.wrapper {
             true => Some(cluster::load(&client, status.job).await?.wrapper_yaml),
@@ -141,9 +142,9 @@ pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
         Err(e) => {
             say!("error: {e}");
             return Ok(ExitCode::from(match e {
-                cluster::BackendError::Url { .. } | cluster::BackendError::NoJob(_) => {
-                    EXIT_BAD_INPUT
-                }
+                cluster::BackendError::Url { .. }
+                | cluster::BackendError::NoJob(_)
+                | cluster::BackendError::NoSchema => EXIT_BAD_INPUT,
                 _ => EXIT_FAILURE,
             }));
         }

@@ -9,9 +9,11 @@
 //! ## What it refuses
 //!
 //! A connection string the driver cannot read is refused at once
-//! ([`BackendError::Url`]), with no retry; any other failure to connect is
-//! tried again until the next wait would run past the patience, then given as
-//! [`BackendError::Connect`]. It connects without TLS. A migration is known
+//! ([`BackendError::Url`]), with no retry, and so are credentials the
+//! server refuses; any other failure to connect is tried again until the
+//! next wait would run past the patience, then given as
+//! [`BackendError::Connect`]. A string without a password takes one from
+//! `PGPASSWORD` or the password file (`credentials.rs`). It connects without TLS. A migration is known
 //! by its version alone: one applied is never run again, nor checked against
 //! its file. Errors show the connection string with its password masked.
 
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 use tokio_postgres::{Client, Config, NoTls};
 
 use super::BackendError;
+use super::credentials::{fill_password, redact};
 
 /// The schema's migrations: version, name, SQL.
 pub const MIGRATIONS: &[(i32, &str, &str)] = &[
@@ -33,6 +36,16 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "workers_as_the_local_crawl",
         include_str!("../../migrations/postgres/0002_workers_as_the_local_crawl.sql"),
     ),
+    (
+        3,
+        "render_votes",
+        include_str!("../../migrations/postgres/0003_render_votes.sql"),
+    ),
+    (
+        4,
+        "urls_keyed_by_hash",
+        include_str!("../../migrations/postgres/0004_urls_keyed_by_hash.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations are applied under ("mendmigr").
@@ -45,12 +58,13 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// (100 ms up to 2 s) for as long as `patience` allows: a worker started
 /// before its database, or one whose database restarts, waits for it.
 pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendError> {
-    let config: Config = url
+    let mut config: Config = url
         .parse()
         .map_err(|e: tokio_postgres::Error| BackendError::Url {
             shown: redact(url),
             reason: e.to_string(),
         })?;
+    fill_password(&mut config);
     let started = Instant::now();
     let mut wait = Duration::from_millis(100);
     loop {
@@ -63,7 +77,8 @@ pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendErr
                 });
                 return Ok(client);
             }
-            Err(source) if started.elapsed() + wait > patience => {
+            // A wrong password or user stays wrong: no waiting for it.
+            Err(source) if refused(&source) || started.elapsed() + wait > patience => {
                 return Err(BackendError::Connect {
                     shown: redact(url),
                     seconds: started.elapsed().as_secs(),
@@ -77,6 +92,15 @@ pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendErr
             }
         }
     }
+}
+
+/// Whether the server refused the credentials, which no retry changes.
+fn refused(error: &tokio_postgres::Error) -> bool {
+    use tokio_postgres::error::SqlState;
+    error.code().is_some_and(|code| {
+        *code == SqlState::INVALID_PASSWORD
+            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+    })
 }
 
 /// Applies the migrations not applied yet, in one transaction under an
@@ -122,51 +146,18 @@ pub async fn open(url: &str, patience: Duration) -> Result<Client, BackendError>
     Ok(client)
 }
 
-/// A connection string without its password, for messages.
-pub fn redact(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
-            parsed.to_string()
-        }
-        Ok(_) => url.to_owned(),
-        // A key=value string: drop a password=... pair.
-        Err(_) => url
-            .split_whitespace()
-            .map(|kv| {
-                if kv.starts_with("password=") {
-                    "password=***"
-                } else {
-                    kv
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_password_never_shows_in_messages() {
-        assert_eq!(
-            redact("postgres://mend:secret@127.0.0.1:5432/db"),
-            "postgres://mend:***@127.0.0.1:5432/db"
-        );
-        assert_eq!(
-            redact("host=h password=secret dbname=d"),
-            "host=h password=*** dbname=d"
-        );
-        assert_eq!(redact("postgres://h/db"), "postgres://h/db");
-    }
-
-    #[test]
     fn migrations_are_numbered_in_order_from_one() {
         for (i, (version, _, sql)) in MIGRATIONS.iter().enumerate() {
             assert_eq!(*version as usize, i + 1);
-            assert!(sql.contains("CREATE TABLE"));
+            assert!(
+                sql.trim_start().starts_with("--"),
+                "migration {version} begins by saying why it exists"
+            );
         }
     }
 }

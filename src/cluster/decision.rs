@@ -207,7 +207,7 @@ pub async fn pages(
             "SELECT url, page, charset FROM mend_heal_pages
              WHERE job_id = $1 AND wrapper_version = $2 AND pattern = $3 AND new_xpath = $4
                AND page IS NOT NULL
-             ORDER BY found DESC, voted_at, url
+             ORDER BY found DESC, voted_at, url COLLATE \"C\"
              LIMIT $5",
             &[&job, &version, &tally.pattern, &tally.new_xpath, &limit],
         )

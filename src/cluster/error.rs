@@ -39,6 +39,9 @@ pub enum BackendError {
     /// The job asked for does not exist.
     #[error("no crawl job {0} in the backend")]
     NoJob(i64),
+    /// The database holds no mend tables: no job was ever submitted to it.
+    #[error("this database holds no mend crawl jobs (`mend crawl --backend` creates its tables)")]
+    NoSchema,
     /// The job's wrapper, as stored, does not load.
     #[error("the job's wrapper does not load: {0}")]
     Wrapper(String),

@@ -40,6 +40,79 @@ use crate::wrapper::{HealMode, PatternPath};
 /// check that a heal changes nothing on pages the old XPaths served.
 const SERVED_KEPT: usize = 16;
 
+/// The prefix of a worker's folder of a job's wrapper, tree-grams and store.
+const WORKER_DIR: &str = "mend-worker-";
+
+/// The prefix of the folder a store's image is made in.
+const STORE_IMAGE_DIR: &str = "mend-store-image-";
+
+/// A temporary folder only its owner can read (it holds the wrapper and a
+/// copy of the store), named with the prefix and this process's id, so that
+/// [`sweep_stale_tempdirs`] knows when its process is gone.
+fn private_tempdir(prefix: &str) -> Result<tempfile::TempDir, BackendError> {
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!("{prefix}{}-", std::process::id());
+    builder.prefix(&prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder.tempdir().map_err(|source| BackendError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })
+}
+
+/// Removes the temporary folders that workers killed before they could
+/// clean up left behind: those of this user whose process is gone. A
+/// folder whose process id is running (again) is left alone. Gives how many
+/// were removed.
+pub fn sweep_stale_tempdirs() -> usize {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(stale_pid) else {
+            continue;
+        };
+        if !owned_by_me(&entry.path()) || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if std::fs::remove_dir_all(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The process id in a worker folder's name (`mend-worker-PID-XXXX`).
+fn stale_pid(name: &str) -> Option<u32> {
+    let rest = name
+        .strip_prefix(WORKER_DIR)
+        .or_else(|| name.strip_prefix(STORE_IMAGE_DIR))?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Whether `path` belongs to this process's user.
+fn owned_by_me(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(path), std::fs::metadata("/proc/self")) {
+            (Ok(folder), Ok(me)) => folder.uid() == me.uid(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 /// The job's healing state in this worker.
 pub struct Healing {
     /// The job as last loaded.
@@ -60,13 +133,7 @@ pub struct Healing {
 impl Healing {
     /// The state of `job`, unpacked in a new temporary folder.
     pub fn unpack(job: Job) -> Result<Healing, BackendError> {
-        let dir = tempfile::Builder::new()
-            .prefix("mend-worker-")
-            .tempdir()
-            .map_err(|source| BackendError::Io {
-                path: std::env::temp_dir(),
-                source,
-            })?;
+        let dir = private_tempdir(WORKER_DIR)?;
         let (wrapper_path, store) = job::unpack(&job, dir.path())?;
         Ok(Healing {
             job,
@@ -511,13 +578,7 @@ pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
         path: store.to_owned(),
         source,
     };
-    let copy = tempfile::Builder::new()
-        .prefix("mend-store-image-")
-        .tempdir()
-        .map_err(|source| BackendError::Io {
-            path: std::env::temp_dir(),
-            source,
-        })?;
+    let copy = private_tempdir(STORE_IMAGE_DIR)?;
     let target = copy.path().join("store.db");
     let conn = rusqlite::Connection::open(store).map_err(fail)?;
     conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
@@ -548,6 +609,25 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_killed_workers_folder_is_removed_and_a_live_ones_kept() {
+        // No process has this id: the kernel's ids stop far below it.
+        let dead = std::env::temp_dir().join(format!("{WORKER_DIR}4000000000-test"));
+        std::fs::create_dir_all(dead.join("inside")).unwrap();
+        let live = private_tempdir(WORKER_DIR).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(live.path()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+        assert!(sweep_stale_tempdirs() >= 1);
+        assert!(!dead.exists());
+        assert!(live.path().exists());
+        assert_eq!(stale_pid("mend-worker-123-abc"), Some(123));
+        assert_eq!(stale_pid("mend-workers"), None);
+    }
 
     #[test]
     fn tree_grams_are_read_with_paths_relative_to_the_project() {

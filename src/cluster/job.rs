@@ -18,6 +18,7 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use tokio_postgres::Client;
 use url::Url;
 
@@ -346,24 +347,28 @@ pub struct Exported {
 }
 
 /// Writes the job's records as NDJSON, one line per item page, in URL
-/// order, so that the output does not depend on which worker did what.
+/// order (bytewise, whatever the database's collation), so that the output
+/// does not depend on which worker did what. The rows are streamed: a job
+/// of any size is written in bounded memory.
 pub async fn export(
     client: &Client,
     id: i64,
     out: &mut dyn Write,
 ) -> Result<Exported, BackendError> {
     let rows = client
-        .query(
-            "SELECT line, records, violations FROM mend_records WHERE job_id = $1 ORDER BY url",
-            &[&id],
+        .query_raw(
+            "SELECT line, records, violations FROM mend_records WHERE job_id = $1 ORDER BY url COLLATE \"C\"",
+            [&id],
         )
         .await?;
+    let mut rows = std::pin::pin!(rows);
     let mut exported = Exported::default();
     let io = |source| BackendError::Io {
         path: PathBuf::from("output"),
         source,
     };
-    for row in rows {
+    while let Some(row) = rows.next().await {
+        let row = row?;
         let line: &str = row.get(0);
         out.write_all(line.as_bytes()).map_err(io)?;
         out.write_all(b"\n").map_err(io)?;
@@ -384,16 +389,18 @@ pub async fn export_to_sink(
     sink: &mut Sink,
 ) -> Result<Exported, BackendError> {
     let rows = client
-        .query(
+        .query_raw(
             "SELECT line, records, violations,
                  (extract(epoch FROM written_at) * 1000)::BIGINT
-             FROM mend_records WHERE job_id = $1 ORDER BY url",
-            &[&id],
+             FROM mend_records WHERE job_id = $1 ORDER BY url COLLATE \"C\"",
+            [&id],
         )
         .await?;
+    let mut rows = std::pin::pin!(rows);
     let mut exported = Exported::default();
     let sink_failed = |e: SinkError| BackendError::Wrapper(e.to_string());
-    for row in rows {
+    while let Some(row) = rows.next().await {
+        let row = row?;
         let line: &str = row.get(0);
         let page: PageOutput = serde_json::from_str(line).map_err(|e| {
             BackendError::Wrapper(format!("a stored record does not read back: {e}"))

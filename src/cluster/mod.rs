@@ -21,8 +21,9 @@
 //! - `mend_adaptations` and `mend_workers`: what was healed, and by whom.
 //!
 //! Pages are rendered in a browser as the job's `render` mode says, each
-//! worker with a browser of its own; in `auto` mode the decision per URL
-//! shape is kept in `mend_render_shapes`, the first worker's for all.
+//! worker with a browser of its own; in `auto` mode each page is decided on
+//! its own, and the votes of each URL shape's rendered pages (did rendering
+//! help?) are kept in `mend_render_shapes` for every worker.
 //!
 //! Records are kept as NDJSON lines and exported in URL order, as NDJSON
 //! byte for byte, or read back and written as CSV or SQLite through the
@@ -35,6 +36,7 @@
 //! own, so that a page whose lease ran out is written once, by the worker
 //! that holds it.
 
+mod credentials;
 mod database;
 mod decision;
 mod error;
@@ -44,7 +46,8 @@ mod queue;
 mod status;
 mod worker;
 
-pub use database::{MIGRATIONS, connect, migrate, open, redact};
+pub use credentials::redact;
+pub use database::{MIGRATIONS, connect, migrate, open};
 pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::store_image;

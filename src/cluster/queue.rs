@@ -7,9 +7,10 @@
 //! live and that its delay has passed, leases the URL and moves the host's
 //! next start by its delay; so the delay and the concurrency hold across
 //! every worker, whatever their number. A worker that dies leaves its
-//! leases to run out; the URLs are then taken again, and a URL whose leases
-//! ran out [`MAX_ATTEMPTS`] times is failed rather than retried for ever
-//! (a page that kills its workers must not kill them all).
+//! leases to run out, and one that stops on an error gives them back; the
+//! URLs are then taken again, and a URL taken [`MAX_ATTEMPTS`] times without
+//! an acknowledgement is failed rather than retried for ever (a page that
+//! kills its workers must not kill them all).
 //!
 //! An acknowledgement counts only while its lease is the worker's: a
 //! worker whose lease ran out and was taken by another writes nothing, so
@@ -23,8 +24,8 @@
 //! never queued again, and a page whose redirect ends on a URL met before
 //! writes no record. An acknowledgement from a worker that lost its lease is
 //! rolled back whole, its links and adaptations included. An overloaded
-//! host's delay doubles (from 50 ms at least) but never past the `max` it is
-//! given.
+//! host is held back for its `Retry-After`, at most a minute, and its delay
+//! is then what it was.
 
 use std::time::Duration;
 
@@ -35,7 +36,8 @@ use super::BackendError;
 use super::job::ITEM_PRIORITY;
 use crate::crawl::{CacheEntry, ItemRule, origin};
 
-/// How many times a URL's lease may run out before it is failed.
+/// How many times a URL may be taken without an acknowledgement before it
+/// is failed.
 pub const MAX_ATTEMPTS: i32 = 5;
 
 /// A URL leased to a worker.
@@ -85,8 +87,8 @@ pub struct Ack {
     pub adaptations: Vec<serde_json::Value>,
     /// The wrapper version the page was extracted with.
     pub wrapper_version: i32,
-    /// What UpdateCrawl's HTTP cache keeps of the answer, for an item page
-    /// of a job with `since`.
+    /// What UpdateCrawl's HTTP cache keeps of the answer, for an item
+    /// page.
     pub cache: Option<CacheEntry>,
 }
 
@@ -148,13 +150,15 @@ pub async fn claim(
         let depth: i32 = entry.get(1);
         let state: &str = entry.get(2);
         let attempts: i32 = entry.get(3);
-        if state == "leased" && attempts >= MAX_ATTEMPTS {
-            tracing::warn!(%url, attempts, "its leases ran out too often: failed");
+        // Taken that often and never acknowledged: its workers died on it, or
+        // failed on it and gave it back. Either way, not again.
+        if attempts >= MAX_ATTEMPTS {
+            tracing::warn!(%url, attempts, "taken too often without an end: failed");
             tx.execute(
                 "UPDATE mend_frontier SET state = 'failed', lease_owner = NULL, lease_until = NULL,
-                     error = 'its workers stopped answering ' || attempts || ' times',
+                     error = 'taken ' || attempts || ' times, and its workers failed or stopped answering each time',
                      done_at = clock_timestamp()
-                 WHERE job_id = $1 AND url = $2",
+                 WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
                 &[&job, &url],
             )
             .await?;
@@ -185,7 +189,7 @@ pub async fn claim(
         tx.execute(
             "UPDATE mend_frontier SET state = 'leased', lease_owner = $3, attempts = attempts + 1,
                  lease_until = clock_timestamp() + $4::float8 * interval '1 millisecond'
-             WHERE job_id = $1 AND url = $2",
+             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
             &[&job, &url, &worker, &lease_ms],
         )
         .await?;
@@ -202,7 +206,7 @@ pub async fn claim(
             client
                 .execute(
                     "UPDATE mend_frontier SET state = 'failed', error = 'not a URL'
-                     WHERE job_id = $1 AND url = $2",
+                     WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
                     &[&job, &url],
                 )
                 .await?;
@@ -302,7 +306,7 @@ pub async fn acknowledge(
         .execute(
             "UPDATE mend_frontier SET state = $4, status = $5, error = $6, item = $7,
                  worker = $3, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-             WHERE job_id = $1 AND url = $2 AND state = 'leased' AND lease_owner = $3",
+             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2 AND state = 'leased' AND lease_owner = $3",
             &[
                 &job,
                 &ack.url.as_str(),
@@ -331,9 +335,11 @@ pub async fn acknowledge(
         tx.execute(
             "INSERT INTO mend_http_cache (wrapper_name, url, etag, last_modified, sha256, changed_at)
              SELECT j.wrapper_name, $2, $3, $4, $5, $6 FROM mend_jobs j WHERE j.id = $1
-             ON CONFLICT (wrapper_name, url) DO UPDATE SET etag = EXCLUDED.etag,
+             ON CONFLICT (wrapper_name, md5(url)) DO UPDATE SET etag = EXCLUDED.etag,
                  last_modified = EXCLUDED.last_modified, sha256 = EXCLUDED.sha256,
-                 changed_at = EXCLUDED.changed_at",
+                 changed_at = CASE WHEN EXCLUDED.sha256 IS NOT NULL
+                         AND mend_http_cache.sha256 = EXCLUDED.sha256
+                     THEN mend_http_cache.changed_at ELSE EXCLUDED.changed_at END",
             &[
                 &job,
                 &ack.url.as_str(),
@@ -459,23 +465,54 @@ pub async fn renew(
     Ok(n)
 }
 
-/// A host said it is overloaded (429, 503): its delay doubles for every
-/// worker, up to `max`.
-pub async fn slow_down(
+/// A host said it is overloaded (429, 503): no worker starts a request to
+/// it for `wait` (its `Retry-After`), after which its delay is what it was;
+/// the URL goes back to the queue, its lease counted as an attempt.
+pub async fn hold_back(
     client: &Client,
     job: i64,
-    host: &str,
-    max: Duration,
+    lease: &Lease,
+    worker: &str,
+    wait: Duration,
 ) -> Result<(), BackendError> {
-    let max_ms = i32::try_from(max.as_millis()).unwrap_or(i32::MAX);
+    let wait_ms = wait.min(crate::crawl::MAX_DELAY).as_secs_f64() * 1000.0;
     client
         .execute(
-            "UPDATE mend_hosts SET delay_ms = LEAST(GREATEST(delay_ms, 50) * 2, $3)
-             WHERE job_id = $1 AND host = $2",
-            &[&job, &host, &max_ms],
+            "WITH held AS (
+                 UPDATE mend_hosts
+                 SET next_at = GREATEST(next_at, clock_timestamp() + $4::float8 * interval '1 millisecond')
+                 WHERE job_id = $1 AND host = $3
+             )
+             UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
+             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2
+               AND state = 'leased' AND lease_owner = $5",
+            &[&job, &lease.url.as_str(), &lease.host, &wait_ms, &worker],
         )
         .await?;
     Ok(())
+}
+
+/// Fails one leased URL of this worker's with `error`: what a worker does
+/// when a URL's processing fails for a reason of its own, so that the URL
+/// fails alone and the worker goes on. Gives whether the lease was still
+/// the worker's.
+pub async fn fail(
+    client: &Client,
+    job: i64,
+    worker: &str,
+    url: &Url,
+    error: &str,
+) -> Result<bool, BackendError> {
+    let n = client
+        .execute(
+            "UPDATE mend_frontier SET state = 'failed', error = $4, lease_owner = NULL,
+                 lease_until = NULL, done_at = clock_timestamp(), worker = $3
+             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2
+               AND state = 'leased' AND lease_owner = $3",
+            &[&job, &url.as_str(), &worker, &error],
+        )
+        .await?;
+    Ok(n == 1)
 }
 
 /// Gives the worker's leases back at once, when it stops on an error, so

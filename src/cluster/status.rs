@@ -77,6 +77,15 @@ pub struct WorkerStatus {
 
 /// The status of job `id`, or of the newest job.
 pub async fn status(client: &Client, id: Option<i64>) -> Result<JobStatus, BackendError> {
+    // A status is read, never written: a database without mend's tables
+    // is told so, not given them.
+    let schema: bool = client
+        .query_one("SELECT to_regclass('mend_jobs') IS NOT NULL", &[])
+        .await?
+        .get(0);
+    if !schema {
+        return Err(BackendError::NoSchema);
+    }
     let row = client
         .query_opt(
             "SELECT id, wrapper_name, finished_at IS NOT NULL,

@@ -27,13 +27,15 @@
 //! A worker without a browser refuses a job that renders pages, and works on
 //! no job already finished. Links the job's scope does not allow are not
 //! queued; a page robots.txt forbids is skipped, and one that fails to fetch
-//! is no item and gets no record (a 429 or 503 also slows its host down, up
-//! to [`MAX_DELAY`]). Under `since`, an unchanged item page is neither
+//! is no item and gets no record (a 429 or 503 instead holds its host back
+//! for every worker, for its `Retry-After`, and puts the URL back in the
+//! queue). Under `since`, an unchanged item page is neither
 //! extracted nor has its images downloaded. Only a lost connection is waited
 //! out, and only an acknowledgement rolled back over a conflict is sent
-//! again; any other error stops the worker, which gives its leases back.
+//! again; any other error fails its URL alone, and only when that cannot be
+//! written either does the worker stop, giving its leases back.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -49,8 +51,8 @@ use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
 use crate::crawl::{
-    self, CacheEntry, Conditions, FetchFailure, Fetcher, MAX_DELAY, PageRenderer, RenderAsk,
-    links_of, render_if_wanted, url_shape,
+    self, CacheEntry, Conditions, FetchFailure, Fetcher, PageRenderer, Probes, RenderAsk,
+    ShapeVotes, links_of, render_if_wanted, url_shape,
 };
 use crate::dom::Document;
 use crate::fetch::Page;
@@ -142,6 +144,10 @@ pub async fn work(options: WorkerOptions) -> Result<WorkerSummary, BackendError>
         worker: name.clone(),
         ..WorkerSummary::default()
     };
+    let swept = super::healing::sweep_stale_tempdirs();
+    if swept > 0 {
+        tracing::info!(swept, "removed the folders of workers that were killed");
+    }
     let mut client = open(&options.backend, options.patience).await?;
     loop {
         let id = match options.job {
@@ -179,8 +185,9 @@ pub(super) struct Context {
     robots: Mutex<HashSet<String>>,
     /// The browser, for a job that renders pages.
     renderer: Option<Arc<dyn PageRenderer>>,
-    /// What `render: auto` decided per URL shape, as read from the database.
-    shapes: Mutex<HashMap<String, bool>>,
+    /// Pages this worker met of each URL shape rendering does not help, to
+    /// render one in ten all the same.
+    shapes: Mutex<Probes>,
     /// What this worker did.
     pub counts: Mutex<WorkerSummary>,
 }
@@ -201,7 +208,8 @@ async fn work_on(
     politeness.autothrottle = false;
     politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
     let fetcher = Fetcher::new(politeness)
-        .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?;
+        .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?
+        .overload_to_caller();
     let renderer = match (job.render, &options.renderer) {
         (RenderMode::Never, _) => None,
         (_, Some(launch)) => Some(
@@ -227,7 +235,7 @@ async fn work_on(
         fetcher,
         robots: Mutex::new(HashSet::new()),
         renderer,
-        shapes: Mutex::new(HashMap::new()),
+        shapes: Mutex::new(Probes::default()),
         counts: Mutex::new(WorkerSummary::default()),
     });
     let renewer = {
@@ -278,6 +286,14 @@ async fn work_on(
     }
 }
 
+/// How long every worker holds back a host that answered 429 or 503
+/// without a `Retry-After`.
+const OVERLOAD_WAIT: Duration = Duration::from_secs(1);
+
+/// The state of an [`Ack`] whose URL went back to the queue: nothing is
+/// acknowledged.
+const REQUEUED: &str = "requeued";
+
 /// One task: lease, fetch, read, acknowledge, until the job is done.
 async fn task(context: Arc<Context>) -> Result<(), BackendError> {
     let options = &context.options;
@@ -308,11 +324,18 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
         };
         let ack = loop {
             match read(&context, &client, &lease).await {
-                Ok(ack) => break ack,
+                Ok(ack) => break Some(ack),
                 Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    fail_alone(&context, &client, &lease, e).await?;
+                    break None;
+                }
             }
         };
+        let Some(ack) = ack else { continue };
+        if ack.state == REQUEUED {
+            continue;
+        }
         let rule = context.healing.state.lock().await.job.items.clone();
         let accepted = loop {
             match queue::acknowledge(
@@ -324,15 +347,19 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
             )
             .await
             {
-                Ok(accepted) => break accepted,
+                Ok(accepted) => break Some(accepted),
                 Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
                 // PostgreSQL chose this transaction to end a deadlock: again.
                 Err(e) if e.is_conflict() => {
                     tracing::debug!(error = %e, "acknowledging again after a conflict")
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    fail_alone(&context, &client, &lease, e).await?;
+                    break None;
+                }
             }
         };
+        let Some(accepted) = accepted else { continue };
         let mut counts = context.counts.lock().await;
         if accepted {
             counts.pages += 1;
@@ -341,6 +368,34 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
         } else {
             counts.lost += 1;
         }
+    }
+}
+
+/// A URL whose reading or acknowledgement failed with an error of its own
+/// (not a lost connection) fails alone: the error is written as its
+/// outcome and the worker goes on. Only when that write fails too does the
+/// worker stop, with the first error.
+async fn fail_alone(
+    context: &Context,
+    client: &Client,
+    lease: &Lease,
+    error: BackendError,
+) -> Result<(), BackendError> {
+    tracing::warn!(url = %lease.url, error = %error, "the URL failed; the worker goes on");
+    match queue::fail(
+        client,
+        context.healing.id,
+        &context.healing.name,
+        &lease.url,
+        &error.to_string(),
+    )
+    .await
+    {
+        Ok(_) => {
+            context.counts.lock().await.errors += 1;
+            Ok(())
+        }
+        Err(_) => Err(error),
     }
 }
 
@@ -406,18 +461,39 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         _ => None,
     };
     let conditions = crawl::conditions(since, ack.item, cached.as_ref());
-    let response = match context.fetcher.fetch(&lease.url, &conditions).await {
+    let fetched = context
+        .fetcher
+        .fetch(&lease.url, &conditions)
+        .await
+        .and_then(crate::crawl::Response::html_only);
+    let response = match fetched {
         Ok(r) => r,
         Err(e) => {
             match &e {
                 FetchFailure::Robots => ack.state = "skipped",
-                FetchFailure::Status { status } => {
+                // The host says it is overloaded: every worker holds it back
+                // for its `Retry-After`, and the URL goes back to the queue
+                // (its lease counted, so that a host that always says so
+                // fails the URL in the end).
+                FetchFailure::Status {
+                    status: status @ (429 | 503),
+                    retry_after,
+                } => {
+                    let wait = retry_after.unwrap_or(OVERLOAD_WAIT);
+                    queue::hold_back(
+                        client,
+                        context.healing.id,
+                        lease,
+                        &context.healing.name,
+                        wait,
+                    )
+                    .await?;
+                    ack.state = REQUEUED;
+                    ack.status = Some(*status);
+                }
+                FetchFailure::Status { status, .. } => {
                     ack.state = "failed";
                     ack.status = Some(*status);
-                    if matches!(status, 429 | 503) {
-                        queue::slow_down(client, context.healing.id, &lease.host, MAX_DELAY)
-                            .await?;
-                    }
                 }
                 _ => ack.state = "failed",
             }
@@ -433,7 +509,9 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         &response.body,
     );
     let unchanged = crawl::unchanged(since, ack.item, response.status, &answer, cached.as_ref());
-    if since.is_some() && ack.item {
+    // Every crawl fills the cache that `--since` reads; the database keeps
+    // a body's first `changed_at` while its hash stays the same.
+    if ack.item {
         let kept = crawl::remembered(response.status, &answer, cached.as_ref());
         let changed_at =
             crawl::changed_at(cached.as_ref(), &kept, crate::runtime::now().unix_millis());
@@ -490,7 +568,8 @@ async fn download_media(
     let mut entries = Vec::with_capacity(urls.len());
     let output = context.healing.state.lock().await.job.output.clone();
     let dir = crawl::media_dir((output != "-").then(|| std::path::Path::new(&output)));
-    let known = "SELECT entry FROM mend_media WHERE job_id = $1 AND url = $2";
+    let known =
+        "SELECT entry FROM mend_media WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2";
     for url in urls {
         if let Some(row) = client
             .query_opt(known, &[&context.healing.id, &url.as_str()])
@@ -519,7 +598,7 @@ async fn download_media(
         let row = client
             .query_one(
                 "INSERT INTO mend_media (job_id, url, entry) VALUES ($1, $2, $3)
-                 ON CONFLICT (job_id, url) DO UPDATE SET entry = mend_media.entry
+                 ON CONFLICT (job_id, md5(url)) DO UPDATE SET entry = mend_media.entry
                  RETURNING entry",
                 &[&context.healing.id, &url.as_str(), &entry.to_string()],
             )
@@ -544,7 +623,7 @@ async fn cached(
         .query_opt(
             "SELECT c.etag, c.last_modified, c.sha256, c.changed_at
              FROM mend_http_cache c JOIN mend_jobs j ON j.wrapper_name = c.wrapper_name
-             WHERE j.id = $1 AND c.url = $2",
+             WHERE j.id = $1 AND md5(c.url) = md5($2) AND c.url = $2",
             &[&job, &url.as_str()],
         )
         .await?;
@@ -556,9 +635,10 @@ async fn cached(
     }))
 }
 
-/// Renders a page as the job's mode asks, with the decision for its URL's
-/// shape shared through the database: the first worker to decide a shape
-/// decides it for all.
+/// Renders a page as the job's mode asks. In `auto` mode the votes of its
+/// URL shape's rendered pages are shared through the database, so that a
+/// shape rendering never helps is left alone by every worker (with a probe
+/// now and then, as in the local crawl).
 async fn render(
     context: &Context,
     client: &Client,
@@ -572,44 +652,44 @@ async fn render(
         (state.job.render, state.job.wrapper.clone())
     };
     let shape = url_shape(&lease.url);
-    let known = context.shapes.lock().await.get(&shape).copied();
-    let hint = match known {
-        Some(h) => Some(h),
-        None if mode == RenderMode::Auto => client
-            .query_opt(
-                "SELECT render FROM mend_render_shapes WHERE job_id = $1 AND shape = $2",
-                &[&context.healing.id, &shape],
-            )
-            .await?
-            .map(|r| r.get(0)),
-        None => None,
+    let useless = match mode {
+        RenderMode::Auto if item => {
+            let votes = client
+                .query_opt(
+                    "SELECT helped, useless FROM mend_render_shapes
+                     WHERE job_id = $1 AND md5(shape) = md5($2) AND shape = $2",
+                    &[&context.healing.id, &shape],
+                )
+                .await?
+                .map(|r| ShapeVotes {
+                    helped: u32::try_from(r.get::<_, i32>(0)).unwrap_or(0),
+                    useless: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
+                })
+                .unwrap_or_default();
+            votes.useless() && !context.shapes.lock().await.is_probe(shape)
+        }
+        _ => false,
     };
     let ask = RenderAsk {
         mode,
-        hint,
+        useless,
         item,
         unchanged: false,
         queued: &lease.url,
         url,
     };
     let choice = render_if_wanted(context.renderer.as_ref(), &wrapper, &ask, page).await;
-    let decided = match (choice.decision, hint) {
-        (Some((shape, render)), _) => {
-            let row = client
-                .query_one(
-                    "INSERT INTO mend_render_shapes (job_id, shape, render) VALUES ($1, $2, $3)
-                     ON CONFLICT (job_id, shape) DO UPDATE SET render = mend_render_shapes.render
-                     RETURNING render",
-                    &[&context.healing.id, &shape, &render],
-                )
-                .await?;
-            Some((shape, row.get(0)))
-        }
-        (None, Some(h)) => Some((shape, h)),
-        (None, None) => None,
-    };
-    if let Some((shape, render)) = decided {
-        context.shapes.lock().await.insert(shape, render);
+    if let Some((shape, helped)) = choice.vote {
+        let (helped, useless) = (i32::from(helped), i32::from(!helped));
+        client
+            .execute(
+                "INSERT INTO mend_render_shapes (job_id, shape, helped, useless) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (job_id, md5(shape)) DO UPDATE
+                     SET helped = mend_render_shapes.helped + $3,
+                         useless = mend_render_shapes.useless + $4",
+                &[&context.healing.id, &shape, &helped, &useless],
+            )
+            .await?;
     }
     Ok(())
 }

@@ -5,13 +5,16 @@
 //! A request that failed to connect or timed out, or was answered 429 or
 //! 5xx, is retried up to `retries` times, waiting `Retry-After` when the
 //! server gave one, else an exponential backoff (0.5 s, 1 s, 2 s, ... at
-//! most 30 s). Redirects are followed up to ten; a loop is an error. A body
+//! most 30 s). A 429 or 503 holds the whole host back for that wait, once;
+//! the host's delay is then what it was (see `politeness.rs`). Redirects are followed up to ten; a loop is an error. A body
 //! is read piece by piece and refused one byte past `max_bytes`, so a huge
 //! response never sits in memory.
 //!
 //! robots.txt is fetched once per host, before its first page. A 4xx answer
 //! (none there) allows everything; a 5xx or a failure forbids the host, as
-//! RFC 9309 asks of a robots.txt that cannot be read.
+//! RFC 9309 asks of a robots.txt that cannot be read, and each of its URLs
+//! is then a failure of the crawl, not a page robots.txt forbids: a host
+//! that is down is an error, never a quiet crawl of nothing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -47,6 +50,8 @@ pub enum FetchFailure {
     Status {
         /// The status code.
         status: u16,
+        /// The answer's `Retry-After`, when it gave one.
+        retry_after: Option<Duration>,
     },
     /// The body was larger than the limit.
     #[error("the body is larger than {limit} bytes")]
@@ -60,6 +65,15 @@ pub enum FetchFailure {
     /// robots.txt forbids the URL.
     #[error("forbidden by robots.txt")]
     Robots,
+    /// The host's robots.txt could not be read (the host is down, or it
+    /// answered 5xx or never finished), so nothing is fetched from it.
+    #[error(
+        "robots.txt could not be read (the host is down or failing): nothing is fetched from it"
+    )]
+    RobotsUnreadable,
+    /// The response is not an HTML page.
+    #[error("not an HTML page: {0}")]
+    NotHtml(String),
 }
 
 /// A response that was read.
@@ -84,6 +98,25 @@ pub struct Response {
     pub tries: u32,
 }
 
+impl Response {
+    /// The response, if it is an HTML page. One that is not (an image, a
+    /// PDF, JSON) is an error for its URL, as `mend run` refuses such
+    /// bytes; a 304 has no body to judge.
+    pub fn html_only(self) -> Result<Response, FetchFailure> {
+        if self.status == 304 {
+            return Ok(self);
+        }
+        match crate::fetch::not_a_page_response(
+            self.media_type.as_deref(),
+            &self.body,
+            self.charset.as_deref(),
+        ) {
+            Some(why) => Err(FetchFailure::NotHtml(why)),
+            None => Ok(self),
+        }
+    }
+}
+
 /// What a request may ask: send the page only if it changed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Conditions {
@@ -101,6 +134,10 @@ pub struct Fetcher {
     hosts: Hosts,
     agent: String,
     robots: AsyncMutex<HashMap<String, Arc<Robots>>>,
+    /// A 429 or 503 is given back at once rather than waited out and
+    /// retried: a PostgreSQL worker holds the whole host back for every
+    /// worker instead, and gives the URL back to the queue.
+    overload_to_caller: bool,
 }
 
 /// A host's robots.txt as read, before it is parsed.
@@ -174,7 +211,16 @@ impl Fetcher {
             settings,
             agent,
             robots: AsyncMutex::new(HashMap::new()),
+            overload_to_caller: false,
         })
+    }
+
+    /// This client, giving a 429 or 503 back at once as a
+    /// [`FetchFailure::Status`] with its `Retry-After`, for a caller that
+    /// holds the host back itself.
+    pub fn overload_to_caller(mut self) -> Fetcher {
+        self.overload_to_caller = true;
+        self
     }
 
     /// The User-Agent sent.
@@ -219,7 +265,7 @@ impl Fetcher {
         };
         match self.get(&robots_url, &Conditions::default()).await {
             Ok(response) => RobotsTxt::Body(response.body),
-            Err(FetchFailure::Status { status }) if (400..500).contains(&status) => {
+            Err(FetchFailure::Status { status, .. }) if (400..500).contains(&status) => {
                 RobotsTxt::Absent
             }
             Err(e) => {
@@ -257,14 +303,17 @@ impl Fetcher {
     }
 
     /// Fetches `url` through its host's gate, with retries; a robots.txt
-    /// that forbids it is a [`FetchFailure::Robots`].
+    /// that forbids it is a [`FetchFailure::Robots`], one that cannot be
+    /// read a [`FetchFailure::RobotsUnreadable`].
     pub async fn fetch(
         &self,
         url: &Url,
         conditions: &Conditions,
     ) -> Result<Response, FetchFailure> {
-        if !self.robots(url).await.allows(url) {
-            return Err(FetchFailure::Robots);
+        match &*self.robots(url).await {
+            Robots::Nothing => return Err(FetchFailure::RobotsUnreadable),
+            robots if !robots.allows(url) => return Err(FetchFailure::Robots),
+            _ => {}
         }
         self.get(url, conditions).await
     }
@@ -289,16 +338,32 @@ impl Fetcher {
                 Ok(Attempt::Status {
                     status,
                     retry_after,
+                }) if self.overload_to_caller && matches!(status, 429 | 503) => {
+                    slot.done(latency, Some(*status));
+                    return Err(FetchFailure::Status {
+                        status: *status,
+                        retry_after: *retry_after,
+                    });
+                }
+                Ok(Attempt::Status {
+                    status,
+                    retry_after,
                 }) => {
-                    if let Some(after) = retry_after {
-                        slot.hold_off(*after);
+                    let wait = retry_after.unwrap_or_else(|| backoff(tries));
+                    // A host that says it is overloaded gets the whole wait
+                    // from every request, not only from this URL's retry.
+                    if retry_after.is_some() || matches!(status, 429 | 503) {
+                        slot.hold_off(wait);
                     }
                     slot.done(latency, Some(*status));
                     let retriable = *status == 429 || *status >= 500;
                     if !retriable || tries > self.settings.retries {
-                        return Err(FetchFailure::Status { status: *status });
+                        return Err(FetchFailure::Status {
+                            status: *status,
+                            retry_after: *retry_after,
+                        });
                     }
-                    retry_after.unwrap_or_else(|| backoff(tries))
+                    wait
                 }
                 Err(Failure::Final(e)) => {
                     slot.done(latency, None);

@@ -15,7 +15,7 @@
 //!
 //! Also kept here, across crawls: the HTTP cache (ETag, Last-Modified and a
 //! hash of each item page's body, for conditional requests and `--since`),
-//! and which URL shapes need rendering (`render: auto`).
+//! and what rendering did for each URL shape (`render: auto`).
 //!
 //! ## What it refuses
 //!
@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use url::Url;
 
+use super::render::ShapeVotes;
 use super::update::CacheEntry;
 
 /// Why the frontier could not be read or written.
@@ -195,12 +196,14 @@ CREATE TABLE IF NOT EXISTS http_cache (
     sha256        TEXT,
     changed_at    INTEGER
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS render_memory (
+CREATE TABLE IF NOT EXISTS render_votes (
     wrapper TEXT    NOT NULL,
     shape   TEXT    NOT NULL,
-    render  INTEGER NOT NULL,
+    helped  INTEGER NOT NULL DEFAULT 0,
+    useless INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (wrapper, shape)
 ) WITHOUT ROWID;
+DROP TABLE IF EXISTS render_memory;
 ";
 
 impl Frontier {
@@ -609,31 +612,38 @@ impl Frontier {
         Ok(())
     }
 
-    /// Whether pages of this URL shape were found to need rendering
-    /// (`render: auto`), if that was decided.
-    pub fn render_memory(&self, wrapper: &str, shape: &str) -> Result<Option<bool>, FrontierError> {
+    /// What rendered pages of this URL shape said of rendering
+    /// (`render: auto`), over every crawl of the wrapper.
+    pub fn render_votes(&self, wrapper: &str, shape: &str) -> Result<ShapeVotes, FrontierError> {
         self.conn
             .query_row(
-                "SELECT render FROM render_memory WHERE wrapper = ?1 AND shape = ?2",
+                "SELECT helped, useless FROM render_votes WHERE wrapper = ?1 AND shape = ?2",
                 [wrapper, shape],
-                |r| r.get(0),
+                |r| {
+                    Ok(ShapeVotes {
+                        helped: r.get(0)?,
+                        useless: r.get(1)?,
+                    })
+                },
             )
             .optional()
+            .map(Option::unwrap_or_default)
             .map_err(|source| sqlite(&self.path, source))
     }
 
-    /// Remembers whether pages of this URL shape need rendering.
-    pub fn remember_render(
+    /// Counts a rendered page of this URL shape: whether rendering helped.
+    pub fn vote_render(
         &mut self,
         wrapper: &str,
         shape: &str,
-        render: bool,
+        helped: bool,
     ) -> Result<(), FrontierError> {
         self.conn
             .execute(
-                "INSERT INTO render_memory (wrapper, shape, render) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (wrapper, shape) DO UPDATE SET render = ?3",
-                params![wrapper, shape, render],
+                "INSERT INTO render_votes (wrapper, shape, helped, useless) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (wrapper, shape) DO UPDATE
+                     SET helped = helped + ?3, useless = useless + ?4",
+                params![wrapper, shape, u32::from(helped), u32::from(!helped)],
             )
             .map_err(|source| sqlite(&self.path, source))?;
         Ok(())

@@ -6,7 +6,13 @@
 //! `concurrency` requests would be in flight on average; it never goes below
 //! the configured delay (nor robots.txt's Crawl-delay) and never above
 //! [`MAX_DELAY`]. An error response never lowers it, and a 429 or 503 doubles
-//! it, so a host that says it is overloaded is given room.
+//! it, so a host that says it is overloaded is given room; the successes
+//! that follow bring it back down.
+//!
+//! Without AutoThrottle the delay is the configured one for the whole
+//! crawl. A 429 or 503 holds the host back once (for its `Retry-After`, see
+//! [`Slot::hold_off`]) and changes nothing after: a host that was briefly
+//! overloaded is not crawled slower for good.
 //!
 //! This module refuses nothing; it only waits.
 
@@ -137,11 +143,14 @@ impl Slot {
     pub fn done(self, latency: Duration, status: Option<u16>) {
         let mut state = self.host.state.lock().unwrap_or_else(|e| e.into_inner());
         match status {
-            Some(429 | 503) => {
+            Some(429 | 503) if self.autothrottle => {
                 state.delay = (state.delay * 2)
                     .max(Duration::from_millis(250))
                     .min(MAX_DELAY);
             }
+            // The fetcher holds the host back for the answer's
+            // `Retry-After`; the configured delay stays as it is.
+            Some(429 | 503) => {}
             Some(s) if self.autothrottle && (200..400).contains(&s) => {
                 let target = latency / self.concurrency;
                 let next = (state.delay + target) / 2;
@@ -231,13 +240,47 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_429_doubles_the_delay_and_crawl_delay_raises_the_floor() {
+    async fn a_429_without_autothrottle_holds_the_host_back_once_then_the_delay_returns() {
+        let hosts = Hosts::new(Politeness {
+            autothrottle: false,
+            ..settings(30, 1)
+        });
+        let start = Instant::now();
+        let slot = hosts.acquire("a").await;
+        slot.hold_off(Duration::from_secs(1));
+        slot.done(Duration::from_millis(5), Some(429));
+        assert_eq!(hosts.delay("a"), Duration::from_millis(30));
+        let mut starts = Vec::new();
+        for _ in 0..3 {
+            hosts
+                .acquire("a")
+                .await
+                .done(Duration::from_millis(5), Some(200));
+            starts.push(start.elapsed().as_millis());
+        }
+        assert_eq!(starts, [1000, 1030, 1060]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_429_under_autothrottle_doubles_the_delay_and_successes_bring_it_back() {
         let hosts = Hosts::new(settings(300, 1));
         hosts
             .acquire("a")
             .await
             .done(Duration::from_millis(5), Some(429));
         assert_eq!(hosts.delay("a"), Duration::from_millis(600));
+        for _ in 0..12 {
+            hosts
+                .acquire("a")
+                .await
+                .done(Duration::from_millis(5), Some(200));
+        }
+        assert_eq!(hosts.delay("a"), Duration::from_millis(300));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn crawl_delay_raises_the_floor() {
+        let hosts = Hosts::new(settings(300, 1));
         hosts.set_crawl_delay("b", Duration::from_secs(2));
         hosts
             .acquire("b")

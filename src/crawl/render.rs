@@ -3,25 +3,36 @@
 //! that it builds and runs without a browser at all (`render: never`), and
 //! tests can give it one of their own.
 //!
+//! `render: auto` decides page by page. An item page is rendered when its
+//! raw HTML breaks the wrapper (violations), or when the wrapper's actions
+//! have something to do on it (a `click` target is there, a `wait_for`
+//! target is not yet, or there are scrolls to make); the rendered page is
+//! kept when it breaks the wrapper less (or, with actions to do, no more).
+//! A URL shape is remembered only to stop rendering where it never helps:
+//! after [`AGREEMENT`] rendered pages of the shape that it did not help and
+//! none that it did. Even then one broken page in [`PROBE_EVERY`] is
+//! rendered, so that a shape whose pages change is looked at again.
+//!
 //! ## What it refuses
 //!
 //! It renders nothing without a renderer, in `never` mode, or for a page
 //! unchanged since the last crawl; in `auto` mode it renders no page that is
-//! not an item page, and none of a URL shape decided not worth rendering. A
-//! page of a new shape whose raw form has no violations is not rendered, and
-//! a rendered page is kept only when it has strictly fewer violations than
-//! the raw one. A page that fails to render is no error: it is read as
-//! fetched, and nothing is decided for its shape.
+//! not an item page, and none whose raw HTML passes with nothing for the
+//! actions to do. A page that fails to render is no error: it is read as
+//! fetched, and it says nothing of its shape.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use url::Url;
 
+use crate::dom::Document;
 use crate::extract::extract;
 use crate::fetch::Page;
 use crate::wrapper::{PageAction, RenderMode, Wrapper};
+use crate::xpath::XPath;
 
 /// Why a page could not be rendered.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -42,41 +53,81 @@ pub trait PageRenderer: Send + Sync {
     ) -> Pin<Box<dyn Future<Output = Rendered> + Send + 'a>>;
 }
 
+/// How many rendered pages of a URL shape must agree that rendering did not
+/// help before the crawl stops rendering pages of that shape.
+pub const AGREEMENT: u32 = 5;
+
+/// Of the broken pages of a shape rendering did not help, one in this many
+/// is rendered all the same, to see whether that is still so.
+pub const PROBE_EVERY: u32 = 10;
+
 /// What a crawl knows about a fetched page when it decides to render it.
 #[derive(Debug, Clone, Copy)]
 pub struct RenderAsk<'a> {
     /// The crawl's rendering mode.
     pub mode: RenderMode,
-    /// What was decided before for pages of this URL's shape, if anything.
-    pub hint: Option<bool>,
+    /// Rendering did not help on [`AGREEMENT`] pages of this URL's shape
+    /// (and this page is no probe): a broken page is read as fetched.
+    pub useless: bool,
     /// Whether the page is an item page.
     pub item: bool,
     /// Whether the page is unchanged since the last crawl (never rendered).
     pub unchanged: bool,
-    /// The URL as queued (its shape is what a decision is kept under).
+    /// The URL as queued (its shape is what a vote is kept under).
     pub queued: &'a Url,
     /// The URL the page was fetched from, redirects followed.
     pub url: &'a Url,
 }
 
-/// Whether a page was rendered, and the decision to keep for its URL's
-/// shape, when one was made.
+/// Whether a page was rendered, and what rendering it showed of its URL's
+/// shape, when it was tried.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RenderChoice {
     /// The page's bytes are the rendered DOM.
     pub rendered: bool,
-    /// The URL shape and whether its pages are worth rendering.
-    pub decision: Option<(String, bool)>,
+    /// The URL shape and whether rendering helped this page, when the page
+    /// was rendered in `auto` mode.
+    pub vote: Option<(String, bool)>,
+}
+
+/// What the votes of a URL shape's pages say: how many rendered pages
+/// rendering helped, and how many it did not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShapeVotes {
+    /// Rendered pages that broke the wrapper less than their raw HTML.
+    pub helped: u32,
+    /// Rendered pages that did not.
+    pub useless: u32,
+}
+
+impl ShapeVotes {
+    /// Whether rendering this shape's pages is known not to help.
+    pub fn useless(&self) -> bool {
+        self.helped == 0 && self.useless >= AGREEMENT
+    }
+}
+
+/// Which pages of URL shapes rendering does not help are rendered all the
+/// same: one in [`PROBE_EVERY`] of each shape's.
+#[derive(Debug, Default)]
+pub struct Probes(HashMap<String, u32>);
+
+impl Probes {
+    /// Counts a page of `shape` rendering does not help; whether it is the
+    /// one to render all the same.
+    pub fn is_probe(&mut self, shape: String) -> bool {
+        let seen = self.0.entry(shape).or_default();
+        *seen += 1;
+        seen.is_multiple_of(PROBE_EVERY)
+    }
 }
 
 /// Renders `page` when the crawl's mode asks for it, in place.
 ///
-/// `always` renders every page, `auto` item pages only: for a URL shape
-/// seen before, as decided then; for a new shape, only when the raw page
-/// breaks the wrapper, keeping the rendered page only when it breaks it
-/// less, and deciding so for the shape. A page that cannot be rendered is
-/// read as fetched. Both the local crawl and the PostgreSQL workers decide
-/// through this one function.
+/// `always` renders every page, `auto` the item pages whose raw HTML breaks
+/// the wrapper or leaves its actions something to do (see the module
+/// docs). A page that cannot be rendered is read as fetched. Both the local
+/// crawl and the PostgreSQL workers decide through this one function.
 pub async fn render_if_wanted(
     renderer: Option<&Arc<dyn PageRenderer>>,
     wrapper: &Wrapper,
@@ -87,32 +138,29 @@ pub async fn render_if_wanted(
     let wants = match ask.mode {
         RenderMode::Never => false,
         RenderMode::Always => true,
-        RenderMode::Auto => ask.item && ask.hint != Some(false),
+        RenderMode::Auto => ask.item,
     };
     let Some(renderer) = renderer.filter(|_| wants && !ask.unchanged) else {
         return choice;
     };
-    let new_shape = ask.mode == RenderMode::Auto && ask.hint.is_none();
-    // Unknown shape: render only if the raw page fails.
-    if new_shape && violations(wrapper, page) == 0 {
-        choice.decision = Some((url_shape(ask.queued), false));
+    let raw = (ask.mode == RenderMode::Auto).then(|| RawVerdict::of(wrapper, page));
+    if let Some(raw) = &raw
+        && (!raw.wants_rendering() || ask.useless)
+    {
         return choice;
     }
     match renderer.render(ask.url, &wrapper.crawl.actions).await {
         Ok(html) => {
-            let raw = std::mem::replace(&mut page.bytes, html.into_bytes());
+            let bytes = std::mem::replace(&mut page.bytes, html.into_bytes());
             let charset = page.charset.take();
             choice.rendered = true;
-            if new_shape {
-                let before = Page {
-                    bytes: raw.clone(),
-                    charset: charset.clone(),
-                    ..page.clone()
-                };
-                let better = violations(wrapper, page) < violations(wrapper, &before);
-                choice.decision = Some((url_shape(ask.queued), better));
-                if !better {
-                    page.bytes = raw;
+            if let Some(raw) = raw {
+                let rendered = violations(wrapper, page);
+                let helped = rendered < raw.violations
+                    || (raw.actions_pending && rendered <= raw.violations);
+                choice.vote = Some((url_shape(ask.queued), helped));
+                if !helped {
+                    page.bytes = bytes;
                     page.charset = charset;
                     choice.rendered = false;
                 }
@@ -123,6 +171,45 @@ pub async fn render_if_wanted(
         }
     }
     choice
+}
+
+/// What a page's raw HTML says about rendering it.
+struct RawVerdict {
+    /// The wrapper's violations on the raw page.
+    violations: usize,
+    /// Whether the wrapper's actions have something to do on it.
+    actions_pending: bool,
+}
+
+impl RawVerdict {
+    fn of(wrapper: &Wrapper, page: &Page) -> RawVerdict {
+        let doc = page.document();
+        RawVerdict {
+            violations: extract(wrapper, &doc, page.url.as_ref()).violations.len(),
+            actions_pending: actions_pending(&wrapper.crawl.actions, &doc),
+        }
+    }
+
+    fn wants_rendering(&self) -> bool {
+        self.violations > 0 || self.actions_pending
+    }
+}
+
+/// Whether the actions have something to do on a raw page: a `click`
+/// target is there, a `wait_for` target is not there yet, or there are
+/// scrolls to make. An XPath mend cannot read (the browser may) counts as
+/// something to do.
+fn actions_pending(actions: &[PageAction], doc: &Document) -> bool {
+    let matches = |xpath: &str| {
+        XPath::compile(xpath)
+            .ok()
+            .and_then(|x| x.evaluate_boolean(doc, doc.root()).ok())
+    };
+    actions.iter().any(|action| match action {
+        PageAction::Click { xpath, .. } => matches(xpath).unwrap_or(true),
+        PageAction::WaitFor { xpath, .. } => !matches(xpath).unwrap_or(false),
+        PageAction::Scroll { times } => *times > 0,
+    })
 }
 
 /// A URL's shape, for remembering which pages need rendering: each path

@@ -15,20 +15,21 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::task::JoinSet;
 use url::Url;
 
-use super::fetcher::{FetchFailure, Fetcher};
+use super::fetcher::{FetchFailure, Fetcher, Response};
 use super::frontier::{
     Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
 };
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
 use super::media::{Media, media_dir};
-use super::render::{PageRenderer, RenderAsk, RenderChoice, render_if_wanted, url_shape};
+use super::render::{PageRenderer, Probes, RenderAsk, RenderChoice, render_if_wanted, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
 use super::update::{self, CacheEntry};
 use crate::fetch::{Page, PageSource};
@@ -76,6 +77,9 @@ pub struct CrawlOptions {
     pub batch: usize,
     /// Requests in flight at once, all hosts together.
     pub concurrency: usize,
+    /// Set (by a Ctrl-C) to stop taking new URLs: the pages in flight are
+    /// finished and written, and the crawl is left unfinished, to resume.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// Where a crawl is, for a progress bar.
@@ -138,10 +142,25 @@ pub struct CrawlSummary {
     /// Whether `--resume` found the crawl finished already, so that nothing
     /// was fetched and the output was left as it was.
     pub finished_before: bool,
+    /// Whether the crawl was stopped (Ctrl-C) and left to resume.
+    pub interrupted: bool,
     /// The crawl's id in the frontier.
     pub crawl_id: i64,
-    /// The first failures, with their URLs.
+    /// Every failure, with its URL, in the order they happened.
     pub failures: Vec<(String, String)>,
+    /// The page budget the crawl ran under.
+    pub max_pages: u64,
+    /// The depth budget the crawl ran under.
+    pub max_depth: u32,
+    /// Pages with links not followed only because they were deeper than
+    /// `max_depth`.
+    pub depth_limited_pages: u64,
+    /// Pages on which the wrapper's `follow` XPaths found a link (every
+    /// page with a link when there are none).
+    pub linked_pages: u64,
+    /// What a person should know about how the crawl went: a budget hit,
+    /// no item page, a follow rule that found nothing.
+    pub warnings: Vec<String>,
 }
 
 /// Why a crawl stopped before its end.
@@ -182,10 +201,19 @@ pub struct Scope {
 impl Scope {
     /// Whether `url`, `depth` links from a start URL, is followed.
     pub fn allows(&self, url: &Url, depth: u32) -> bool {
+        self.max_depth.is_none_or(|d| depth <= d) && self.allows_at_any_depth(url)
+    }
+
+    /// Whether `url`, `depth` links from a start URL, is left out only for
+    /// being deeper than `max_depth`: what the depth budget cut.
+    pub fn too_deep(&self, url: &Url, depth: u32) -> bool {
+        self.max_depth.is_some_and(|d| depth > d) && self.allows_at_any_depth(url)
+    }
+
+    fn allows_at_any_depth(&self, url: &Url) -> bool {
         let settings = &self.settings;
         let host = url.host_str().unwrap_or_default();
         (!settings.same_site || self.hosts.iter().any(|h| h == host))
-            && self.max_depth.is_none_or(|d| depth <= d)
             && (settings.allow.is_empty()
                 || settings.allow.iter().any(|r| r.is_match(url.as_str())))
             && !settings.deny.iter().any(|r| r.is_match(url.as_str()))
@@ -226,8 +254,9 @@ struct Read {
     unchanged: bool,
     media: Vec<serde_json::Value>,
     rendered: bool,
-    /// The render decision for this page's URL shape, when one was made.
-    render_decision: Option<(String, bool)>,
+    /// Whether rendering helped, under this page's URL shape, when the page
+    /// was rendered in `auto` mode.
+    render_vote: Option<(String, bool)>,
     cache: CacheEntry,
 }
 
@@ -310,13 +339,13 @@ pub async fn crawl(
         .iter()
         .filter_map(|u| u.host_str().map(str::to_owned))
         .collect();
-    let max_depth = options.max_depth.or(settings.max_depth);
-    let max_pages = options.max_pages.or(settings.max_pages);
+    let max_depth = settings.depth_budget(options.max_depth);
+    let max_pages = settings.page_budget(options.max_pages);
     let order = settings.frontier;
     let scope = Scope {
         settings: settings.clone(),
         hosts: hosts.clone(),
-        max_depth,
+        max_depth: Some(max_depth),
     };
     let allowed = |url: &Url, depth: u32| scope.allows(url, depth);
     let mut model = LinkValueModel::default();
@@ -368,26 +397,35 @@ pub async fn crawl(
         options: options.clone(),
     };
     let mut since_reorder = 0;
+    let mut probes = Probes::default();
     let concurrency = options.concurrency.max(1);
+    let stopped = || {
+        options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    };
     loop {
-        while tasks.len() < concurrency {
+        while tasks.len() < concurrency && !stopped() {
             let taken = frontier.fetched() + tasks.len() as u64 + batch.len() as u64;
-            if max_pages.is_some_and(|max| taken >= max) {
+            if taken >= max_pages {
                 break;
             }
             let Some(queued) = frontier.pop() else { break };
-            let hint = match shared.render {
+            let useless = match shared.render {
                 RenderMode::Auto => {
-                    frontier.render_memory(&shared.wrapper.name, &url_shape(&queued.url))?
+                    let shape = url_shape(&queued.url);
+                    let votes = frontier.render_votes(&shared.wrapper.name, &shape)?;
+                    votes.useless() && !probes.is_probe(shape)
                 }
-                _ => None,
+                _ => false,
             };
             let cached = match shared.since {
                 Some(_) => frontier.cached(&queued.url)?,
                 None => None,
             };
             let shared = shared.clone();
-            tasks.spawn(async move { fetch_page(&shared, queued, hint, cached).await });
+            tasks.spawn(async move { fetch_page(&shared, queued, useless, cached).await });
         }
         let Some(joined) = tasks.join_next().await else {
             break;
@@ -410,6 +448,10 @@ pub async fn crawl(
                     .filter(|u| allowed(u, depth + 1))
                     .map(|u| (u.clone(), depth + 1, priority(&model, u, depth + 1)))
                     .collect();
+                summary.linked_pages += u64::from(!read.links.is_empty());
+                summary.depth_limited_pages += u64::from(
+                    depth >= max_depth && read.links.iter().any(|u| scope.too_deep(u, depth + 1)),
+                );
                 (links, read.item_links)
             }
             Err(_) => (Vec::new(), 0),
@@ -439,8 +481,8 @@ pub async fn crawl(
                 if read.item {
                     summary.last_item_at = summary.fetched;
                 }
-                if let Some((shape, render)) = &read.render_decision {
-                    frontier.remember_render(&shared.wrapper.name, shape, *render)?;
+                if let Some((shape, helped)) = &read.render_vote {
+                    frontier.vote_render(&shared.wrapper.name, shape, *helped)?;
                 }
                 if read.item && read.unchanged {
                     summary.unchanged += 1;
@@ -450,7 +492,9 @@ pub async fn crawl(
                 } else {
                     let cache = read.cache.clone();
                     frontier.complete(&completed(&fetched, Outcome::Done), &links, None)?;
-                    if shared.since.is_some() && read.item {
+                    // Every crawl fills the cache, so that the first
+                    // `--since` crawl after it asks only for what changed.
+                    if read.item {
                         frontier.remember(&url, &cache, fetched.fetched_at)?;
                     }
                 }
@@ -460,11 +504,9 @@ pub async fn crawl(
                     summary.robots_skipped += 1;
                 } else {
                     summary.errors += 1;
-                    if summary.failures.len() < 20 {
-                        summary
-                            .failures
-                            .push((url.to_string(), failed.error.clone()));
-                    }
+                    summary
+                        .failures
+                        .push((url.to_string(), failed.error.clone()));
                 }
                 let outcome = if failed.robots {
                     Outcome::Skipped
@@ -476,11 +518,10 @@ pub async fn crawl(
         }
         let idle = tasks.is_empty() && frontier.queued() == 0;
         let full = batch.len() >= options.batch.max(1);
-        let out_of_budget =
-            max_pages.is_some_and(|max| frontier.fetched() + batch.len() as u64 >= max);
+        let out_of_budget = frontier.fetched() + batch.len() as u64 >= max_pages;
         if !batch.is_empty() && (full || idle || out_of_budget) {
             extractor
-                .flush(&mut batch, &mut sink, &mut frontier, &shared, &mut summary)
+                .flush(&mut batch, &mut sink, &mut frontier, &mut summary)
                 .await?;
         }
         progress(&Progress {
@@ -494,13 +535,16 @@ pub async fn crawl(
     }
     if !batch.is_empty() {
         extractor
-            .flush(&mut batch, &mut sink, &mut frontier, &shared, &mut summary)
+            .flush(&mut batch, &mut sink, &mut frontier, &mut summary)
             .await?;
     }
     summary.queued = frontier.queued();
+    summary.interrupted = stopped();
     // A crawl that stopped on its page budget is finished too: its output
-    // is whole for that budget.
-    frontier.finish(crate::runtime::now().unix_millis())?;
+    // is whole for that budget. One stopped by a person is left to resume.
+    if !summary.interrupted {
+        frontier.finish(crate::runtime::now().unix_millis())?;
+    }
     summary.fetched_total = frontier.fetched();
     summary.media = match &shared.media {
         Some(media) => media.count().await,
@@ -508,7 +552,52 @@ pub async fn crawl(
     };
     summary.seconds = started.elapsed().as_secs_f64();
     summary.pages_per_second = summary.fetched as f64 / summary.seconds.max(1e-9);
+    summary.max_pages = max_pages;
+    summary.max_depth = max_depth;
+    summary.warnings = warnings(&summary, !shared.wrapper.crawl.follow.is_empty());
     Ok(summary)
+}
+
+/// What a person should be told about a crawl that ended: the budgets it
+/// hit, and rules that found nothing. Each says what to change.
+fn warnings(summary: &CrawlSummary, follows: bool) -> Vec<String> {
+    let mut said = Vec::new();
+    if summary.interrupted {
+        said.push(format!(
+            "the crawl was stopped with {} URLs still queued; `--resume` goes on where it stopped",
+            summary.queued
+        ));
+    }
+    if summary.queued > 0 && summary.fetched_total >= summary.max_pages {
+        said.push(format!(
+            "the crawl stopped at its page budget ({} pages) with {} URLs still queued; raise `max_pages` or --max-pages to go further",
+            summary.max_pages, summary.queued
+        ));
+    }
+    if summary.depth_limited_pages > 0 {
+        said.push(format!(
+            "links deeper than the depth budget ({}) were not followed, from {} pages; raise `max_depth` or --depth if the site is that deep",
+            summary.max_depth, summary.depth_limited_pages
+        ));
+    }
+    let read = summary
+        .fetched
+        .saturating_sub(summary.errors + summary.robots_skipped);
+    if summary.interrupted {
+        return said;
+    }
+    if read > 0 && summary.items == 0 && summary.unchanged == 0 {
+        said.push(format!(
+            "no item page among the {read} pages read (items: {}); check the `items` rule against the site's URLs",
+            summary.items_rule
+        ));
+    }
+    if follows && read > 0 && summary.linked_pages == 0 {
+        said.push(format!(
+            "the `follow` XPaths found no link on any of the {read} pages read; check them with `mend xpath PAGE XPATH`"
+        ));
+    }
+    said
 }
 
 /// The frontier's record of a fetched page.
@@ -532,13 +621,18 @@ fn completed(fetched: &Fetched, outcome: Outcome) -> Completed<'_> {
 async fn fetch_page(
     shared: &Shared,
     queued: Queued,
-    render_hint: Option<bool>,
+    render_useless: bool,
     cached: Option<CacheEntry>,
 ) -> Fetched {
     let fetched_at = crate::runtime::now().unix_millis();
     let item = shared.rule.is_item(&queued.url);
     let conditions = update::conditions(shared.since, item, cached.as_ref());
-    let response = match shared.fetcher.fetch(&queued.url, &conditions).await {
+    let fetched = shared
+        .fetcher
+        .fetch(&queued.url, &conditions)
+        .await
+        .and_then(Response::html_only);
+    let response = match fetched {
         Ok(r) => r,
         Err(e) => {
             return Fetched {
@@ -546,7 +640,7 @@ async fn fetch_page(
                 fetched_at,
                 result: Err(Failed {
                     status: match e {
-                        FetchFailure::Status { status } => Some(status),
+                        FetchFailure::Status { status, .. } => Some(status),
                         _ => None,
                     },
                     robots: matches!(e, FetchFailure::Robots),
@@ -577,13 +671,13 @@ async fn fetch_page(
     };
     let RenderChoice {
         rendered,
-        decision: render_decision,
+        vote: render_vote,
     } = render_if_wanted(
         shared.renderer.as_ref(),
         &shared.wrapper,
         &RenderAsk {
             mode: shared.render,
-            hint: render_hint,
+            useless: render_useless,
             item,
             unchanged,
             queued: &queued.url,
@@ -616,7 +710,7 @@ async fn fetch_page(
             unchanged,
             media,
             rendered,
-            render_decision,
+            render_vote,
             cache,
         }),
     }
@@ -637,7 +731,6 @@ impl Extractor {
         batch: &mut Vec<(Fetched, Vec<Link>)>,
         sink: &mut Sink,
         frontier: &mut Frontier,
-        shared: &Shared,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
         let sources: Vec<PageSource> = batch
@@ -701,11 +794,9 @@ impl Extractor {
             .map(|(f, links)| (completed(f, Outcome::Done), links.as_slice()))
             .collect();
         frontier.complete_all(&pages, Some(len))?;
-        if shared.since.is_some() {
-            for (f, _) in batch.iter() {
-                if let Ok(read) = &f.result {
-                    frontier.remember(&f.queued.url, &read.cache, f.fetched_at)?;
-                }
+        for (f, _) in batch.iter() {
+            if let Ok(read) = &f.result {
+                frontier.remember(&f.queued.url, &read.cache, f.fetched_at)?;
             }
         }
         batch.clear();

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub use http::HttpClient;
 pub(crate) use http::describe as describe_reqwest;
+pub use sniff::not_a_page_response;
 use url::Url;
 
 use crate::dom::Document;

@@ -66,9 +66,79 @@ pub fn not_a_page(bytes: &[u8], charset: Option<&str>) -> Option<String> {
     None
 }
 
+/// Why a response is not a page, in words, or `None` when it may be one:
+/// [`not_a_page`], and then its `Content-Type` media type. HTML, XHTML and
+/// XML are pages; so is markup sent under the types servers use when they
+/// do not know (`text/plain`, `application/octet-stream`). Anything else
+/// (an image, a PDF, JSON, plain text) is not, whatever its bytes.
+pub fn not_a_page_response(
+    media_type: Option<&str>,
+    bytes: &[u8],
+    charset: Option<&str>,
+) -> Option<String> {
+    if let Some(why) = not_a_page(bytes, charset) {
+        return Some(why);
+    }
+    match media_type.map(str::trim).unwrap_or_default() {
+        "" | "text/html" | "application/xhtml+xml" | "application/xml" | "text/xml" => None,
+        "text/plain" | "application/octet-stream" | "binary/octet-stream"
+            if starts_with_markup(bytes) =>
+        {
+            None
+        }
+        other => Some(format!("the server says it is {other}")),
+    }
+}
+
+/// Whether `bytes` start with `<` once a byte order mark and white space are
+/// skipped.
+fn starts_with_markup(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'<')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_is_a_page_by_its_media_type_or_its_markup() {
+        let check = |media: Option<&str>, bytes: &[u8], expected: Option<&str>| {
+            assert_eq!(
+                not_a_page_response(media, bytes, None).as_deref(),
+                expected,
+                "{media:?}"
+            );
+        };
+        check(Some("text/html"), b"<p>hi", None);
+        check(Some("application/xhtml+xml"), b"<html/>", None);
+        check(None, b"<p>hi", None);
+        check(Some("text/plain"), b"\xef\xbb\xbf\n <!doctype html>", None);
+        check(
+            Some("application/json"),
+            b"{\"a\": 1}",
+            Some("the server says it is application/json"),
+        );
+        check(
+            Some("text/plain"),
+            b"just words",
+            Some("the server says it is text/plain"),
+        );
+        check(
+            Some("application/octet-stream"),
+            b"\x00\x01 binary",
+            Some("the server says it is application/octet-stream"),
+        );
+        // The bytes speak first: a PNG sent as HTML is still a PNG.
+        check(
+            Some("text/html"),
+            b"\x89PNG\r\n\x1a\n",
+            Some("it is a PNG image"),
+        );
+    }
 
     fn check(bytes: &[u8], charset: Option<&str>, expected: Option<&str>) {
         assert_eq!(

@@ -25,6 +25,16 @@ use super::diagnostic::Diagnostic;
 use super::node::Node;
 use crate::xpath::XPath;
 
+/// The most pages a crawl fetches when neither the wrapper nor the command
+/// line says: a budget that a real site's crawl seldom reaches and a trap
+/// (a calendar, endless filters) always does.
+pub const DEFAULT_MAX_PAGES: u64 = 100_000;
+
+/// How many links from a start URL a crawl goes when neither the wrapper
+/// nor the command line says: deeper than a site's listings usually are,
+/// shallow enough that a chain of "next month" links ends.
+pub const DEFAULT_MAX_DEPTH: u32 = 50;
+
 /// How `mend crawl` walks the site.
 #[derive(Clone, Debug)]
 pub struct CrawlSettings {
@@ -39,9 +49,10 @@ pub struct CrawlSettings {
     pub deny: Vec<Regex>,
     /// Whether only the start URLs' hosts are crawled.
     pub same_site: bool,
-    /// How many links away from a start URL a page may be.
+    /// How many links away from a start URL a page may be; unset,
+    /// [`DEFAULT_MAX_DEPTH`].
     pub max_depth: Option<u32>,
-    /// The most pages fetched in one crawl.
+    /// The most pages fetched in one crawl; unset, [`DEFAULT_MAX_PAGES`].
     pub max_pages: Option<u64>,
     /// The order pages are fetched in.
     pub frontier: FrontierOrder,
@@ -57,6 +68,20 @@ pub struct CrawlSettings {
     pub media: Option<XPath>,
     /// How the crawl treats the site.
     pub politeness: Politeness,
+}
+
+impl CrawlSettings {
+    /// The page budget: the command line's, else the wrapper's, else
+    /// [`DEFAULT_MAX_PAGES`].
+    pub fn page_budget(&self, given: Option<u64>) -> u64 {
+        given.or(self.max_pages).unwrap_or(DEFAULT_MAX_PAGES)
+    }
+
+    /// The depth budget: the command line's, else the wrapper's, else
+    /// [`DEFAULT_MAX_DEPTH`].
+    pub fn depth_budget(&self, given: Option<u32>) -> u32 {
+        given.or(self.max_depth).unwrap_or(DEFAULT_MAX_DEPTH)
+    }
 }
 
 impl Default for CrawlSettings {

@@ -33,7 +33,10 @@ use std::path::{Path, PathBuf};
 
 use node::Node;
 
-pub use crawl::{CrawlSettings, FrontierOrder, Items, PageAction, Politeness, RenderMode};
+pub use crawl::{
+    CrawlSettings, DEFAULT_MAX_DEPTH, DEFAULT_MAX_PAGES, FrontierOrder, Items, PageAction,
+    Politeness, RenderMode,
+};
 pub use diagnostic::{Diagnostic, Severity, render_all};
 pub use model::*;
 pub use monitor::{FieldLimits, HealthLimits, MAX_DROP, MIN_ITEMS, Monitor};

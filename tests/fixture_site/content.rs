@@ -248,8 +248,11 @@ fn comment(rng: &mut Rng, k: usize) -> Comment {
 
 /// The trap a post of the blog variant is, when traps are on.
 fn trap_of(n: usize, options: &SiteOptions) -> Option<Trap> {
-    if options.variant != Variant::Blog || options.fast {
+    if options.variant != Variant::Blog {
         return None;
+    }
+    if options.fast {
+        return (options.rate_limited && n == Roles::RATE_LIMITED).then_some(Trap::RateLimitedOnce);
     }
     match n {
         Roles::SLOW => Some(Trap::SlowPost),
@@ -278,9 +281,12 @@ pub fn post(n: usize, base: &str, options: &SiteOptions) -> Post {
         + Duration::days(2 * (n as i64 - 1))
         + Duration::minutes((n as i64 * 37) % 600);
     let blog = options.variant == Variant::Blog;
-    let js_only = blog && n == Roles::JS_ONLY;
-    let show_more = blog && n == Roles::SHOW_MORE;
-    let path = if js_only {
+    let (js_only, show_more) = if options.script_mix {
+        (blog && n % 4 == 2, blog && n % 4 == 3)
+    } else {
+        (blog && n == Roles::JS_ONLY, blog && n == Roles::SHOW_MORE)
+    };
+    let path = if js_only && !options.script_mix {
         format!("/js/post-{n}/")
     } else {
         format!("/{}/{}-{n}/", published.format("%Y/%m"), slug(&title))

@@ -31,7 +31,10 @@
 //!   after [`SLOW_DELAY`], post 6 answers 500 twice, post 8 answers 429 once;
 //!   the home page links `/huge` ([`HUGE_BYTES`], streamed). Always there:
 //!   `/old/post-3` (301 to post 3), `/loop/a` and `/loop/b` (302 to each
-//!   other), `/missing/` (404).
+//!   other), `/missing/` (404). Linked from nowhere, for crawls started on
+//!   them: `/files/cover.png`, `/files/report.pdf` and `/api/posts.json`
+//!   (answers that are not pages), and `/calendar/YYYY-MM/`, a calendar
+//!   whose every month links the next, without end.
 //! - **sprawl** (for crawls that learn where items are): posts are a tenth
 //!   of the pages, beside a forum (`/forum/t/N`) and a wiki
 //!   (`/wiki/Topic_N`) that link among themselves; listing pages `/list/N`
@@ -117,6 +120,18 @@ pub struct SiteOptions {
     /// How long every answer takes, as a real server's would; none by
     /// default. With it, requests in flight at once overlap in the log.
     pub latency: Duration,
+    /// Whether posts carry `ETag` and `Last-Modified` and answer
+    /// conditional requests with 304; on by default.
+    pub validators: bool,
+    /// Whether the rate-limited post answers 429 once even with `fast`.
+    pub rate_limited: bool,
+    /// Whether robots.txt answers 500, so that it cannot be read.
+    pub robots_fails: bool,
+    /// Pages of one URL shape that need a browser and pages that do not,
+    /// mixed: instead of posts 9 and 10, every post `4k + 2` is written by a
+    /// script (at its usual path) and every post `4k + 3` loads its
+    /// comments behind "Show more comments".
+    pub script_mix: bool,
 }
 
 impl Default for SiteOptions {
@@ -128,6 +143,10 @@ impl Default for SiteOptions {
             fast: false,
             crawl_delay: None,
             latency: Duration::ZERO,
+            validators: true,
+            rate_limited: false,
+            robots_fails: false,
+            script_mix: false,
         }
     }
 }

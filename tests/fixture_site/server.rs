@@ -30,7 +30,13 @@ impl Site {
             Variant::Blog => html::BLOG_NAME,
             Variant::Sprawl => html::SPRAWL_NAME,
         };
+        if let Some(answer) = self.not_pages(path) {
+            return answer;
+        }
         match path {
+            "/robots.txt" if self.options.robots_fails => {
+                return reply(StatusCode::INTERNAL_SERVER_ERROR, TEXT, "robots are down\n");
+            }
             "/robots.txt" => {
                 return reply(
                     StatusCode::OK,
@@ -242,12 +248,48 @@ impl Site {
         }
     }
 
+    /// The answers that are not pages, and the endless calendar.
+    fn not_pages(&self, path: &str) -> Option<Response> {
+        match path {
+            "/files/cover.png" => return Some(reply(StatusCode::OK, "image/png", png::png(1))),
+            "/files/report.pdf" => {
+                return Some(reply(
+                    StatusCode::OK,
+                    "application/pdf",
+                    "%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n",
+                ));
+            }
+            "/api/posts.json" => {
+                return Some(reply(
+                    StatusCode::OK,
+                    "application/json",
+                    "{\"posts\": [{\"title\": \"<h1>not a page</h1>\"}]}\n",
+                ));
+            }
+            _ => {}
+        }
+        let month = path.strip_prefix("/calendar/")?.strip_suffix('/')?;
+        let (year, month) = month.split_once('-')?;
+        let (year, month) = (year.parse::<u32>().ok()?, month.parse::<u32>().ok()?);
+        let (next_year, next_month) = if month >= 12 {
+            (year + 1, 1)
+        } else {
+            (year, month + 1)
+        };
+        let body = format!(
+            "<!doctype html><title>{year}-{month:02}</title><h1>Events of {year}-{month:02}</h1>\
+             <p>Nothing on this day.</p><a class=\"next\" href=\"/calendar/{next_year}-{next_month:02}/\">next month</a>"
+        );
+        Some(reply(StatusCode::OK, HTML, body))
+    }
+
     async fn post(&self, index: usize, headers: &HeaderMap) -> Response {
         let post = lock(&self.posts)[index].clone();
         if let Some(answer) = self.play_trap(post.trap.as_ref()).await {
             return answer;
         }
-        let mut response = if not_modified(headers, &post) {
+        let validators = self.options.validators;
+        let mut response = if validators && not_modified(headers, &post) {
             let mut r = Response::new(Body::empty());
             *r.status_mut() = StatusCode::NOT_MODIFIED;
             r
@@ -255,6 +297,9 @@ impl Site {
             let page = html::post_page(self.options.variant, &post, &self.base);
             reply(StatusCode::OK, HTML, page)
         };
+        if !validators {
+            return response;
+        }
         let h = response.headers_mut();
         if let Ok(v) = HeaderValue::from_str(&post.etag()) {
             h.insert(header::ETAG, v);

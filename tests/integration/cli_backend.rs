@@ -416,6 +416,63 @@ fn three_workers_keep_the_hosts_delay_and_concurrency() {
     assert!(busy >= 2, "{s:#}");
 }
 
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn a_429_holds_the_host_back_for_every_worker_and_its_url_is_fetched_again() {
+    // It used to double the host's delay in one worker only, for good,
+    // while that worker's tasks held all of the host's slots waiting.
+    let Some(pg) = Postgres::start("a_429_holds_the_host_back") else {
+        return;
+    };
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        rate_limited: true,
+        posts: 12,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{delay: 0, concurrency: 4, timeout: 5, autothrottle: false}}\n"
+        ),
+    );
+    let (_, run) = run_job(
+        dir.path(),
+        &pg.url(),
+        &w,
+        &site.url(),
+        "out.ndjson",
+        &[],
+        (2, "4"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let posts = site.truth().posts.iter().filter(|p| !p.js_only).count();
+    assert_eq!(pages(&dir.path().join("out.ndjson")).len(), posts);
+    let log = site.requests();
+    let limited = log
+        .iter()
+        .find(|r| r.status == Some(429))
+        .expect("the rate-limited post was asked for");
+    assert_eq!(
+        log.iter().filter(|r| r.path == limited.path).count(),
+        2,
+        "asked again once held back"
+    );
+    // `Retry-After: 1`: no worker asked the host for anything in the second
+    // after the 429 but for requests already on their way.
+    let answered = limited.answered.unwrap();
+    let during: Vec<&str> = log
+        .iter()
+        .filter(|r| {
+            r.at > answered + Duration::from_millis(200)
+                && r.at < answered + Duration::from_millis(900)
+        })
+        .map(|r| r.path.as_str())
+        .collect();
+    assert!(during.is_empty(), "asked while held back: {during:?}");
+}
+
 /// The blog wrapper, snapshotted on the first post, whose author XPath
 /// then goes stale (its class renamed): every item page needs a heal.
 fn broken_wrapper(dir: &Path, site: &FixtureSite) -> std::path::PathBuf {
@@ -732,7 +789,7 @@ fn a_heal_that_held_on_fewer_pages_than_min_pages_stays_a_proposal_when_the_job_
 
 #[test]
 #[ignore = "needs PostgreSQL and Chromium"]
-fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape() {
+fn workers_render_what_the_local_crawl_renders_and_share_their_votes_per_shape() {
     if !chromium_or_skip("workers_render_what_the_local_crawl_renders") {
         return;
     }
@@ -790,18 +847,70 @@ fn workers_render_what_the_local_crawl_renders_and_share_the_decision_per_shape(
         sorted_lines(&dir.path().join("two.ndjson")),
         sorted_lines(&dir.path().join("local.ndjson"))
     );
-    // One decision per URL shape, for every worker: the scripted shape is
-    // rendered, the plain posts' is not.
-    let shapes = pg.query("SELECT shape, render FROM mend_render_shapes ORDER BY shape");
-    assert!(shapes.iter().any(|s| s.contains("/js/*/|t")), "{shapes:?}");
-    assert!(shapes.iter().any(|s| s.ends_with("|f")), "{shapes:?}");
+    // The votes of every worker's rendered pages, one row per URL shape:
+    // only the scripted post needed rendering, and rendering helped it.
+    let shapes = pg.query("SELECT shape, helped, useless FROM mend_render_shapes ORDER BY shape");
+    assert_eq!(shapes.len(), 1, "{shapes:?}");
+    assert!(shapes[0].contains("/js/*/|1|0"), "{shapes:?}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn a_link_of_6000_characters_fails_alone_and_the_job_completes() {
+    // Keyed by its text, such a URL went over the index's row size: every
+    // worker and the coordinator stopped on it.
+    let Some(s) = setup("a_link_of_6000_characters", 6, Duration::ZERO, "delay: 0") else {
+        return;
+    };
+    let long = s.site.url_of(&format!("/missing/{}", "x".repeat(6000)));
+    let site = s.site.url();
+    let run = mend(
+        s.dir.path(),
+        &[
+            "crawl",
+            s.wrapper.to_str().unwrap(),
+            &site,
+            &long,
+            "--backend",
+            &s.backend,
+            "--out",
+            "out.ndjson",
+            "--detach",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let job = run.stdout.trim().to_owned();
+    finish(worker(
+        s.dir.path(),
+        &s.backend,
+        &job,
+        &["--concurrency", "2"],
+    ));
+    let exported = export(s.dir.path(), &s.backend, &s.wrapper, &site, "out.ndjson");
+    // The long link is the crawl's one failure: exit 3, every post written.
+    assert_eq!(exported.code, 3, "{}", exported.stderr);
+    assert_eq!(pages(&s.dir.path().join("out.ndjson")).len(), 6);
+    let st = status(s.dir.path(), &s.backend, &job);
+    assert_eq!(st["failed"], 1, "{st:#}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn status_never_creates_the_tables() {
+    let Some(pg) = Postgres::start("status_never_creates_the_tables") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run = mend(dir.path(), &["status", "--backend", &pg.url()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("holds no mend crawl jobs"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(
-        shapes.len(),
-        shapes
-            .iter()
-            .map(|s| s.split('|').next().unwrap())
-            .collect::<std::collections::HashSet<_>>()
-            .len()
+        pg.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'mend_%'"),
+        ["0"]
     );
 }
 

@@ -445,10 +445,8 @@ fn rendering_reads_the_scripted_post_and_every_comment_behind_show_more() {
 
 #[test]
 #[ignore = "needs Chromium"]
-fn render_auto_renders_only_the_pages_the_raw_html_fails_and_remembers_their_shape() {
-    if !chromium_or_skip(
-        "render_auto_renders_only_the_pages_the_raw_html_fails_and_remembers_their_shape",
-    ) {
+fn render_auto_renders_only_the_pages_the_raw_html_fails() {
+    if !chromium_or_skip("render_auto_renders_only_the_pages_the_raw_html_fails") {
         return;
     }
     let site = FixtureSite::start(SiteOptions {
@@ -485,4 +483,84 @@ fn render_auto_renders_only_the_pages_the_raw_html_fails_and_remembers_their_sha
     let summary: Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
     assert_eq!(summary["summary"]["rendered"], 1, "{summary:#}");
+}
+
+#[test]
+#[ignore = "needs Chromium"]
+fn render_auto_gets_every_scripted_value_among_pages_of_one_shape_in_every_run() {
+    if !chromium_or_skip(
+        "render_auto_gets_every_scripted_value_among_pages_of_one_shape_in_every_run",
+    ) {
+        return;
+    }
+    // Used to be decided once per URL shape by whichever page came first:
+    // 2 of 6 scripted values, varying from run to run.
+    for run in 0..5 {
+        let site = FixtureSite::start(SiteOptions {
+            fast: true,
+            posts: 12,
+            script_mix: true,
+            ..SiteOptions::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let w = wrapper(
+            dir.path(),
+            &format!(
+                "  items: '{POSTS}'\n{NO_TRAPS}  render: auto\n  settle: 0.3\n  actions:\n    - {{click: \"//button[@class='more']\", max: 10}}\n{QUICK}"
+            ),
+        );
+        let crawled = crawl(
+            dir.path(),
+            &[
+                w.to_str().unwrap(),
+                &site.url(),
+                "--out",
+                "out.ndjson",
+                "--summary-json",
+                "s.json",
+            ],
+        );
+        assert_eq!(crawled.code, 0, "run {run}: {}", crawled.stderr);
+        let got = pages(&dir.path().join("out.ndjson"));
+        let truth = site.truth();
+        assert_eq!(got.len(), truth.posts.len(), "run {run}");
+        for post in &truth.posts {
+            let record = &got[&post.url]["records"][0];
+            assert_eq!(
+                record["title"],
+                post.title.as_str(),
+                "run {run}: {}",
+                post.url
+            );
+            let comments: Vec<Value> = post
+                .comments
+                .iter()
+                .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
+                .collect();
+            assert_eq!(
+                record["comments"],
+                Value::Array(comments),
+                "run {run}: {}",
+                post.url
+            );
+        }
+        // Only the pages that need a browser were rendered: a page that
+        // needs none is asked for once, as `render: never` would.
+        let needs: usize = truth
+            .posts
+            .iter()
+            .filter(|p| p.js_only || p.show_more)
+            .count();
+        let summary: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("s.json")).unwrap()).unwrap();
+        assert_eq!(summary["summary"]["rendered"], needs, "run {run}");
+        for post in truth.posts.iter().filter(|p| !p.js_only && !p.show_more) {
+            assert_eq!(
+                site.requests_for(&post.path).len(),
+                1,
+                "run {run}: {}",
+                post.path
+            );
+        }
+    }
 }

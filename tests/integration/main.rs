@@ -14,6 +14,7 @@ mod support;
 mod cli_backend;
 mod cli_change_scope;
 mod cli_crawl;
+mod cli_crawl_exits;
 mod cli_crawl_outputs;
 mod cli_drift;
 mod cli_env;

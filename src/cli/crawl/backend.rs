@@ -308,7 +308,7 @@ async fn spec(
             .iter()
             .filter_map(|u| u.host_str().map(str::to_owned))
             .collect(),
-        max_depth: args.depth.or(wrapper.crawl.max_depth),
+        max_depth: Some(wrapper.crawl.depth_budget(args.depth)),
     };
     let mut robots = Vec::new();
     for seed in &seeds {
@@ -344,7 +344,7 @@ async fn spec(
         items,
         seeds: start,
         scope,
-        max_pages: args.max_pages.or(wrapper.crawl.max_pages),
+        max_pages: Some(wrapper.crawl.page_budget(args.max_pages)),
         robots,
         wrapper,
     })

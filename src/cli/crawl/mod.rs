@@ -5,12 +5,19 @@
 //! Chromium only when the wrapper or `--render` asks. The frontier lives in
 //! `crawl.db` beside the store, so `--resume` after a kill goes on where the
 //! crawl stopped. Exit codes are `mend run`'s: 1 when item pages had
-//! violations or heals wait for a person, 3 when pages could not be fetched.
+//! violations or heals wait for a person, 3 when pages could not be fetched
+//! (a host that is down, a robots.txt that cannot be read, a response that
+//! is not HTML). Ctrl-C stops taking new URLs, finishes the pages in
+//! flight, prints the summary and exits 130, leaving the crawl to
+//! `--resume`; a second Ctrl-C exits at once. The summary lists the first
+//! failed URLs and warns of a budget hit (`max_pages` is 100,000 and
+//! `max_depth` 50 unless the wrapper or the command line says), of no item
+//! page, and of `follow` XPaths that found no link.
 //!
 //! ## What it refuses
 //!
-//! It exits 2 for a wrapper that is invalid or missing, a start URL that is
-//! not http(s), a `--since` that is neither RFC 3339 nor a date, and
+//! It exits 2 for a wrapper that is invalid or missing, an `--out` file that
+//! exists (without `--force` or `--resume`), a start URL that is not http(s), a `--since` that is neither RFC 3339 nor a date, and
 //! `--format sqlite` without `--out`; crawling locally, also for no start
 //! URL at all, `--resume` without `--out`, and a browser that cannot be
 //! launched when pages are to be rendered. `--detach` without `--backend`
@@ -20,6 +27,8 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,6 +71,10 @@ pub struct Args {
     /// Go on with the unfinished crawl of this wrapper and output.
     #[arg(long)]
     pub resume: bool,
+    /// Overwrite an output file that exists (without it, and without
+    /// --resume, such a file is refused).
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
     /// What to do when an item page breaks (default: off; propose and auto
     /// heal once per batch of item pages, as `mend run` does once per run).
     #[arg(long, value_parser = super::names(HealMode::ALL, HealMode::as_str, heal_help))]
@@ -128,10 +141,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
+    if let Some(out) = args.out.as_deref().filter(|_| !args.resume && !args.force)
+        && std::fs::metadata(out).is_ok_and(|m| m.len() > 0)
+    {
+        say!(
+            "error: {} exists: give --force to overwrite it, or --resume to go on with the crawl that writes it",
+            out.display()
+        );
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    }
     let render = args
         .render
         .as_deref()
         .and_then(|r| r.parse::<RenderMode>().ok());
+    let stop = Arc::new(AtomicBool::new(false));
     let store = super::store_for(args.store.as_deref(), &args.wrapper);
     let options = CrawlOptions {
         seeds,
@@ -148,11 +171,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         resume: args.resume,
         batch: args.batch,
         concurrency: args.concurrency,
+        stop: Some(stop.clone()),
     };
     let mode = render.unwrap_or(wrapper.crawl.render);
     let runtime = super::runtime()?;
     let bar = progress_bar(args.quiet);
     let outcome = runtime.block_on(async {
+        let interrupts = tokio::spawn(stop_on_interrupt(stop));
         let renderer = match mode {
             RenderMode::Never => None,
             _ => match crawl::launch_browser(&wrapper).await {
@@ -176,6 +201,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bar.tick();
         })
         .await;
+        interrupts.abort();
         Ok(result)
     });
     bar.finish_and_clear();
@@ -193,7 +219,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Ok(Ok(summary)) => summary,
     };
-    let code = if summary.errors > 0 {
+    let code = if summary.interrupted {
+        EXIT_INTERRUPTED
+    } else if summary.errors > 0 {
         EXIT_FAILURE
     } else if summary.violations > 0 || summary.heals.proposed > 0 {
         EXIT_VIOLATED
@@ -233,8 +261,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.items_rule,
             summary.pages_per_second,
         );
-        for (url, why) in summary.failures.iter().take(5) {
-            say!("  failed: {url}: {why}");
+        print_failures(&summary.failures, args.summary_json.is_some());
+        for warning in &summary.warnings {
+            say!("warning: {warning}");
         }
     }
     if let Some(path) = &args.summary_json {
@@ -243,6 +272,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::from(code))
+}
+
+/// The exit code of a crawl stopped by Ctrl-C: 128 + SIGINT, as shells
+/// report a process the signal ended.
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// How many failed URLs are listed on standard error.
+const FAILURES_LISTED: usize = 10;
+
+/// Lists the first failed URLs with why they failed, then how many more.
+fn print_failures(failures: &[(String, String)], in_json: bool) {
+    for (url, why) in failures.iter().take(FAILURES_LISTED) {
+        say!("  failed: {url}: {why}");
+    }
+    if failures.len() > FAILURES_LISTED {
+        say!(
+            "  ... and {} more failed URLs{}",
+            failures.len() - FAILURES_LISTED,
+            if in_json {
+                " (all in --summary-json)"
+            } else {
+                "; --summary-json lists them all"
+            }
+        );
+    }
+}
+
+/// The first Ctrl-C stops the crawl taking new URLs: the pages in flight
+/// are finished and written, and the crawl stays resumable. A second one
+/// exits at once, which loses nothing either: every write is a transaction.
+async fn stop_on_interrupt(stop: Arc<AtomicBool>) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    stop.store(true, Ordering::SeqCst);
+    say!(
+        "mend: stopping: the pages in flight are finished and written; press Ctrl-C again to quit at once"
+    );
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(i32::from(EXIT_INTERRUPTED));
+    }
 }
 
 /// `--since`: RFC 3339, or a date (midnight UTC), as Unix milliseconds.
