@@ -51,7 +51,6 @@ impl PageRenderer for Browser {
             self.0
                 .render(url.as_str(), &actions)
                 .await
-                .map(|rendered| rendered.html)
                 .map_err(|e| RenderFailure(e.to_string()))
         })
     }

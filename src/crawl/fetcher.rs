@@ -26,7 +26,7 @@ use tokio::sync::Mutex as AsyncMutex;
 use tokio::time::Instant;
 use url::Url;
 
-use super::politeness::Hosts;
+use super::politeness::{Hosts, Slot};
 use crate::wrapper::Politeness;
 
 /// The User-Agent that names mend, when the wrapper gives none.
@@ -310,12 +310,25 @@ impl Fetcher {
         url: &Url,
         conditions: &Conditions,
     ) -> Result<Response, FetchFailure> {
-        match &*self.robots(url).await {
-            Robots::Nothing => return Err(FetchFailure::RobotsUnreadable),
-            robots if !robots.allows(url) => return Err(FetchFailure::Robots),
-            _ => {}
-        }
+        self.allowed(url).await?;
         self.get(url, conditions).await
+    }
+
+    /// Takes `url`'s turn at its host for a request another client makes
+    /// (a browser's navigation): robots.txt first, as for a fetch, then the
+    /// host's gate. Tell the slot how the request went.
+    pub async fn turn(&self, url: &Url) -> Result<Slot, FetchFailure> {
+        self.allowed(url).await?;
+        Ok(self.hosts.acquire(&origin(url)).await)
+    }
+
+    /// Whether `url`'s host's robots.txt lets it be fetched.
+    async fn allowed(&self, url: &Url) -> Result<(), FetchFailure> {
+        match &*self.robots(url).await {
+            Robots::Nothing => Err(FetchFailure::RobotsUnreadable),
+            robots if !robots.allows(url) => Err(FetchFailure::Robots),
+            _ => Ok(()),
+        }
     }
 
     /// [`Fetcher::fetch`] without robots.txt (for robots.txt itself).

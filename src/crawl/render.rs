@@ -13,6 +13,10 @@
 //! none that it did. Even then one broken page in [`PROBE_EVERY`] is
 //! rendered, so that a shape whose pages change is looked at again.
 //!
+//! `render: always` reads a page from the browser's navigation
+//! ([`navigate`]): one request for it, not a fetch and then the browser's
+//! own, with the navigation's status and media type judged as a fetch's.
+//!
 //! ## What it refuses
 //!
 //! It renders nothing without a renderer, in `never` mode, or for a page
@@ -28,6 +32,7 @@ use std::sync::Arc;
 
 use url::Url;
 
+use super::fetcher::{FetchFailure, Fetcher};
 use crate::dom::Document;
 use crate::extract::extract;
 use crate::fetch::Page;
@@ -39,8 +44,9 @@ use crate::xpath::XPath;
 #[error("{0}")]
 pub struct RenderFailure(pub String);
 
-/// A rendered page.
-pub type Rendered = Result<String, RenderFailure>;
+/// A rendered page: its HTML, final URL, and the navigation's status and
+/// media type when the browser says.
+pub type Rendered = Result<crate::render::Rendered, RenderFailure>;
 
 /// Renders pages: the HTML of the DOM once the page has settled and the
 /// actions are done.
@@ -150,8 +156,8 @@ pub async fn render_if_wanted(
         return choice;
     }
     match renderer.render(ask.url, &wrapper.crawl.actions).await {
-        Ok(html) => {
-            let bytes = std::mem::replace(&mut page.bytes, html.into_bytes());
+        Ok(rendered) => {
+            let bytes = std::mem::replace(&mut page.bytes, rendered.html.into_bytes());
             let charset = page.charset.take();
             choice.rendered = true;
             if let Some(raw) = raw {
@@ -171,6 +177,62 @@ pub async fn render_if_wanted(
         }
     }
     choice
+}
+
+/// Reads `url` from the browser's navigation instead of fetching it and
+/// then rendering it (`render: always`): one request, not two. robots.txt
+/// and the host's gate hold as for a fetch. The browser's answer is judged
+/// as the fetcher's is: a 4xx is a failure for the URL, as is a document
+/// that is not HTML.
+///
+/// `None` when the fetcher should take the URL instead: the browser could
+/// not render it, or the answer was a 429 or 5xx, which the fetcher waits
+/// out and retries.
+pub async fn navigate(
+    renderer: &Arc<dyn PageRenderer>,
+    fetcher: &Fetcher,
+    wrapper: &Wrapper,
+    url: &Url,
+) -> Option<Result<Page, FetchFailure>> {
+    let slot = match fetcher.turn(url).await {
+        Ok(slot) => slot,
+        Err(e) => return Some(Err(e)),
+    };
+    let started = tokio::time::Instant::now();
+    let rendered = renderer.render(url, &wrapper.crawl.actions).await;
+    let status = rendered.as_ref().ok().and_then(|r| r.status);
+    slot.done(started.elapsed(), status);
+    let rendered = match rendered {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(%url, error = %e, "the page could not be rendered; fetched instead");
+            return None;
+        }
+    };
+    match rendered.status {
+        Some(429) | Some(500..) => return None,
+        Some(status @ 400..) => {
+            return Some(Err(FetchFailure::Status {
+                status,
+                retry_after: None,
+            }));
+        }
+        _ => {}
+    }
+    if let Some(why) = crate::fetch::not_a_page_response(
+        rendered.media_type.as_deref(),
+        rendered.html.as_bytes(),
+        None,
+    ) {
+        return Some(Err(FetchFailure::NotHtml(why)));
+    }
+    let final_url = Url::parse(&rendered.final_url).unwrap_or_else(|_| url.clone());
+    Some(Ok(Page {
+        name: final_url.to_string(),
+        url: Some(final_url),
+        bytes: rendered.html.into_bytes(),
+        charset: None,
+    }))
 }
 
 /// What a page's raw HTML says about rendering it.

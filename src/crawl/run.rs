@@ -29,7 +29,9 @@ use super::frontier::{
 use super::items::{ItemRule, item_rule};
 use super::links::links_of;
 use super::media::{Media, media_dir};
-use super::render::{PageRenderer, Probes, RenderAsk, RenderChoice, render_if_wanted, url_shape};
+use super::render::{
+    PageRenderer, Probes, RenderAsk, RenderChoice, navigate, render_if_wanted, url_shape,
+};
 use super::sink::{Sink, SinkError, SinkFormat};
 use super::update::{self, CacheEntry};
 use crate::fetch::{Page, PageSource};
@@ -626,14 +628,31 @@ async fn fetch_page(
 ) -> Fetched {
     let fetched_at = crate::runtime::now().unix_millis();
     let item = shared.rule.is_item(&queued.url);
-    let conditions = update::conditions(shared.since, item, cached.as_ref());
-    let fetched = shared
-        .fetcher
-        .fetch(&queued.url, &conditions)
-        .await
-        .and_then(Response::html_only);
-    let response = match fetched {
-        Ok(r) => r,
+    // `render: always` reads the page from the browser's navigation, one
+    // request instead of a fetch and the browser's own; an update crawl
+    // fetches first, to ask only for what changed.
+    let navigated = match (&shared.renderer, shared.render, shared.since) {
+        (Some(renderer), RenderMode::Always, None) => {
+            navigate(renderer, &shared.fetcher, &shared.wrapper, &queued.url).await
+        }
+        _ => None,
+    };
+    let got = match navigated {
+        Some(read) => read.map(|page| Got {
+            cache: update::cache_entry(None, None, &page.bytes),
+            page,
+            unchanged: false,
+            rendered: true,
+        }),
+        None => fetch_raw(shared, &queued.url, item, cached.as_ref()).await,
+    };
+    let Got {
+        mut page,
+        cache,
+        unchanged,
+        rendered: navigated,
+    } = match got {
+        Ok(got) => got,
         Err(e) => {
             return Fetched {
                 queued,
@@ -649,45 +668,28 @@ async fn fetch_page(
             };
         }
     };
-    let answer = update::cache_entry(
-        response.etag.clone(),
-        response.last_modified.clone(),
-        &response.body,
-    );
-    let unchanged = update::unchanged(
-        shared.since,
-        item,
-        response.status,
-        &answer,
-        cached.as_ref(),
-    );
-    let cache = update::remembered(response.status, &answer, cached.as_ref());
-    let item = item || shared.rule.is_item(&response.final_url);
-    let mut page = Page {
-        name: response.final_url.to_string(),
-        url: Some(response.final_url.clone()),
-        bytes: response.body,
-        charset: response.charset,
-    };
+    let base = page.url.clone().unwrap_or_else(|| queued.url.clone());
+    let item = item || shared.rule.is_item(&base);
     let RenderChoice {
         rendered,
         vote: render_vote,
-    } = render_if_wanted(
-        shared.renderer.as_ref(),
-        &shared.wrapper,
-        &RenderAsk {
+    } = if navigated {
+        RenderChoice {
+            rendered: true,
+            vote: None,
+        }
+    } else {
+        let ask = RenderAsk {
             mode: shared.render,
             useless: render_useless,
             item,
             unchanged,
             queued: &queued.url,
-            url: &response.final_url,
-        },
-        &mut page,
-    )
-    .await;
+            url: &base,
+        };
+        render_if_wanted(shared.renderer.as_ref(), &shared.wrapper, &ask, &mut page).await
+    };
     let doc = page.document();
-    let base = response.final_url.clone();
     let links = links_of(&doc, &base, &shared.wrapper.crawl.follow);
     let item_links = links.iter().filter(|u| shared.rule.is_item(u)).count() as u32;
     let media_urls: Vec<Url> = match (&shared.wrapper.crawl.media, item && !unchanged) {
@@ -714,6 +716,49 @@ async fn fetch_page(
             cache,
         }),
     }
+}
+
+/// A page as read, before links and media.
+struct Got {
+    page: Page,
+    /// What the HTTP cache keeps of the answer.
+    cache: CacheEntry,
+    /// An item page unchanged since `--since`.
+    unchanged: bool,
+    /// The page is the browser's rendering already.
+    rendered: bool,
+}
+
+/// Fetches a page over HTTP, conditionally for an item page under
+/// `--since`; refuses an answer that is not HTML.
+async fn fetch_raw(
+    shared: &Shared,
+    url: &Url,
+    item: bool,
+    cached: Option<&CacheEntry>,
+) -> Result<Got, FetchFailure> {
+    let conditions = update::conditions(shared.since, item, cached);
+    let response = shared
+        .fetcher
+        .fetch(url, &conditions)
+        .await
+        .and_then(Response::html_only)?;
+    let answer = update::cache_entry(
+        response.etag.clone(),
+        response.last_modified.clone(),
+        &response.body,
+    );
+    Ok(Got {
+        unchanged: update::unchanged(shared.since, item, response.status, &answer, cached),
+        cache: update::remembered(response.status, &answer, cached),
+        page: Page {
+            name: response.final_url.to_string(),
+            url: Some(response.final_url),
+            bytes: response.body,
+            charset: response.charset,
+        },
+        rendered: false,
+    })
 }
 
 /// Extracts item pages in batches through the runtime.

@@ -47,6 +47,25 @@ pub struct Rendered {
     /// settling or the actions short, in which case the actions not yet run
     /// were skipped and the snapshot is of the page as it was.
     pub settled: bool,
+    /// The HTTP status of the navigation that loaded the document, when the
+    /// browser says.
+    pub status: Option<u16>,
+    /// The document's media type (`text/html`, `image/png`), when the
+    /// browser says.
+    pub media_type: Option<String>,
+}
+
+impl Rendered {
+    fn of(snapshot: Snapshot, clicks: u32, settled: bool) -> Rendered {
+        Rendered {
+            html: snapshot.html,
+            final_url: snapshot.url,
+            clicks,
+            settled,
+            status: (snapshot.status != 0).then_some(snapshot.status),
+            media_type: (!snapshot.media_type.is_empty()).then_some(snapshot.media_type),
+        }
+    }
 }
 
 /// How often the DOM is looked at while it settles or while a `WaitFor`
@@ -89,12 +108,7 @@ pub(super) async fn render(
         );
     }
     let snapshot = run.snapshot().await?;
-    Ok(Rendered {
-        html: snapshot.html,
-        final_url: snapshot.url,
-        clicks: run.clicks,
-        settled,
-    })
+    Ok(Rendered::of(snapshot, run.clicks, settled))
 }
 
 /// How often a watched page's DOM is looked at.
@@ -117,12 +131,7 @@ pub(super) async fn watch(
     let mut run = Run::new(page, url, options, deadline);
     let loaded = run.load().await?;
     let settled = loaded && run.settle().await?;
-    let rendered = |snapshot: Snapshot| Rendered {
-        html: snapshot.html,
-        final_url: snapshot.url,
-        clicks: 0,
-        settled,
-    };
+    let rendered = |snapshot: Snapshot| Rendered::of(snapshot, 0, settled);
     let mut out = vec![rendered(run.snapshot().await?)];
     let started = Instant::now();
     let mut last_change = started;

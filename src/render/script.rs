@@ -64,11 +64,18 @@ pub(super) const SCROLL_TO_BOTTOM: &str = r#"(() => {
 })()"#;
 
 /// The serialised document (its doctype, then the root element's
-/// `outerHTML`) and the URL it now has.
+/// `outerHTML`), the URL it now has, the HTTP status of the navigation that
+/// loaded it (0 when the browser cannot say) and its media type.
 pub(super) const SNAPSHOT: &str = r#"(() => {
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
   const root = document.documentElement;
-  return { html: doctype + (root ? root.outerHTML : ""), url: location.href };
+  const nav = performance.getEntriesByType("navigation")[0];
+  return {
+    html: doctype + (root ? root.outerHTML : ""),
+    url: location.href,
+    status: (nav && nav.responseStatus) || 0,
+    media_type: document.contentType || "",
+  };
 })()"#;
 
 /// What [`SNAPSHOT`] gives.
@@ -78,6 +85,12 @@ pub(super) struct Snapshot {
     pub html: String,
     /// `location.href`.
     pub url: String,
+    /// The navigation's HTTP status; 0 when unknown.
+    #[serde(default)]
+    pub status: u16,
+    /// `document.contentType`.
+    #[serde(default)]
+    pub media_type: String,
 }
 
 /// Looks for the first visible element `xpath` selects, scrolls it to the

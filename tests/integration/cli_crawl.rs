@@ -441,6 +441,11 @@ fn rendering_reads_the_scripted_post_and_every_comment_behind_show_more() {
             .count(),
         3
     );
+    // Each page is read from the browser's navigation: asked for once, not
+    // fetched and then asked for again by the browser.
+    for post in &truth.posts {
+        assert_eq!(site.requests_for(&post.path).len(), 1, "{}", post.path);
+    }
 }
 
 #[test]

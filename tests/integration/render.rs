@@ -237,6 +237,9 @@ async fn content_made_by_javascript_is_in_the_snapshot() {
     assert!(page.settled);
     assert_eq!(page.clicks, 0);
     assert_eq!(page.final_url, server.url("/items"));
+    // The navigation's answer, so that a crawl can judge it as a fetch.
+    assert_eq!(page.status, Some(200));
+    assert_eq!(page.media_type.as_deref(), Some("text/html"));
     assert!(
         page.html.starts_with("<!DOCTYPE html><html>"),
         "{}",
