@@ -46,6 +46,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "urls_keyed_by_hash",
         include_str!("../../migrations/postgres/0004_urls_keyed_by_hash.sql"),
     ),
+    (
+        5,
+        "jobs_know_their_start_urls",
+        include_str!("../../migrations/postgres/0005_jobs_know_their_start_urls.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations are applied under ("mendmigr").

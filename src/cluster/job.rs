@@ -123,9 +123,9 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
         .query_one(
             "INSERT INTO mend_jobs (wrapper_name, output, wrapper_yaml, wrapper_file, treegrams,
                  store_image, heal, items_regex, items_hosts, items_all, items_rule, seed_hosts,
-                 max_pages, max_depth, delay_ms, host_concurrency, render, since_ms)
+                 max_pages, max_depth, delay_ms, host_concurrency, render, since_ms, start_urls)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                 $18)
+                 $18, $19)
              RETURNING id",
             &[
                 &spec.wrapper.name,
@@ -146,6 +146,7 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
                 &concurrency,
                 &spec.render.as_str(),
                 &spec.since,
+                &start_key(spec.seeds.iter().filter(|(_, d)| *d == 0).map(|(u, _)| u)),
             ],
         )
         .await?;
@@ -202,21 +203,44 @@ pub fn robots_from_columns(state: Option<&str>, body: Option<Vec<u8>>) -> Option
     }
 }
 
-/// The newest job of this wrapper writing to this output: its id and
-/// whether it finished.
-pub async fn newest(
+/// The newest job of this wrapper writing to this output from these start
+/// URLs: its id and whether it finished. A job submitted before jobs knew
+/// their start URLs matches any.
+pub async fn newest<'a>(
     client: &Client,
     wrapper_name: &str,
     output: &str,
+    start: impl IntoIterator<Item = &'a Url>,
 ) -> Result<Option<(i64, bool)>, BackendError> {
+    let start = start_key(start);
     Ok(client
         .query_opt(
             "SELECT id, finished_at IS NOT NULL FROM mend_jobs
-             WHERE wrapper_name = $1 AND output = $2 ORDER BY id DESC LIMIT 1",
-            &[&wrapper_name, &output],
+             WHERE wrapper_name = $1 AND output = $2 AND (start_urls IS NULL OR start_urls = $3)
+             ORDER BY id DESC LIMIT 1",
+            &[&wrapper_name, &output, &start],
         )
         .await?
         .map(|r| (r.get(0), r.get(1))))
+}
+
+/// Job `id`'s wrapper name and whether it finished, if the job exists.
+pub async fn find(client: &Client, id: i64) -> Result<Option<(String, bool)>, BackendError> {
+    Ok(client
+        .query_opt(
+            "SELECT wrapper_name, finished_at IS NOT NULL FROM mend_jobs WHERE id = $1",
+            &[&id],
+        )
+        .await?
+        .map(|r| (r.get(0), r.get(1))))
+}
+
+/// Start URLs as a job is known by them: sorted, each once.
+fn start_key<'a>(start: impl IntoIterator<Item = &'a Url>) -> Vec<String> {
+    let mut key: Vec<String> = start.into_iter().map(Url::to_string).collect();
+    key.sort();
+    key.dedup();
+    key
 }
 
 /// The oldest job not finished, for a worker given no job.

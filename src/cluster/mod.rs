@@ -52,7 +52,8 @@ pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::store_image;
 pub use job::{
-    Exported, Job, JobSpec, export, export_media, export_to_sink, load, newest, submit, try_finish,
+    Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
+    try_finish,
 };
 pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
 pub use status::{JobStatus, WorkerStatus, status};

@@ -473,6 +473,69 @@ fn a_429_holds_the_host_back_for_every_worker_and_its_url_is_fetched_again() {
     assert!(during.is_empty(), "asked while held back: {during:?}");
 }
 
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn resume_takes_only_the_job_of_this_wrapper_output_and_start_urls() {
+    // A job used to be found by the wrapper's name and `--out` as typed:
+    // another crawl into a file of that name took it over.
+    let Some(s) = setup(
+        "resume_takes_only_its_own_job",
+        3,
+        Duration::ZERO,
+        "delay: 0",
+    ) else {
+        return;
+    };
+    let w = s.wrapper.to_str().unwrap();
+    let site = s.site.url();
+    let job = submit(s.dir.path(), &s.backend, &s.wrapper, &site, "o.ndjson", &[]);
+    let detached = |dir: &Path, start: &str, extra: &[&str]| {
+        let mut args = vec![
+            "crawl",
+            w,
+            start,
+            "--backend",
+            &s.backend,
+            "--out",
+            "o.ndjson",
+            "--detach",
+        ];
+        args.extend_from_slice(extra);
+        let run = mend(dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.trim().to_owned()
+    };
+    assert_eq!(detached(s.dir.path(), &site, &["--resume"]), job);
+    // Another start URL, or another folder's `o.ndjson`: another job.
+    let about = s.site.url_of("/about/");
+    assert_ne!(detached(s.dir.path(), &about, &["--resume"]), job);
+    let elsewhere = tempfile::tempdir().unwrap();
+    assert_ne!(detached(elsewhere.path(), &site, &["--resume"]), job);
+    // A job named by its id must be this wrapper's.
+    let other = s.dir.path().join("other.yaml");
+    let text = std::fs::read_to_string(&s.wrapper).unwrap();
+    std::fs::write(&other, text.replacen("name: ", "name: other-", 1)).unwrap();
+    let run = mend(
+        s.dir.path(),
+        &[
+            "crawl",
+            other.to_str().unwrap(),
+            &site,
+            "--backend",
+            &s.backend,
+            "--job",
+            &job,
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("job {job} crawls with the wrapper")),
+        "{}",
+        run.stderr
+    );
+}
+
 /// The blog wrapper, snapshotted on the first post, whose author XPath
 /// then goes stale (its class renamed): every item page needs a heal.
 fn broken_wrapper(dir: &Path, site: &FixtureSite) -> std::path::PathBuf {

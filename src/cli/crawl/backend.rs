@@ -1,6 +1,7 @@
 //! `mend crawl … --backend postgres://…`: the crawl as a job of the
 //! PostgreSQL backend. The command submits the job (or, with `--resume`,
-//! finds the newest one of this wrapper and output), works on it as one
+//! finds the newest one of this wrapper, output and start URLs; with
+//! `--job ID`, that one, if it crawls with this wrapper), works on it as one
 //! worker beside any `mend worker` processes, and when nothing is left
 //! writes the job's records, in URL order, to `--out` or standard output.
 //! With `--detach` it only submits, and prints the job's id.
@@ -75,14 +76,43 @@ async fn crawl(
     backend: &str,
 ) -> anyhow::Result<ExitCode> {
     let client = cluster::open(backend, PATIENCE).await?;
-    let output = args
-        .out
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let resumed = match args.resume {
-        true => cluster::newest(&client, &wrapper.name, &output).await?,
-        false => None,
+    // The output as an absolute path: `posts.ndjson` in two folders is two
+    // outputs, and so two jobs.
+    let output = args.out.as_ref().map_or_else(
+        || "-".to_owned(),
+        |p| {
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        },
+    );
+    let resumed = match (args.job, args.resume) {
+        (Some(id), _) => match cluster::find(&client, id).await? {
+            Some((name, finished)) if name == wrapper.name => Some((id, finished)),
+            Some((name, _)) => {
+                say!(
+                    "error: job {id} crawls with the wrapper {name:?}, not {:?}",
+                    wrapper.name
+                );
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+            None => {
+                say!("error: the backend holds no job {id}");
+                return Ok(ExitCode::from(EXIT_BAD_INPUT));
+            }
+        },
+        (None, true) => {
+            let start = start_urls(&wrapper, &seeds);
+            cluster::newest(&client, &wrapper.name, &output, &start).await?
+        }
+        (None, false) => None,
     };
+    if let Some((id, true)) = resumed
+        && !args.quiet
+    {
+        say!("mend: job {id} had finished; its records are written out again");
+    }
     let id = match resumed {
         Some((id, _)) => id,
         None => {

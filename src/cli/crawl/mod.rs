@@ -105,6 +105,15 @@ pub struct Args {
     /// workers.
     #[arg(long, requires = "backend")]
     pub detach: bool,
+    /// With --backend: go on with this job (its id, as --detach prints
+    /// it), rather than the newest of this wrapper, output and start URLs.
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "backend",
+        conflicts_with = "detach"
+    )]
+    pub job: Option<i64>,
 }
 
 fn heal_help(mode: HealMode) -> &'static str {
