@@ -567,21 +567,7 @@ impl Frontier {
 
     /// What the HTTP cache knows of `url`.
     pub fn cached(&self, url: &Url) -> Result<Option<CacheEntry>, FrontierError> {
-        self.conn
-            .query_row(
-                "SELECT etag, last_modified, sha256, changed_at FROM http_cache WHERE url = ?1",
-                [url.as_str()],
-                |r| {
-                    Ok(CacheEntry {
-                        etag: r.get(0)?,
-                        last_modified: r.get(1)?,
-                        sha256: r.get(2)?,
-                        changed_at: r.get(3)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(|source| sqlite(&self.path, source))
+        cache_entry_of(&self.conn, url).map_err(|source| sqlite(&self.path, source))
     }
 
     /// Records what a response said of `url`; `changed_at` moves only when
@@ -592,24 +578,42 @@ impl Frontier {
         entry: &CacheEntry,
         now: i64,
     ) -> Result<(), FrontierError> {
-        let before = self.cached(url)?;
-        let changed_at = super::update::changed_at(before.as_ref(), entry, now);
-        self.conn
-            .execute(
+        self.remember_all([(url, entry, now)])
+    }
+
+    /// [`Frontier::remember`] for many answers, in one transaction: what a
+    /// batch of item pages leaves in the cache.
+    pub fn remember_all<'a>(
+        &mut self,
+        answers: impl IntoIterator<Item = (&'a Url, &'a CacheEntry, i64)>,
+    ) -> Result<(), FrontierError> {
+        let path = self.path.clone();
+        let fail = |source| sqlite(&path, source);
+        let tx = self.conn.transaction().map_err(fail)?;
+        // One statement a page: `changed_at` is kept while the hash stays
+        // the same, as `update::changed_at` says.
+        let mut upsert = tx
+            .prepare_cached(
                 "INSERT INTO http_cache (url, etag, last_modified, sha256, changed_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (url) DO UPDATE SET etag = ?2, last_modified = ?3, sha256 = ?4,
-                     changed_at = ?5",
-                params![
+                     changed_at = CASE WHEN ?4 IS NOT NULL AND http_cache.sha256 = ?4
+                         THEN http_cache.changed_at ELSE ?5 END",
+            )
+            .map_err(fail)?;
+        for (url, entry, now) in answers {
+            upsert
+                .execute(params![
                     url.as_str(),
                     entry.etag,
                     entry.last_modified,
                     entry.sha256,
-                    changed_at
-                ],
-            )
-            .map_err(|source| sqlite(&self.path, source))?;
-        Ok(())
+                    now
+                ])
+                .map_err(fail)?;
+        }
+        drop(upsert);
+        tx.commit().map_err(fail)
     }
 
     /// What rendered pages of this URL shape said of rendering
@@ -648,6 +652,23 @@ impl Frontier {
             .map_err(|source| sqlite(&self.path, source))?;
         Ok(())
     }
+}
+
+/// What the HTTP cache holds of `url`.
+fn cache_entry_of(conn: &Connection, url: &Url) -> rusqlite::Result<Option<CacheEntry>> {
+    conn.query_row(
+        "SELECT etag, last_modified, sha256, changed_at FROM http_cache WHERE url = ?1",
+        [url.as_str()],
+        |r| {
+            Ok(CacheEntry {
+                etag: r.get(0)?,
+                last_modified: r.get(1)?,
+                sha256: r.get(2)?,
+                changed_at: r.get(3)?,
+            })
+        },
+    )
+    .optional()
 }
 
 fn open(path: &Path) -> Result<Connection, FrontierError> {

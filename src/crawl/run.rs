@@ -839,11 +839,12 @@ impl Extractor {
             .map(|(f, links)| (completed(f, Outcome::Done), links.as_slice()))
             .collect();
         frontier.complete_all(&pages, Some(len))?;
-        for (f, _) in batch.iter() {
-            if let Ok(read) = &f.result {
-                frontier.remember(&f.queued.url, &read.cache, f.fetched_at)?;
-            }
-        }
+        frontier.remember_all(batch.iter().filter_map(|(f, _)| {
+            f.result
+                .as_ref()
+                .ok()
+                .map(|read| (&f.queued.url, &read.cache, f.fetched_at))
+        }))?;
         batch.clear();
         Ok(())
     }

@@ -31,9 +31,11 @@ use crate::xpath::XPath;
 pub const DEFAULT_MAX_PAGES: u64 = 100_000;
 
 /// How many links from a start URL a crawl goes when neither the wrapper
-/// nor the command line says: deeper than a site's listings usually are,
-/// shallow enough that a chain of "next month" links ends.
-pub const DEFAULT_MAX_DEPTH: u32 = 50;
+/// nor the command line says: deeper than a site's paginated listings go
+/// (a listing of 20,000 items at 20 a page is 1,000 pages deep), shallow
+/// enough that a chain of "next month" links ends long before the page
+/// budget.
+pub const DEFAULT_MAX_DEPTH: u32 = 1_000;
 
 /// How `mend crawl` walks the site.
 #[derive(Clone, Debug)]

@@ -119,11 +119,11 @@ fn a_calendar_trap_stops_at_the_default_depth_with_a_warning() {
         ],
     );
     let s = summary(dir.path());
-    // Depths 0 to 50: the start and fifty months after it.
-    assert_eq!(s["summary"]["fetched"], 51, "{}", run.stderr);
+    // Depths 0 to 1,000: the start and a thousand months after it.
+    assert_eq!(s["summary"]["fetched"], 1001, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("warning: links deeper than the depth budget (50)"),
+            .contains("warning: links deeper than the depth budget (1000)"),
         "{}",
         run.stderr
     );

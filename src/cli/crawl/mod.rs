@@ -11,7 +11,7 @@
 //! flight, prints the summary and exits 130, leaving the crawl to
 //! `--resume`; a second Ctrl-C exits at once. The summary lists the first
 //! failed URLs and warns of a budget hit (`max_pages` is 100,000 and
-//! `max_depth` 50 unless the wrapper or the command line says), of no item
+//! `max_depth` 1,000 unless the wrapper or the command line says), of no item
 //! page, and of `follow` XPaths that found no link.
 //!
 //! ## What it refuses
