@@ -117,17 +117,6 @@ class Postgres:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def start_site(site_bin, posts, latency_ms):
-    p = subprocess.Popen([site_bin, "--port", "0", "--seconds", "3600", "--variant", "blog",
-                          "--posts", str(posts), "--fast", "--latency-ms", str(latency_ms)],
-                         stdout=subprocess.PIPE, text=True)
-    url = p.stdout.readline().strip()
-    if not url.startswith("http://127.0.0.1"):
-        p.kill()
-        raise SystemExit(f"the fixture site did not start: {url!r}")
-    return p, url
-
-
 def sorted_lines(path, heals=False):
     """The output's lines, sorted; with `heals`, without what a page says
     about heals, which depends on when each heal was decided."""
@@ -238,7 +227,7 @@ def main():
     ks = [int(k) for k in args.workers.split(",")]
     work = tempfile.mkdtemp(prefix="mend-backend-scaling-")
     pg = Postgres()
-    site, url = start_site(args.site, args.posts, args.latency_ms)
+    site, url = bench.start_site(args.site, args.posts, extra=("--latency-ms", str(args.latency_ms)), seconds=3600)
     try:
         wrapper = bench.write_wrapper(work)
         stale = make_stale(args, wrapper, url, work) if args.heal_stale else None

@@ -42,17 +42,6 @@ crawl:
 """
 
 
-def start_site(site_bin):
-    p = subprocess.Popen([site_bin, "--port", "0", "--seconds", "600", "--variant", "blog",
-                          "--posts", "40", "--fast", "--rate-limited"],
-                         stdout=subprocess.PIPE, text=True)
-    url = p.stdout.readline().strip()
-    if not url.startswith("http://127.0.0.1"):
-        p.kill()
-        raise SystemExit(f"the fixture site did not start: {url!r}")
-    return p, url
-
-
 def one_crawl(mend, url, work, n):
     with open(os.path.join(REPO, "examples", "site", "blog.yaml")) as f:
         wrapper_text = f.read().split("\ncrawl:")[0]
@@ -96,7 +85,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for n in range(args.rounds):
             # A fresh site each round: its 429 is answered once per start.
-            site, url = start_site(args.site)
+            site, url = shared.start_site(args.site, 40, extra=("--rate-limited",), seconds=600)
             try:
                 seconds, posts = one_crawl(args.mend, url, work, n)
             finally:

@@ -106,9 +106,11 @@ crawl:
 """
 
 
-def start_site(site_bin, posts):
-    p = subprocess.Popen([site_bin, "--port", "0", "--seconds", "900", "--variant", "blog",
-                          "--posts", str(posts), "--fast"], stdout=subprocess.PIPE, text=True)
+def start_site(site_bin, posts, extra=(), seconds=900):
+    """Starts the fixture blog (traps off, and `extra` arguments); gives the
+    process and the home page's URL."""
+    p = subprocess.Popen([site_bin, "--port", "0", "--seconds", str(seconds), "--variant", "blog",
+                          "--posts", str(posts), "--fast", *extra], stdout=subprocess.PIPE, text=True)
     url = p.stdout.readline().strip()
     if not url.startswith("http://127.0.0.1"):
         p.kill()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::cli::{Mend, ROOT, Run};
-use crate::support::fixture_site::{FixtureSite, SiteOptions, Variant};
+use crate::support::fixture_site::{FixtureSite, SiteOptions, Truth, Variant};
 use crate::support::rng::Rng;
 
 /// The post pages' URLs: `/2024/05/a-title-7/`.
@@ -343,39 +343,7 @@ fn since_emits_only_the_posts_changed_after_it() {
         dir.path(),
         &format!("  items: '{POSTS}'\n{NO_TRAPS}{QUICK}"),
     );
-    let first = crawl(
-        dir.path(),
-        &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"],
-    );
-    assert_eq!(first.code, 0, "{}", first.stderr);
-    assert_eq!(
-        pages(&dir.path().join("first.ndjson")).len(),
-        site.truth().posts.iter().filter(|p| !p.js_only).count()
-    );
-    std::thread::sleep(Duration::from_millis(1100));
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let since = chrono::DateTime::from_timestamp(now as i64, 0)
-        .unwrap()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    std::thread::sleep(Duration::from_millis(1100));
-    let changed = site.update_post(3);
-    let update = crawl(
-        dir.path(),
-        &[
-            w.to_str().unwrap(),
-            &site.url(),
-            "--out",
-            "update.ndjson",
-            "--since",
-            &since,
-        ],
-    );
-    assert_eq!(update.code, 0, "{}", update.stderr);
-    let got = pages(&dir.path().join("update.ndjson"));
-    assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
+    let (changed, got) = crawl_then_update(&site, dir.path(), &w, 3);
     assert_eq!(
         got[&changed.url]["records"][0]["body"],
         serde_json::json!(changed.body)
@@ -386,6 +354,73 @@ fn since_emits_only_the_posts_changed_after_it() {
             .iter()
             .any(|r| r.if_modified_since.is_some())
     );
+}
+
+/// Crawls the site, changes post `n`, and crawls again with `--since` a
+/// time between the two: checks that the first crawl wrote every post and
+/// the second only the changed one; gives that post and the second's pages.
+pub(crate) fn crawl_then_update(
+    site: &FixtureSite,
+    dir: &Path,
+    w: &Path,
+    n: usize,
+) -> (crate::support::fixture_site::Post, BTreeMap<String, Value>) {
+    let w = w.to_str().unwrap();
+    let first = crawl(dir, &[w, &site.url(), "--out", "first.ndjson"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        pages(&dir.join("first.ndjson")).len(),
+        site.truth().posts.iter().filter(|p| !p.js_only).count()
+    );
+    let since = since_between();
+    let changed = site.update_post(n);
+    let update = crawl(
+        dir,
+        &[w, &site.url(), "--out", "update.ndjson", "--since", &since],
+    );
+    assert_eq!(update.code, 0, "{}", update.stderr);
+    let got = pages(&dir.join("update.ndjson"));
+    assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
+    (changed, got)
+}
+
+/// A `--since` time with a second of quiet on each side: what was written
+/// before the call is older, what changes after it is newer.
+pub(crate) fn since_between() -> String {
+    std::thread::sleep(Duration::from_millis(1100));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    std::thread::sleep(Duration::from_millis(1100));
+    chrono::DateTime::from_timestamp(now as i64, 0)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Checks that every post's title and comments are as the site holds them.
+fn assert_posts_as_the_site_holds(got: &BTreeMap<String, Value>, truth: &Truth, context: &str) {
+    assert_eq!(got.len(), truth.posts.len(), "{context}");
+    for post in &truth.posts {
+        let record = &got[&post.url]["records"][0];
+        assert_eq!(
+            record["title"],
+            post.title.as_str(),
+            "{context}: {}",
+            post.url
+        );
+        let comments: Vec<Value> = post
+            .comments
+            .iter()
+            .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
+            .collect();
+        assert_eq!(
+            record["comments"],
+            Value::Array(comments),
+            "{context}: {}",
+            post.url
+        );
+    }
 }
 
 /// Whether Chromium is here; without it, a rendering test says it is
@@ -422,17 +457,7 @@ fn rendering_reads_the_scripted_post_and_every_comment_behind_show_more() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let got = pages(&dir.path().join("out.ndjson"));
     let truth = site.truth();
-    assert_eq!(got.len(), truth.posts.len());
-    for post in &truth.posts {
-        let record = &got[&post.url]["records"][0];
-        assert_eq!(record["title"], post.title.as_str(), "{}", post.url);
-        let comments: Vec<Value> = post
-            .comments
-            .iter()
-            .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
-            .collect();
-        assert_eq!(record["comments"], Value::Array(comments), "{}", post.url);
-    }
+    assert_posts_as_the_site_holds(&got, &truth, "render: always");
     // The chunks were asked for by the browser, as a reader's clicks would.
     assert_eq!(
         site.requests()
@@ -528,27 +553,7 @@ fn render_auto_gets_every_scripted_value_among_pages_of_one_shape_in_every_run()
         assert_eq!(crawled.code, 0, "run {run}: {}", crawled.stderr);
         let got = pages(&dir.path().join("out.ndjson"));
         let truth = site.truth();
-        assert_eq!(got.len(), truth.posts.len(), "run {run}");
-        for post in &truth.posts {
-            let record = &got[&post.url]["records"][0];
-            assert_eq!(
-                record["title"],
-                post.title.as_str(),
-                "run {run}: {}",
-                post.url
-            );
-            let comments: Vec<Value> = post
-                .comments
-                .iter()
-                .map(|c| serde_json::json!({"who": c.who, "text": c.text}))
-                .collect();
-            assert_eq!(
-                record["comments"],
-                Value::Array(comments),
-                "run {run}: {}",
-                post.url
-            );
-        }
+        assert_posts_as_the_site_holds(&got, &truth, &format!("run {run}"));
         // Only the pages that need a browser were rendered: a page that
         // needs none is asked for once, as `render: never` would.
         let needs: usize = truth

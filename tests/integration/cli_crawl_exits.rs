@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::cli_crawl::{NO_TRAPS, POSTS, QUICK, crawl, pages, wrapper};
+use crate::cli_crawl::{NO_TRAPS, POSTS, QUICK, crawl, crawl_then_update, pages, wrapper};
 use crate::support::fixture_site::{FixtureSite, SiteOptions};
 
 /// A site without traps, with `posts` posts.
@@ -252,36 +252,7 @@ fn a_plain_crawl_fills_the_cache_that_since_reads() {
         dir.path(),
         &format!("  items: '{POSTS}'\n{NO_TRAPS}{QUICK}"),
     );
-    let first = crawl(
-        dir.path(),
-        &[w.to_str().unwrap(), &site.url(), "--out", "first.ndjson"],
-    );
-    assert_eq!(first.code, 0, "{}", first.stderr);
-    assert_eq!(pages(&dir.path().join("first.ndjson")).len(), 6);
-    std::thread::sleep(Duration::from_millis(1100));
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let since = chrono::DateTime::from_timestamp(now as i64, 0)
-        .unwrap()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    std::thread::sleep(Duration::from_millis(1100));
-    let changed = site.update_post(2);
-    let update = crawl(
-        dir.path(),
-        &[
-            w.to_str().unwrap(),
-            &site.url(),
-            "--out",
-            "update.ndjson",
-            "--since",
-            &since,
-        ],
-    );
-    assert_eq!(update.code, 0, "{}", update.stderr);
-    let got = pages(&dir.path().join("update.ndjson"));
-    assert_eq!(got.keys().collect::<Vec<_>>(), [&changed.url]);
+    crawl_then_update(&site, dir.path(), &w, 2);
 }
 
 #[test]
