@@ -199,6 +199,9 @@ def main():
         scrapy_rates = [(s[1] or 0) / s[0] for _, s in rows]
         ratios = [a / b for a, b in zip(mend_rates, scrapy_rates) if b > 0]
         same_posts = all(m[2] == s[2] for m, s in rows)
+        # Pages per second compare only when both crawls did the same work:
+        # a budget or a rule that leaves pages out would flatter one side.
+        same_pages = all(m[1] == s[1] for m, s in rows)
         result = {
             "posts": args.posts,
             "rounds": args.rounds,
@@ -209,13 +212,15 @@ def main():
             "mend_pages": [m[1] for m, _ in rows],
             "scrapy_pages": [s[1] for _, s in rows],
             "posts_extracted_equal": same_posts,
+            "pages_fetched_equal": same_pages,
         }
         print(f"median: mend {result['mend_pages_per_s']:.0f} pages/s, scrapy {result['scrapy_pages_per_s']:.0f} "
-              f"pages/s, ratio {result['ratio_median']:.2f}x; same posts extracted: {same_posts}")
+              f"pages/s, ratio {result['ratio_median']:.2f}x; same posts extracted: {same_posts}; "
+              f"same pages fetched: {same_pages}")
         if args.out:
             with open(args.out, "w") as f:
                 json.dump(result, f, indent=2)
-        return 0 if same_posts else 1
+        return 0 if same_posts and same_pages else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

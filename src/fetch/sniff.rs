@@ -67,10 +67,11 @@ pub fn not_a_page(bytes: &[u8], charset: Option<&str>) -> Option<String> {
 }
 
 /// Why a response is not a page, in words, or `None` when it may be one:
-/// [`not_a_page`], and then its `Content-Type` media type. HTML, XHTML and
-/// XML are pages; so is markup sent under the types servers use when they
-/// do not know (`text/plain`, `application/octet-stream`). Anything else
-/// (an image, a PDF, JSON, plain text) is not, whatever its bytes.
+/// its bytes first (a known binary format, NUL bytes), then its
+/// `Content-Type` media type. HTML, XHTML and XML are pages; so is markup
+/// sent under the types servers use when they do not know (`text/plain`,
+/// `application/octet-stream`). Anything else (an image, a PDF, JSON, plain
+/// text) is not, whatever its bytes.
 pub fn not_a_page_response(
     media_type: Option<&str>,
     bytes: &[u8],
