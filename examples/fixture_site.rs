@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release --example fixture_site -- [--port P] [--seconds N] \
 //!     [--variant blog|sprawl] [--posts N] [--fast] [--crawl-delay SECONDS] \
-//!     [--latency-ms MS] [--rate-limited]
+//!     [--latency-ms MS] [--rate-limited] [--root DIR]
 //! ```
 //!
 //! The first line on standard output is the home page's URL,
@@ -14,6 +14,8 @@
 //! failing and huge trap pages off, so that a throughput measurement times
 //! the crawler rather than the traps; `--rate-limited` keeps one of them
 //! with `--fast`: a post that answers 429 (`Retry-After: 1`) once.
+//! `--root DIR` serves the files of a folder instead of the blog (a site
+//! written by `bench/shop_site.py`), with the same server.
 
 // The site's API is made for tests; this program serves it and no more.
 #[allow(dead_code, unused_imports)]
@@ -27,7 +29,7 @@ use std::time::Duration;
 use fixture_site::{FixtureSite, SiteOptions, Variant};
 
 const USAGE: &str = "usage: fixture_site [--port P] [--seconds N] [--variant blog|sprawl] \
-                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS] [--rate-limited]";
+                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS] [--rate-limited] [--root DIR]";
 
 fn main() -> ExitCode {
     let (options, seconds) = match parse(std::env::args().skip(1)) {
@@ -41,12 +43,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let summary = format!(
-        "{} site, {} posts{}",
-        options.variant.name(),
-        options.posts,
-        if options.fast { ", traps off" } else { "" }
-    );
+    let summary = match &options.root {
+        Some(root) => format!("the files of {}", root.display()),
+        None => format!(
+            "{} site, {} posts{}",
+            options.variant.name(),
+            options.posts,
+            if options.fast { ", traps off" } else { "" }
+        ),
+    };
     let site = match FixtureSite::try_start(options) {
         Ok(site) => site,
         Err(e) => {
@@ -118,6 +123,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<(SiteOptions, 
             }
             "--fast" => options.fast = true,
             "--rate-limited" => options.rate_limited = true,
+            "--root" => options.root = Some(value("--root")?.into()),
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument {other}")),
         }

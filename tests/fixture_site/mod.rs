@@ -132,6 +132,10 @@ pub struct SiteOptions {
     /// script (at its usual path) and every post `4k + 3` loads its
     /// comments behind "Show more comments".
     pub script_mix: bool,
+    /// Serve the files of this folder instead of the blog (`/` and every
+    /// path ending in `/` are its `index.html`): a site the project did not
+    /// write, such as `bench/shop_site.py`'s, behind the same fast server.
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl Default for SiteOptions {
@@ -147,6 +151,7 @@ impl Default for SiteOptions {
             rate_limited: false,
             robots_fails: false,
             script_mix: false,
+            root: None,
         }
     }
 }

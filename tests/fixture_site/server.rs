@@ -25,6 +25,9 @@ impl Site {
             return reply(StatusCode::METHOD_NOT_ALLOWED, TEXT, "GET or HEAD only\n");
         }
         let path = uri.path();
+        if let Some(root) = &self.options.root {
+            return static_file(root, path);
+        }
         let variant = self.options.variant;
         let name = match variant {
             Variant::Blog => html::BLOG_NAME,
@@ -308,6 +311,32 @@ impl Site {
             h.insert(header::LAST_MODIFIED, v);
         }
         response
+    }
+}
+
+/// A file of `root` for `path`, or 404: `index.html` for a path ending in
+/// `/`; no path outside `root` (a `..`, or anything but plain names).
+fn static_file(root: &std::path::Path, path: &str) -> Response {
+    let mut file = root.to_path_buf();
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        if part == ".." || part == "." || part.contains('\\') {
+            return reply(StatusCode::NOT_FOUND, TEXT, "not found\n");
+        }
+        file.push(part);
+    }
+    if path.ends_with('/') {
+        file.push("index.html");
+    }
+    match std::fs::read(&file) {
+        Ok(bytes) => {
+            let kind = match file.extension().and_then(|e| e.to_str()) {
+                Some("html") => HTML,
+                Some("png") => "image/png",
+                _ => "application/octet-stream",
+            };
+            reply(StatusCode::OK, kind, bytes)
+        }
+        Err(_) => reply(StatusCode::NOT_FOUND, TEXT, "not found\n"),
     }
 }
 

@@ -949,7 +949,19 @@ fn a_link_of_6000_characters_fails_alone_and_the_job_completes() {
         &job,
         &["--concurrency", "2"],
     ));
-    let exported = export(s.dir.path(), &s.backend, &s.wrapper, &site, "out.ndjson");
+    let exported = mend(
+        s.dir.path(),
+        &[
+            "crawl",
+            s.wrapper.to_str().unwrap(),
+            "--backend",
+            &s.backend,
+            "--out",
+            "out.ndjson",
+            "--job",
+            &job,
+        ],
+    );
     // The long link is the crawl's one failure: exit 3, every post written.
     assert_eq!(exported.code, 3, "{}", exported.stderr);
     assert_eq!(pages(&s.dir.path().join("out.ndjson")).len(), 6);

@@ -713,3 +713,28 @@ fn the_blog_wrapper_extracts_the_truth_of_plain_posts() {
         assert_eq!(record, &expected, "post {}", post.number);
     }
 }
+
+#[test]
+fn a_root_folder_is_served_as_it_is_and_nothing_outside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("site");
+    std::fs::create_dir_all(root.join("c")).unwrap();
+    std::fs::write(root.join("index.html"), "<h1>home</h1>").unwrap();
+    std::fs::write(root.join("c").join("index.html"), "<h1>category</h1>").unwrap();
+    std::fs::write(dir.path().join("secret.html"), "outside").unwrap();
+    let site = FixtureSite::start(SiteOptions {
+        root: Some(root),
+        ..SiteOptions::default()
+    });
+    let client = client();
+    assert_eq!(text_of(&client, &site.url()), "<h1>home</h1>");
+    assert_eq!(text_of(&client, &site.url_of("/c/")), "<h1>category</h1>");
+    let page = get(&client, &site.url_of("/c/"));
+    assert_eq!(
+        page.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    assert_eq!(fetch(&client, &site.url_of("/nothing.html")).0, 404);
+    assert_eq!(fetch(&client, &site.url_of("/%2e%2e/secret.html")).0, 404);
+    assert_eq!(fetch(&client, &site.url_of("/c/../../secret.html")).0, 404);
+}
