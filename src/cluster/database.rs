@@ -19,7 +19,11 @@
 
 use std::time::{Duration, Instant};
 
-use tokio_postgres::{Client, Config, NoTls};
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
 
 use super::BackendError;
 use super::credentials::{fill_password, redact};
@@ -51,6 +55,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "jobs_know_their_start_urls",
         include_str!("../../migrations/postgres/0005_jobs_know_their_start_urls.sql"),
     ),
+    (
+        6,
+        "leases_from_indexes",
+        include_str!("../../migrations/postgres/0006_leases_from_indexes.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations are applied under ("mendmigr").
@@ -63,6 +72,76 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// (100 ms up to 2 s) for as long as `patience` allows: a worker started
 /// before its database, or one whose database restarts, waits for it.
 pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendError> {
+    let (client, connection) = connect_raw(url, patience).await?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            tracing::warn!(error = %e, "the PostgreSQL connection ended");
+        }
+    });
+    Ok(client)
+}
+
+/// A connection whose messages are polled by whoever holds it.
+type Connection = tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
+
+/// A connection listening for notifications: [`Listener::wake`] wakes
+/// its waiters at each one whose payload is the one asked for. Dropping
+/// it stops listening.
+pub struct Listener {
+    /// Woken at each notification.
+    pub wake: Arc<Notify>,
+    task: JoinHandle<()>,
+    /// Kept so that the connection stays open.
+    _client: Client,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Listens on `channel` for notifications whose payload is `payload`. A
+/// lost listening connection is not replaced: waiters then wake on their
+/// own timeouts only.
+pub async fn listen(
+    url: &str,
+    patience: Duration,
+    channel: &str,
+    payload: String,
+) -> Result<Listener, BackendError> {
+    let (client, mut connection) = connect_raw(url, patience).await?;
+    let wake = Arc::new(Notify::new());
+    let woken = wake.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(n))) if n.payload() == payload => {
+                    woken.notify_waiters();
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "the listening connection ended");
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    // The channel is a name mend chooses; quoted all the same.
+    let quoted = format!("LISTEN \"{}\"", channel.replace('"', "\"\""));
+    client.batch_execute(&quoted).await?;
+    Ok(Listener {
+        wake,
+        task,
+        _client: client,
+    })
+}
+
+async fn connect_raw(
+    url: &str,
+    patience: Duration,
+) -> Result<(Client, Connection), BackendError> {
     let mut config: Config = url
         .parse()
         .map_err(|e: tokio_postgres::Error| BackendError::Url {
@@ -74,14 +153,7 @@ pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendErr
     let mut wait = Duration::from_millis(100);
     loop {
         match config.connect(NoTls).await {
-            Ok((client, connection)) => {
-                tokio::spawn(async move {
-                    if let Err(e) = connection.await {
-                        tracing::warn!(error = %e, "the PostgreSQL connection ended");
-                    }
-                });
-                return Ok(client);
-            }
+            Ok(pair) => return Ok(pair),
             // A wrong password or user stays wrong: no waiting for it.
             Err(source) if refused(&source) || started.elapsed() + wait > patience => {
                 return Err(BackendError::Connect {

@@ -422,15 +422,15 @@ pub async fn settle(context: &HealingContext, client: &Client) -> Result<(), Bac
 }
 
 async fn settle_locked(context: &HealingContext, client: &Client) -> Result<(), BackendError> {
-    let open: i64 = client
+    let open: bool = client
         .query_one(
-            "SELECT count(*) FROM mend_frontier
-             WHERE job_id = $1 AND state IN ('queued', 'leased')",
+            "SELECT EXISTS (SELECT 1 FROM mend_hosts WHERE job_id = $1 AND queued > 0)
+                 OR EXISTS (SELECT 1 FROM mend_frontier WHERE job_id = $1 AND state = 'leased')",
             &[&context.id],
         )
         .await?
         .get(0);
-    if open > 0 {
+    if open {
         // Another worker's page is still in flight; its worker settles.
         return Ok(());
     }

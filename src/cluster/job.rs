@@ -338,8 +338,10 @@ pub async fn try_finish(client: &Client, id: i64) -> Result<bool, BackendError> 
     let finished = client
         .query_one(
             "WITH open AS (
-                 SELECT 1 FROM mend_frontier
-                 WHERE job_id = $1 AND state IN ('queued', 'leased') LIMIT 1
+                 SELECT 1 FROM mend_hosts WHERE job_id = $1 AND queued > 0
+                 UNION ALL
+                 SELECT 1 FROM mend_frontier WHERE job_id = $1 AND state = 'leased'
+                 LIMIT 1
              ), done AS (
                  UPDATE mend_jobs SET finished_at = clock_timestamp()
                  WHERE id = $1 AND finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM open)

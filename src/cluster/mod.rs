@@ -47,7 +47,7 @@ mod status;
 mod worker;
 
 pub use credentials::redact;
-pub use database::{MIGRATIONS, connect, migrate, open};
+pub use database::{Listener, MIGRATIONS, connect, listen, migrate, open};
 pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::store_image;
@@ -55,6 +55,9 @@ pub use job::{
     Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
     try_finish,
 };
-pub use queue::{Ack, Claim, Lease, MAX_ATTEMPTS, acknowledge, claim};
+pub use queue::{
+    Ack, Claim, LEASE_BATCH, Lease, MAX_ATTEMPTS, acknowledge, claim, reclaim, register, renew,
+    return_tokens,
+};
 pub use status::{JobStatus, WorkerStatus, status};
 pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};

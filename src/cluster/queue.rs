@@ -33,12 +33,19 @@ use tokio_postgres::Client;
 use url::Url;
 
 use super::BackendError;
-use super::job::ITEM_PRIORITY;
-use crate::crawl::{CacheEntry, ItemRule, origin};
+use super::job::{ITEM_PRIORITY, robots_from_columns};
+use crate::crawl::{CacheEntry, ItemRule, RobotsTxt, origin};
 
 /// How many times a URL may be taken without an acknowledgement before it
 /// is failed.
 pub const MAX_ATTEMPTS: i32 = 5;
+
+/// The most URLs of one host a worker leases at once.
+pub const LEASE_BATCH: i32 = 8;
+
+/// How much of the page budget a worker takes at once: the job's row is
+/// written once per this many pages of a worker, not once per page.
+const TOKEN_BATCH: i64 = 32;
 
 /// A URL leased to a worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,15 +56,21 @@ pub struct Lease {
     pub depth: u32,
     /// Its host's key (scheme, host, port).
     pub host: String,
+    /// The host's robots.txt as the job keeps it, `None` before any worker
+    /// read it.
+    pub robots: Option<RobotsTxt>,
 }
 
 /// What a worker asking for work gets.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Claim {
-    /// A URL to fetch now.
-    Leased(Lease),
+    /// URLs of one host to fetch now. A batch holds more than one only
+    /// for a host without a delay: under a delay, only the database's
+    /// clock spaces requests, as one URL a lease.
+    Leased(Vec<Lease>),
     /// Nothing may start now (a delay, the hosts' concurrency, other
-    /// workers' leases still live): ask again after this long.
+    /// workers' leases still live): ask again after this long, or when new
+    /// work is announced (`NOTIFY mend_work`).
     Wait(Duration),
     /// Nothing is queued or leased: the job is done.
     Done,
@@ -92,158 +105,295 @@ pub struct Ack {
     pub cache: Option<CacheEntry>,
 }
 
-/// Takes the next URL to fetch, if one may start now.
+/// Leases up to `batch` URLs of the host whose turn it is, if any may
+/// start now: one statement in the common case.
 pub async fn claim(
     client: &mut Client,
     job: i64,
     worker: &str,
     lease: Duration,
+    batch: i32,
 ) -> Result<Claim, BackendError> {
     let lease_ms = lease.as_secs_f64() * 1000.0;
+    let batch = batch.clamp(1, LEASE_BATCH);
     loop {
-        let tx = client.transaction().await?;
-        let host = tx
-            .query_opt(
-                "SELECT h.host, h.concurrency FROM mend_hosts h
-                 WHERE h.job_id = $1 AND h.next_at <= clock_timestamp()
-                   AND EXISTS (SELECT 1 FROM mend_frontier f
-                               WHERE f.job_id = $1 AND f.host = h.host
-                                 AND (f.state = 'queued'
-                                      OR (f.state = 'leased' AND f.lease_until < clock_timestamp())))
-                 ORDER BY h.next_at LIMIT 1
-                 FOR UPDATE SKIP LOCKED",
-                &[&job],
+        let rows = client
+            .query(
+                LEASE,
+                &[&job, &worker, &lease_ms, &batch, &MAX_ATTEMPTS],
             )
             .await?;
-        let Some(host) = host else {
-            drop(tx);
-            return idle(client, job).await;
-        };
-        let (host, concurrency): (String, i32) = (host.get(0), host.get(1));
-        // The host's row is locked: the count below cannot change under us.
-        let live: i64 = tx
-            .query_one(
-                "SELECT count(*) FROM mend_frontier
-                 WHERE job_id = $1 AND host = $2 AND state = 'leased'
-                   AND lease_until >= clock_timestamp()",
-                &[&job, &host],
-            )
-            .await?
-            .get(0);
-        if live >= i64::from(concurrency) {
-            return Ok(Claim::Wait(Duration::from_millis(20)));
+        if !rows.is_empty() {
+            return Ok(Claim::Leased(leases(&rows)));
         }
-        let entry = tx
-            .query_opt(
-                "SELECT url, depth, state, attempts FROM mend_frontier
-                 WHERE job_id = $1 AND host = $2
-                   AND (state = 'queued' OR (state = 'leased' AND lease_until < clock_timestamp()))
-                 ORDER BY priority DESC, seq LIMIT 1
-                 FOR UPDATE SKIP LOCKED",
-                &[&job, &host],
-            )
-            .await?;
-        let Some(entry) = entry else {
-            return Ok(Claim::Wait(Duration::from_millis(20)));
-        };
-        let url: String = entry.get(0);
-        let depth: i32 = entry.get(1);
-        let state: &str = entry.get(2);
-        let attempts: i32 = entry.get(3);
-        // Taken that often and never acknowledged: its workers died on it, or
-        // failed on it and gave it back. Either way, not again.
-        if attempts >= MAX_ATTEMPTS {
-            tracing::warn!(%url, attempts, "taken too often without an end: failed");
-            tx.execute(
-                "UPDATE mend_frontier SET state = 'failed', lease_owner = NULL, lease_until = NULL,
-                     error = 'taken ' || attempts || ' times, and its workers failed or stopped answering each time',
-                     done_at = clock_timestamp()
-                 WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
-                &[&job, &url],
-            )
-            .await?;
-            tx.commit().await?;
-            continue;
+        match idle(client, job, worker, lease).await? {
+            Idle::Again => continue,
+            Idle::Claim(claim) => return Ok(claim),
         }
-        if state == "queued" {
-            let within = tx
-                .query_opt(
-                    "UPDATE mend_jobs SET taken = taken + 1
-                     WHERE id = $1 AND (max_pages IS NULL OR taken < max_pages) RETURNING taken",
-                    &[&job],
-                )
-                .await?;
-            if within.is_none() {
-                // The page budget is spent: what is still queued is not fetched.
-                tx.execute(
-                    "UPDATE mend_frontier SET state = 'skipped', error = 'the page budget is spent',
-                         done_at = clock_timestamp()
-                     WHERE job_id = $1 AND state = 'queued'",
-                    &[&job],
-                )
-                .await?;
-                tx.commit().await?;
-                continue;
-            }
-        }
-        tx.execute(
-            "UPDATE mend_frontier SET state = 'leased', lease_owner = $3, attempts = attempts + 1,
-                 lease_until = clock_timestamp() + $4::float8 * interval '1 millisecond'
-             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
-            &[&job, &url, &worker, &lease_ms],
-        )
-        .await?;
-        tx.execute(
-            "UPDATE mend_hosts SET next_at = clock_timestamp() + delay_ms * interval '1 millisecond'
-             WHERE job_id = $1 AND host = $2",
-            &[&job, &host],
-        )
-        .await?;
-        tx.commit().await?;
-        let Ok(url) = Url::parse(&url) else {
-            // Only normalised URLs are queued; a row that does not parse
-            // was written by hand, and is failed rather than retried.
-            client
-                .execute(
-                    "UPDATE mend_frontier SET state = 'failed', error = 'not a URL'
-                     WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2",
-                    &[&job, &url],
-                )
-                .await?;
-            continue;
-        };
-        return Ok(Claim::Leased(Lease {
-            url,
-            depth: u32::try_from(depth).unwrap_or(0),
-            host,
-        }));
     }
 }
 
-/// When no host may start now: wait for the soonest one, or for other
-/// workers' leases, or say the job is done.
-async fn idle(client: &Client, job: i64) -> Result<Claim, BackendError> {
+/// The lease: the ready host first in `next_at` order whose live leases
+/// are fewer than its concurrency (from the index over hosts with work),
+/// then its first queued URLs in priority order (from the queued index):
+/// as many as the batch, the host's free slots and the worker's budget
+/// tokens allow, and one only for a host with a delay. A URL taken
+/// [`MAX_ATTEMPTS`] times is failed instead. The host's next start moves
+/// by its delay.
+const LEASE: &str = "
+WITH me AS (
+    SELECT greatest(w.tokens, 0) AS tokens, j.max_pages IS NULL AS unlimited
+    FROM mend_workers w JOIN mend_jobs j ON j.id = w.job_id
+    WHERE w.id = $2 AND w.job_id = $1
+), ready AS (
+    SELECT h.host, h.delay_ms, h.concurrency - l.live AS free, h.robots_state, h.robots
+    FROM mend_hosts h CROSS JOIN LATERAL (
+        SELECT count(*) AS live FROM mend_frontier f
+        WHERE f.job_id = $1 AND f.host = h.host AND f.state = 'leased'
+          AND f.lease_until >= clock_timestamp()) l
+    WHERE h.job_id = $1 AND h.queued > 0 AND h.next_at <= clock_timestamp()
+      AND l.live < h.concurrency
+    ORDER BY h.next_at LIMIT 1
+    FOR UPDATE OF h SKIP LOCKED
+), want AS (
+    SELECT r.host, r.delay_ms, r.robots_state, r.robots,
+           LEAST($4::int, r.free,
+                 CASE WHEN r.delay_ms > 0 THEN 1 ELSE $4::int END,
+                 CASE WHEN me.unlimited THEN $4::int ELSE me.tokens END) AS n
+    FROM ready r, me
+), picked AS (
+    SELECT f.url, f.attempts FROM mend_frontier f
+    WHERE f.job_id = $1 AND f.host = (SELECT host FROM want) AND f.state = 'queued'
+    ORDER BY f.priority DESC, f.seq
+    LIMIT (SELECT n FROM want)
+    FOR UPDATE SKIP LOCKED
+), leased AS (
+    UPDATE mend_frontier f SET state = 'leased', lease_owner = $2, attempts = f.attempts + 1,
+        lease_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
+    FROM picked p
+    WHERE f.job_id = $1 AND md5(f.url) = md5(p.url) AND f.url = p.url AND p.attempts < $5
+    RETURNING f.url, f.depth, f.priority, f.seq, p.attempts AS before
+), spent AS (
+    UPDATE mend_frontier f SET state = 'failed', lease_owner = NULL, lease_until = NULL,
+        error = 'taken ' || f.attempts || ' times, and its workers failed or stopped answering each time',
+        done_at = clock_timestamp()
+    FROM picked p
+    WHERE f.job_id = $1 AND md5(f.url) = md5(p.url) AND f.url = p.url AND p.attempts >= $5
+), moved AS (
+    UPDATE mend_hosts SET next_at = clock_timestamp()
+        + delay_ms * (SELECT count(*) FROM leased) * interval '1 millisecond'
+    WHERE job_id = $1 AND host = (SELECT host FROM want)
+), counted AS (
+    UPDATE mend_workers SET tokens = tokens - (SELECT count(*) FROM leased WHERE before = 0)
+    WHERE id = $2 AND job_id = $1 AND NOT (SELECT unlimited FROM me)
+)
+SELECT l.url, l.depth, w.host, w.robots_state, w.robots
+FROM leased l, want w
+ORDER BY l.priority DESC, l.seq";
+
+/// The leases of a batch.
+fn leases(rows: &[tokio_postgres::Row]) -> Vec<Lease> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let url: &str = row.get(0);
+        let Ok(url) = Url::parse(url) else {
+            // Only normalised URLs are queued; a row that does not parse was
+            // written by hand. It keeps its lease until it runs out, and is
+            // failed after its attempts.
+            tracing::warn!(url, "a leased row is not a URL");
+            continue;
+        };
+        out.push(Lease {
+            url,
+            depth: u32::try_from(row.get::<_, i32>(1)).unwrap_or(0),
+            host: row.get(2),
+            robots: robots_from_columns(row.get::<_, Option<&str>>(3), row.get(4)),
+        });
+    }
+    out
+}
+
+/// What to do when the lease found nothing.
+enum Idle {
+    /// Something changed (tokens taken, leases reclaimed, a host was
+    /// locked by another worker): lease again now.
+    Again,
+    /// Wait, or stop.
+    Claim(Claim),
+}
+
+/// Why no URL was leased, from small indexes only: whether hosts have
+/// queued work and when the soonest may start, whether leases are live or
+/// expired, and the worker's budget tokens.
+async fn idle(
+    client: &Client,
+    job: i64,
+    worker: &str,
+    lease: Duration,
+) -> Result<Idle, BackendError> {
     let row = client
         .query_one(
-            "SELECT count(*) FILTER (WHERE state = 'queued'),
-                    count(*) FILTER (WHERE state = 'leased')
-             FROM mend_frontier WHERE job_id = $1 AND state IN ('queued', 'leased')",
-            &[&job],
+            "SELECT
+                 (SELECT greatest(tokens, 0) FROM mend_workers WHERE id = $2 AND job_id = $1),
+                 (SELECT max_pages IS NULL FROM mend_jobs WHERE id = $1),
+                 (SELECT extract(epoch FROM min(next_at) - clock_timestamp()) * 1000
+                  FROM mend_hosts WHERE job_id = $1 AND queued > 0)::float8,
+                 EXISTS (SELECT 1 FROM mend_frontier WHERE job_id = $1 AND state = 'leased'),
+                 EXISTS (SELECT 1 FROM mend_frontier WHERE job_id = $1 AND state = 'leased'
+                         AND lease_until < clock_timestamp())",
+            &[&job, &worker],
         )
         .await?;
-    let (queued, leased): (i64, i64) = (row.get(0), row.get(1));
-    if queued == 0 && leased == 0 {
-        return Ok(Claim::Done);
+    let tokens: Option<i64> = row.get(0);
+    let unlimited: Option<bool> = row.get(1);
+    let soonest: Option<f64> = row.get(2);
+    let (leased, expired): (bool, bool) = (row.get(3), row.get(4));
+    if expired {
+        reclaim(client, job).await?;
+        return Ok(Idle::Again);
     }
-    Ok(Claim::Wait(Duration::from_millis(if queued > 0 {
-        10
-    } else {
-        100
-    })))
+    let Some(soonest) = soonest else {
+        return Ok(Idle::Claim(if leased {
+            Claim::Wait(Duration::from_millis(200))
+        } else {
+            Claim::Done
+        }));
+    };
+    if unlimited == Some(false) && tokens.unwrap_or(0) == 0 {
+        return match take_tokens(client, job, worker, lease).await? {
+            Tokens::Taken => Ok(Idle::Again),
+            Tokens::HeldByOthers => Ok(Idle::Claim(Claim::Wait(Duration::from_millis(50)))),
+            Tokens::Spent => {
+                // The page budget is spent: what is still queued is not fetched.
+                client
+                    .execute(
+                        "UPDATE mend_frontier SET state = 'skipped',
+                             error = 'the page budget is spent', done_at = clock_timestamp()
+                         WHERE job_id = $1 AND state = 'queued'",
+                        &[&job],
+                    )
+                    .await?;
+                Ok(Idle::Again)
+            }
+        };
+    }
+    if soonest <= 0.0 {
+        // A host is ready but was locked by another worker's lease, or is
+        // at its concurrency: others are leasing; a moment is enough.
+        return Ok(Idle::Claim(Claim::Wait(Duration::from_millis(5))));
+    }
+    let wait = Duration::from_secs_f64(soonest / 1000.0).min(Duration::from_secs(1));
+    Ok(Idle::Claim(Claim::Wait(wait)))
 }
 
+/// What asking the job for budget tokens gave.
+enum Tokens {
+    /// The worker has tokens.
+    Taken,
+    /// None are left in the job, but other live workers hold some.
+    HeldByOthers,
+    /// The budget is spent.
+    Spent,
+}
+
+/// Takes up to [`TOKEN_BATCH`] pages of the job's budget for this worker.
+/// Tokens of workers not seen for two leases (dead ones) go back to the
+/// job first, so that a worker killed with tokens does not shorten the
+/// crawl.
+async fn take_tokens(
+    client: &Client,
+    job: i64,
+    worker: &str,
+    lease: Duration,
+) -> Result<Tokens, BackendError> {
+    let stale_ms = lease.as_secs_f64() * 2000.0;
+    let row = client
+        .query_one(
+            "WITH dead AS (
+                 SELECT id, tokens FROM mend_workers
+                 WHERE job_id = $1 AND id <> $2 AND tokens > 0
+                   AND last_seen < clock_timestamp() - $4::float8 * interval '1 millisecond'
+                 FOR UPDATE SKIP LOCKED
+             ), freed AS (
+                 UPDATE mend_workers w SET tokens = 0 FROM dead
+                 WHERE w.job_id = $1 AND w.id = dead.id RETURNING dead.tokens
+             ), room AS (
+                 SELECT j.max_pages - j.taken + coalesce((SELECT sum(tokens) FROM freed), 0)::bigint AS spare
+                 FROM mend_jobs j WHERE j.id = $1
+             ), granted AS (
+                 UPDATE mend_jobs SET taken = taken
+                     - coalesce((SELECT sum(tokens) FROM freed), 0)::bigint
+                     + LEAST($3::bigint, greatest((SELECT spare FROM room), 0))
+                 WHERE id = $1
+                 RETURNING LEAST($3::bigint, greatest((SELECT spare FROM room), 0)) AS n
+             ), mine AS (
+                 UPDATE mend_workers SET tokens = greatest(tokens, 0) + (SELECT n FROM granted)
+                 WHERE id = $2 AND job_id = $1
+             )
+             SELECT (SELECT n FROM granted),
+                    (SELECT coalesce(sum(tokens), 0) FROM mend_workers
+                     WHERE job_id = $1 AND id <> $2 AND tokens > 0)::bigint
+                    - coalesce((SELECT sum(tokens) FROM freed), 0)::bigint",
+            &[&job, &worker, &TOKEN_BATCH, &stale_ms],
+        )
+        .await?;
+    let granted: i64 = row.get::<_, Option<i64>>(0).unwrap_or(0);
+    let others: i64 = row.get(1);
+    Ok(if granted > 0 {
+        Tokens::Taken
+    } else if others > 0 {
+        Tokens::HeldByOthers
+    } else {
+        Tokens::Spent
+    })
+}
+
+/// Gives the worker's unused budget tokens back to the job, when it stops.
+pub async fn return_tokens(client: &Client, job: i64, worker: &str) -> Result<(), BackendError> {
+    client
+        .execute(
+            "WITH mine AS (
+                 SELECT greatest(tokens, 0) AS n FROM mend_workers
+                 WHERE id = $2 AND job_id = $1 FOR UPDATE
+             ), zero AS (
+                 UPDATE mend_workers SET tokens = 0 WHERE id = $2 AND job_id = $1
+             )
+             UPDATE mend_jobs SET taken = taken - (SELECT n FROM mine)
+             WHERE id = $1 AND EXISTS (SELECT 1 FROM mine)",
+            &[&job, &worker],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Puts the URLs whose lease ran out (their worker died or stalled) back in
+/// the queue, or fails those taken [`MAX_ATTEMPTS`] times. Rows being
+/// acknowledged at this moment are skipped, never waited for.
+pub async fn reclaim(client: &Client, job: i64) -> Result<u64, BackendError> {
+    Ok(client
+        .execute(
+            "WITH expired AS (
+                 SELECT url FROM mend_frontier
+                 WHERE job_id = $1 AND state = 'leased' AND lease_until < clock_timestamp()
+                 FOR UPDATE SKIP LOCKED
+             )
+             UPDATE mend_frontier f SET lease_owner = NULL, lease_until = NULL,
+                 state = CASE WHEN f.attempts >= $2 THEN 'failed' ELSE 'queued' END,
+                 error = CASE WHEN f.attempts >= $2
+                     THEN 'taken ' || f.attempts || ' times, and its workers failed or stopped answering each time' END,
+                 done_at = CASE WHEN f.attempts >= $2 THEN clock_timestamp() END
+             FROM expired e
+             WHERE f.job_id = $1 AND md5(f.url) = md5(e.url) AND f.url = e.url",
+            &[&job, &MAX_ATTEMPTS],
+        )
+        .await?)
+}
+
+/// The SQLSTATE `mend_lost_lease()` raises.
+const LOST_LEASE: &str = "MD001";
+
 /// Reports a page: its outcome, links, record and adaptations in one
-/// transaction, if the lease is still the worker's. Gives whether it was.
+/// statement, if the lease is still the worker's. Gives whether it was.
 pub async fn acknowledge(
     client: &mut Client,
     job: i64,
@@ -251,14 +401,6 @@ pub async fn acknowledge(
     ack: &Ack,
     items: &ItemRule,
 ) -> Result<bool, BackendError> {
-    let tx = client.transaction().await?;
-    // The links first, in one order, then the page's own row: an
-    // acknowledgement that updated its own row first and then waited on a
-    // link another page's acknowledgement held, while that one waited on
-    // this page's row as its link, was a deadlock (pages link each other),
-    // each costing PostgreSQL's deadlock timeout. Waiting only ever happens
-    // on the sorted link rows now; the statements after them do not wait on
-    // another acknowledgement.
     let Rows {
         urls,
         hosts,
@@ -266,47 +408,16 @@ pub async fn acknowledge(
         priorities,
         states,
     } = rows(&ack.links, ack.final_url.as_ref(), items);
-    let mut emit = true;
-    if !urls.is_empty() {
-        let mut new_hosts = hosts.clone();
-        new_hosts.sort();
-        new_hosts.dedup();
-        tx.execute(
-            "INSERT INTO mend_hosts (job_id, host, delay_ms, concurrency)
-             SELECT $1, h, j.delay_ms, j.host_concurrency
-             FROM unnest($2::text[]) AS h, mend_jobs j WHERE j.id = $1
-             ON CONFLICT DO NOTHING",
-            &[&job, &new_hosts],
-        )
-        .await?;
-        // A redirect's target goes in with the links, in their order, as
-        // read already (done, by this worker).
-        let inserted = tx
-            .query(
-                "INSERT INTO mend_frontier (job_id, url, host, depth, priority, state, worker, done_at)
-                 SELECT $1, u, h, d, p, s,
-                        CASE WHEN s = 'done' THEN $7 END,
-                        CASE WHEN s = 'done' THEN clock_timestamp() END
-                 FROM unnest($2::text[], $3::text[], $4::int[], $5::float8[], $6::text[])
-                     AS l (u, h, d, p, s)
-                 ON CONFLICT DO NOTHING
-                 RETURNING url",
-                &[&job, &urls, &hosts, &depths, &priorities, &states, &worker],
-            )
-            .await?;
-        if let Some(target) = &ack.final_url {
-            // A redirect to a page met before is that page: read once.
-            emit = inserted
-                .iter()
-                .any(|r| r.get::<_, &str>(0) == target.as_str());
-        }
-    }
     let status = ack.status.map(i32::from);
-    let ended = tx
-        .execute(
-            "UPDATE mend_frontier SET state = $4, status = $5, error = $6, item = $7,
-                 worker = $3, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2 AND state = 'leased' AND lease_owner = $3",
+    let target = ack.final_url.as_ref().map(Url::as_str);
+    let (line, records, violations) = match &ack.record {
+        Some((line, r, v)) => (Some(line.as_str()), *r, *v),
+        None => (None, 0, 0),
+    };
+    let cache = ack.cache.as_ref();
+    let outcome = client
+        .query_one(
+            ACKNOWLEDGE,
             &[
                 &job,
                 &ack.url.as_str(),
@@ -315,86 +426,82 @@ pub async fn acknowledge(
                 &status,
                 &ack.error,
                 &ack.item,
+                &urls,
+                &hosts,
+                &depths,
+                &priorities,
+                &states,
+                &target,
+                &line,
+                &records,
+                &violations,
+                &ack.adaptations,
+                &ack.wrapper_version,
+                &cache.is_some(),
+                &cache.and_then(|c| c.etag.clone()),
+                &cache.and_then(|c| c.last_modified.clone()),
+                &cache.and_then(|c| c.sha256.clone()),
+                &cache.and_then(|c| c.changed_at),
             ],
         )
-        .await?;
-    if ended == 0 {
+        .await;
+    match outcome {
+        Ok(_) => Ok(true),
         // The lease ran out and another worker has the URL (or did it):
         // nothing of this reading counts, its links included.
-        tx.rollback().await?;
-        client
-            .execute(
-                "UPDATE mend_workers SET lost = lost + 1, last_seen = clock_timestamp()
-                 WHERE id = $1 AND job_id = $2",
-                &[&worker, &job],
-            )
-            .await?;
-        return Ok(false);
+        Err(e) if e.code().is_some_and(|c| c.code() == LOST_LEASE) => Ok(false),
+        Err(e) => Err(e.into()),
     }
-    if let Some(c) = &ack.cache {
-        tx.execute(
-            "INSERT INTO mend_http_cache (wrapper_name, url, etag, last_modified, sha256, changed_at)
-             SELECT j.wrapper_name, $2, $3, $4, $5, $6 FROM mend_jobs j WHERE j.id = $1
-             ON CONFLICT (wrapper_name, md5(url)) DO UPDATE SET etag = EXCLUDED.etag,
-                 last_modified = EXCLUDED.last_modified, sha256 = EXCLUDED.sha256,
-                 changed_at = CASE WHEN EXCLUDED.sha256 IS NOT NULL
-                         AND mend_http_cache.sha256 = EXCLUDED.sha256
-                     THEN mend_http_cache.changed_at ELSE EXCLUDED.changed_at END",
-            &[
-                &job,
-                &ack.url.as_str(),
-                &c.etag,
-                &c.last_modified,
-                &c.sha256,
-                &c.changed_at,
-            ],
-        )
-        .await?;
-    }
-    let mut wrote = false;
-    if let (Some((line, records, violations)), true) = (&ack.record, emit) {
-        wrote = tx
-            .execute(
-                "INSERT INTO mend_records (job_id, url, line, records, violations, worker)
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-                &[&job, &ack.url.as_str(), line, records, violations, &worker],
-            )
-            .await?
-            == 1;
-    }
-    if wrote {
-        for adaptation in &ack.adaptations {
-            tx.execute(
-                "INSERT INTO mend_adaptations (job_id, url, worker, wrapper_version, adaptation)
-                 VALUES ($1, $2, $3, $4, $5)",
-                &[
-                    &job,
-                    &ack.url.as_str(),
-                    &worker,
-                    &ack.wrapper_version,
-                    adaptation,
-                ],
-            )
-            .await?;
-        }
-    }
-    let heals = i64::try_from(ack.adaptations.len()).unwrap_or(0);
-    tx.execute(
-        "UPDATE mend_workers SET pages = pages + 1, items = items + $3, errors = errors + $4,
-             heals = heals + $5, last_seen = clock_timestamp()
-         WHERE id = $1 AND job_id = $2",
-        &[
-            &worker,
-            &job,
-            &i64::from(wrote),
-            &i64::from(ack.state == "failed"),
-            &heals,
-        ],
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(true)
 }
+
+/// The acknowledgement, one statement. Its parts run in one order, which
+/// the references between them force: the links first (sorted), then the
+/// page's own row, then the cache, record and adaptations; the hosts'
+/// queued counts are added by the frontier's triggers at the end, in host
+/// order. An acknowledgement that updated its own row first and then
+/// waited on a link another page's acknowledgement held, while that one
+/// waited on this page's row as its link, would deadlock (pages link each
+/// other). When the page's lease is no longer the worker's, the statement
+/// raises `MD001` and nothing of it is kept.
+const ACKNOWLEDGE: &str = "
+WITH links AS (
+    INSERT INTO mend_frontier (job_id, url, host, depth, priority, state, worker, done_at)
+    SELECT $1, u, h, d, p, s,
+           CASE WHEN s = 'done' THEN $3 END,
+           CASE WHEN s = 'done' THEN clock_timestamp() END
+    FROM unnest($8::text[], $9::text[], $10::int[], $11::float8[], $12::text[]) AS l (u, h, d, p, s)
+    ON CONFLICT DO NOTHING
+    RETURNING url
+), ended AS (
+    UPDATE mend_frontier SET state = $4, status = $5, error = $6, item = $7, worker = $3,
+        done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+    WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2 AND state = 'leased'
+      AND lease_owner = $3 AND (SELECT count(*) FROM links) >= 0
+    RETURNING 1
+), cached AS (
+    INSERT INTO mend_http_cache (wrapper_name, url, etag, last_modified, sha256, changed_at)
+    SELECT j.wrapper_name, $2, $20, $21, $22, $23 FROM mend_jobs j
+    WHERE j.id = $1 AND $19 AND EXISTS (SELECT 1 FROM ended)
+    ON CONFLICT (wrapper_name, md5(url)) DO UPDATE SET etag = EXCLUDED.etag,
+        last_modified = EXCLUDED.last_modified, sha256 = EXCLUDED.sha256,
+        changed_at = CASE WHEN EXCLUDED.sha256 IS NOT NULL
+                AND mend_http_cache.sha256 = EXCLUDED.sha256
+            THEN mend_http_cache.changed_at ELSE EXCLUDED.changed_at END
+), record AS (
+    INSERT INTO mend_records (job_id, url, line, records, violations, worker)
+    SELECT $1, $2, $14, $15, $16, $3
+    WHERE $14::text IS NOT NULL AND EXISTS (SELECT 1 FROM ended)
+      -- A redirect to a page met before is that page: read once.
+      AND ($13::text IS NULL OR $13::text IN (SELECT url FROM links))
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+), adapted AS (
+    INSERT INTO mend_adaptations (job_id, url, worker, wrapper_version, adaptation)
+    SELECT $1, $2, $3, $18, a FROM unnest($17::jsonb[]) AS a
+    WHERE EXISTS (SELECT 1 FROM record)
+)
+SELECT CASE WHEN EXISTS (SELECT 1 FROM ended) THEN (SELECT count(*) FROM record)
+            ELSE mend_lost_lease() END";
 
 /// The frontier rows an acknowledgement inserts, as `unnest` columns.
 struct Rows {
@@ -440,29 +547,43 @@ fn rows(links: &[(Url, u32)], target: Option<&Url>, items: &ItemRule) -> Rows {
     rows
 }
 
-/// Extends the worker's live leases: a slow page or a long heal does not
-/// lose its lease while the worker is alive. Gives how many it holds.
+/// Extends the worker's live leases, so that a slow page or a long heal
+/// does not lose its lease while the worker is alive, and writes what the
+/// worker did so far (`counts`: pages, items, errors, heals, lost), so that
+/// no row is written by every acknowledgement. Rows being acknowledged
+/// are skipped, never waited for. Gives how many leases it renewed.
 pub async fn renew(
     client: &Client,
     job: i64,
     worker: &str,
     lease: Duration,
+    counts: [i64; 5],
 ) -> Result<u64, BackendError> {
     let lease_ms = lease.as_secs_f64() * 1000.0;
-    let n = client
-        .execute(
-            "UPDATE mend_frontier SET lease_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
-             WHERE job_id = $1 AND lease_owner = $2 AND state = 'leased'",
-            &[&job, &worker, &lease_ms],
+    let row = client
+        .query_one(
+            "WITH mine AS (
+                 SELECT url FROM mend_frontier
+                 WHERE job_id = $1 AND state = 'leased' AND lease_owner = $2
+                 FOR UPDATE SKIP LOCKED
+             ), renewed AS (
+                 UPDATE mend_frontier f
+                 SET lease_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
+                 FROM mine WHERE f.job_id = $1 AND md5(f.url) = md5(mine.url) AND f.url = mine.url
+                 RETURNING 1
+             ), seen AS (
+                 UPDATE mend_workers SET last_seen = clock_timestamp(), pages = $4, items = $5,
+                     errors = $6, heals = $7, lost = $8
+                 WHERE id = $2 AND job_id = $1
+             )
+             SELECT count(*) FROM renewed",
+            &[
+                &job, &worker, &lease_ms, &counts[0], &counts[1], &counts[2], &counts[3],
+                &counts[4],
+            ],
         )
         .await?;
-    client
-        .execute(
-            "UPDATE mend_workers SET last_seen = clock_timestamp() WHERE id = $1 AND job_id = $2",
-            &[&worker, &job],
-        )
-        .await?;
-    Ok(n)
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
 }
 
 /// A host said it is overloaded (429, 503): no worker starts a request to

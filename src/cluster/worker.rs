@@ -35,18 +35,18 @@
 //! again; any other error fails its URL alone, and only when that cannot be
 //! written either does the worker stop, giving its leases back.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify};
 use tokio_postgres::Client;
 
 use super::BackendError;
-use super::database::open;
+use super::database::{listen, open};
 use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease};
@@ -190,6 +190,12 @@ pub(super) struct Context {
     shapes: Mutex<Probes>,
     /// What this worker did.
     pub counts: Mutex<WorkerSummary>,
+    /// Adaptations in the pages it acknowledged.
+    heals: AtomicU64,
+    /// URLs leased in a batch and not yet taken by a task.
+    pending: Mutex<VecDeque<Lease>>,
+    /// Woken when a host that had no work gets some (`NOTIFY mend_work`).
+    wake: Arc<Notify>,
 }
 
 async fn work_on(
@@ -224,6 +230,14 @@ async fn work_on(
         }
     };
     let state = Healing::unpack(job)?;
+    // Without a listener, waits end on their timeouts only.
+    let listener = listen(&options.backend, options.patience, "mend_work", state.job.id.to_string())
+        .await
+        .inspect_err(|e| tracing::warn!(error = %e, "cannot listen for new work; polling"))
+        .ok();
+    let wake = listener
+        .as_ref()
+        .map_or_else(|| Arc::new(Notify::new()), |l| l.wake.clone());
     let context = Arc::new(Context {
         healing: HealingContext {
             id: state.job.id,
@@ -237,6 +251,9 @@ async fn work_on(
         renderer,
         shapes: Mutex::new(Probes::default()),
         counts: Mutex::new(WorkerSummary::default()),
+        heals: AtomicU64::new(0),
+        pending: Mutex::new(VecDeque::new()),
+        wake,
     });
     let renewer = {
         let context = context.clone();
@@ -268,10 +285,18 @@ async fn work_on(
         tracing::warn!(error = %e, "cannot decide the job's last heals");
     }
     renewer.abort();
+    drop(listener);
     if failure.is_some()
         && let Err(e) = queue::release(&client, context.healing.id, &context.healing.name).await
     {
         tracing::warn!(error = %e, "cannot give the leases back; they will run out");
+    }
+    if let Err(e) = queue::return_tokens(&client, context.healing.id, &context.healing.name).await
+    {
+        tracing::warn!(error = %e, "cannot give the budget's tokens back; they wait for this worker to be seen dead");
+    }
+    if let Err(e) = write_counts(&context, &client).await {
+        tracing::warn!(error = %e, "cannot write what the worker did");
     }
     let counts = context.counts.lock().await;
     summary.pages += counts.pages;
@@ -298,29 +323,16 @@ const REQUEUED: &str = "requeued";
 async fn task(context: Arc<Context>) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = open(&options.backend, options.patience).await?;
+    let batch = i32::try_from(options.concurrency).unwrap_or(i32::MAX);
     loop {
-        let claimed = match queue::claim(
-            &mut client,
-            context.healing.id,
-            &context.healing.name,
-            options.lease,
-        )
-        .await
-        {
-            Ok(c) => c,
+        let lease = match next_lease(&context, &mut client, batch).await {
+            Ok(Some(lease)) => lease,
+            Ok(None) => return Ok(()),
             Err(e) if e.is_connection() => {
                 client = reconnect(&context, e).await?;
                 continue;
             }
             Err(e) => return Err(e),
-        };
-        let lease = match claimed {
-            Claim::Done => return Ok(()),
-            Claim::Wait(wait) => {
-                tokio::time::sleep(wait).await;
-                continue;
-            }
-            Claim::Leased(lease) => lease,
         };
         let ack = loop {
             match read(&context, &client, &lease).await {
@@ -360,6 +372,8 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
             }
         };
         let Some(accepted) = accepted else { continue };
+        let heals = u64::try_from(ack.adaptations.len()).unwrap_or(0);
+        context.heals.fetch_add(heals, Ordering::Relaxed);
         let mut counts = context.counts.lock().await;
         if accepted {
             counts.pages += 1;
@@ -369,6 +383,74 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
             counts.lost += 1;
         }
     }
+}
+
+/// The next URL this task fetches: one left from the worker's last batch,
+/// or the first of a new batch (the rest kept for the worker's other
+/// tasks). `None` when the job is done.
+async fn next_lease(
+    context: &Context,
+    client: &mut Client,
+    batch: i32,
+) -> Result<Option<Lease>, BackendError> {
+    loop {
+        let kept = context.pending.lock().await.pop_front();
+        if let Some(lease) = kept {
+            return Ok(Some(lease));
+        }
+        // Armed before asking, so that work announced while the database
+        // answers is not missed.
+        let woken = context.wake.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        let claimed = queue::claim(
+            client,
+            context.healing.id,
+            &context.healing.name,
+            context.options.lease,
+            batch,
+        )
+        .await?;
+        match claimed {
+            Claim::Done => return Ok(None),
+            Claim::Wait(wait) => {
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = woken => {}
+                }
+            }
+            Claim::Leased(leases) => {
+                let mut leases = leases.into_iter();
+                let Some(first) = leases.next() else { continue };
+                context.pending.lock().await.extend(leases);
+                return Ok(Some(first));
+            }
+        }
+    }
+}
+
+/// Writes what the worker did so far and that it is alive, and renews its
+/// leases.
+async fn write_counts(context: &Context, client: &Client) -> Result<u64, BackendError> {
+    let counts = {
+        let c = context.counts.lock().await;
+        let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        [
+            n(c.pages),
+            n(c.items),
+            n(c.errors),
+            n(context.heals.load(Ordering::Relaxed)),
+            n(c.lost),
+        ]
+    };
+    queue::renew(
+        client,
+        context.healing.id,
+        &context.healing.name,
+        context.options.lease,
+        counts,
+    )
+    .await
 }
 
 /// A URL whose reading or acknowledgement failed with an error of its own
@@ -405,7 +487,9 @@ async fn reconnect(context: &Context, e: BackendError) -> Result<Client, Backend
     open(&context.options.backend, context.options.patience).await
 }
 
-/// Renews this worker's leases every third of a lease.
+/// Every third of a lease: renews this worker's leases, writes what it
+/// did, and puts back in the queue the URLs whose leases ran out (a dead
+/// worker's), so that they are taken again even while every worker is busy.
 async fn renew_leases(context: Arc<Context>) {
     let every = context.options.lease / 3;
     let mut client: Option<Client> = None;
@@ -414,15 +498,12 @@ async fn renew_leases(context: Arc<Context>) {
         if client.as_ref().is_none_or(Client::is_closed) {
             client = open(&context.options.backend, every).await.ok();
         }
-        if let Some(c) = &client
-            && let Err(e) = queue::renew(
-                c,
-                context.healing.id,
-                &context.healing.name,
-                context.options.lease,
-            )
-            .await
-        {
+        let Some(c) = &client else { continue };
+        let renewed = match write_counts(&context, c).await {
+            Ok(_) => queue::reclaim(c, context.healing.id).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = renewed {
             tracing::warn!(error = %e, "cannot renew leases");
             client = None;
         }
@@ -705,11 +786,8 @@ async fn ensure_robots(
         return Ok(());
     }
     let select = "SELECT robots_state, robots FROM mend_hosts WHERE job_id = $1 AND host = $2";
-    let row = client
-        .query_one(select, &[&context.healing.id, &lease.host])
-        .await?;
-    let known = robots_from_columns(row.get::<_, Option<&str>>(0), row.get(1));
-    let txt = match known {
+    // The lease brings the host's robots.txt when a worker has read it.
+    let txt = match lease.robots.clone() {
         Some(txt) => txt,
         None => {
             let txt = context.fetcher.robots_txt(&lease.url).await;
