@@ -60,7 +60,7 @@ def pg_bin():
 
 
 class Postgres:
-    def __init__(self):
+    def __init__(self, options=""):
         self.bin = pg_bin()
         self.dir = tempfile.mkdtemp(prefix="mend-pg-bench-")
         self.root = os.geteuid() == 0
@@ -75,7 +75,8 @@ class Postgres:
                 "--locale=C")
         # Durable settings as a production server keeps them (fsync on).
         self.pg("pg_ctl", "-D", self.data, "-l", os.path.join(self.data, "server.log"), "-o",
-                f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c max_connections=200",
+                f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c max_connections=200"
+                f" {options}",
                 "-w", "start")
         self.url = f"postgres://mend@127.0.0.1:{self.port}/postgres"
 

@@ -82,7 +82,8 @@ pub async fn connect(url: &str, patience: Duration) -> Result<Client, BackendErr
 }
 
 /// A connection whose messages are polled by whoever holds it.
-type Connection = tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
+type Connection =
+    tokio_postgres::Connection<tokio_postgres::Socket, tokio_postgres::tls::NoTlsStream>;
 
 /// A connection listening for notifications: [`Listener::wake`] wakes
 /// its waiters at each one whose payload is the one asked for. Dropping
@@ -138,10 +139,7 @@ pub async fn listen(
     })
 }
 
-async fn connect_raw(
-    url: &str,
-    patience: Duration,
-) -> Result<(Client, Connection), BackendError> {
+async fn connect_raw(url: &str, patience: Duration) -> Result<(Client, Connection), BackendError> {
     let mut config: Config = url
         .parse()
         .map_err(|e: tokio_postgres::Error| BackendError::Url {

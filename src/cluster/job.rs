@@ -181,6 +181,15 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
         )
         .await?;
     }
+    // Each host counts its queued URLs, which the lease reads.
+    tx.execute(
+        "UPDATE mend_hosts h SET queued = (
+             SELECT count(*) FROM mend_frontier f
+             WHERE f.job_id = h.job_id AND f.host = h.host AND f.state = 'queued')
+         WHERE h.job_id = $1",
+        &[&id],
+    )
+    .await?;
     tx.commit().await?;
     Ok(id)
 }

@@ -27,9 +27,10 @@
 //! host is held back for its `Retry-After`, at most a minute, and its delay
 //! is then what it was.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Statement};
 use url::Url;
 
 use super::BackendError;
@@ -46,6 +47,28 @@ pub const LEASE_BATCH: i32 = 8;
 /// How much of the page budget a worker takes at once: the job's row is
 /// written once per this many pages of a worker, not once per page.
 const TOKEN_BATCH: i64 = 32;
+
+/// The SQL that adds each host's change in queued URLs, given a CTE
+/// `delta (host, n)` of the job `$1`, creating the rows of hosts met for
+/// the first time. Rows are written in host order, so that statements that
+/// touch several hosts lock them in one order and never deadlock. The
+/// `woke` CTE notifies waiting workers when a host that had no work gets
+/// some; a statement must read it for it to run.
+macro_rules! count_queued {
+    () => {
+        "counted AS (
+    INSERT INTO mend_hosts AS h (job_id, host, delay_ms, concurrency, queued)
+    SELECT $1, d.host, j.delay_ms, j.host_concurrency, d.n
+    FROM delta d, mend_jobs j WHERE j.id = $1
+    ORDER BY d.host
+    ON CONFLICT (job_id, host) DO UPDATE SET queued = h.queued + EXCLUDED.queued
+    RETURNING h.host, h.queued
+), woke AS (
+    SELECT pg_notify('mend_work', $1::text) FROM counted c JOIN delta d ON d.host = c.host
+    WHERE d.n > 0 AND c.queued = d.n LIMIT 1
+)"
+    };
+}
 
 /// A URL leased to a worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,10 +128,43 @@ pub struct Ack {
     pub cache: Option<CacheEntry>,
 }
 
+/// A connection that prepares the queue's two per-page statements once
+/// and keeps them: PostgreSQL then plans them once per connection, not once
+/// per page (planning the lease took about twice as long as running it).
+pub struct QueueClient {
+    client: Client,
+    prepared: HashMap<&'static str, Statement>,
+}
+
+impl QueueClient {
+    /// Wraps a connection.
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            prepared: HashMap::new(),
+        }
+    }
+
+    /// The connection, for other statements.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// `sql`, prepared on this connection the first time it is asked for.
+    async fn statement(&mut self, sql: &'static str) -> Result<Statement, BackendError> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql).await?;
+        self.prepared.insert(sql, s.clone());
+        Ok(s)
+    }
+}
+
 /// Leases up to `batch` URLs of the host whose turn it is, if any may
 /// start now: one statement in the common case.
 pub async fn claim(
-    client: &mut Client,
+    client: &mut QueueClient,
     job: i64,
     worker: &str,
     lease: Duration,
@@ -117,16 +173,18 @@ pub async fn claim(
     let lease_ms = lease.as_secs_f64() * 1000.0;
     let batch = batch.clamp(1, LEASE_BATCH);
     loop {
+        let statement = client.statement(LEASE).await?;
         let rows = client
+            .client
             .query(
-                LEASE,
+                &statement,
                 &[&job, &worker, &lease_ms, &batch, &MAX_ATTEMPTS],
             )
             .await?;
         if !rows.is_empty() {
             return Ok(Claim::Leased(leases(&rows)));
         }
-        match idle(client, job, worker, lease).await? {
+        match idle(&client.client, job, worker, lease).await? {
             Idle::Again => continue,
             Idle::Claim(claim) => return Ok(claim),
         }
@@ -139,7 +197,7 @@ pub async fn claim(
 /// as many as the batch, the host's free slots and the worker's budget
 /// tokens allow, and one only for a host with a delay. A URL taken
 /// [`MAX_ATTEMPTS`] times is failed instead. The host's next start moves
-/// by its delay.
+/// by its delay, and its count of queued URLs falls by the URLs taken.
 const LEASE: &str = "
 WITH me AS (
     SELECT greatest(w.tokens, 0) AS tokens, j.max_pages IS NULL AS unlimited
@@ -181,9 +239,10 @@ WITH me AS (
     WHERE f.job_id = $1 AND md5(f.url) = md5(p.url) AND f.url = p.url AND p.attempts >= $5
 ), moved AS (
     UPDATE mend_hosts SET next_at = clock_timestamp()
-        + delay_ms * (SELECT count(*) FROM leased) * interval '1 millisecond'
+            + delay_ms * (SELECT count(*) FROM leased) * interval '1 millisecond',
+        queued = queued - (SELECT count(*) FROM picked)
     WHERE job_id = $1 AND host = (SELECT host FROM want)
-), counted AS (
+), tokens AS (
     UPDATE mend_workers SET tokens = tokens - (SELECT count(*) FROM leased WHERE before = 0)
     WHERE id = $2 AND job_id = $1 AND NOT (SELECT unlimited FROM me)
 )
@@ -267,9 +326,18 @@ async fn idle(
                 // The page budget is spent: what is still queued is not fetched.
                 client
                     .execute(
-                        "UPDATE mend_frontier SET state = 'skipped',
-                             error = 'the page budget is spent', done_at = clock_timestamp()
-                         WHERE job_id = $1 AND state = 'queued'",
+                        concat!(
+                            "WITH skipped AS (
+                                 UPDATE mend_frontier SET state = 'skipped',
+                                     error = 'the page budget is spent', done_at = clock_timestamp()
+                                 WHERE job_id = $1 AND state = 'queued'
+                                 RETURNING host
+                             ), delta AS (
+                                 SELECT host, -count(*) AS n FROM skipped GROUP BY host
+                             ), ",
+                            count_queued!(),
+                            " SELECT count(*) FROM woke"
+                        ),
                         &[&job],
                     )
                     .await?;
@@ -370,118 +438,295 @@ pub async fn return_tokens(client: &Client, job: i64, worker: &str) -> Result<()
 /// the queue, or fails those taken [`MAX_ATTEMPTS`] times. Rows being
 /// acknowledged at this moment are skipped, never waited for.
 pub async fn reclaim(client: &Client, job: i64) -> Result<u64, BackendError> {
-    Ok(client
-        .execute(
+    let row = client
+        .query_one(
+            concat!(
             "WITH expired AS (
                  SELECT url FROM mend_frontier
                  WHERE job_id = $1 AND state = 'leased' AND lease_until < clock_timestamp()
                  FOR UPDATE SKIP LOCKED
-             )
-             UPDATE mend_frontier f SET lease_owner = NULL, lease_until = NULL,
-                 state = CASE WHEN f.attempts >= $2 THEN 'failed' ELSE 'queued' END,
-                 error = CASE WHEN f.attempts >= $2
-                     THEN 'taken ' || f.attempts || ' times, and its workers failed or stopped answering each time' END,
-                 done_at = CASE WHEN f.attempts >= $2 THEN clock_timestamp() END
-             FROM expired e
-             WHERE f.job_id = $1 AND md5(f.url) = md5(e.url) AND f.url = e.url",
+             ), back AS (
+                 UPDATE mend_frontier f SET lease_owner = NULL, lease_until = NULL,
+                     state = CASE WHEN f.attempts >= $2 THEN 'failed' ELSE 'queued' END,
+                     error = CASE WHEN f.attempts >= $2
+                         THEN 'taken ' || f.attempts || ' times, and its workers failed or stopped answering each time' END,
+                     done_at = CASE WHEN f.attempts >= $2 THEN clock_timestamp() END
+                 FROM expired e
+                 WHERE f.job_id = $1 AND md5(f.url) = md5(e.url) AND f.url = e.url
+                 RETURNING f.host, f.state
+             ), delta AS (
+                 SELECT host, count(*) AS n FROM back WHERE state = 'queued' GROUP BY host
+             ), ",
+            count_queued!(),
+            " SELECT (SELECT count(*) FROM back), (SELECT count(*) FROM woke)"
+            ),
             &[&job, &MAX_ATTEMPTS],
         )
-        .await?)
+        .await?;
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
 }
 
-/// The SQLSTATE `mend_lost_lease()` raises.
-const LOST_LEASE: &str = "MD001";
+/// The most pages one acknowledgement statement reports.
+pub const ACK_BATCH: usize = 16;
 
 /// Reports a page: its outcome, links, record and adaptations in one
 /// statement, if the lease is still the worker's. Gives whether it was.
 pub async fn acknowledge(
-    client: &mut Client,
+    client: &mut QueueClient,
     job: i64,
     worker: &str,
     ack: &Ack,
     items: &ItemRule,
 ) -> Result<bool, BackendError> {
+    let mut kept = acknowledge_all(client, job, worker, &[ack], items).await?;
+    kept.pop().unwrap_or(Ok(false))
+}
+
+/// Reports pages (at most [`ACK_BATCH`] in one statement), each only if
+/// its lease is still the worker's; gives, per page, whether it was, or
+/// the error that page alone met. A batch in which a lease turned out lost
+/// is sent again page by page, so that only that page's reading is
+/// dropped; so is a batch that failed with an error of the database's, so
+/// that a page that cannot be written fails alone. A lost connection or a
+/// deadlock is the whole call's error: the caller sends the pages again
+/// (those written already then read as lost leases).
+pub async fn acknowledge_all(
+    client: &mut QueueClient,
+    job: i64,
+    worker: &str,
+    acks: &[&Ack],
+    items: &ItemRule,
+) -> Result<Vec<Result<bool, BackendError>>, BackendError> {
+    let mut kept = Vec::with_capacity(acks.len());
+    for batch in batches(acks) {
+        match send(client, job, worker, &batch, items).await {
+            Ok(()) => kept.extend(batch.iter().map(|_| Ok(true))),
+            Err(Sent::Failed(e)) if e.is_connection() || e.is_conflict() => return Err(e),
+            Err(Sent::Lost) if batch.len() == 1 => kept.push(Ok(false)),
+            Err(Sent::Failed(e)) if batch.len() == 1 => kept.push(Err(e)),
+            Err(_) => {
+                for ack in batch {
+                    kept.push(match send(client, job, worker, &[ack], items).await {
+                        Ok(()) => Ok(true),
+                        Err(Sent::Lost) => Ok(false),
+                        Err(Sent::Failed(e)) if e.is_connection() || e.is_conflict() => {
+                            return Err(e);
+                        }
+                        Err(Sent::Failed(e)) => Err(e),
+                    });
+                }
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// The batches acknowledgements are sent in: consecutive pages, at most
+/// [`ACK_BATCH`], no two of which redirect to one target (the first to
+/// insert a target emits its record, which one statement cannot tell).
+fn batches<'a>(acks: &[&'a Ack]) -> Vec<Vec<&'a Ack>> {
+    let mut out: Vec<Vec<&'a Ack>> = Vec::new();
+    for ack in acks {
+        let fits = out.last().is_some_and(|b: &Vec<&Ack>| {
+            b.len() < ACK_BATCH
+                && (ack.final_url.is_none() || b.iter().all(|o| o.final_url != ack.final_url))
+        });
+        match out.last_mut() {
+            Some(batch) if fits => batch.push(ack),
+            _ => out.push(vec![ack]),
+        }
+    }
+    out
+}
+
+/// Why a batch was not acknowledged.
+enum Sent {
+    /// A lease of the batch is another worker's now: nothing was written.
+    Lost,
+    /// The statement failed.
+    Failed(BackendError),
+}
+
+/// The SQLSTATE `mend_lost_lease()` raises.
+const LOST_LEASE: &str = "MD001";
+
+/// Sends one acknowledgement statement for `acks`.
+async fn send(
+    client: &mut QueueClient,
+    job: i64,
+    worker: &str,
+    acks: &[&Ack],
+    items: &ItemRule,
+) -> Result<(), Sent> {
+    let pages = PageColumns::of(acks);
+    let targets: Vec<&Url> = acks.iter().filter_map(|a| a.final_url.as_ref()).collect();
+    let links: Vec<(Url, u32)> = acks.iter().flat_map(|a| a.links.iter().cloned()).collect();
     let Rows {
         urls,
         hosts,
         depths,
         priorities,
         states,
-    } = rows(&ack.links, ack.final_url.as_ref(), items);
-    let status = ack.status.map(i32::from);
-    let target = ack.final_url.as_ref().map(Url::as_str);
-    let (line, records, violations) = match &ack.record {
-        Some((line, r, v)) => (Some(line.as_str()), *r, *v),
-        None => (None, 0, 0),
-    };
-    let cache = ack.cache.as_ref();
+    } = rows(&links, &targets, items);
+    let (adapted_pages, adaptations) = pages.adaptations(acks);
+    let statement = client.statement(ACKNOWLEDGE).await.map_err(Sent::Failed)?;
     let outcome = client
+        .client
         .query_one(
-            ACKNOWLEDGE,
+            &statement,
             &[
                 &job,
-                &ack.url.as_str(),
                 &worker,
-                &ack.state,
-                &status,
-                &ack.error,
-                &ack.item,
+                &pages.urls,
+                &pages.states,
+                &pages.statuses,
+                &pages.errors,
+                &pages.items,
+                &pages.targets,
+                &pages.lines,
+                &pages.records,
+                &pages.violations,
+                &pages.versions,
+                &pages.cached,
+                &pages.etags,
+                &pages.last_modified,
+                &pages.sha256,
+                &pages.changed_at,
                 &urls,
                 &hosts,
                 &depths,
                 &priorities,
                 &states,
-                &target,
-                &line,
-                &records,
-                &violations,
-                &ack.adaptations,
-                &ack.wrapper_version,
-                &cache.is_some(),
-                &cache.and_then(|c| c.etag.clone()),
-                &cache.and_then(|c| c.last_modified.clone()),
-                &cache.and_then(|c| c.sha256.clone()),
-                &cache.and_then(|c| c.changed_at),
+                &adapted_pages,
+                &adaptations,
             ],
         )
         .await;
     match outcome {
-        Ok(_) => Ok(true),
+        Ok(_) => Ok(()),
         // The lease ran out and another worker has the URL (or did it):
         // nothing of this reading counts, its links included.
-        Err(e) if e.code().is_some_and(|c| c.code() == LOST_LEASE) => Ok(false),
-        Err(e) => Err(e.into()),
+        Err(e) if e.code().is_some_and(|c| c.code() == LOST_LEASE) => Err(Sent::Lost),
+        Err(e) => Err(Sent::Failed(e.into())),
     }
 }
 
-/// The acknowledgement, one statement. Its parts run in one order, which
-/// the references between them force: the links first (sorted), then the
-/// page's own row, then the cache, record and adaptations; the hosts'
-/// queued counts are added by the frontier's triggers at the end, in host
-/// order. An acknowledgement that updated its own row first and then
-/// waited on a link another page's acknowledgement held, while that one
-/// waited on this page's row as its link, would deadlock (pages link each
-/// other). When the page's lease is no longer the worker's, the statement
-/// raises `MD001` and nothing of it is kept.
-const ACKNOWLEDGE: &str = "
-WITH links AS (
+/// The pages of a batch as the statement's array parameters.
+struct PageColumns<'a> {
+    urls: Vec<&'a str>,
+    states: Vec<&'a str>,
+    statuses: Vec<Option<i32>>,
+    errors: Vec<Option<&'a str>>,
+    items: Vec<bool>,
+    targets: Vec<Option<&'a str>>,
+    lines: Vec<Option<&'a str>>,
+    records: Vec<i32>,
+    violations: Vec<i32>,
+    versions: Vec<i32>,
+    cached: Vec<bool>,
+    etags: Vec<Option<&'a str>>,
+    last_modified: Vec<Option<&'a str>>,
+    sha256: Vec<Option<&'a str>>,
+    changed_at: Vec<Option<i64>>,
+}
+
+impl<'a> PageColumns<'a> {
+    fn of(acks: &[&'a Ack]) -> Self {
+        let cache = |a: &'a Ack| a.cache.as_ref();
+        Self {
+            urls: acks.iter().map(|a| a.url.as_str()).collect(),
+            states: acks.iter().map(|a| a.state).collect(),
+            statuses: acks.iter().map(|a| a.status.map(i32::from)).collect(),
+            errors: acks.iter().map(|a| a.error.as_deref()).collect(),
+            items: acks.iter().map(|a| a.item).collect(),
+            targets: acks
+                .iter()
+                .map(|a| a.final_url.as_ref().map(Url::as_str))
+                .collect(),
+            lines: acks
+                .iter()
+                .map(|a| a.record.as_ref().map(|r| r.0.as_str()))
+                .collect(),
+            records: acks
+                .iter()
+                .map(|a| a.record.as_ref().map_or(0, |r| r.1))
+                .collect(),
+            violations: acks
+                .iter()
+                .map(|a| a.record.as_ref().map_or(0, |r| r.2))
+                .collect(),
+            versions: acks.iter().map(|a| a.wrapper_version).collect(),
+            cached: acks.iter().map(|a| a.cache.is_some()).collect(),
+            etags: acks
+                .iter()
+                .map(|a| cache(a).and_then(|c| c.etag.as_deref()))
+                .collect(),
+            last_modified: acks
+                .iter()
+                .map(|a| cache(a).and_then(|c| c.last_modified.as_deref()))
+                .collect(),
+            sha256: acks
+                .iter()
+                .map(|a| cache(a).and_then(|c| c.sha256.as_deref()))
+                .collect(),
+            changed_at: acks
+                .iter()
+                .map(|a| cache(a).and_then(|c| c.changed_at))
+                .collect(),
+        }
+    }
+
+    /// The adaptations of the batch, each with its page's place (from 1).
+    fn adaptations(&self, acks: &[&'a Ack]) -> (Vec<i32>, Vec<&'a serde_json::Value>) {
+        let mut pages = Vec::new();
+        let mut values = Vec::new();
+        for (i, ack) in acks.iter().enumerate() {
+            for a in &ack.adaptations {
+                pages.push(i32::try_from(i + 1).unwrap_or(i32::MAX));
+                values.push(a);
+            }
+        }
+        (pages, values)
+    }
+}
+
+/// The acknowledgement of a batch of pages, one statement. Its parts run
+/// in one order, which the references between them force: the links of
+/// every page first (sorted), then the pages' own rows, then the cache,
+/// records and adaptations, then the hosts' queued counts, in host order.
+/// An acknowledgement that updated its own row first and then waited on a
+/// link another page's acknowledgement held, while that one waited on this
+/// page's row as its link, would deadlock (pages link each other). When a
+/// page's lease is no longer the worker's, the statement raises `MD001`
+/// and nothing of it is kept.
+const ACKNOWLEDGE: &str = concat!(
+    "
+WITH page AS (
+    SELECT * FROM unnest($3::text[], $4::text[], $5::int[], $6::text[], $7::bool[], $8::text[],
+                         $9::text[], $10::int[], $11::int[], $12::int[], $13::bool[], $14::text[],
+                         $15::text[], $16::text[], $17::bigint[])
+        WITH ORDINALITY AS p (url, state, status, error, item, target, line, records, violations,
+                              version, cached, etag, last_modified, sha256, changed_at, i)
+), links AS (
     INSERT INTO mend_frontier (job_id, url, host, depth, priority, state, worker, done_at)
-    SELECT $1, u, h, d, p, s,
-           CASE WHEN s = 'done' THEN $3 END,
+    SELECT $1, u, h, d, pr, s,
+           CASE WHEN s = 'done' THEN $2 END,
            CASE WHEN s = 'done' THEN clock_timestamp() END
-    FROM unnest($8::text[], $9::text[], $10::int[], $11::float8[], $12::text[]) AS l (u, h, d, p, s)
+    FROM unnest($18::text[], $19::text[], $20::int[], $21::float8[], $22::text[]) AS l (u, h, d, pr, s)
     ON CONFLICT DO NOTHING
-    RETURNING url
+    RETURNING url, host, state
 ), ended AS (
-    UPDATE mend_frontier SET state = $4, status = $5, error = $6, item = $7, worker = $3,
-        done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
-    WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2 AND state = 'leased'
-      AND lease_owner = $3 AND (SELECT count(*) FROM links) >= 0
-    RETURNING 1
+    UPDATE mend_frontier f SET state = p.state, status = p.status, error = p.error, item = p.item,
+        worker = $2, done_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL
+    FROM page p
+    WHERE f.job_id = $1 AND md5(f.url) = md5(p.url) AND f.url = p.url AND f.state = 'leased'
+      AND f.lease_owner = $2 AND (SELECT count(*) FROM links) >= 0
+    RETURNING p.i
 ), cached AS (
     INSERT INTO mend_http_cache (wrapper_name, url, etag, last_modified, sha256, changed_at)
-    SELECT j.wrapper_name, $2, $20, $21, $22, $23 FROM mend_jobs j
-    WHERE j.id = $1 AND $19 AND EXISTS (SELECT 1 FROM ended)
+    SELECT j.wrapper_name, p.url, p.etag, p.last_modified, p.sha256, p.changed_at
+    FROM page p, mend_jobs j
+    WHERE j.id = $1 AND p.cached AND p.i IN (SELECT i FROM ended)
     ON CONFLICT (wrapper_name, md5(url)) DO UPDATE SET etag = EXCLUDED.etag,
         last_modified = EXCLUDED.last_modified, sha256 = EXCLUDED.sha256,
         changed_at = CASE WHEN EXCLUDED.sha256 IS NOT NULL
@@ -489,19 +734,28 @@ WITH links AS (
             THEN mend_http_cache.changed_at ELSE EXCLUDED.changed_at END
 ), record AS (
     INSERT INTO mend_records (job_id, url, line, records, violations, worker)
-    SELECT $1, $2, $14, $15, $16, $3
-    WHERE $14::text IS NOT NULL AND EXISTS (SELECT 1 FROM ended)
+    SELECT $1, p.url, p.line, p.records, p.violations, $2 FROM page p
+    WHERE p.line IS NOT NULL AND p.i IN (SELECT i FROM ended)
       -- A redirect to a page met before is that page: read once.
-      AND ($13::text IS NULL OR $13::text IN (SELECT url FROM links))
+      AND (p.target IS NULL OR p.target IN (SELECT url FROM links))
     ON CONFLICT DO NOTHING
-    RETURNING 1
+    RETURNING url
 ), adapted AS (
     INSERT INTO mend_adaptations (job_id, url, worker, wrapper_version, adaptation)
-    SELECT $1, $2, $3, $18, a FROM unnest($17::jsonb[]) AS a
-    WHERE EXISTS (SELECT 1 FROM record)
-)
-SELECT CASE WHEN EXISTS (SELECT 1 FROM ended) THEN (SELECT count(*) FROM record)
-            ELSE mend_lost_lease() END";
+    SELECT $1, p.url, $2, p.version, a.adaptation
+    FROM unnest($23::int[], $24::jsonb[]) AS a (page, adaptation) JOIN page p ON p.i = a.page
+    WHERE p.url IN (SELECT url FROM record)
+), delta AS (
+    SELECT host, count(*) AS n FROM links
+    WHERE state = 'queued' AND EXISTS (SELECT 1 FROM ended)
+    GROUP BY host
+), ",
+    count_queued!(),
+    "
+SELECT CASE WHEN (SELECT count(*) FROM ended) = (SELECT count(*) FROM page)
+            THEN (SELECT count(*) FROM record) ELSE mend_lost_lease() END,
+       (SELECT count(*) FROM woke)"
+);
 
 /// The frontier rows an acknowledgement inserts, as `unnest` columns.
 struct Rows {
@@ -512,15 +766,15 @@ struct Rows {
     states: Vec<&'static str>,
 }
 
-/// The rows of a page's links (queued) and of its redirect's target (done),
-/// each URL once, the target's row winning.
-fn rows(links: &[(Url, u32)], target: Option<&Url>, items: &ItemRule) -> Rows {
+/// The rows of pages' links (queued) and of their redirects' targets
+/// (done), each URL once, a target's row winning.
+fn rows(links: &[(Url, u32)], targets: &[&Url], items: &ItemRule) -> Rows {
     let mut all: Vec<(&Url, u32, &'static str)> = links
         .iter()
-        .filter(|(u, _)| Some(u) != target)
+        .filter(|(u, _)| !targets.contains(&u))
         .map(|(u, d)| (u, *d, "queued"))
         .collect();
-    all.extend(target.map(|t| (t, 0, "done")));
+    all.extend(targets.iter().map(|t| (*t, 0, "done")));
     // Sorted, so that concurrent acknowledgements inserting overlapping
     // rows lock them in one order and never deadlock.
     all.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
@@ -599,14 +853,16 @@ pub async fn hold_back(
     let wait_ms = wait.min(crate::crawl::MAX_DELAY).as_secs_f64() * 1000.0;
     client
         .execute(
-            "WITH held AS (
-                 UPDATE mend_hosts
-                 SET next_at = GREATEST(next_at, clock_timestamp() + $4::float8 * interval '1 millisecond')
-                 WHERE job_id = $1 AND host = $3
+            "WITH back AS (
+                 UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                 WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2
+                   AND state = 'leased' AND lease_owner = $5
+                 RETURNING 1
              )
-             UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
-             WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2
-               AND state = 'leased' AND lease_owner = $5",
+             UPDATE mend_hosts
+             SET next_at = GREATEST(next_at, clock_timestamp() + $4::float8 * interval '1 millisecond'),
+                 queued = queued + (SELECT count(*) FROM back)
+             WHERE job_id = $1 AND host = $3",
             &[&job, &lease.url.as_str(), &lease.host, &wait_ms, &worker],
         )
         .await?;
@@ -639,13 +895,23 @@ pub async fn fail(
 /// Gives the worker's leases back at once, when it stops on an error, so
 /// that other workers need not wait for them to run out.
 pub async fn release(client: &Client, job: i64, worker: &str) -> Result<u64, BackendError> {
-    Ok(client
-        .execute(
-            "UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
-             WHERE job_id = $1 AND lease_owner = $2 AND state = 'leased'",
+    let row = client
+        .query_one(
+            concat!(
+                "WITH back AS (
+                     UPDATE mend_frontier SET state = 'queued', lease_owner = NULL, lease_until = NULL
+                     WHERE job_id = $1 AND lease_owner = $2 AND state = 'leased'
+                     RETURNING host
+                 ), delta AS (
+                     SELECT host, count(*) AS n FROM back GROUP BY host
+                 ), ",
+                count_queued!(),
+                " SELECT (SELECT count(*) FROM back), (SELECT count(*) FROM woke)"
+            ),
             &[&job, &worker],
         )
-        .await?)
+        .await?;
+    Ok(u64::try_from(row.get::<_, i64>(0)).unwrap_or(0))
 }
 
 /// Registers a worker on a job, for `mend status`.
@@ -668,7 +934,8 @@ mod tests {
         let u = |s: &str| Url::parse(s).unwrap();
         let links: Vec<(Url, u32)> = links.iter().map(|l| (u(l), 2)).collect();
         let target = target.map(u);
-        let rows = rows(&links, target.as_ref(), &ItemRule::All);
+        let targets: Vec<&Url> = target.iter().collect();
+        let rows = rows(&links, &targets, &ItemRule::All);
         let got: Vec<(&str, &str)> = rows
             .urls
             .iter()

@@ -42,14 +42,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, Notify};
+use tokio::sync::{Mutex, Notify, mpsc, oneshot};
 use tokio_postgres::Client;
 
 use super::BackendError;
 use super::database::{listen, open};
 use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
-use super::queue::{self, Ack, Claim, Lease};
+use super::queue::{self, Ack, Claim, Lease, QueueClient};
 use crate::crawl::{
     self, CacheEntry, Conditions, FetchFailure, Fetcher, PageRenderer, Probes, RenderAsk,
     ShapeVotes, links_of, render_if_wanted, url_shape,
@@ -196,7 +196,13 @@ pub(super) struct Context {
     pending: Mutex<VecDeque<Lease>>,
     /// Woken when a host that had no work gets some (`NOTIFY mend_work`).
     wake: Arc<Notify>,
+    /// The worker's acknowledgements, sent in batches by one task.
+    acks: mpsc::Sender<Acknowledging>,
 }
+
+/// A page's acknowledgement and where its outcome goes: whether the lease
+/// was still the worker's, or the error the page alone met.
+type Acknowledging = (Ack, oneshot::Sender<Result<bool, BackendError>>);
 
 async fn work_on(
     job: Job,
@@ -231,13 +237,19 @@ async fn work_on(
     };
     let state = Healing::unpack(job)?;
     // Without a listener, waits end on their timeouts only.
-    let listener = listen(&options.backend, options.patience, "mend_work", state.job.id.to_string())
-        .await
-        .inspect_err(|e| tracing::warn!(error = %e, "cannot listen for new work; polling"))
-        .ok();
+    let listener = listen(
+        &options.backend,
+        options.patience,
+        "mend_work",
+        state.job.id.to_string(),
+    )
+    .await
+    .inspect_err(|e| tracing::warn!(error = %e, "cannot listen for new work; polling"))
+    .ok();
     let wake = listener
         .as_ref()
         .map_or_else(|| Arc::new(Notify::new()), |l| l.wake.clone());
+    let (acks, received) = mpsc::channel(queue::ACK_BATCH * 4);
     let context = Arc::new(Context {
         healing: HealingContext {
             id: state.job.id,
@@ -254,10 +266,15 @@ async fn work_on(
         heals: AtomicU64::new(0),
         pending: Mutex::new(VecDeque::new()),
         wake,
+        acks,
     });
     let renewer = {
         let context = context.clone();
         tokio::spawn(async move { renew_leases(context).await })
+    };
+    let acker = {
+        let context = context.clone();
+        tokio::spawn(async move { acknowledge_in_batches(context, received).await })
     };
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..options.concurrency.max(1) {
@@ -285,14 +302,14 @@ async fn work_on(
         tracing::warn!(error = %e, "cannot decide the job's last heals");
     }
     renewer.abort();
+    acker.abort();
     drop(listener);
     if failure.is_some()
         && let Err(e) = queue::release(&client, context.healing.id, &context.healing.name).await
     {
         tracing::warn!(error = %e, "cannot give the leases back; they will run out");
     }
-    if let Err(e) = queue::return_tokens(&client, context.healing.id, &context.healing.name).await
-    {
+    if let Err(e) = queue::return_tokens(&client, context.healing.id, &context.healing.name).await {
         tracing::warn!(error = %e, "cannot give the budget's tokens back; they wait for this worker to be seen dead");
     }
     if let Err(e) = write_counts(&context, &client).await {
@@ -322,24 +339,26 @@ const REQUEUED: &str = "requeued";
 /// One task: lease, fetch, read, acknowledge, until the job is done.
 async fn task(context: Arc<Context>) -> Result<(), BackendError> {
     let options = &context.options;
-    let mut client = open(&options.backend, options.patience).await?;
+    let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
     let batch = i32::try_from(options.concurrency).unwrap_or(i32::MAX);
     loop {
         let lease = match next_lease(&context, &mut client, batch).await {
             Ok(Some(lease)) => lease,
             Ok(None) => return Ok(()),
             Err(e) if e.is_connection() => {
-                client = reconnect(&context, e).await?;
+                client = QueueClient::new(reconnect(&context, e).await?);
                 continue;
             }
             Err(e) => return Err(e),
         };
         let ack = loop {
-            match read(&context, &client, &lease).await {
+            match read(&context, client.client(), &lease).await {
                 Ok(ack) => break Some(ack),
-                Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
+                Err(e) if e.is_connection() => {
+                    client = QueueClient::new(reconnect(&context, e).await?)
+                }
                 Err(e) => {
-                    fail_alone(&context, &client, &lease, e).await?;
+                    fail_alone(&context, client.client(), &lease, e).await?;
                     break None;
                 }
             }
@@ -348,37 +367,33 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
         if ack.state == REQUEUED {
             continue;
         }
-        let rule = context.healing.state.lock().await.job.items.clone();
-        let accepted = loop {
-            match queue::acknowledge(
-                &mut client,
-                context.healing.id,
-                &context.healing.name,
-                &ack,
-                &rule,
-            )
-            .await
-            {
-                Ok(accepted) => break Some(accepted),
-                Err(e) if e.is_connection() => client = reconnect(&context, e).await?,
-                // PostgreSQL chose this transaction to end a deadlock: again.
-                Err(e) if e.is_conflict() => {
-                    tracing::debug!(error = %e, "acknowledging again after a conflict")
-                }
-                Err(e) => {
-                    fail_alone(&context, &client, &lease, e).await?;
-                    break None;
-                }
+        let heals = u64::try_from(ack.adaptations.len()).unwrap_or(0);
+        let (item, failed) = (ack.record.is_some(), ack.state == "failed");
+        let (reply, outcome) = oneshot::channel();
+        let sent = context.acks.send((ack, reply)).await;
+        let outcome = match sent {
+            Ok(()) => outcome.await.ok(),
+            Err(_) => None,
+        };
+        let accepted = match outcome {
+            Some(Ok(accepted)) => Some(accepted),
+            Some(Err(e)) => {
+                fail_alone(&context, client.client(), &lease, e).await?;
+                None
+            }
+            None => {
+                return Err(BackendError::Wrapper(
+                    "the worker's acknowledgements stopped".to_owned(),
+                ));
             }
         };
         let Some(accepted) = accepted else { continue };
-        let heals = u64::try_from(ack.adaptations.len()).unwrap_or(0);
         context.heals.fetch_add(heals, Ordering::Relaxed);
         let mut counts = context.counts.lock().await;
         if accepted {
             counts.pages += 1;
-            counts.items += u64::from(ack.record.is_some());
-            counts.errors += u64::from(ack.state == "failed");
+            counts.items += u64::from(item);
+            counts.errors += u64::from(failed);
         } else {
             counts.lost += 1;
         }
@@ -390,7 +405,7 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
 /// tasks). `None` when the job is done.
 async fn next_lease(
     context: &Context,
-    client: &mut Client,
+    client: &mut QueueClient,
     batch: i32,
 ) -> Result<Option<Lease>, BackendError> {
     loop {
@@ -451,6 +466,55 @@ async fn write_counts(context: &Context, client: &Client) -> Result<u64, Backend
         counts,
     )
     .await
+}
+
+/// Sends the worker's acknowledgements, as many as are waiting (up to
+/// [`queue::ACK_BATCH`]) in one statement: under load, pages that end
+/// together cost the database one statement. A lost connection is waited
+/// out and the batch sent again, as is a batch PostgreSQL chose to end a
+/// deadlock with.
+async fn acknowledge_in_batches(
+    context: Arc<Context>,
+    mut received: mpsc::Receiver<Acknowledging>,
+) -> Result<(), BackendError> {
+    let options = &context.options;
+    let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
+    while let Some(first) = received.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < queue::ACK_BATCH {
+            match received.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        let rule = context.healing.state.lock().await.job.items.clone();
+        let acks: Vec<&Ack> = batch.iter().map(|(a, _)| a).collect();
+        let outcomes = loop {
+            match queue::acknowledge_all(
+                &mut client,
+                context.healing.id,
+                &context.healing.name,
+                &acks,
+                &rule,
+            )
+            .await
+            {
+                Ok(outcomes) => break outcomes,
+                Err(e) if e.is_connection() => {
+                    client = QueueClient::new(reconnect(&context, e).await?);
+                }
+                // PostgreSQL chose this statement to end a deadlock: again.
+                Err(e) => {
+                    tracing::debug!(error = %e, "acknowledging again after a conflict");
+                }
+            }
+        };
+        for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
+            // A task that is gone wants no answer.
+            let _ = reply.send(outcome);
+        }
+    }
+    Ok(())
 }
 
 /// A URL whose reading or acknowledgement failed with an error of its own

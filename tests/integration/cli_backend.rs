@@ -418,6 +418,55 @@ fn three_workers_keep_the_hosts_delay_and_concurrency() {
 
 #[test]
 #[ignore = "needs PostgreSQL"]
+fn a_page_budget_is_kept_exactly_by_three_workers_and_the_rest_is_skipped() {
+    // The budget is handed to workers in batches of tokens; none may
+    // fetch past it, and a worker's unused tokens go back to the job.
+    let Some(Setup {
+        pg: _pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = setup(
+        "a_page_budget_is_kept_exactly",
+        30,
+        Duration::from_millis(5),
+        "delay: 0, concurrency: 4, timeout: 5, autothrottle: false",
+    )
+    else {
+        return;
+    };
+    let started = site.requests().len();
+    let (job, run) = run_job(
+        dir.path(),
+        &backend,
+        &w,
+        &site.url(),
+        "out.ndjson",
+        &["--max-pages", "9"],
+        (3, "4"),
+    );
+    assert!(run.code <= 1, "{}", run.stderr);
+    let log = site.requests();
+    let fetched: Vec<&str> = log[started..]
+        .iter()
+        .map(|r| r.path.as_str())
+        .filter(|p| *p != "/robots.txt")
+        .collect();
+    assert_eq!(fetched.len(), 9, "{fetched:?}");
+    let s = status(dir.path(), &backend, &job);
+    assert_eq!(s["queued"], 0, "{s:#}");
+    assert_eq!(s["leased"], 0, "{s:#}");
+    assert_eq!(
+        s["done"].as_i64().unwrap() + s["failed"].as_i64().unwrap(),
+        9,
+        "{s:#}"
+    );
+    assert!(s["skipped"].as_i64().unwrap() > 0, "{s:#}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL"]
 fn a_429_holds_the_host_back_for_every_worker_and_its_url_is_fetched_again() {
     // It used to double the host's delay in one worker only, for good,
     // while that worker's tasks held all of the host's slots waiting.
