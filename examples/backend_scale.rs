@@ -15,10 +15,11 @@
 //!
 //! `run` starts `--workers` simulated workers, each with its own
 //! connection, as `mend worker` has, registered as workers of the job. Each
-//! loops: [`claim`] a batch of up to `--batch` URLs, then for each, sleep
-//! `--fetch-ms` (the request), and [`acknowledge`] it with `--links` links
-//! (all but one to URLs of the same host already in the frontier, one new)
-//! and a record line of about 600 bytes. A worker also renews its leases
+//! loops: [`claim`] a batch of up to `--batch` URLs (a worker's tasks,
+//! within the host's concurrency), sleep `--fetch-ms` (their requests, at
+//! once), and [`acknowledge_all`] of them in one statement, each with
+//! `--links` links (all but one to URLs of the same host already in the
+//! frontier, one new) and a record line of about 600 bytes. A worker also renews its leases
 //! and writes its counts every 10 s, as a worker does. The run stops once
 //! `--pages` pages are acknowledged in all.
 //!
@@ -34,7 +35,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mend::cluster::{self, Ack, Claim};
+use mend::cluster::{self, Ack, Claim, acknowledge_all, claim};
 use mend::crawl::ItemRule;
 use tokio::sync::Mutex;
 use url::Url;
@@ -304,7 +305,7 @@ impl Sim {
         let mut done = 0u64;
         while acked.load(Ordering::Relaxed) < target {
             let t = Instant::now();
-            let claim = cluster::claim(&mut client, self.job, &self.name, LEASE, self.batch)
+            let claim = claim(&mut client, self.job, &self.name, LEASE, self.batch)
                 .await
                 .map_err(|e| e.to_string())?;
             mine.lease_ms.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -316,16 +317,22 @@ impl Sim {
                 }
                 Claim::Leased(l) => l,
             };
-            for lease in leases {
-                tokio::time::sleep(self.fetch).await;
-                let ack = self.ack_for(&lease.url, done);
-                let t = Instant::now();
-                let kept =
-                    cluster::acknowledge(&mut client, self.job, &self.name, &ack, &ItemRule::All)
-                        .await
-                        .map_err(|e| e.to_string())?;
-                mine.ack_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-                if kept {
+            // The batch's requests run at once, as a worker's tasks run
+            // them, and end together: one acknowledgement for all.
+            tokio::time::sleep(self.fetch).await;
+            let acks: Vec<Ack> = leases
+                .iter()
+                .enumerate()
+                .map(|(i, lease)| self.ack_for(&lease.url, done + i as u64))
+                .collect();
+            let refs: Vec<&Ack> = acks.iter().collect();
+            let t = Instant::now();
+            let kept = acknowledge_all(&mut client, self.job, &self.name, &refs, &ItemRule::All)
+                .await
+                .map_err(|e| e.to_string())?;
+            mine.ack_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            for outcome in kept {
+                if outcome.map_err(|e| e.to_string())? {
                     done += 1;
                     acked.fetch_add(1, Ordering::Relaxed);
                 }

@@ -25,9 +25,9 @@ CREATE INDEX mend_hosts_ready ON mend_hosts (job_id, next_at) WHERE queued > 0;
 DROP INDEX mend_frontier_open;
 CREATE INDEX mend_frontier_queued ON mend_frontier (job_id, host, priority DESC, seq)
     WHERE state = 'queued';
+-- Live leases are few (a worker's tasks' worth each): one small index
+-- answers both "how many does this host have" and "which have run out".
 CREATE INDEX mend_frontier_leased ON mend_frontier (job_id, host, lease_until)
-    WHERE state = 'leased';
-CREATE INDEX mend_frontier_expiry ON mend_frontier (job_id, lease_until)
     WHERE state = 'leased';
 
 ALTER TABLE mend_workers ADD COLUMN tokens BIGINT NOT NULL DEFAULT 0;

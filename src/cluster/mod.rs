@@ -56,8 +56,8 @@ pub use job::{
     try_finish,
 };
 pub use queue::{
-    Ack, Claim, LEASE_BATCH, Lease, MAX_ATTEMPTS, QueueClient, acknowledge, claim, reclaim,
-    register, renew, return_tokens,
+    ACK_BATCH, Ack, Claim, LEASE_BATCH, Lease, MAX_ATTEMPTS, QueueClient, acknowledge,
+    acknowledge_all, claim, reclaim, register, renew, return_tokens,
 };
 pub use status::{JobStatus, WorkerStatus, status};
 pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};
