@@ -10,15 +10,16 @@
 //!   image, versioned, so a worker needs nothing but the connection string;
 //! - `mend_frontier`: every URL met, leased with `FOR UPDATE SKIP LOCKED`
 //!   (`queue.rs`), a lease that runs out making its URL available again;
-//! - `mend_hosts`: per-host delay, concurrency and robots.txt, the same
-//!   for all workers;
+//! - `mend_hosts`: per-host delay, concurrency, robots.txt and count of
+//!   queued URLs, the same for all workers;
 //! - `mend_records`: one output line per item page, keyed by URL, written
 //!   in the transaction that acknowledges the page, so none is lost or
 //!   written twice;
 //! - `mend_heal_pages`: each item page's verdict on the heals of a pattern
 //!   that broke on it, so that a heal is decided once, over pages counted
 //!   across workers (`decision.rs`, `healing.rs`);
-//! - `mend_adaptations` and `mend_workers`: what was healed, and by whom.
+//! - `mend_adaptations` and `mend_workers`: what was healed, and by whom;
+//!   a worker's row also holds its tokens of the page budget.
 //!
 //! Pages are rendered in a browser as the job's `render` mode says, each
 //! worker with a browser of its own; in `auto` mode each page is decided on

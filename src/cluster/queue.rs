@@ -1,31 +1,50 @@
 //! The shared frontier: leases taken with `FOR UPDATE SKIP LOCKED` under
-//! each host's politeness, and acknowledgements that write a page's record
-//! and its links in the transaction that ends its lease.
+//! each host's politeness, and acknowledgements that write pages' records
+//! and links in the statement that ends their leases.
 //!
-//! A lease is the permission to fetch one URL now. Taking one locks the
-//! host's row, checks that fewer than the host's `concurrency` leases are
-//! live and that its delay has passed, leases the URL and moves the host's
+//! A lease is the permission to fetch now. Taking one locks the host's row,
+//! checks that fewer than the host's `concurrency` leases are live and that
+//! its delay has passed, leases its first queued URLs and moves the host's
 //! next start by its delay; so the delay and the concurrency hold across
-//! every worker, whatever their number. A worker that dies leaves its
-//! leases to run out, and one that stops on an error gives them back; the
-//! URLs are then taken again, and a URL taken [`MAX_ATTEMPTS`] times without
-//! an acknowledgement is failed rather than retried for ever (a page that
+//! every worker, whatever their number. A host without a delay gives a
+//! worker up to [`LEASE_BATCH`] URLs at once (within its free slots); a
+//! host with one gives one, so that only the database's clock spaces its
+//! requests. A worker that dies leaves its leases to run out, and one that
+//! stops on an error gives them back; the URLs are then queued again
+//! ([`reclaim`]), and a URL taken [`MAX_ATTEMPTS`] times without an
+//! acknowledgement is failed rather than retried for ever (a page that
 //! kills its workers must not kill them all).
 //!
 //! An acknowledgement counts only while its lease is the worker's: a
 //! worker whose lease ran out and was taken by another writes nothing, so
 //! no page is emitted twice.
 //!
+//! ## At scale
+//!
+//! Every question asked per page is answered from a small or ordered
+//! index, never by scanning a job's frontier (migration 0006): each host
+//! counts its queued URLs, so the host to lease from is the first of an
+//! index over hosts with work; its URLs come from an index in lease order;
+//! live leases are in a partial index that holds only them. A page costs
+//! the database about one statement: the lease and the acknowledgement are
+//! one statement each, prepared once per connection ([`QueueClient`]), and
+//! both serve several pages at once. No row is written by every worker:
+//! the page budget goes to workers in batches of tokens, and workers write
+//! their counts when they renew their leases. A worker with nothing to do
+//! waits for the soonest host or for `NOTIFY mend_work`, sent when a host
+//! that had no work gets some.
+//!
 //! ## What it refuses
 //!
-//! No URL is leased past the job's page budget: once `max_pages` URLs have
-//! been taken, everything still queued is skipped. A leased row that does not
-//! parse as a URL is failed, not retried. A URL already in the frontier is
-//! never queued again, and a page whose redirect ends on a URL met before
-//! writes no record. An acknowledgement from a worker that lost its lease is
-//! rolled back whole, its links and adaptations included. An overloaded
-//! host is held back for its `Retry-After`, at most a minute, and its delay
-//! is then what it was.
+//! No URL is leased past the job's page budget: a worker leases only with
+//! tokens of the budget, a URL put back in the queue gives its token back,
+//! and once they are all spent, everything still queued is skipped. A leased row that does not parse as a URL is left to
+//! run out and then failed. A URL already in the frontier is never queued
+//! again, and a page whose redirect ends on a URL met before writes no
+//! record. An acknowledgement from a worker that lost its lease is rolled
+//! back whole, its links and adaptations included. An overloaded host is
+//! held back for its `Retry-After`, at most a minute, and its delay is then
+//! what it was.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -230,7 +249,7 @@ WITH me AS (
         lease_until = clock_timestamp() + $3::float8 * interval '1 millisecond'
     FROM picked p
     WHERE f.job_id = $1 AND md5(f.url) = md5(p.url) AND f.url = p.url AND p.attempts < $5
-    RETURNING f.url, f.depth, f.priority, f.seq, p.attempts AS before
+    RETURNING f.url, f.depth, f.priority, f.seq
 ), spent AS (
     UPDATE mend_frontier f SET state = 'failed', lease_owner = NULL, lease_until = NULL,
         error = 'taken ' || f.attempts || ' times, and its workers failed or stopped answering each time',
@@ -243,7 +262,7 @@ WITH me AS (
         queued = queued - (SELECT count(*) FROM picked)
     WHERE job_id = $1 AND host = (SELECT host FROM want)
 ), tokens AS (
-    UPDATE mend_workers SET tokens = tokens - (SELECT count(*) FROM leased WHERE before = 0)
+    UPDATE mend_workers SET tokens = tokens - (SELECT count(*) FROM leased)
     WHERE id = $2 AND job_id = $1 AND NOT (SELECT unlimited FROM me)
 )
 SELECT l.url, l.depth, w.host, w.robots_state, w.robots
@@ -456,6 +475,9 @@ pub async fn reclaim(client: &Client, job: i64) -> Result<u64, BackendError> {
                  RETURNING f.host, f.state
              ), delta AS (
                  SELECT host, count(*) AS n FROM back WHERE state = 'queued' GROUP BY host
+             ), returned AS (
+                 UPDATE mend_jobs SET taken = taken - (SELECT coalesce(sum(n), 0) FROM delta)
+                 WHERE id = $1 AND max_pages IS NOT NULL
              ), ",
             count_queued!(),
             " SELECT (SELECT count(*) FROM back), (SELECT count(*) FROM woke)"
@@ -858,6 +880,9 @@ pub async fn hold_back(
                  WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2
                    AND state = 'leased' AND lease_owner = $5
                  RETURNING 1
+             ), returned AS (
+                 UPDATE mend_jobs SET taken = taken - (SELECT count(*) FROM back)
+                 WHERE id = $1 AND max_pages IS NOT NULL
              )
              UPDATE mend_hosts
              SET next_at = GREATEST(next_at, clock_timestamp() + $4::float8 * interval '1 millisecond'),
@@ -904,6 +929,9 @@ pub async fn release(client: &Client, job: i64, worker: &str) -> Result<u64, Bac
                      RETURNING host
                  ), delta AS (
                      SELECT host, count(*) AS n FROM back GROUP BY host
+                 ), returned AS (
+                     UPDATE mend_jobs SET taken = taken - (SELECT count(*) FROM back)
+                     WHERE id = $1 AND max_pages IS NOT NULL
                  ), ",
                 count_queued!(),
                 " SELECT (SELECT count(*) FROM back), (SELECT count(*) FROM woke)"

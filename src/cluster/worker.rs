@@ -3,8 +3,10 @@
 //! A worker keeps nothing of its own between pages. It takes a job from
 //! the database (the one it is given, or the oldest open one), runs
 //! `concurrency` tasks that each lease a URL, fetch it, read its links,
-//! extract and heal it if it is an item page, and acknowledge it; and one
-//! task that renews its leases while it lives. Any number of workers may
+//! extract and heal it if it is an item page, and acknowledge it; one task
+//! that sends the acknowledgements waiting at any moment in one statement;
+//! and one that renews its leases and writes its counts while it lives. A
+//! lease of several URLs (a host without a delay) is shared by the tasks. Any number of workers may
 //! run at once, be killed or be added: a killed worker's leases run out and
 //! its URLs are taken by the others.
 //!
@@ -42,7 +44,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, Notify, mpsc, oneshot};
+use tokio::sync::{Mutex, Notify, mpsc};
 use tokio_postgres::Client;
 
 use super::BackendError;
@@ -196,13 +198,10 @@ pub(super) struct Context {
     pending: Mutex<VecDeque<Lease>>,
     /// Woken when a host that had no work gets some (`NOTIFY mend_work`).
     wake: Arc<Notify>,
-    /// The worker's acknowledgements, sent in batches by one task.
-    acks: mpsc::Sender<Acknowledging>,
+    /// Held by the task that is leasing for the worker's tasks: one asks
+    /// the database at a time, the others take from `pending`.
+    claiming: Mutex<()>,
 }
-
-/// A page's acknowledgement and where its outcome goes: whether the lease
-/// was still the worker's, or the error the page alone met.
-type Acknowledging = (Ack, oneshot::Sender<Result<bool, BackendError>>);
 
 async fn work_on(
     job: Job,
@@ -266,7 +265,7 @@ async fn work_on(
         heals: AtomicU64::new(0),
         pending: Mutex::new(VecDeque::new()),
         wake,
-        acks,
+        claiming: Mutex::new(()),
     });
     let renewer = {
         let context = context.clone();
@@ -278,9 +277,11 @@ async fn work_on(
     };
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..options.concurrency.max(1) {
-        let context = context.clone();
-        tasks.spawn(async move { task(context).await });
+        let (context, acks) = (context.clone(), acks.clone());
+        tasks.spawn(async move { task(context, acks).await });
     }
+    // The acknowledgements end when the last task does.
+    drop(acks);
     let mut failure = None;
     while let Some(joined) = tasks.join_next().await {
         let error = match joined {
@@ -295,6 +296,21 @@ async fn work_on(
         tasks.abort_all();
         break;
     }
+    // The tasks are done: what they handed over is written before the job
+    // is settled (a stopped worker's unwritten pages run out their leases).
+    if failure.is_none() {
+        match acker.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failure = Some(e),
+            Err(e) => {
+                failure = Some(BackendError::Wrapper(format!(
+                    "the acknowledgements failed: {e}"
+                )));
+            }
+        }
+    } else {
+        acker.abort();
+    }
     if failure.is_none()
         && let Err(e) = settle(&context.healing, &client).await
     {
@@ -302,7 +318,6 @@ async fn work_on(
         tracing::warn!(error = %e, "cannot decide the job's last heals");
     }
     renewer.abort();
-    acker.abort();
     drop(listener);
     if failure.is_some()
         && let Err(e) = queue::release(&client, context.healing.id, &context.healing.name).await
@@ -337,7 +352,7 @@ const OVERLOAD_WAIT: Duration = Duration::from_secs(1);
 const REQUEUED: &str = "requeued";
 
 /// One task: lease, fetch, read, acknowledge, until the job is done.
-async fn task(context: Arc<Context>) -> Result<(), BackendError> {
+async fn task(context: Arc<Context>, acks: mpsc::Sender<Ack>) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
     let batch = i32::try_from(options.concurrency).unwrap_or(i32::MAX);
@@ -358,7 +373,7 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
                     client = QueueClient::new(reconnect(&context, e).await?)
                 }
                 Err(e) => {
-                    fail_alone(&context, client.client(), &lease, e).await?;
+                    fail_alone(&context, client.client(), &lease.url, e).await?;
                     break None;
                 }
             }
@@ -367,35 +382,11 @@ async fn task(context: Arc<Context>) -> Result<(), BackendError> {
         if ack.state == REQUEUED {
             continue;
         }
-        let heals = u64::try_from(ack.adaptations.len()).unwrap_or(0);
-        let (item, failed) = (ack.record.is_some(), ack.state == "failed");
-        let (reply, outcome) = oneshot::channel();
-        let sent = context.acks.send((ack, reply)).await;
-        let outcome = match sent {
-            Ok(()) => outcome.await.ok(),
-            Err(_) => None,
-        };
-        let accepted = match outcome {
-            Some(Ok(accepted)) => Some(accepted),
-            Some(Err(e)) => {
-                fail_alone(&context, client.client(), &lease, e).await?;
-                None
-            }
-            None => {
-                return Err(BackendError::Wrapper(
-                    "the worker's acknowledgements stopped".to_owned(),
-                ));
-            }
-        };
-        let Some(accepted) = accepted else { continue };
-        context.heals.fetch_add(heals, Ordering::Relaxed);
-        let mut counts = context.counts.lock().await;
-        if accepted {
-            counts.pages += 1;
-            counts.items += u64::from(item);
-            counts.errors += u64::from(failed);
-        } else {
-            counts.lost += 1;
+        // The task goes on to its next URL while the page is written.
+        if acks.send(ack).await.is_err() {
+            return Err(BackendError::Wrapper(
+                "the worker's acknowledgements stopped".to_owned(),
+            ));
         }
     }
 }
@@ -409,6 +400,12 @@ async fn next_lease(
     batch: i32,
 ) -> Result<Option<Lease>, BackendError> {
     loop {
+        let kept = context.pending.lock().await.pop_front();
+        if let Some(lease) = kept {
+            return Ok(Some(lease));
+        }
+        let _claiming = context.claiming.lock().await;
+        // Another task may have leased a batch while this one waited.
         let kept = context.pending.lock().await.pop_front();
         if let Some(lease) = kept {
             return Ok(Some(lease));
@@ -470,12 +467,13 @@ async fn write_counts(context: &Context, client: &Client) -> Result<u64, Backend
 
 /// Sends the worker's acknowledgements, as many as are waiting (up to
 /// [`queue::ACK_BATCH`]) in one statement: under load, pages that end
-/// together cost the database one statement. A lost connection is waited
-/// out and the batch sent again, as is a batch PostgreSQL chose to end a
-/// deadlock with.
+/// together cost the database one statement, and no task waits for its
+/// page to be written. A lost connection is waited out and the batch sent
+/// again, as is a batch PostgreSQL chose to end a deadlock with; a page the
+/// database refuses fails alone. Counts what was written.
 async fn acknowledge_in_batches(
     context: Arc<Context>,
-    mut received: mpsc::Receiver<Acknowledging>,
+    mut received: mpsc::Receiver<Ack>,
 ) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
@@ -488,7 +486,7 @@ async fn acknowledge_in_batches(
             }
         }
         let rule = context.healing.state.lock().await.job.items.clone();
-        let acks: Vec<&Ack> = batch.iter().map(|(a, _)| a).collect();
+        let acks: Vec<&Ack> = batch.iter().collect();
         let outcomes = loop {
             match queue::acknowledge_all(
                 &mut client,
@@ -509,12 +507,28 @@ async fn acknowledge_in_batches(
                 }
             }
         };
-        for ((_, reply), outcome) in batch.into_iter().zip(outcomes) {
-            // A task that is gone wants no answer.
-            let _ = reply.send(outcome);
+        for (ack, outcome) in batch.iter().zip(outcomes) {
+            match outcome {
+                Ok(accepted) => count(&context, ack, accepted).await,
+                Err(e) => fail_alone(&context, client.client(), &ack.url, e).await?,
+            }
         }
     }
     Ok(())
+}
+
+/// Counts an acknowledged page: written, or its lease lost.
+async fn count(context: &Context, ack: &Ack, accepted: bool) {
+    let heals = u64::try_from(ack.adaptations.len()).unwrap_or(0);
+    let mut counts = context.counts.lock().await;
+    if accepted {
+        context.heals.fetch_add(heals, Ordering::Relaxed);
+        counts.pages += 1;
+        counts.items += u64::from(ack.record.is_some());
+        counts.errors += u64::from(ack.state == "failed");
+    } else {
+        counts.lost += 1;
+    }
 }
 
 /// A URL whose reading or acknowledgement failed with an error of its own
@@ -524,15 +538,15 @@ async fn acknowledge_in_batches(
 async fn fail_alone(
     context: &Context,
     client: &Client,
-    lease: &Lease,
+    url: &url::Url,
     error: BackendError,
 ) -> Result<(), BackendError> {
-    tracing::warn!(url = %lease.url, error = %error, "the URL failed; the worker goes on");
+    tracing::warn!(%url, error = %error, "the URL failed; the worker goes on");
     match queue::fail(
         client,
         context.healing.id,
         &context.healing.name,
-        &lease.url,
+        url,
         &error.to_string(),
     )
     .await

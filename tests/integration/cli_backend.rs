@@ -552,14 +552,20 @@ fn resume_takes_only_the_job_of_this_wrapper_output_and_start_urls() {
         args.extend_from_slice(extra);
         let run = mend(dir, &args);
         assert_eq!(run.code, 0, "{}", run.stderr);
-        run.stdout.trim().to_owned()
+        (run.stdout.trim().to_owned(), run.stderr)
     };
-    assert_eq!(detached(s.dir.path(), &site, &["--resume"]), job);
-    // Another start URL, or another folder's `o.ndjson`: another job.
+    let (again, said) = detached(s.dir.path(), &site, &["--resume"]);
+    assert_eq!(again, job);
+    assert!(!said.contains("a new job starts"), "{said}");
+    // Another start URL, or another folder's `o.ndjson`: another job, and
+    // the person is told that nothing was resumed.
     let about = s.site.url_of("/about/");
-    assert_ne!(detached(s.dir.path(), &about, &["--resume"]), job);
+    let (other_job, said) = detached(s.dir.path(), &about, &["--resume"]);
+    assert_ne!(other_job, job);
+    assert!(said.contains("no job of the wrapper"), "{said}");
+    assert!(said.contains("a new job starts"), "{said}");
     let elsewhere = tempfile::tempdir().unwrap();
-    assert_ne!(detached(elsewhere.path(), &site, &["--resume"]), job);
+    assert_ne!(detached(elsewhere.path(), &site, &["--resume"]).0, job);
     // A job named by its id must be this wrapper's.
     let other = s.dir.path().join("other.yaml");
     let text = std::fs::read_to_string(&s.wrapper).unwrap();

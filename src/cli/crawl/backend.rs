@@ -113,6 +113,14 @@ async fn crawl(
     {
         say!("mend: job {id} had finished; its records are written out again");
     }
+    if resumed.is_none() && args.resume && !args.quiet {
+        // The person asked to go on with a job; say that none was found
+        // rather than start afresh without a word.
+        say!(
+            "mend: no job of the wrapper {:?} writing {output} from these start URLs to resume; a new job starts",
+            wrapper.name
+        );
+    }
     let id = match resumed {
         Some((id, _)) => id,
         None => {
