@@ -53,6 +53,7 @@ macro_rules! out {
 }
 
 mod approve;
+mod backend_file;
 mod capture;
 mod completions;
 mod crawl;

@@ -11,6 +11,7 @@
 //! is exit 3. A `--concurrency` of 0 is taken as 1, and `--job` implies
 //! `--until-done`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -22,8 +23,12 @@ use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The PostgreSQL database of the jobs (postgres://USER@HOST:PORT/DB).
-    #[arg(long, value_name = "URL")]
-    pub backend: String,
+    #[arg(long, value_name = "URL", required_unless_present = "backend_file")]
+    pub backend: Option<String>,
+    /// A file (mode 600) whose first line is the connection string, so
+    /// that its password is not on the command line.
+    #[arg(long, value_name = "FILE", conflicts_with = "backend")]
+    pub backend_file: Option<PathBuf>,
     /// Work on this job only (default: open jobs, oldest first).
     #[arg(long, value_name = "ID")]
     pub job: Option<i64>,
@@ -54,8 +59,11 @@ pub struct Args {
 #[derive(clap::Args, Debug)]
 pub struct StatusArgs {
     /// The PostgreSQL database of the jobs.
-    #[arg(long, value_name = "URL")]
-    pub backend: String,
+    #[arg(long, value_name = "URL", required_unless_present = "backend_file")]
+    pub backend: Option<String>,
+    /// A file (mode 600) whose first line is the connection string.
+    #[arg(long, value_name = "FILE", conflicts_with = "backend")]
+    pub backend_file: Option<PathBuf>,
     /// The job (default: the newest).
     #[arg(long, value_name = "ID")]
     pub job: Option<i64>,
@@ -66,6 +74,22 @@ pub struct StatusArgs {
     /// applied), instead of the status.
     #[arg(long, conflicts_with = "json")]
     pub wrapper: bool,
+}
+
+/// The connection string from `--backend` or `--backend-file`, or `None`
+/// after saying why there is none.
+fn resolve(backend: Option<&str>, file: Option<&Path>) -> Option<String> {
+    match super::backend_file::backend_url(backend, file) {
+        Ok(Some(url)) => Some(url),
+        Ok(None) => {
+            say!("error: give --backend URL or --backend-file FILE");
+            None
+        }
+        Err(e) => {
+            say!("error: {e}");
+            None
+        }
+    }
 }
 
 /// Seconds from the command line as a duration; `None` when not a
@@ -80,8 +104,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say!("error: --lease and --patience take a number of seconds above 0");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     };
+    let Some(backend) = resolve(args.backend.as_deref(), args.backend_file.as_deref()) else {
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    };
     let options = WorkerOptions {
-        backend: args.backend,
+        backend,
         job: args.job,
         concurrency: args.concurrency.max(1),
         lease,
@@ -122,10 +149,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Runs `mend status`.
 pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
+    let Some(backend) = resolve(args.backend.as_deref(), args.backend_file.as_deref()) else {
+        return Ok(ExitCode::from(EXIT_BAD_INPUT));
+    };
     let runtime = super::runtime()?;
     let result = runtime.block_on(async {
         // `connect`, not `open`: a status never migrates the database.
-        let client = cluster::connect(&args.backend, Duration::from_secs(10)).await?;
+        let client = cluster::connect(&backend, Duration::from_secs(10)).await?;
         let status = cluster::status(&client, args.job).await?;
         let wrapper = match args.wrapper {
             true => Some(cluster::load(&client, status.job).await?.wrapper_yaml),

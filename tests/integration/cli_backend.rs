@@ -1038,6 +1038,21 @@ fn status_never_creates_the_tables() {
         "{}",
         run.stderr
     );
+    // The same database named by a private file.
+    let file = dir.path().join("backend");
+    std::fs::write(&file, format!("{}\n", pg.url())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let run = mend(
+        dir.path(),
+        &["status", "--backend-file", file.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("holds no mend crawl jobs"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(
         pg.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'mend_%'"),
         ["0"]

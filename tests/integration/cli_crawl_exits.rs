@@ -315,3 +315,38 @@ fn ctrl_c_finishes_the_pages_in_flight_and_leaves_the_crawl_to_resume() {
     // Every post once: none lost, none twice (`pages` refuses a repeat).
     assert_eq!(pages(&out).len(), posts);
 }
+
+#[test]
+fn a_backend_file_other_users_may_read_is_refused_by_every_backend_command() {
+    // A password on the command line is readable by other users from
+    // /proc; a file is the way out only if it is private.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("backend");
+    std::fs::write(&file, "postgres://mend:secret@127.0.0.1:1/db\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let w = wrapper(dir.path(), "  politeness: {delay: 0}\n");
+    let file = file.to_str().unwrap();
+    let commands: [Vec<&str>; 3] = [
+        vec![
+            "crawl",
+            w.to_str().unwrap(),
+            "http://127.0.0.1:1/",
+            "--backend-file",
+            file,
+        ],
+        vec!["worker", "--backend-file", file],
+        vec!["status", "--backend-file", file],
+    ];
+    for args in commands {
+        let out = Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("chmod 600"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("secret"), "{args:?}: {stderr}");
+    }
+}

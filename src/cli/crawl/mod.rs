@@ -99,18 +99,23 @@ pub struct Args {
     /// Run the crawl as a job in this PostgreSQL database
     /// (postgres://USER@HOST:PORT/DB), which `mend worker` processes also
     /// work on; without it, the frontier is the local `crawl.db`.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", group = "backend_source")]
     pub backend: Option<String>,
+    /// As --backend, the connection string read from the first line of
+    /// this file (mode 600), so that its password is not on the command
+    /// line.
+    #[arg(long, value_name = "FILE", group = "backend_source")]
+    pub backend_file: Option<PathBuf>,
     /// With --backend: submit the job, print its id and leave it to the
     /// workers.
-    #[arg(long, requires = "backend")]
+    #[arg(long, requires = "backend_source")]
     pub detach: bool,
     /// With --backend: go on with this job (its id, as --detach prints
     /// it), rather than the newest of this wrapper, output and start URLs.
     #[arg(
         long,
         value_name = "ID",
-        requires = "backend",
+        requires = "backend_source",
         conflicts_with = "detach"
     )]
     pub job: Option<i64>,
@@ -140,8 +145,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if let Some(backend) = args.backend.clone() {
-        return backend::run(&args, wrapper, seeds, &backend);
+    match crate::cli::backend_file::backend_url(
+        args.backend.as_deref(),
+        args.backend_file.as_deref(),
+    ) {
+        Ok(Some(backend)) => return backend::run(&args, wrapper, seeds, &backend),
+        Ok(None) => {}
+        Err(e) => {
+            say!("error: {e}");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
     }
     let since = match args.since.as_deref().map(parse_time).transpose() {
         Ok(t) => t,
