@@ -274,8 +274,13 @@ def main():
                 db_ms[k].append(1000 * db_cpu / pages)
                 if k == 1:
                     per_page[1].append(seconds / pages)
-                ok = sorted_lines(out, args.heal_stale) == expected
+                got = sorted_lines(out, args.heal_stale)
+                ok = got == expected
                 same = same and ok
+                if not ok and os.environ.get("MEND_BENCH_DIFF"):
+                    import difflib
+                    for d in list(difflib.unified_diff(expected, got, lineterm="", n=0))[:6]:
+                        print("   ", d[:400], flush=True)
                 line.append(f"{k} workers {pages} pages in {seconds:.2f}s ({pages / seconds:.0f}/s, "
                             f"PostgreSQL {1000 * db_cpu / pages:.2f} ms CPU a page)"
                             + ("" if ok else " DIFFERENT RECORDS"))

@@ -219,9 +219,12 @@ pub async fn claim(
 /// by its delay, and its count of queued URLs falls by the URLs taken.
 const LEASE: &str = "
 WITH me AS (
+    -- Locked: a worker's tasks lease one at a time against its tokens,
+    -- each reading what the one before left.
     SELECT greatest(w.tokens, 0) AS tokens, j.max_pages IS NULL AS unlimited
     FROM mend_workers w JOIN mend_jobs j ON j.id = w.job_id
     WHERE w.id = $2 AND w.job_id = $1
+    FOR UPDATE OF w
 ), ready AS (
     SELECT h.host, h.delay_ms, h.concurrency - l.live AS free, h.robots_state, h.robots
     FROM mend_hosts h CROSS JOIN LATERAL (
@@ -405,8 +408,11 @@ async fn take_tokens(
                  UPDATE mend_workers w SET tokens = 0 FROM dead
                  WHERE w.job_id = $1 AND w.id = dead.id RETURNING dead.tokens
              ), room AS (
+                 -- Locked, so that two workers asking at once each read
+                 -- what the other took.
                  SELECT j.max_pages - j.taken + coalesce((SELECT sum(tokens) FROM freed), 0)::bigint AS spare
                  FROM mend_jobs j WHERE j.id = $1
+                 FOR UPDATE
              ), granted AS (
                  UPDATE mend_jobs SET taken = taken
                      - coalesce((SELECT sum(tokens) FROM freed), 0)::bigint

@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, Notify, mpsc};
+use tokio::sync::{Mutex, Notify, mpsc, oneshot};
 use tokio_postgres::Client;
 
 use super::BackendError;
@@ -198,10 +198,10 @@ pub(super) struct Context {
     pending: Mutex<VecDeque<Lease>>,
     /// Woken when a host that had no work gets some (`NOTIFY mend_work`).
     wake: Arc<Notify>,
-    /// Held by the task that is leasing for the worker's tasks: one asks
-    /// the database at a time, the others take from `pending`.
-    claiming: Mutex<()>,
 }
+
+/// A page's acknowledgement, and who waits for it to be written.
+type Acknowledging = (Ack, oneshot::Sender<()>);
 
 async fn work_on(
     job: Job,
@@ -265,7 +265,6 @@ async fn work_on(
         heals: AtomicU64::new(0),
         pending: Mutex::new(VecDeque::new()),
         wake,
-        claiming: Mutex::new(()),
     });
     let renewer = {
         let context = context.clone();
@@ -352,7 +351,10 @@ const OVERLOAD_WAIT: Duration = Duration::from_secs(1);
 const REQUEUED: &str = "requeued";
 
 /// One task: lease, fetch, read, acknowledge, until the job is done.
-async fn task(context: Arc<Context>, acks: mpsc::Sender<Ack>) -> Result<(), BackendError> {
+async fn task(
+    context: Arc<Context>,
+    acks: mpsc::Sender<Acknowledging>,
+) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
     let batch = i32::try_from(options.concurrency).unwrap_or(i32::MAX);
@@ -382,8 +384,13 @@ async fn task(context: Arc<Context>, acks: mpsc::Sender<Ack>) -> Result<(), Back
         if ack.state == REQUEUED {
             continue;
         }
-        // The task goes on to its next URL while the page is written.
-        if acks.send(ack).await.is_err() {
+        // The task waits for its page to be written before it takes the
+        // next URL: pages are then healed in the order their predecessors
+        // were written, as a local crawl heals them. (Going on at once gave
+        // other heals on a stale wrapper in `bench/backend_scaling.py
+        // --heal-stale`.)
+        let (written, done) = oneshot::channel();
+        if acks.send((ack, written)).await.is_err() || done.await.is_err() {
             return Err(BackendError::Wrapper(
                 "the worker's acknowledgements stopped".to_owned(),
             ));
@@ -400,12 +407,6 @@ async fn next_lease(
     batch: i32,
 ) -> Result<Option<Lease>, BackendError> {
     loop {
-        let kept = context.pending.lock().await.pop_front();
-        if let Some(lease) = kept {
-            return Ok(Some(lease));
-        }
-        let _claiming = context.claiming.lock().await;
-        // Another task may have leased a batch while this one waited.
         let kept = context.pending.lock().await.pop_front();
         if let Some(lease) = kept {
             return Ok(Some(lease));
@@ -467,13 +468,12 @@ async fn write_counts(context: &Context, client: &Client) -> Result<u64, Backend
 
 /// Sends the worker's acknowledgements, as many as are waiting (up to
 /// [`queue::ACK_BATCH`]) in one statement: under load, pages that end
-/// together cost the database one statement, and no task waits for its
-/// page to be written. A lost connection is waited out and the batch sent
+/// together cost the database one statement. A lost connection is waited out and the batch sent
 /// again, as is a batch PostgreSQL chose to end a deadlock with; a page the
 /// database refuses fails alone. Counts what was written.
 async fn acknowledge_in_batches(
     context: Arc<Context>,
-    mut received: mpsc::Receiver<Ack>,
+    mut received: mpsc::Receiver<Acknowledging>,
 ) -> Result<(), BackendError> {
     let options = &context.options;
     let mut client = QueueClient::new(open(&options.backend, options.patience).await?);
@@ -486,7 +486,7 @@ async fn acknowledge_in_batches(
             }
         }
         let rule = context.healing.state.lock().await.job.items.clone();
-        let acks: Vec<&Ack> = batch.iter().collect();
+        let acks: Vec<&Ack> = batch.iter().map(|(a, _)| a).collect();
         let outcomes = loop {
             match queue::acknowledge_all(
                 &mut client,
@@ -507,11 +507,13 @@ async fn acknowledge_in_batches(
                 }
             }
         };
-        for (ack, outcome) in batch.iter().zip(outcomes) {
+        for ((ack, written), outcome) in batch.into_iter().zip(outcomes) {
             match outcome {
-                Ok(accepted) => count(&context, ack, accepted).await,
+                Ok(accepted) => count(&context, &ack, accepted).await,
                 Err(e) => fail_alone(&context, client.client(), &ack.url, e).await?,
             }
+            // A task that is gone wants no answer.
+            let _ = written.send(());
         }
     }
     Ok(())
