@@ -74,6 +74,10 @@ pub struct StatusArgs {
     /// applied), instead of the status.
     #[arg(long, conflicts_with = "json")]
     pub wrapper: bool,
+    /// List the heals the job's pages tried, with the entries of the
+    /// user's store the output cites once the job was brought home.
+    #[arg(long, conflicts_with = "wrapper")]
+    pub adaptations: bool,
 }
 
 /// The connection string from `--backend` or `--backend-file`, or `None`
@@ -161,14 +165,22 @@ pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
             true => Some(cluster::load(&client, status.job).await?.wrapper_yaml),
             false => None,
         };
-        Ok::<_, cluster::BackendError>((status, wrapper))
+        let heals = match args.adaptations {
+            true => Some(cluster::heals(&client, status.job).await?),
+            false => None,
+        };
+        Ok::<_, cluster::BackendError>((status, wrapper, heals))
     });
     let status = match result {
-        Ok((_, Some(wrapper))) => {
+        Ok((_, Some(wrapper), _)) => {
             print(&wrapper);
             return Ok(ExitCode::SUCCESS);
         }
-        Ok((s, None)) => s,
+        Ok((s, None, Some(heals))) => {
+            print_heals(&s, &heals, args.json)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Ok((s, None, None)) => s,
         Err(e) => {
             say!("error: {e}");
             return Ok(ExitCode::from(match e {
@@ -228,6 +240,56 @@ pub fn status(args: StatusArgs) -> anyhow::Result<ExitCode> {
     }
     print(&out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a job's heals, one line each, or as a JSON array.
+fn print_heals(
+    status: &cluster::JobStatus,
+    heals: &cluster::JobHeals,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        return println_json(heals);
+    }
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "job {} ({}): {} heals tried; {}",
+        status.job,
+        status.wrapper,
+        heals.heals.len(),
+        match heals.brought_home {
+            true => "brought home: the output cites the entries named",
+            false =>
+                "not brought home yet (the command that submitted the job does it when the job ends)",
+        }
+    );
+    for h in &heals.heals {
+        let found = h.new_xpath.as_deref().unwrap_or("(abstained)");
+        let entry = match (&h.entry, &h.entry_status) {
+            (Some(entry), Some(s)) => format!("{entry} {s}"),
+            _ if heals.brought_home => "no entry at home (its pages were not kept)".to_owned(),
+            _ => "no entry yet".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "v{} {}: {} -> {}; {} pages, {} workers{}; {entry}",
+            h.version,
+            h.pattern,
+            h.old_xpath,
+            found,
+            h.pages,
+            h.workers,
+            if h.applied {
+                ", applied by the job"
+            } else {
+                ""
+            }
+        );
+    }
+    print(&out);
+    Ok(())
 }
 
 fn println_json(value: &impl serde::Serialize) -> anyhow::Result<()> {

@@ -60,6 +60,11 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
         "leases_from_indexes",
         include_str!("../../migrations/postgres/0006_leases_from_indexes.sql"),
     ),
+    (
+        7,
+        "jobs_come_home",
+        include_str!("../../migrations/postgres/0007_jobs_come_home.sql"),
+    ),
 ];
 
 /// The advisory lock key the migrations are applied under ("mendmigr").

@@ -122,7 +122,8 @@ pub async fn open_heals(
 
 /// Records a page's votes at `version` (once per page and pattern: a page
 /// leased again after its worker died does not count twice), keeping its
-/// bytes while the heal it voted for has fewer than `keep` pages kept, and
+/// bytes while the heal it voted for (or the abstention, so that the job's
+/// abstentions come home too) has fewer than `keep` pages kept, and
 /// gives the tally of each heal it voted for.
 #[allow(clippy::too_many_arguments)]
 pub async fn record(
@@ -142,10 +143,11 @@ pub async fn record(
                 "INSERT INTO mend_heal_pages
                      (job_id, wrapper_version, pattern, url, new_xpath, found, page, charset, worker)
                  SELECT $1, $2, $3, $4, $5, $6,
-                        CASE WHEN $5::TEXT IS NOT NULL AND (
+                        CASE WHEN (
                             SELECT count(*) FROM mend_heal_pages
                             WHERE job_id = $1 AND wrapper_version = $2 AND pattern = $3
-                              AND new_xpath = $5 AND page IS NOT NULL) < $9
+                              AND new_xpath IS NOT DISTINCT FROM $5::TEXT
+                              AND page IS NOT NULL) < $9
                         THEN $7::BYTEA END,
                         $8, $10
                  ON CONFLICT DO NOTHING",

@@ -56,6 +56,10 @@ pub enum BackendError {
     /// The job's stored healing state names a file outside its folder.
     #[error("the job's tree-gram path {0:?} leaves the wrapper's project folder")]
     UnsafePath(String),
+    /// The job's heals could not be brought into the user's wrapper file
+    /// and store.
+    #[error("cannot bring the job's heals home: {0}")]
+    Home(String),
     /// The store could not be imaged for the workers.
     #[error("cannot copy the store {path} for the workers: {source}")]
     StoreImage {

@@ -44,12 +44,12 @@ const SERVED_KEPT: usize = 16;
 const WORKER_DIR: &str = "mend-worker-";
 
 /// The prefix of the folder a store's image is made in.
-const STORE_IMAGE_DIR: &str = "mend-store-image-";
+pub(super) const STORE_IMAGE_DIR: &str = "mend-store-image-";
 
 /// A temporary folder only its owner can read (it holds the wrapper and a
 /// copy of the store), named with the prefix and this process's id, so that
 /// [`sweep_stale_tempdirs`] knows when its process is gone.
-fn private_tempdir(prefix: &str) -> Result<tempfile::TempDir, BackendError> {
+pub(super) fn private_tempdir(prefix: &str) -> Result<tempfile::TempDir, BackendError> {
     let mut builder = tempfile::Builder::new();
     let prefix = format!("{prefix}{}-", std::process::id());
     builder.prefix(&prefix);
@@ -497,7 +497,7 @@ async fn publish_locked(
     wrapper_yaml: String,
 ) -> Result<(), BackendError> {
     let treegrams = read_treegrams(state.dir.path())?;
-    let image = store_image(&state.store)?;
+    let image = store_image(&state.store)?.map(|i| i.bytes);
     let treegrams_json = serde_json::to_value(&treegrams).unwrap_or_default();
     let updated = client
         .execute(
@@ -568,9 +568,19 @@ fn read_treegrams(dir: &Path) -> Result<BTreeMap<String, String>, BackendError> 
     Ok(found)
 }
 
-/// A consistent copy of a SQLite store's bytes (`VACUUM INTO`), or `None`
-/// when there is no store.
-pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
+/// A consistent copy of a store: its bytes, and the newest run it holds.
+#[derive(Clone, Debug)]
+pub struct StoreImage {
+    /// The copy's bytes.
+    pub bytes: Vec<u8>,
+    /// The newest run in the copy: the runs after it in a job's image are
+    /// its workers'.
+    pub newest_run: Option<i64>,
+}
+
+/// A consistent copy of a SQLite store (`VACUUM INTO`), or `None` when
+/// there is no store.
+pub fn store_image(store: &Path) -> Result<Option<StoreImage>, BackendError> {
     if !store.exists() {
         return Ok(None);
     }
@@ -583,12 +593,22 @@ pub fn store_image(store: &Path) -> Result<Option<Vec<u8>>, BackendError> {
     let conn = rusqlite::Connection::open(store).map_err(fail)?;
     conn.execute("VACUUM INTO ?1", [target.to_string_lossy().as_ref()])
         .map_err(fail)?;
-    std::fs::read(&target)
-        .map(Some)
-        .map_err(|source| BackendError::Io {
-            path: target,
-            source,
+    drop(conn);
+    // Read from the copy itself, so that the number and the bytes agree
+    // whatever runs the store began meanwhile.
+    let newest_run = rusqlite::Connection::open(&target)
+        .and_then(|c| {
+            c.query_row("SELECT max(id) FROM runs", [], |row| {
+                row.get::<_, Option<i64>>(0)
+            })
         })
+        .ok()
+        .flatten();
+    let bytes = std::fs::read(&target).map_err(|source| BackendError::Io {
+        path: target,
+        source,
+    })?;
+    Ok(Some(StoreImage { bytes, newest_run }))
 }
 
 /// The output of a page that could not be extracted at all.

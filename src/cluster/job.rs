@@ -23,6 +23,7 @@ use tokio_postgres::Client;
 use url::Url;
 
 use super::BackendError;
+use super::home::Citations;
 use crate::crawl::{ItemRule, RobotsTxt, Scope, Sink, SinkError, origin};
 use crate::job::PageOutput;
 use crate::site::ItemPattern;
@@ -45,6 +46,9 @@ pub struct JobSpec {
     pub treegrams: BTreeMap<String, String>,
     /// An image of the store (tree-gram records, proposals, rejections).
     pub store_image: Option<Vec<u8>>,
+    /// The newest run of the store when it was imaged: the runs after it
+    /// in the job's image are the workers'.
+    pub store_base_run: Option<i64>,
     /// The output the job writes to, as named on the command line.
     pub output: String,
     /// What workers do with item pages that break.
@@ -123,9 +127,10 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
         .query_one(
             "INSERT INTO mend_jobs (wrapper_name, output, wrapper_yaml, wrapper_file, treegrams,
                  store_image, heal, items_regex, items_hosts, items_all, items_rule, seed_hosts,
-                 max_pages, max_depth, delay_ms, host_concurrency, render, since_ms, start_urls)
+                 max_pages, max_depth, delay_ms, host_concurrency, render, since_ms, start_urls,
+                 store_base_run)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                 $18, $19)
+                 $18, $19, $20)
              RETURNING id",
             &[
                 &spec.wrapper.name,
@@ -147,6 +152,7 @@ pub async fn submit(client: &mut Client, spec: &JobSpec) -> Result<i64, BackendE
                 &spec.render.as_str(),
                 &spec.since,
                 &start_key(spec.seeds.iter().filter(|(_, d)| *d == 0).map(|(u, _)| u)),
+                &spec.store_base_run,
             ],
         )
         .await?;
@@ -383,11 +389,13 @@ pub struct Exported {
 
 /// Writes the job's records as NDJSON, one line per item page, in URL
 /// order (bytewise, whatever the database's collation), so that the output
-/// does not depend on which worker did what. The rows are streamed: a job
-/// of any size is written in bounded memory.
+/// does not depend on which worker did what, each page citing the entries
+/// `citations` names (`home.rs`). The rows are streamed: a job of any size
+/// is written in bounded memory.
 pub async fn export(
     client: &Client,
     id: i64,
+    citations: &Citations,
     out: &mut dyn Write,
 ) -> Result<Exported, BackendError> {
     let rows = client
@@ -404,7 +412,7 @@ pub async fn export(
     };
     while let Some(row) = rows.next().await {
         let row = row?;
-        let line: &str = row.get(0);
+        let line = citations.cite_line(row.get(0));
         out.write_all(line.as_bytes()).map_err(io)?;
         out.write_all(b"\n").map_err(io)?;
         exported.items += 1;
@@ -416,11 +424,12 @@ pub async fn export(
 }
 
 /// Writes the job's records to `sink`, in any of the crawl's formats, one
-/// page at a time in URL order; each page's time is when its record was
-/// written.
+/// page at a time in URL order, citing as [`export`] does; each page's time
+/// is when its record was written.
 pub async fn export_to_sink(
     client: &Client,
     id: i64,
+    citations: &Citations,
     sink: &mut Sink,
 ) -> Result<Exported, BackendError> {
     let rows = client
@@ -437,9 +446,10 @@ pub async fn export_to_sink(
     while let Some(row) = rows.next().await {
         let row = row?;
         let line: &str = row.get(0);
-        let page: PageOutput = serde_json::from_str(line).map_err(|e| {
+        let mut page: PageOutput = serde_json::from_str(line).map_err(|e| {
             BackendError::Wrapper(format!("a stored record does not read back: {e}"))
         })?;
+        citations.cite(&mut page);
         sink.write(page, row.get(3)).map_err(sink_failed)?;
         exported.items += 1;
         exported.records += u64::try_from(row.get::<_, i32>(1)).unwrap_or(0);

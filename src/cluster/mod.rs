@@ -42,6 +42,7 @@ mod database;
 mod decision;
 mod error;
 mod healing;
+mod home;
 mod job;
 mod queue;
 mod status;
@@ -51,7 +52,8 @@ pub use credentials::redact;
 pub use database::{Listener, MIGRATIONS, connect, listen, migrate, open};
 pub use decision::kept_pages;
 pub use error::BackendError;
-pub use healing::store_image;
+pub use healing::{StoreImage, store_image};
+pub use home::{Citation, Citations, Homecoming, bring_home, citations};
 pub use job::{
     Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
     try_finish,
@@ -60,5 +62,5 @@ pub use queue::{
     ACK_BATCH, Ack, Claim, LEASE_BATCH, Lease, MAX_ATTEMPTS, QueueClient, acknowledge,
     acknowledge_all, claim, reclaim, register, renew, return_tokens,
 };
-pub use status::{JobStatus, WorkerStatus, status};
+pub use status::{JobHeal, JobHeals, JobStatus, WorkerStatus, heals, status};
 pub use worker::{LaunchRenderer, WorkerOptions, WorkerSummary, work};

@@ -14,6 +14,7 @@ use serde::Serialize;
 use tokio_postgres::Client;
 
 use super::BackendError;
+use super::home;
 
 /// A job's progress.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -162,4 +163,86 @@ pub async fn status(client: &Client, id: Option<i64>) -> Result<JobStatus, Backe
         })
         .collect();
     Ok(status)
+}
+
+/// One heal a job's pages tried: a pattern of one wrapper version, the
+/// XPath found (or none), over how many pages and workers.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JobHeal {
+    /// The wrapper version the pages were read with.
+    pub version: i32,
+    /// The pattern's path of names.
+    pub pattern: String,
+    /// The XPath that broke.
+    pub old_xpath: String,
+    /// The XPath found; `None` where the pages abstained.
+    pub new_xpath: Option<String>,
+    /// Pages that tried it.
+    pub pages: i64,
+    /// Workers whose pages tried it.
+    pub workers: i64,
+    /// Whether a page's vote decided it across the job.
+    pub applied: bool,
+    /// The entry of the user's store that stands for it, as `TAG:ID`, once
+    /// the job was brought home: what the output cites.
+    pub entry: Option<String>,
+    /// That entry's status when the job came home.
+    pub entry_status: Option<String>,
+}
+
+/// The heals of a job, and whether it was brought home.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JobHeals {
+    /// Whether the job's heals were brought into the user's store.
+    pub brought_home: bool,
+    /// The heals its pages tried.
+    pub heals: Vec<JobHeal>,
+}
+
+/// The heals job `id`'s pages tried, by version, pattern and XPath, with
+/// the entries of the user's store once the job was brought home.
+pub async fn heals(client: &Client, id: i64) -> Result<JobHeals, BackendError> {
+    let citations = home::citations(client, id).await?;
+    let brought_home = citations.is_some();
+    let citations = citations.unwrap_or_default();
+    let rows = client
+        .query(
+            "SELECT version, pattern, old_xpath, new_xpath, count(*), count(DISTINCT worker),
+                 bool_or(status = 'applied')
+             FROM (SELECT wrapper_version AS version, worker,
+                       coalesce(adaptation->>'pattern', '') AS pattern,
+                       coalesce(adaptation->>'old_xpath', '') AS old_xpath,
+                       adaptation->>'new_xpath' AS new_xpath,
+                       adaptation->>'status' AS status
+                   FROM mend_adaptations WHERE job_id = $1) AS a
+             GROUP BY version, pattern, old_xpath, new_xpath
+             ORDER BY version, pattern COLLATE \"C\", old_xpath COLLATE \"C\",
+                 new_xpath COLLATE \"C\" NULLS FIRST",
+            &[&id],
+        )
+        .await?;
+    let heals = rows
+        .iter()
+        .map(|r| {
+            let mut heal = JobHeal {
+                version: r.get(0),
+                pattern: r.get(1),
+                old_xpath: r.get(2),
+                new_xpath: r.get(3),
+                pages: r.get(4),
+                workers: r.get(5),
+                applied: r.get::<_, Option<bool>>(6).unwrap_or(false),
+                ..JobHeal::default()
+            };
+            if let Some(c) = citations.find(&heal.pattern, heal.new_xpath.as_deref()) {
+                heal.entry = Some(c.reference());
+                heal.entry_status = Some(c.status.clone());
+            }
+            heal
+        })
+        .collect();
+    Ok(JobHeals {
+        brought_home,
+        heals,
+    })
 }

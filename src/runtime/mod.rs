@@ -35,6 +35,7 @@
 mod adaptation;
 mod change;
 mod clock;
+mod decided_heal;
 mod error;
 mod harden;
 mod healer;
@@ -58,6 +59,7 @@ pub use change::{
     reconcile_all,
 };
 pub use clock::now;
+pub use decided_heal::DecidedHeal;
 pub use error::RuntimeError;
 pub use harden::{
     HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,
@@ -66,7 +68,7 @@ pub use healer::{Runtime, SERVED_SAMPLE};
 pub use health::{BASELINE_RUNS, RunHealth, judge_run_health, record_health_baseline};
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
-pub use merge::{Merged, merge_decided};
+pub use merge::{Decided, Merged, RecordedHeal, merge_decided};
 pub use project::{
     Project, Replaced, Staged, replace_if_unchanged, stage_files, write_atomically,
     write_bytes_atomically,

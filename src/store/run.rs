@@ -75,6 +75,15 @@ impl Store {
         })
     }
 
+    /// The newest run's id, if the store holds any: where a copy of the
+    /// store made now starts its own runs after.
+    pub fn newest_run(&self) -> Result<Option<RunId>, StoreError> {
+        let id: Option<i64> = self
+            .conn
+            .query_row("SELECT max(id) FROM runs", [], |row| row.get(0))?;
+        Ok(id.map(RunId))
+    }
+
     /// Records the end of a run with its counts of pages and violations.
     pub fn finish_run(
         &mut self,

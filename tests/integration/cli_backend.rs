@@ -746,6 +746,128 @@ fn a_heal_one_worker_applies_is_the_one_every_worker_uses() {
     assert_eq!(xpaths(&wrappers[0]), xpaths(&wrappers[1]));
 }
 
+/// Every adaptation an output cites, as `TAG:ID`: the pages' adaptations
+/// that name an entry, and the records' `_proposals`.
+fn cited(out: &Path) -> std::collections::BTreeSet<String> {
+    let mut refs = std::collections::BTreeSet::new();
+    for (_, page) in pages(out) {
+        for a in page["adaptations"].as_array().into_iter().flatten() {
+            if let (Some(store), Some(id)) = (a["store"].as_str(), a["id"].as_i64()) {
+                refs.insert(format!("{store}:{id}"));
+            }
+        }
+        for r in page["records"].as_array().into_iter().flatten() {
+            for p in r["_proposals"].as_array().into_iter().flatten() {
+                refs.insert(p.as_str().unwrap().to_owned());
+            }
+        }
+    }
+    refs
+}
+
+/// Checks that `mend show` finds every id `out` cites in the store the
+/// command that wrote it brought the job home to; gives the statuses.
+fn show_every_cited_id(dir: &Path, out: &Path) -> Vec<String> {
+    let refs = cited(out);
+    assert!(!refs.is_empty(), "the output cites no adaptation");
+    refs.iter()
+        .map(|r| {
+            let shown = mend(dir, &["show", r, "--json", "--store", ".mend/mend.db"]);
+            assert_eq!(shown.code, 0, "mend show {r}: {}", shown.stderr);
+            let v: Value = serde_json::from_str(&shown.stdout).unwrap();
+            v["status"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn after_an_auto_job_every_id_the_output_cites_is_an_entry_of_the_users_store() {
+    let Some(pg) = Postgres::start("after_an_auto_job_every_id_the_output_cites") else {
+        return;
+    };
+    let backend = pg.url();
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 12,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = broken_wrapper(dir.path(), &site);
+    let (job, run) = run_job(
+        dir.path(),
+        &backend,
+        &w,
+        &site.url(),
+        "h.ndjson",
+        &["--heal", "auto"],
+        (3, "2"),
+    );
+    assert!(run.code <= 1, "{}", run.stderr);
+    let out = dir.path().join("h.ndjson");
+    // The heal the workers applied is an applied entry at home, tied to the
+    // change that wrote it, and every page that cites it names it.
+    let statuses = show_every_cited_id(dir.path(), &out);
+    assert!(statuses.iter().any(|s| s == "applied"), "{statuses:?}");
+    let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
+    let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+    let applied: Vec<&Value> = entries
+        .iter()
+        .filter(|e| e["pattern"] == "author" && e["status"] == "applied")
+        .collect();
+    assert_eq!(applied.len(), 1, "{}", log.stdout);
+    // `mend status --adaptations` names the same entries.
+    let listed = mend(
+        dir.path(),
+        &[
+            "status",
+            "--backend",
+            &backend,
+            "--job",
+            &job,
+            "--adaptations",
+            "--json",
+        ],
+    );
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let listed: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(listed["brought_home"], true);
+
+    let entries: std::collections::BTreeSet<String> = listed["heals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["entry"].as_str().map(str::to_owned))
+        .collect();
+    assert!(cited(&out).is_subset(&entries), "{listed:#}");
+    // Writing the output again cites the same entries and records nothing
+    // twice.
+    let before = std::fs::read_to_string(&out).unwrap();
+    let count = |dir: &Path| {
+        let log = mend(dir, &["log", "--json", "--store", ".mend/mend.db"]);
+        serde_json::from_str::<Vec<Value>>(&log.stdout)
+            .unwrap()
+            .len()
+    };
+    let stored = count(dir.path());
+    let again = export(dir.path(), &backend, &w, &site.url(), "h.ndjson");
+    assert!(again.code <= 1, "{}", again.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
+    assert_eq!(count(dir.path()), stored);
+    // The applied heal can be taken back like a local run's.
+    let id = &applied[0]["id"];
+    let reverted = mend(
+        dir.path(),
+        &["revert", &id.to_string(), "--store", ".mend/mend.db"],
+    );
+    assert_eq!(reverted.code, 0, "{}{}", reverted.stdout, reverted.stderr);
+    assert!(
+        std::fs::read_to_string(&w)
+            .unwrap()
+            .contains("span[@class='byline']")
+    );
+}
+
 #[test]
 #[ignore = "needs PostgreSQL"]
 fn a_heal_is_written_once_it_held_on_min_pages_pages_counted_across_workers() {
@@ -1377,6 +1499,19 @@ fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone(
             assert_eq!(got[&post.url]["records"][0]["author"], post.author.as_str());
         }
         assert_eq!(std::fs::read_to_string(&w).unwrap(), before);
+        // Every record the heal served names the proposal waiting at home,
+        // and every id the output cites is an entry of the user's store.
+        for post in site.truth().posts.iter().filter(|p| !p.js_only) {
+            let proposals = &got[&post.url]["records"][0]["_proposals"];
+            assert!(
+                proposals.as_array().is_some_and(|p| p.len() == 1),
+                "{}: {}",
+                post.url,
+                got[&post.url]
+            );
+        }
+        let statuses = show_every_cited_id(dir.path(), &dir.path().join("p.ndjson"));
+        assert!(statuses.iter().any(|s| s == "proposed"), "{statuses:?}");
         let version = pg.query(&format!(
             "SELECT wrapper_version FROM mend_jobs WHERE id = {job}"
         ));

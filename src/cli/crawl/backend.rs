@@ -153,22 +153,30 @@ async fn crawl(
     while !cluster::try_finish(&client, id).await? {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // The job's heals come home before the records are written, so that
+    // the output cites the entries of the user's store.
+    let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
+    let home = cluster::bring_home(&client, id, &args.wrapper, &store_path).await?;
+    if !args.quiet {
+        say_home(args, id, &home);
+    }
+    let citations = &home.citations;
     let exported = match (&args.out, args.format) {
         (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
             let job = cluster::load(&client, id).await?;
             let mut sink =
                 mend::crawl::Sink::open(args.out.as_deref(), args.format, &job.wrapper, None)?;
-            cluster::export_to_sink(&client, id, &mut sink).await?
+            cluster::export_to_sink(&client, id, citations, &mut sink).await?
         }
         (Some(path), SinkFormat::Ndjson) => {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             let mut file = std::io::BufWriter::new(file);
-            cluster::export(&client, id, &mut file).await?
+            cluster::export(&client, id, citations, &mut file).await?
         }
         (None, SinkFormat::Ndjson) => {
             let mut out = std::io::BufWriter::new(crate::cli::stdout::Stdout::new());
-            cluster::export(&client, id, &mut out).await?
+            cluster::export(&client, id, citations, &mut out).await?
         }
     };
     let media = match wrapper_has_media(&client, id).await? {
@@ -195,10 +203,9 @@ async fn crawl(
             status.pages_per_second
         );
     }
-    let merged = merge_home(args, &client, id).await?;
-    let proposals = proposals_home(args, &client, id).await?;
     if let Some(path) = &args.summary_json {
-        let merged = merged.as_ref().map(|m| {
+        let proposals = home.proposals.as_ref().map(|(counts, _)| counts);
+        let merged = home.merged.as_ref().map(|m| {
             serde_json::json!({
                 "written": m.written.iter().map(|(p, old, new)| serde_json::json!({"pattern": p, "old_xpath": old, "new_xpath": new})).collect::<Vec<_>>(),
                 "left": m.left.iter().map(|(p, why)| serde_json::json!({"pattern": p, "why": why})).collect::<Vec<_>>(),
@@ -227,101 +234,37 @@ async fn wrapper_has_media(client: &tokio_postgres::Client, id: i64) -> anyhow::
         .is_some())
 }
 
-/// Brings a `propose` job's proposals home: runs the local decision, in
-/// `propose` mode, over the pages the workers kept for each heal, with the
-/// wrapper file and the store beside it, so that each heal is one entry of
-/// the user's store for `mend log`, `show` and `approve` (an entry already
-/// waiting is joined, not repeated). Gives the heals' counts.
-async fn proposals_home(
-    args: &Args,
-    client: &tokio_postgres::Client,
-    id: i64,
-) -> anyhow::Result<Option<mend::job::HealCounts>> {
-    let job = cluster::load(client, id).await?;
-    if job.heal != HealMode::Propose {
-        return Ok(None);
-    }
-    let pages = cluster::kept_pages(client, id).await?;
-    if pages.is_empty() {
-        return Ok(None);
-    }
-    let kept = pages.len();
-    let wrapper_path = args.wrapper.clone();
-    let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
-    let shown = store_path.display().to_string();
-    let counts = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-        let wrapper = mend::wrapper::load_file(&wrapper_path)
-            .with_context(|| format!("cannot load {}", wrapper_path.display()))?;
-        let options = mend::job::RunOptions::default();
-        let mut runtime = mend::runtime::Runtime::new(
-            HealMode::Propose,
-            wrapper,
-            &wrapper_path,
-            mend::runtime::Session::at(store_path),
-            options.clone(),
-        )?;
-        let sources: Vec<mend::fetch::PageSource> = pages
-            .into_iter()
-            .map(|p| mend::fetch::PageSource::Memory(std::sync::Arc::new(p)))
-            .collect();
-        let summary = runtime.run(&sources, |_| {});
-        if let Some(failure) = runtime.failure() {
-            anyhow::bail!("the job's proposals could not be stored: {failure}");
-        }
-        Ok(summary.heals)
-    })
-    .await??;
-    if !args.quiet {
-        say!(
-            "mend: the job's heals, run again on the {kept} pages the workers kept: {} proposed, {} abstained; stored in {shown} (`mend log` lists them)",
-            counts.proposed,
-            counts.abstained
-        );
-    }
-    Ok(Some(counts))
-}
-
-/// Brings the heals the job's workers decided home: merges the job's final
-/// XPaths (and their tree-grams) into the wrapper file, through the
-/// wrapper-change protocol and the store beside it, and says what it did.
-async fn merge_home(
-    args: &Args,
-    client: &tokio_postgres::Client,
-    id: i64,
-) -> anyhow::Result<Option<mend::runtime::Merged>> {
-    let job = cluster::load(client, id).await?;
-    if job.wrapper_version <= 1 {
-        return Ok(None);
-    }
-    let wrapper_path = args.wrapper.clone();
-    let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
-    let merged = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-        let mut store = mend::store::Store::open(&store_path)
-            .with_context(|| format!("cannot open the store {}", store_path.display()))?;
-        let merged = mend::runtime::merge_decided(
-            &wrapper_path,
-            &mut store,
-            &job.wrapper_yaml,
-            &job.treegrams,
-        )?;
-        Ok(merged)
-    })
-    .await??;
-    if !args.quiet {
+/// Says what bringing the job home did: the XPaths merged into the
+/// wrapper file or left, and the heals stored for a person.
+fn say_home(args: &Args, id: i64, home: &cluster::Homecoming) {
+    let wrapper = args.wrapper.display();
+    if let Some(merged) = &home.merged {
         for (pattern, old, new) in &merged.written {
             say!(
-                "mend: {}: {pattern} healed by the job: {old} -> {new} (the old XPath is kept in its history)",
-                args.wrapper.display()
+                "mend: {wrapper}: {pattern} healed by the job: {old} -> {new} (the old XPath is kept in its history)"
             );
         }
         for (pattern, why) in &merged.left {
             say!(
-                "mend: {}: {pattern} left as it is: {why}; `mend status --backend ... --job {id} --wrapper` shows the job's",
-                args.wrapper.display()
+                "mend: {wrapper}: {pattern} left as it is: {why}; `mend status --backend ... --job {id} --wrapper` shows the job's"
             );
         }
     }
-    Ok(Some(merged))
+    if let Some((counts, kept)) = &home.proposals {
+        say!(
+            "mend: the job's heals, run again on the {kept} pages the workers kept: {} proposed, {} abstained; stored in {} (`mend log` lists them)",
+            counts.proposed,
+            counts.abstained,
+            home.store.display()
+        );
+    }
+    if !home.citations.0.is_empty() && !home.earlier {
+        say!(
+            "mend: the output cites {} entries of {} (`mend status --backend ... --job {id} --adaptations` lists them)",
+            home.citations.0.len(),
+            home.store.display()
+        );
+    }
 }
 
 /// The job: the wrapper with its healing state, the item rule and the
@@ -364,9 +307,11 @@ async fn spec(
     let wrapper_yaml = std::fs::read_to_string(&args.wrapper)
         .with_context(|| format!("cannot read {}", args.wrapper.display()))?;
     let store = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
+    let image = cluster::store_image(&store)?;
     Ok(JobSpec {
         treegrams: treegrams(&args.wrapper, &wrapper),
-        store_image: cluster::store_image(&store)?,
+        store_base_run: Some(image.as_ref().and_then(|i| i.newest_run).unwrap_or(0)),
+        store_image: image.map(|i| i.bytes),
         wrapper_file: args.wrapper.file_name().map_or_else(
             || "wrapper.yaml".to_owned(),
             |n| n.to_string_lossy().into_owned(),
