@@ -18,6 +18,7 @@
 pub mod adapt;
 pub mod cluster;
 pub mod crawl;
+pub mod css;
 pub mod dom;
 pub mod extract;
 pub mod fetch;

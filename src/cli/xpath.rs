@@ -12,9 +12,18 @@
 //! verified alternatives, one per line; with `--json`,
 //! `{"xpath":…,"alternatives":[…],"fallback":…,"count":…}`.
 //!
+//! `--css` reads EXPR (and each line of `--exprs`) as a CSS selector,
+//! translated to XPath as parsel translates it (`mend::css`), `::text` and
+//! `::attr(name)` included. `--html` prints each element's outer HTML
+//! instead of its string-value (a text or attribute node prints its value),
+//! as parsel's `.get()` does; with `--json` each node gains `"html"`.
+//!
 //! ## What it refuses
 //!
-//! An expression that does not compile or fails to evaluate is exit 2;
+//! An expression that selects no node says so on standard error and exits
+//! 1, so that a script can tell "nothing" from an empty value. An
+//! expression (or CSS selector) that does not compile or fails to evaluate
+//! is exit 2, with the column it went wrong at;
 //! under `--exprs` it prints an error line instead and the batch goes on to
 //! exit 0. A page or FILE that cannot be read is exit 3, and so is
 //! `--robust` when EXPR selects no nodes or no locator can be made; it asks
@@ -30,7 +39,7 @@ use clap::Args as ClapArgs;
 use serde_json::{Map, Value as Json, json};
 
 use mend::dom::{Document, NodeId};
-use mend::xpath::{Value, XPath, number_to_string};
+use mend::xpath::{Item, Value, XPath, number_to_string};
 
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 
@@ -56,6 +65,23 @@ pub struct Args {
     /// Print results as JSON.
     #[arg(long)]
     json: bool,
+    /// Read EXPR (and the lines of --exprs) as CSS selectors, translated as
+    /// parsel does, with ::text and ::attr(name).
+    #[arg(long)]
+    css: bool,
+    /// Print each element's outer HTML instead of its string-value.
+    #[arg(long, conflicts_with = "robust")]
+    html: bool,
+}
+
+/// The exit code of an expression that selects no node.
+const EXIT_NOTHING: u8 = 1;
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug)]
+struct Form {
+    json: bool,
+    html: bool,
 }
 
 /// Longest string-value shown per node in the human form, in characters.
@@ -71,9 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let mut out = BufWriter::new(super::stdout::Stdout::new());
+    let form = Form {
+        json: args.json,
+        html: args.html,
+    };
     let code = match (&args.expr, &args.exprs) {
-        (Some(expr), _) if args.robust => robust(&doc, expr, args.json, &mut out)?,
-        (Some(expr), _) => single(&doc, expr, args.json, &mut out)?,
+        (Some(expr), _) if args.robust => robust(&doc, expr, args.css, args.json, &mut out)?,
+        (Some(expr), _) => single(&doc, expr, args.css, form, &mut out)?,
         (None, Some(file)) => {
             let text = match std::fs::read_to_string(file) {
                 Ok(t) => t,
@@ -82,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(EXIT_FAILURE));
                 }
             };
-            batch(&doc, &text, args.json, &mut out)?;
+            batch(&doc, &text, args.css, form, &mut out)?;
             ExitCode::SUCCESS
         }
         (None, None) => ExitCode::from(EXIT_BAD_INPUT),
@@ -91,27 +121,50 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Why an expression did not compile: the message and the column (in
+/// characters, from 0) it points at.
+type CompileError = (String, usize);
+
+/// Compiles `expr`, translated first when it is a CSS selector.
+fn compile(expr: &str, css: bool) -> Result<XPath, CompileError> {
+    let source = match css {
+        true => mend::css::to_xpath(expr).map_err(|e| (e.message, e.column - 1))?,
+        false => expr.to_owned(),
+    };
+    XPath::compile(&source).map_err(|e| match css {
+        // A translation that does not compile is mend's fault, not the
+        // selector's: say what it was.
+        true => (format!("{} in the translation {source}", e.message), 0),
+        false => (e.message, column(expr, e.position)),
+    })
+}
+
 fn single(
     doc: &Document,
     expr: &str,
-    json: bool,
+    css: bool,
+    form: Form,
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
-    let xpath = match XPath::compile(expr) {
+    let xpath = match compile(expr, css) {
         Ok(x) => x,
-        Err(e) => {
-            say!("error: {}", e.message);
+        Err((message, at)) => {
+            say!("error: {message}");
             say!("  {expr}");
-            say!("  {}^", " ".repeat(column(expr, e.position)));
+            say!("  {}^", " ".repeat(at));
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
     match xpath.evaluate(doc, NodeId::ROOT) {
         Ok(v) => {
-            if json {
-                writeln!(out, "{}", to_json(doc, &v))?;
+            if form.json {
+                writeln!(out, "{}", to_json(doc, &v, form.html))?;
             } else {
-                write_human(doc, &v, out)?;
+                write_human(doc, &v, form.html, out)?;
+            }
+            if matches!(&v, Value::Nodes(items) if items.is_empty()) {
+                say!("mend: the expression selects no node");
+                return Ok(ExitCode::from(EXIT_NOTHING));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -126,10 +179,11 @@ fn single(
 fn robust(
     doc: &Document,
     expr: &str,
+    css: bool,
     json: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<ExitCode> {
-    let items = match XPath::compile(expr).map_err(|e| e.message).and_then(|x| {
+    let items = match compile(expr, css).map_err(|(m, _)| m).and_then(|x| {
         x.select_item(doc, mend::xpath::Item::Node(NodeId::ROOT))
             .map_err(|e| e.message)
     }) {
@@ -176,21 +230,27 @@ fn robust(
     Ok(ExitCode::SUCCESS)
 }
 
-fn batch(doc: &Document, text: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+fn batch(
+    doc: &Document,
+    text: &str,
+    css: bool,
+    form: Form,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let result = XPath::compile(line)
-            .map_err(|e| format!("{} at position {}", e.message, e.position))
+        let result = compile(line, css)
+            .map_err(|(m, at)| format!("{m} at column {}", at + 1))
             .and_then(|x| x.evaluate(doc, NodeId::ROOT).map_err(|e| e.message));
-        if json {
+        if form.json {
             let j = match &result {
-                Ok(v) => to_json(doc, v),
+                Ok(v) => to_json(doc, v, form.html),
                 Err(m) => json!({ "error": m }),
             };
             writeln!(out, "{j}")?;
         } else {
             writeln!(out, "# {line}")?;
             match &result {
-                Ok(v) => write_human(doc, v, out)?,
+                Ok(v) => write_human(doc, v, form.html, out)?,
                 Err(m) => writeln!(out, "error: {m}")?,
             }
         }
@@ -203,13 +263,19 @@ fn column(s: &str, byte: usize) -> usize {
     s.char_indices().take_while(|&(i, _)| i < byte).count()
 }
 
-fn to_json(doc: &Document, v: &Value) -> Json {
+fn to_json(doc: &Document, v: &Value, html: bool) -> Json {
     let mut obj = Map::new();
     match v {
         Value::Nodes(items) => {
             let nodes: Vec<Json> = items
                 .iter()
-                .map(|i| json!({ "path": i.path(doc), "value": i.string_value(doc) }))
+                .map(|i| {
+                    let mut node = json!({ "path": i.path(doc), "value": i.string_value(doc) });
+                    if html {
+                        node["html"] = outer_html(doc, *i).into();
+                    }
+                    node
+                })
                 .collect();
             obj.insert("nodes".into(), Json::Array(nodes));
         }
@@ -231,8 +297,14 @@ fn to_json(doc: &Document, v: &Value) -> Json {
     Json::Object(obj)
 }
 
-fn write_human(doc: &Document, v: &Value, out: &mut impl Write) -> io::Result<()> {
+fn write_human(doc: &Document, v: &Value, html: bool, out: &mut impl Write) -> io::Result<()> {
     match v {
+        Value::Nodes(items) if html => {
+            for i in items {
+                writeln!(out, "{}", outer_html(doc, *i))?;
+            }
+            Ok(())
+        }
         Value::Nodes(items) => {
             for i in items {
                 writeln!(out, "{}\t{}", i.path(doc), escape(&i.string_value(doc)))?;
@@ -240,6 +312,15 @@ fn write_human(doc: &Document, v: &Value, out: &mut impl Write) -> io::Result<()
             Ok(())
         }
         other => writeln!(out, "{}", other.to_string_value(doc)),
+    }
+}
+
+/// An element's outer HTML; any other node's value, as parsel's `.get()`
+/// gives it.
+fn outer_html(doc: &Document, item: Item) -> String {
+    match item {
+        Item::Node(node) if doc.is_element(node) => doc.outer_html(node),
+        other => other.string_value(doc),
     }
 }
 
