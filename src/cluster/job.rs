@@ -23,7 +23,7 @@ use tokio_postgres::Client;
 use url::Url;
 
 use super::BackendError;
-use super::home::Citations;
+use super::citation::Citations;
 use crate::crawl::{ItemRule, RobotsTxt, Scope, Sink, SinkError, origin};
 use crate::job::PageOutput;
 use crate::site::ItemPattern;

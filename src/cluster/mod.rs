@@ -37,6 +37,7 @@
 //! own, so that a page whose lease ran out is written once, by the worker
 //! that holds it.
 
+mod citation;
 mod credentials;
 mod database;
 mod decision;
@@ -48,12 +49,13 @@ mod queue;
 mod status;
 mod worker;
 
+pub use citation::{Citation, Citations};
 pub use credentials::redact;
 pub use database::{Listener, MIGRATIONS, connect, listen, migrate, open};
 pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::{StoreImage, store_image};
-pub use home::{Citation, Citations, Homecoming, bring_home, citations};
+pub use home::{Homecoming, bring_home, citations};
 pub use job::{
     Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
     try_finish,

@@ -103,7 +103,25 @@ impl<'a> Builder<'a> {
     fn pattern(&self, node: &Node, pointer: &str, out: &mut Vec<Diagnostic>) -> Option<Pattern> {
         let errors_before = out.len();
         let name = node.get("name")?.as_str()?.to_owned();
-        let xpath = self.xpath(node.get("xpath")?, out);
+        let css = node.get("css").and_then(Node::as_str).map(str::to_owned);
+        let xpath = match (node.get("xpath"), node.get("css")) {
+            (Some(xpath), None) => self.xpath(xpath, out),
+            (None, Some(css)) => self.css(css, out),
+            (Some(_), Some(css)) => {
+                out.push(
+                    self.error_at(css, "a pattern has `xpath` or `css`, not both".to_owned())
+                        .with_expected("one of \"xpath\" and \"css\""),
+                );
+                None
+            }
+            (None, None) => {
+                out.push(
+                    self.error_at(node, "missing required key \"xpath\" in pattern".to_owned())
+                        .with_expected("a key \"xpath\" (or \"css\" with a CSS selector)"),
+                );
+                None
+            }
+        };
         let children = node.get("patterns");
         if let Some(children) = children {
             for key in ["extract", "type"] {
@@ -184,6 +202,7 @@ impl<'a> Builder<'a> {
                 .map(str::to_owned),
             patterns,
             history: strings("history"),
+            css,
             location: Location {
                 line: node.at.line,
                 column: node.at.column,
@@ -207,6 +226,46 @@ impl<'a> Builder<'a> {
                     )
                     .with_expected("an XPath 1.0 expression"),
                 );
+                None
+            }
+        }
+    }
+
+    /// A `css:` selector, translated and compiled; a selector that cannot
+    /// be translated is an error at its column.
+    fn css(&self, node: &Node, out: &mut Vec<Diagnostic>) -> Option<XPath> {
+        let source = node.as_str()?;
+        let translated = match crate::css::to_xpath(source) {
+            Ok(xpath) => xpath,
+            Err(e) => {
+                let byte = source
+                    .char_indices()
+                    .nth(e.column.saturating_sub(1))
+                    .map_or(source.len(), |(i, _)| i);
+                let (line, column) = position_in(self.text, node, byte);
+                out.push(
+                    Diagnostic::error(
+                        self.file,
+                        self.text,
+                        line,
+                        column,
+                        format!("invalid CSS selector: {}", e.message),
+                    )
+                    .with_expected("a CSS selector as parsel takes it"),
+                );
+                return None;
+            }
+        };
+        match XPath::compile(&translated) {
+            Ok(xpath) => Some(xpath),
+            Err(e) => {
+                out.push(self.error_at(
+                    node,
+                    format!(
+                        "the CSS selector's translation {translated} does not compile: {}",
+                        e.message
+                    ),
+                ));
                 None
             }
         }

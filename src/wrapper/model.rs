@@ -49,6 +49,9 @@ pub struct Pattern {
     pub patterns: Vec<Pattern>,
     /// Earlier XPaths of this pattern, oldest first.
     pub history: Vec<String>,
+    /// The CSS selector the wrapper file gives instead of an XPath, when it
+    /// does: `xpath` is its translation.
+    pub css: Option<String>,
     /// Where the pattern starts in the wrapper file.
     pub location: Location,
 }

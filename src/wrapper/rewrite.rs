@@ -123,14 +123,26 @@ fn rewrite_xpath(
     let (pattern, pointer) =
         find(&root, pattern_path).ok_or_else(|| RewriteError::NotFound { path: path.clone() })?;
 
-    let xpath = pattern
-        .entry("xpath")
-        .ok_or_else(|| not_editable("it has no xpath"))?;
-    let old_xpath = xpath
+    // A pattern written with `css:` is written back with `xpath:`: the
+    // selector's translation is the XPath that goes to history, and the
+    // selector itself stays beside the new XPath as a comment.
+    let (entry, css) = match (pattern.entry("xpath"), pattern.entry("css")) {
+        (Some(entry), _) => (entry, false),
+        (None, Some(entry)) => (entry, true),
+        (None, None) => return Err(not_editable("it has no xpath")),
+    };
+    let key = if css { "css" } else { "xpath" };
+    let written = entry
         .value
         .as_str()
-        .ok_or_else(|| not_editable("its xpath is not text"))?;
-    let span = scalar_span(text, xpath, "xpath").map_err(|reason| not_editable(&reason))?;
+        .ok_or_else(|| not_editable(&format!("its {key} is not text")))?;
+    let old_xpath = match css {
+        true => crate::css::to_xpath(written)
+            .map_err(|e| not_editable(&format!("its css does not translate: {e}")))?,
+        false => written.to_owned(),
+    };
+    let old_xpath = old_xpath.as_str();
+    let mut span = scalar_span(text, entry, key).map_err(|reason| not_editable(&reason))?;
     let flow = is_flow(text, pattern);
     // The limit is read as the loader reads it; a value the schema would
     // refuse (below 1) still keeps the XPath just replaced.
@@ -150,10 +162,23 @@ fn rewrite_xpath(
 
     let (history_edits, history) =
         history_edits(text, pattern, span.end, &change).map_err(|reason| not_editable(&reason))?;
-    let mut edits = vec![(span.start, span.end, render(new_xpath, span.style, flow))];
+    let mut replacement = render(new_xpath, span.style, flow);
+    if css {
+        span.start = entry
+            .key_at
+            .offset
+            .ok_or_else(|| not_editable("the position of its css is unknown"))?;
+        replacement = format!("xpath: {replacement}");
+        if !flow {
+            let selector = written.replace(['\n', '\r'], " ");
+            replacement.push_str(&format!("  # was css: {selector}"));
+        }
+    }
+    let mut edits = vec![(span.start, span.end, replacement)];
     edits.extend(history_edits);
     let out = apply(text, edits).map_err(not_editable)?;
     verify(&root, &out, &pointer, |pattern| {
+        pattern.remove("css");
         pattern.insert("xpath".to_owned(), Value::from(new_xpath));
         if let Some(history) = history {
             pattern.insert(
@@ -248,10 +273,12 @@ fn treegram_edit(
         };
         (span.start, span.end, render(file, style, flow))
     } else {
-        let xpath = pattern
-            .entry("xpath")
-            .ok_or_else(|| not_editable("it has no xpath"))?;
-        let span = scalar_span(text, xpath, "xpath").map_err(|reason| not_editable(&reason))?;
+        let (xpath, key) = match (pattern.entry("xpath"), pattern.entry("css")) {
+            (Some(entry), _) => (entry, "xpath"),
+            (None, Some(entry)) => (entry, "css"),
+            (None, None) => return Err(not_editable("it has no xpath")),
+        };
+        let span = scalar_span(text, xpath, key).map_err(|reason| not_editable(&reason))?;
         let value = render(file, Style::Plain, flow);
         if flow {
             (span.end, span.end, format!(", treegram: {value}"))
@@ -486,6 +513,7 @@ fn history_edits(
             let indent = " ".repeat(
                 pattern
                     .entry("xpath")
+                    .or_else(|| pattern.entry("css"))
                     .map_or(0, |e| e.key_at.column.saturating_sub(1)),
             );
             let item = render(change.old, change.style, false);

@@ -1014,3 +1014,26 @@ fn setting_every_treegram_at_once_writes_what_one_at_a_time_writes() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_healed_css_pattern_is_written_back_as_xpath_with_its_translation_in_history() {
+    let text =
+        "name: shop\npatterns:\n  - name: price  # the price\n    css: p.price\n    type: number\n";
+    let out = replace_xpath(text, &["price"], "//span[@itemprop='price']").unwrap();
+    assert_eq!(
+        changed_lines(text, &out),
+        "@@ line 4 @@\n-    css: p.price\n+    xpath: //span[@itemprop='price']  # was css: p.price\n+    history:\n+      - descendant-or-self::p[@class and contains(concat(' ', normalize-space(@class), ' '), ' price ')]"
+    );
+    let w = load_str(&out, "shop.yaml").unwrap();
+    let price = pattern(&w, &["price"]);
+    assert_eq!(price.css, None);
+    assert_eq!(price.history, [crate::css::to_xpath("p.price").unwrap()]);
+    // In a flow mapping there is no room for a comment.
+    let flow = "name: shop\npatterns:\n  - {name: price, css: p.price}\n";
+    let out = replace_xpath(flow, &["price"], "//b").unwrap();
+    assert!(
+        out.contains("{name: price, xpath: //b, history: ["),
+        "{out}"
+    );
+    assert!(load_str(&out, "shop.yaml").is_ok());
+}

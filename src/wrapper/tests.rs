@@ -591,3 +591,26 @@ patterns:
         &check_str(yaml, "wrappers/shop.yaml").diagnostics
     ));
 }
+
+#[test]
+fn a_css_pattern_loads_as_its_translation() {
+    let w = load("name: shop\npatterns:\n  - name: price\n    css: li > p.price::text\n");
+    let price = &w.patterns[0];
+    assert_eq!(price.css.as_deref(), Some("li > p.price::text"));
+    assert_eq!(
+        price.xpath.source(),
+        crate::css::to_xpath("li > p.price::text").unwrap()
+    );
+}
+
+#[test]
+fn a_css_pattern_that_cannot_be_translated_is_an_error_at_its_column() {
+    check(
+        "name: shop\npatterns:\n  - name: a\n    css: 'a:hover'\n",
+        &["4:12: error: invalid CSS selector: unsupported pseudo-class :hover"],
+    );
+    check(
+        "name: shop\npatterns:\n  - {name: a, xpath: //a, css: a}\n",
+        &["3:32: error: a pattern has `xpath` or `css`, not both"],
+    );
+}

@@ -820,3 +820,84 @@ fn heal_and_revert_cycles_share_their_copies_and_gc_bounds_the_rest() {
     let (code, out) = p.run("bookshop-redesign.html", "auto");
     assert_eq!(code, Some(0), "{out}");
 }
+
+/// The shipped wrapper with every pattern written as a CSS selector.
+fn css_bookshop(text: &str) -> String {
+    let mut css = text.to_owned();
+    for (xpath, selector) in [
+        ("xpath: //h1", "css: h1"),
+        (
+            "xpath: //ol[@class='books']/li/article",
+            "css: ol.books > li > article",
+        ),
+        ("xpath: ./h3/a/@title", "css: h3 > a::attr(title)"),
+        ("xpath: .//p[@class='price']", "css: p.price"),
+        (
+            "xpath: .//p[contains(concat(' ', normalize-space(@class), ' '), ' stock ')]",
+            "css: p.stock",
+        ),
+        ("xpath: ./h3/a/@href", "css: h3 > a::attr(href)"),
+    ] {
+        assert!(css.contains(xpath), "{xpath}");
+        css = css.replace(xpath, selector);
+    }
+    assert!(!css.contains("xpath:"), "{css}");
+    css
+}
+
+#[test]
+fn a_css_wrapper_extracts_what_its_xpath_twin_extracts() {
+    let shipped = std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml")).unwrap();
+    let xpath = Project::with_wrapper(&shipped);
+    let css = Project::with_wrapper(&css_bookshop(&shipped));
+    for page in [
+        "bookshop.html",
+        "bookshop-redesign.html",
+        "bookshop-silent.html",
+    ] {
+        let (code_x, by_xpath) = xpath.run(page, "off");
+        let (code_c, by_css) = css.run(page, "off");
+        assert_eq!(code_x, code_c, "{page}");
+        assert_eq!(by_xpath["records"], by_css["records"], "{page}");
+    }
+}
+
+#[test]
+fn a_healed_css_pattern_is_written_back_as_xpath_with_the_selector_kept() {
+    let text = single_page_heals(&css_bookshop(
+        &std::fs::read_to_string(format!("{ROOT}/wrappers/bookshop.yaml")).unwrap(),
+    ));
+    let p = Project::with_wrapper(&text);
+    p.snapshot();
+    let (code, v) = p.run("bookshop-redesign.html", "auto");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(books(&v), six_books());
+    let after = p.wrapper_text();
+    // The three healed patterns now say xpath, the selector beside it and
+    // its translation in history; the others keep their css.
+    let healed: Vec<&str> = after
+        .lines()
+        .filter(|l| l.trim_start().starts_with("xpath: "))
+        .collect();
+    assert_eq!(healed.len(), 3, "{after}");
+    assert!(
+        healed.iter().all(|l| l.contains("  # was css: ")),
+        "{after}"
+    );
+    let kept = after
+        .lines()
+        .filter(|l| l.trim_start().starts_with("css: "))
+        .count();
+    assert_eq!(kept, 3, "{after}");
+    let out = p.mend(&["validate", "wrappers/bookshop.yaml"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The healed wrapper extracts the redesigned page with no heal.
+    let (code, v) = p.run("bookshop-redesign.html", "off");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(books(&v), six_books());
+}

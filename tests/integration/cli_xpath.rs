@@ -101,3 +101,49 @@ fn gzipped_pages_and_stdin_are_read() {
         .output();
     assert_eq!(stdout(&o), "2\n");
 }
+
+#[test]
+fn a_css_selector_selects_what_its_xpath_selects() {
+    let o = mend(&["xpath", PAGE, "li:nth-child(2) h3 > a::attr(href)", "--css"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "/html/body/ol/li[2]/article/h3/a/@href\t/b/2\n");
+    let o = mend(&["xpath", PAGE, "article p::text, h1", "--css", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let values: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["Books", "£10.00", "£12.50"]);
+}
+
+#[test]
+fn an_unsupported_pseudo_class_is_exit_2_with_its_column() {
+    let o = mend(&["xpath", PAGE, "li a:hover", "--css"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unsupported pseudo-class :hover"), "{err}");
+    assert!(err.contains("  li a:hover\n      ^"), "{err}");
+}
+
+#[test]
+fn html_prints_each_elements_outer_html() {
+    let o = mend(&["xpath", PAGE, "//li[1]//h3", "--html"]);
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        "<h3><a href=\"/b/1\" title=\"First\">First</a></h3>\n"
+    );
+}
+
+#[test]
+fn a_selection_of_nothing_says_so_and_exits_1() {
+    let o = mend(&["xpath", PAGE, "//table"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("selects no node"));
+    // A value that happens to be empty is not nothing.
+    let o = mend(&["xpath", PAGE, "string(//table)"]);
+    assert!(o.status.success());
+}

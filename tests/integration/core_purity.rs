@@ -11,6 +11,7 @@ use crate::support::source::{is_test_file, rust_files};
 const CORE: &[&str] = &[
     "dom",
     "xpath",
+    "css",
     "similarity",
     "wrapper",
     "treegram",

@@ -253,6 +253,7 @@ fn wrapper(xpath: &str, settings: &AdaptSettings) -> Wrapper {
             treegram: None,
             patterns: Vec::new(),
             history: Vec::new(),
+            css: None,
             location: Default::default(),
         }],
         source: None,
