@@ -65,6 +65,23 @@ pub struct RunArgs {
     /// Also write the run's summary to this file, as one JSON object.
     #[arg(long, value_name = "FILE")]
     pub summary_json: Option<PathBuf>,
+    /// The URL saved pages came from: relative links (and `type: url`
+    /// fields) resolve against it. Pages fetched from a URL keep their own.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<url::Url>,
+    /// Decode every page with this charset (utf-8, windows-1252,
+    /// shift_jis, ...), whatever it declares: for a page saved in another
+    /// charset than its <meta> says.
+    #[arg(long, value_name = "LABEL", value_parser = encoding_label)]
+    pub encoding: Option<String>,
+}
+
+/// An encoding label the WHATWG Encoding Standard knows, as its canonical
+/// name.
+fn encoding_label(label: &str) -> Result<String, String> {
+    encoding_rs::Encoding::for_label(label.trim().as_bytes())
+        .map(|e| e.name().to_owned())
+        .ok_or_else(|| format!("{label:?} is not a charset (try utf-8, windows-1252, iso-8859-2, shift_jis, gb18030)"))
 }
 
 /// What each `--heal` value does, for the help.
@@ -136,6 +153,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let progress = progress_bar(sources.len());
     let options = RunOptions {
         flatten: args.flatten.clone(),
+        base_url: args.url.clone(),
+        encoding: args.encoding.clone(),
     };
     let mut write_error = None;
     let started = mend::runtime::now();

@@ -153,6 +153,7 @@ mod tests {
         let w = wrapper();
         let options = RunOptions {
             flatten: Some("item".to_owned()),
+            ..RunOptions::default()
         };
         let mut o = HealthObserver::new(&w, &options);
         o.observe(&output(

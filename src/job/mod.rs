@@ -65,11 +65,31 @@ pub struct PageOutput {
     pub ticket: Option<usize>,
 }
 
-/// How a run shapes its records.
+/// How a run reads its pages and shapes its records.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Emit one record per instance of this top-level record pattern.
     pub flatten: Option<String>,
+    /// The URL relative links resolve against, for pages that came with
+    /// none (saved files, standard input); a page fetched from a URL keeps
+    /// its own.
+    pub base_url: Option<url::Url>,
+    /// The charset every page is decoded with, whatever it declares (a
+    /// label encoding_rs knows, checked by the caller).
+    pub encoding: Option<String>,
+}
+
+impl RunOptions {
+    /// `page` as these options read it: its base URL and charset set.
+    fn read(&self, mut page: fetch::Page) -> fetch::Page {
+        if page.url.is_none() {
+            page.url.clone_from(&self.base_url);
+        }
+        if self.encoding.is_some() {
+            page.charset.clone_from(&self.encoding);
+        }
+        page
+    }
 }
 
 /// Counts over a whole run.
@@ -119,7 +139,7 @@ pub fn run_one(
     options: &RunOptions,
 ) -> PageOutput {
     match fetch::load(source, http) {
-        Ok(page) => process_page(wrapper, &page, options),
+        Ok(page) => process_page(wrapper, &options.read(page), options),
         Err(e) => failed(source, &e),
     }
 }
@@ -301,7 +321,7 @@ pub fn run_pages_healing(
         // when the batch began; what comes after is done in input order.
         let pages: Vec<Result<Read, Box<PageOutput>>> = chunk
             .par_iter()
-            .map(|s| match fetch::load(s, &http) {
+            .map(|s| match fetch::load(s, &http).map(|p| options.read(p)) {
                 Ok(page) => {
                     let _span = tracing::info_span!("page", page = %page.name).entered();
                     let doc = page.document();

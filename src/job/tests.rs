@@ -10,6 +10,7 @@ fn check(record: Value, flatten: Option<&str>, expected: Value) {
     };
     let options = RunOptions {
         flatten: flatten.map(str::to_owned),
+        ..RunOptions::default()
     };
     assert_eq!(Value::Array(shape(record, &options)), expected);
 }
@@ -45,6 +46,7 @@ fn a_page_field_named_like_a_record_field_is_page_dot_name() {
         ]),
         &RunOptions {
             flatten: Some("book".to_owned()),
+            ..RunOptions::default()
         },
     );
     assert_eq!(flat, [json!({"title": "A", "page.title": "Fiction"})]);

@@ -560,3 +560,57 @@ fn a_treegram_key_naming_a_device_or_a_path_out_of_the_project_is_bad_input() {
         assert!(stderr.contains("the tree-gram of title"), "{stderr}");
     }
 }
+
+/// A one-field wrapper and a saved page in `dir`: the page's link is
+/// relative, and its price is written in windows-1252 under a <meta> that
+/// says UTF-8, as a page saved by a tool that re-encoded it.
+fn saved_page(dir: &std::path::Path) {
+    std::fs::write(
+        dir.join("w.yaml"),
+        "name: shop\npatterns:\n  - {name: link, xpath: '//a/@href', type: url, constraints: {max: 1}}\n  - {name: price, xpath: '//p', constraints: {max: 1}}\n",
+    )
+    .unwrap();
+    let mut page = b"<meta charset=utf-8><a href='../b/1.html'>One</a><p>".to_vec();
+    page.extend_from_slice(b"\xa310.00</p>");
+    std::fs::write(dir.join("saved.html"), page).unwrap();
+}
+
+#[test]
+fn url_resolves_a_saved_pages_links_and_encoding_overrides_its_charset() {
+    let dir = tempfile::tempdir().unwrap();
+    saved_page(dir.path());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "w.yaml", "saved.html"];
+        args.extend_from_slice(extra);
+        let out = Mend::new(&args).dir(dir.path()).output();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout_json(&out)["records"][0].clone()
+    };
+    let plain = run(&[]);
+    assert_eq!(plain["link"], "../b/1.html");
+    assert_eq!(plain["price"], "\u{fffd}10.00");
+    let told = run(&[
+        "--url",
+        "https://shop.example/cat/list.html",
+        "--encoding",
+        "latin1",
+    ]);
+    assert_eq!(told["link"], "https://shop.example/b/1.html");
+    assert_eq!(told["price"], "£10.00");
+}
+
+#[test]
+fn an_unknown_encoding_is_refused_before_any_page_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    saved_page(dir.path());
+    let out = Mend::new(&["run", "w.yaml", "saved.html", "--encoding", "klingon"])
+        .dir(dir.path())
+        .output();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a charset"));
+}
