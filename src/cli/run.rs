@@ -35,8 +35,8 @@ pub struct RunArgs {
     #[arg(required = true)]
     pub pages: Vec<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Ndjson)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = RunFormat::Ndjson)]
+    pub format: RunFormat,
     /// Write records to this file instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -74,6 +74,43 @@ pub struct RunArgs {
     /// charset than its <meta> says.
     #[arg(long, value_name = "LABEL", value_parser = encoding_label)]
     pub encoding: Option<String>,
+}
+
+/// The output formats of `mend run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunFormat {
+    /// One JSON object per page, one per line.
+    Ndjson,
+    /// With one page, exactly that page's object; with several, an array.
+    Json,
+    /// One row per record, then what went wrong on the page.
+    Csv,
+    /// An SQLite file (`--out` is required): the tables `mend crawl
+    /// --format sqlite` writes, a table per top-level record pattern and
+    /// `pages`; a file that exists gains the run's rows.
+    Sqlite,
+}
+
+/// Where a run's pages go: text in one of the text formats, or SQLite.
+enum RunOutput {
+    Text(OutputWriter<BufWriter<Box<dyn Write + Send>>>),
+    Sqlite(mend::crawl::Sink),
+}
+
+impl RunOutput {
+    fn write(&mut self, page: job::PageOutput) -> anyhow::Result<()> {
+        match self {
+            RunOutput::Text(writer) => Ok(writer.write(page)?),
+            RunOutput::Sqlite(sink) => Ok(sink.write(page, mend::runtime::now().unix_millis())?),
+        }
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        match self {
+            RunOutput::Text(writer) => writer.finish().map(drop).map_err(Into::into),
+            RunOutput::Sqlite(mut sink) => sink.commit().map(drop).map_err(Into::into),
+        }
+    }
 }
 
 /// An encoding label the WHATWG Encoding Standard knows, as its canonical
@@ -142,14 +179,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    let sink: Box<dyn Write + Send> = match &args.out {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?,
-        ),
-        None => Box::new(super::stdout::Stdout::new()),
+    let text_format = match args.format {
+        RunFormat::Ndjson => OutputFormat::Ndjson,
+        RunFormat::Json => OutputFormat::Json,
+        RunFormat::Csv => OutputFormat::Csv,
+        RunFormat::Sqlite => OutputFormat::Ndjson,
     };
-    let mut writer = OutputWriter::new(BufWriter::new(sink), args.format, columns);
+    let mut writer = match (args.format, &args.out) {
+        (RunFormat::Sqlite, None) => {
+            say!("error: --format sqlite needs --out FILE");
+            return Ok(ExitCode::from(EXIT_BAD_INPUT));
+        }
+        (RunFormat::Sqlite, Some(path)) => RunOutput::Sqlite(
+            mend::crawl::Sink::open(Some(path), mend::crawl::SinkFormat::Sqlite, &wrapper, None)
+                .context("cannot open the output")?,
+        ),
+        (_, Some(path)) => {
+            let file: Box<dyn Write + Send> = Box::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            );
+            RunOutput::Text(OutputWriter::new(
+                BufWriter::new(file),
+                text_format,
+                columns,
+            ))
+        }
+        (_, None) => {
+            let out: Box<dyn Write + Send> = Box::new(super::stdout::Stdout::new());
+            RunOutput::Text(OutputWriter::new(BufWriter::new(out), text_format, columns))
+        }
+    };
     let progress = progress_bar(sources.len());
     let options = RunOptions {
         flatten: args.flatten.clone(),

@@ -614,3 +614,48 @@ fn an_unknown_encoding_is_refused_before_any_page_is_read() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a charset"));
 }
+
+#[test]
+fn format_sqlite_writes_the_tables_the_crawl_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("books.db");
+    let db_arg = db.to_str().unwrap();
+    let args = [
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--format",
+        "sqlite",
+        "--out",
+        db_arg,
+    ];
+    let out = mend(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let count = |table: &str| -> i64 {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!((count("book"), count("pages")), (6, 1));
+    let title: String = conn
+        .query_row("SELECT title FROM book ORDER BY rowid LIMIT 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(title, "The Tide Between Us");
+    // Without a file there is nowhere to write.
+    let out = mend(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--format",
+        "sqlite",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs --out"));
+}
