@@ -1,0 +1,181 @@
+//! mend's Python module, `mend._mend` (the package `mend` re-exports it):
+//! wrappers loaded from their YAML files, and pages extracted with them, by
+//! the Rust library unchanged underneath. The GIL is released while a page
+//! is parsed and extracted, so Python threads extract side by side.
+//!
+//! It refuses without crashing: a wrapper that does not load raises
+//! `mend.WrapperError` with the first error's file, line and column; a page
+//! that is neither `str` nor `bytes` raises `TypeError`, a URL that does not
+//! parse `ValueError`; a panic inside mend (a bug) surfaces as PyO3's
+//! `PanicException`, not as the end of the interpreter.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use mend::fetch::Page as FetchedPage;
+use mend::job::{RunOptions, process_page};
+use mend::wrapper::{LoadError, Severity};
+
+create_exception!(
+    _mend,
+    WrapperError,
+    PyException,
+    "A wrapper file that does not load: `.file`, `.line` and `.column` say where the first error is, `.message` what it is, and `str()` gives every diagnostic."
+);
+
+/// A wrapper loaded from its YAML file.
+#[pyclass(frozen, module = "mend")]
+struct Wrapper {
+    inner: Arc<mend::wrapper::Wrapper>,
+}
+
+#[pymethods]
+impl Wrapper {
+    /// Loads the wrapper at `path`; raises `WrapperError` when it is not a
+    /// valid wrapper, `OSError` when it cannot be read.
+    #[new]
+    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        match py.allow_threads(|| mend::wrapper::load_file(&path)) {
+            Ok(wrapper) => Ok(Wrapper {
+                inner: Arc::new(wrapper),
+            }),
+            Err(LoadError::Io { source, .. }) => Err(source.into()),
+            Err(LoadError::Invalid(diagnostics)) => Err(wrapper_error(py, &diagnostics)),
+            Err(other) => Err(WrapperError::new_err(other.to_string())),
+        }
+    }
+
+    /// The wrapper's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The names of its top-level patterns, in the file's order.
+    #[getter]
+    fn patterns(&self) -> Vec<String> {
+        self.inner.patterns.iter().map(|p| p.name.clone()).collect()
+    }
+
+    /// Extracts one page (`str`, or `bytes` decoded as the page declares),
+    /// whose relative links resolve against `url`; gives a `Page`.
+    #[pyo3(signature = (html, url = None))]
+    fn extract(
+        &self,
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        url: Option<&str>,
+    ) -> PyResult<Page> {
+        let url = url
+            .map(url::Url::parse)
+            .transpose()
+            .map_err(|e| PyValueError::new_err(format!("url: {e}")))?;
+        let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
+            // Text is decoded already: a <meta> must not decode it again.
+            (text.to_cow()?.as_bytes().to_vec(), Some("utf-8".to_owned()))
+        } else if let Ok(bytes) = html.downcast::<PyBytes>() {
+            (bytes.as_bytes().to_vec(), None)
+        } else {
+            return Err(PyTypeError::new_err("html must be str or bytes"));
+        };
+        let page = FetchedPage {
+            name: url
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), url::Url::to_string),
+            url,
+            bytes,
+            charset,
+        };
+        let wrapper = Arc::clone(&self.inner);
+        let out = py.allow_threads(move || {
+            let out = process_page(&wrapper, &page, &RunOptions::default());
+            serde_json::to_value(&out)
+        });
+        let out = out.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Page::of(py, &out)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<mend.Wrapper {:?}>", self.inner.name)
+    }
+}
+
+/// What a wrapper made of one page.
+#[pyclass(frozen, module = "mend")]
+struct Page {
+    /// The page's records: a list of dicts, values typed as the wrapper says.
+    #[pyo3(get)]
+    records: PyObject,
+    /// The constraints that failed, as dicts.
+    #[pyo3(get)]
+    violations: PyObject,
+    /// The heals tried on the page, as dicts (none without a healing job).
+    #[pyo3(get)]
+    adaptations: PyObject,
+}
+
+impl Page {
+    fn of(py: Python<'_>, out: &serde_json::Value) -> PyResult<Page> {
+        let field = |key: &str| -> PyResult<PyObject> {
+            let value = out
+                .get(key)
+                .cloned()
+                .unwrap_or(serde_json::Value::Array(Vec::new()));
+            Ok(pythonize::pythonize(py, &value)?.unbind())
+        };
+        Ok(Page {
+            records: field("records")?,
+            violations: field("violations")?,
+            adaptations: field("adaptations")?,
+        })
+    }
+}
+
+#[pymethods]
+impl Page {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "<mend.Page: {} records, {} violations>",
+            self.records.bind(py).len()?,
+            self.violations.bind(py).len()?
+        ))
+    }
+}
+
+/// `WrapperError` for a wrapper's diagnostics, placed at the first error.
+fn wrapper_error(py: Python<'_>, diagnostics: &[mend::wrapper::Diagnostic]) -> PyErr {
+    let first = diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .or(diagnostics.first());
+    let err = WrapperError::new_err(mend::wrapper::render_all(diagnostics));
+    if let Some(d) = first {
+        let value = err.value(py);
+        for (name, set) in [
+            ("file", value.setattr("file", &d.file)),
+            ("line", value.setattr("line", d.line)),
+            ("column", value.setattr("column", d.column)),
+            ("message", value.setattr("message", &d.message)),
+        ] {
+            if let Err(e) = set {
+                return PyValueError::new_err(format!("cannot set WrapperError.{name}: {e}"));
+            }
+        }
+    }
+    err
+}
+
+/// The module.
+#[pymodule]
+fn _mend(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Wrapper>()?;
+    m.add_class::<Page>()?;
+    m.add("WrapperError", m.py().get_type::<WrapperError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
