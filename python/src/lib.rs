@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use mend::fetch::Page as FetchedPage;
-use mend::job::{RunOptions, process_page};
+use mend::job::{PageOutput, RunOptions, process_page};
 use mend::wrapper::{LoadError, Severity};
 
 create_exception!(
@@ -92,11 +92,7 @@ impl Wrapper {
             charset,
         };
         let wrapper = Arc::clone(&self.inner);
-        let out = py.allow_threads(move || {
-            let out = process_page(&wrapper, &page, &RunOptions::default());
-            serde_json::to_value(&out)
-        });
-        let out = out.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let out = py.allow_threads(move || process_page(&wrapper, &page, &RunOptions::default()));
         Page::of(py, &out)
     }
 
@@ -120,18 +116,13 @@ struct Page {
 }
 
 impl Page {
-    fn of(py: Python<'_>, out: &serde_json::Value) -> PyResult<Page> {
-        let field = |key: &str| -> PyResult<PyObject> {
-            let value = out
-                .get(key)
-                .cloned()
-                .unwrap_or(serde_json::Value::Array(Vec::new()));
-            Ok(pythonize::pythonize(py, &value)?.unbind())
-        };
+    /// The page's output as Python objects, converted straight from mend's
+    /// values (no JSON text in between).
+    fn of(py: Python<'_>, out: &PageOutput) -> PyResult<Page> {
         Ok(Page {
-            records: field("records")?,
-            violations: field("violations")?,
-            adaptations: field("adaptations")?,
+            records: pythonize::pythonize(py, &out.records)?.unbind(),
+            violations: pythonize::pythonize(py, &out.violations)?.unbind(),
+            adaptations: pythonize::pythonize(py, &out.adaptations)?.unbind(),
         })
     }
 }

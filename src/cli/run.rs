@@ -74,6 +74,18 @@ pub struct RunArgs {
     /// charset than its <meta> says.
     #[arg(long, value_name = "LABEL", value_parser = encoding_label)]
     pub encoding: Option<String>,
+    /// POST a JSON notice to URL when the run leaves something for a person
+    /// (violations, proposals, health drops); overrides `adapt.notify`.
+    #[arg(long, value_name = "URL", value_parser = http_url)]
+    pub notify: Option<String>,
+}
+
+/// An http(s) URL, as text.
+fn http_url(text: &str) -> Result<String, String> {
+    match url::Url::parse(text) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(text.to_owned()),
+        _ => Err(format!("{text:?} is not an http(s) URL")),
+    }
 }
 
 /// The output formats of `mend run`.
@@ -217,6 +229,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         encoding: args.encoding.clone(),
     };
     let mut write_error = None;
+    let notify_url = args.notify.clone().or_else(|| wrapper.adapt.notify.clone());
+    let wrapper_name = wrapper.name.clone();
+    let mut proposal_ids: Vec<String> = Vec::new();
     let started = mend::runtime::now();
     let mut health = HealthObserver::new(&wrapper, &options);
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
@@ -239,6 +254,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         progress.inc(1);
         health.observe(&page);
+        for a in page
+            .adaptations
+            .iter()
+            .filter(|a| a["status"] == "proposed")
+        {
+            if let (Some(store), Some(id)) = (a["store"].as_str(), a["id"].as_i64()) {
+                let reference = format!("{store}:{id}");
+                if !proposal_ids.contains(&reference) {
+                    proposal_ids.push(reference);
+                }
+            }
+        }
         if write_error.is_none()
             && let Err(e) = writer.write(page)
         {
@@ -300,6 +327,28 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(e) = healer.failure() {
         say!("error: {e}");
+    }
+    if let Some(url) = &notify_url {
+        let notice = fetch::Notice {
+            source: "mend run".to_owned(),
+            wrapper: wrapper_name,
+            wrapper_file: args.wrapper.display().to_string(),
+            pages: summary.pages,
+            violations: summary.violations,
+            violated_pages: summary.violated_pages,
+            proposals: summary.heals.proposed,
+            applied: summary.heals.applied,
+            health_drops: drops,
+            proposal_ids,
+            store: store.clone(),
+        };
+        // A notice that cannot be delivered is said; the run's exit code
+        // stays what the pages made it.
+        if notice.is_due()
+            && let Err(e) = fetch::notify(url, &notice)
+        {
+            say!("error: {e}");
+        }
     }
     if let Some(path) = &args.summary_json {
         let json = serde_json::json!({

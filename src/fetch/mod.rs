@@ -14,6 +14,7 @@
 //! turn into a document of nothing.
 
 mod http;
+mod notify;
 mod sniff;
 
 use std::io::Read;
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use http::HttpClient;
 pub(crate) use http::describe as describe_reqwest;
+pub use notify::{NOTIFY_BACKOFF, NOTIFY_TIMEOUT, Notice, NotifyError, notify, notify_with};
 pub use sniff::not_a_page_response;
 use url::Url;
 

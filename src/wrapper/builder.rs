@@ -458,6 +458,7 @@ pub(super) fn adapt(node: &Node) -> AdaptSettings {
             .get("min_pages")
             .and_then(as_usize)
             .unwrap_or(defaults.min_pages),
+        notify: node.get("notify").and_then(Node::as_str).map(str::to_owned),
     }
 }
 

@@ -216,6 +216,9 @@ pub struct AdaptSettings {
     /// to the wrapper, counted across runs from the store (see
     /// `runtime::ledger::held_back`); there is no exception for fewer.
     pub min_pages: usize,
+    /// Where a run that leaves something for a person (violations,
+    /// proposals, health drops) POSTs its notice (`fetch::notify`).
+    pub notify: Option<String>,
 }
 
 impl Default for AdaptSettings {
@@ -243,6 +246,7 @@ impl Default for AdaptSettings {
             treegram_min_context: 8,
             history_limit: 10,
             min_pages: 3,
+            notify: None,
         }
     }
 }

@@ -659,3 +659,121 @@ fn format_sqlite_writes_the_tables_the_crawl_writes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs --out"));
 }
+
+/// Reads one HTTP request from `listener` (waiting at most 10 s), answers
+/// 204, and gives its body.
+fn one_post(listener: &TcpListener) -> String {
+    listener.set_nonblocking(false).unwrap();
+    let (mut stream, _) = listener.accept().unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    stream
+        .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        .unwrap();
+    String::from_utf8(body).unwrap()
+}
+
+#[test]
+fn a_run_with_violations_posts_one_notice_and_a_clean_run_posts_none() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.db");
+    let store = store.to_str().unwrap();
+    let broken = [
+        "run",
+        "wrappers/bookshop.yaml",
+        "tests/fixtures/pages/bookshop-no-prices.html",
+        "--heal",
+        "off",
+        "--store",
+        store,
+        "--notify",
+        &url,
+    ];
+    // The server answers while mend runs, as a webhook would.
+    let server = listener.try_clone().unwrap();
+    let received = std::thread::spawn(move || one_post(&server));
+    let out = Mend::new(&broken).output();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("not delivered"), "{err}");
+    let notice: Value = serde_json::from_str(&received.join().unwrap()).unwrap();
+    assert_eq!(notice["source"], "mend run");
+    assert_eq!(notice["wrapper"], "bookshop");
+    assert_eq!(notice["pages"], 1);
+    assert!(notice["violations"].as_u64().unwrap() > 0, "{notice}");
+    // A run with nothing for a person sends nothing.
+    let clean = [
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--heal",
+        "off",
+        "--store",
+        store,
+        "--notify",
+        &url,
+    ];
+    let out = Mend::new(&clean).output();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "a clean run notified");
+}
+
+#[test]
+fn a_notice_nobody_takes_is_said_and_the_run_keeps_its_exit_code() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store.db");
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let out = Mend::new(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "tests/fixtures/pages/bookshop-no-prices.html",
+        "--heal",
+        "off",
+        "--store",
+        store.to_str().unwrap(),
+        "--notify",
+        &url,
+    ])
+    .output();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("was not delivered after 4 attempts"), "{err}");
+    let out = Mend::new(&[
+        "run",
+        "wrappers/bookshop.yaml",
+        "examples/pages/bookshop.html",
+        "--notify",
+        "ftp://x",
+    ])
+    .output();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Extraction from Python: the `mend` module against parsel, in one process.
+
+The same Zyte article pages and the same wrapper as bench/run_vs_parsel.py
+(bench/wrappers/zyte_article.yaml: ten XPaths, parsel evaluating exactly
+them); both sides get the pages as text already in memory and run on one
+thread: parsel builds a Selector per page and extracts every pattern, mend
+calls ``Wrapper.extract`` per page. Every figure is the median of several
+repetitions. Build the module in release for figures worth quoting
+(`pip install .`); the test profile (CI's) is several times slower.
+
+    python3 bench/python_vs_parsel.py [--quick] [--repeat N]
+"""
+
+import argparse
+import glob
+import os
+import statistics
+import sys
+import time
+
+import mend
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_vs_parsel as peer  # noqa: E402
+
+
+def run_mend(wrapper, texts):
+    started = time.perf_counter()
+    records = [wrapper.extract(text).records for text in texts]
+    return time.perf_counter() - started, records
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=peer.DEFAULT_DATA)
+    ap.add_argument("--quick", action="store_true", help="10 pages, 3 repetitions")
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+    paths = sorted(glob.glob(os.path.join(args.data, "*.html.gz")))
+    if args.quick:
+        paths, args.repeat = paths[: peer.QUICK_PAGES], 3
+    texts, _ = peer.read_pages(paths)
+    extractors = [(n, peer.make_extractor(x, e)) for n, x, e in peer.load_patterns(peer.WRAPPER)]
+    wrapper = mend.Wrapper(peer.WRAPPER)
+    parsel_times, mend_times = [], []
+    for _ in range(args.repeat):
+        seconds, theirs = peer.run_parsel(texts, extractors)
+        parsel_times.append(seconds)
+        seconds, ours = run_mend(wrapper, texts)
+        mend_times.append(seconds)
+    # The same work: both sides found a title on the same pages.
+    same = sum(bool(t.get("title")) == bool(o[0].get("title")) for t, o in zip(theirs, ours))
+    parsel_rate = len(texts) / statistics.median(parsel_times)
+    mend_rate = len(texts) / statistics.median(mend_times)
+    print(f"{len(texts)} pages, {args.repeat} repetitions, medians; titles found alike on {same} pages")
+    print(f"parsel {parsel.__version__ if (parsel := __import__('parsel')) else ''}: {parsel_rate:.1f} pages/s")
+    print(f"mend (Python module): {mend_rate:.1f} pages/s")
+    print(f"ratio mend/parsel: {mend_rate / parsel_rate:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
