@@ -215,20 +215,27 @@ impl<'a> Builder<'a> {
         match XPath::compile(source) {
             Ok(xpath) => Some(xpath),
             Err(e) => {
-                let (line, column) = position_in(self.text, node, e.position);
-                out.push(
-                    Diagnostic::error(
-                        self.file,
-                        self.text,
-                        line,
-                        column,
-                        format!("invalid XPath: {}", e.message),
-                    )
-                    .with_expected("an XPath 1.0 expression"),
-                );
+                out.push(self.error_in_scalar(
+                    node,
+                    e.position,
+                    format!("invalid XPath: {}", e.message),
+                    "an XPath 1.0 expression",
+                ));
                 None
             }
         }
+    }
+
+    /// An error at byte `at` of the scalar `node`, expecting `expected`.
+    fn error_in_scalar(
+        &self,
+        node: &Node,
+        at: usize,
+        message: String,
+        expected: &str,
+    ) -> Diagnostic {
+        let (line, column) = position_in(self.text, node, at);
+        Diagnostic::error(self.file, self.text, line, column, message).with_expected(expected)
     }
 
     /// A `css:` selector, translated and compiled; a selector that cannot
@@ -242,17 +249,12 @@ impl<'a> Builder<'a> {
                     .char_indices()
                     .nth(e.column.saturating_sub(1))
                     .map_or(source.len(), |(i, _)| i);
-                let (line, column) = position_in(self.text, node, byte);
-                out.push(
-                    Diagnostic::error(
-                        self.file,
-                        self.text,
-                        line,
-                        column,
-                        format!("invalid CSS selector: {}", e.message),
-                    )
-                    .with_expected("a CSS selector as parsel takes it"),
-                );
+                out.push(self.error_in_scalar(
+                    node,
+                    byte,
+                    format!("invalid CSS selector: {}", e.message),
+                    "a CSS selector as parsel takes it",
+                ));
                 return None;
             }
         };
