@@ -304,7 +304,8 @@ class Mend:
     def select(self, page, expr, *flags):
         """(`mend xpath PAGE EXPR [flags] --json`'s answer, None), or (None, the failure)."""
         p = self.run("xpath", page, expr, *flags, "--json")
-        if p.returncode != 0:
+        # Exit 1 is a selection of nothing: still an answer, printed as such.
+        if p.returncode not in (0, 1):
             return None, failure("xpath" + "".join(f" {f}" for f in flags), p)
         try:
             return json.loads(p.stdout), None

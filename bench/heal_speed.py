@@ -150,7 +150,8 @@ class Mend:
 
     def one(self, page, expr):
         p = self.run("xpath", page, expr, "--json")
-        if p.returncode != 0:
+        # Exit 1 is a selection of nothing: still an answer.
+        if p.returncode not in (0, 1):
             raise SystemExit(f"mend xpath {page} {expr}: {p.stderr}")
         return json.loads(p.stdout)
 

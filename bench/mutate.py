@@ -1139,7 +1139,8 @@ class Mend:
 
     def select(self, page, expr):
         proc = subprocess.run([self.path, "xpath", page, expr, "--json"], capture_output=True, text=True)
-        if proc.returncode != 0:
+        # Exit 1 is a selection of nothing: still an answer.
+        if proc.returncode not in (0, 1):
             raise RuntimeError("mend xpath %s %r failed: %s" % (page, expr, proc.stderr.strip()[-500:]))
         return json.loads(proc.stdout)
 
