@@ -721,6 +721,12 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
 /// The `_media` entries of a page's images: each URL downloaded once per
 /// job, by the first worker that meets it (within this page's lease, as a
 /// redirect is followed), its bytes kept once per content.
+///
+/// A URL not yet known is downloaded under an advisory lock of its own (the
+/// two-key space, which never meets the jobs' one-key locks), so that two
+/// workers meeting it at once fetch it once: the second waits and then
+/// reads the first one's entry. A killed worker's session ends, and its
+/// lock with it.
 async fn download_media(
     context: &Context,
     client: &Client,
@@ -729,44 +735,83 @@ async fn download_media(
     let mut entries = Vec::with_capacity(urls.len());
     let output = context.healing.state.lock().await.job.output.clone();
     let dir = crawl::media_dir((output != "-").then(|| std::path::Path::new(&output)));
-    let known =
-        "SELECT entry FROM mend_media WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2";
     for url in urls {
-        if let Some(row) = client
-            .query_opt(known, &[&context.healing.id, &url.as_str()])
-            .await?
-        {
-            entries.push(entry_of(row.get(0)));
+        if let Some(entry) = known_media(context, client, url).await? {
+            entries.push(entry);
             continue;
         }
-        let entry = match context.fetcher.fetch(url, &Conditions::default()).await {
-            Ok(response) => {
-                let (hash, name) =
-                    crawl::media_name(url, &response.body, response.media_type.as_deref());
-                client
-                    .execute(
-                        "INSERT INTO mend_media_files (job_id, name, bytes) VALUES ($1, $2, $3)
-                         ON CONFLICT DO NOTHING",
-                        &[&context.healing.id, &name, &response.body],
-                    )
-                    .await?;
-                crawl::media_entry(url, &hash, &dir, &name)
-            }
-            Err(e) => serde_json::json!({"url": url.as_str(), "error": e.to_string()}),
-        };
-        // Another worker may have met the same URL meanwhile: its entry
-        // stands, so that every page says the same of one URL.
-        let row = client
-            .query_one(
-                "INSERT INTO mend_media (job_id, url, entry) VALUES ($1, $2, $3)
-                 ON CONFLICT (job_id, md5(url)) DO UPDATE SET entry = mend_media.entry
-                 RETURNING entry",
-                &[&context.healing.id, &url.as_str(), &entry.to_string()],
+        let key = format!("{} {}", context.healing.id, url.as_str());
+        client
+            .execute(
+                "SELECT pg_advisory_lock(hashtext('mend_media'), hashtext($1))",
+                &[&key],
             )
             .await?;
-        entries.push(entry_of(row.get(0)));
+        let entry = download_one(context, client, url, &dir).await;
+        let unlocked = client
+            .execute(
+                "SELECT pg_advisory_unlock(hashtext('mend_media'), hashtext($1))",
+                &[&key],
+            )
+            .await;
+        entries.push(entry?);
+        unlocked?;
     }
     Ok(entries)
+}
+
+/// The entry the job already holds for `url`, if any.
+async fn known_media(
+    context: &Context,
+    client: &Client,
+    url: &url::Url,
+) -> Result<Option<serde_json::Value>, BackendError> {
+    let known =
+        "SELECT entry FROM mend_media WHERE job_id = $1 AND md5(url) = md5($2) AND url = $2";
+    let row = client
+        .query_opt(known, &[&context.healing.id, &url.as_str()])
+        .await?;
+    Ok(row.map(|row| entry_of(row.get(0))))
+}
+
+/// Downloads `url` unless another worker did while this one waited for its
+/// lock, and stores its bytes and entry.
+async fn download_one(
+    context: &Context,
+    client: &Client,
+    url: &url::Url,
+    dir: &std::path::Path,
+) -> Result<serde_json::Value, BackendError> {
+    if let Some(entry) = known_media(context, client, url).await? {
+        return Ok(entry);
+    }
+    let entry = match context.fetcher.fetch(url, &Conditions::default()).await {
+        Ok(response) => {
+            let (hash, name) =
+                crawl::media_name(url, &response.body, response.media_type.as_deref());
+            client
+                .execute(
+                    "INSERT INTO mend_media_files (job_id, name, bytes) VALUES ($1, $2, $3)
+                     ON CONFLICT DO NOTHING",
+                    &[&context.healing.id, &name, &response.body],
+                )
+                .await?;
+            crawl::media_entry(url, &hash, dir, &name)
+        }
+        Err(e) => serde_json::json!({"url": url.as_str(), "error": e.to_string()}),
+    };
+    // A worker whose lock was lost with its connection may have written
+    // the entry meanwhile: its entry stands, so that every page says the
+    // same of one URL.
+    let row = client
+        .query_one(
+            "INSERT INTO mend_media (job_id, url, entry) VALUES ($1, $2, $3)
+             ON CONFLICT (job_id, md5(url)) DO UPDATE SET entry = mend_media.entry
+             RETURNING entry",
+            &[&context.healing.id, &url.as_str(), &entry.to_string()],
+        )
+        .await?;
+    Ok(entry_of(row.get(0)))
 }
 
 /// A stored `_media` entry, read back.
