@@ -10,8 +10,12 @@ mend's Rust library, run with the GIL released.
     >>> page = wrapper.extract(open("examples/pages/bookshop.html", "rb").read())
     >>> page.records[0]["book"][0]["title"]
     'The Tide Between Us'
+
+A ``Job`` runs a wrapper over many pages as ``mend run`` does, healing what
+breaks and deciding each heal once, at ``finish()``; ``mend.scrapy`` brings
+it into a Scrapy crawl.
 """
 
-from mend._mend import Page, Wrapper, WrapperError, __version__
+from mend._mend import Job, JobError, JobSummary, Page, Wrapper, WrapperError, __version__
 
-__all__ = ["Page", "Wrapper", "WrapperError", "__version__"]
+__all__ = ["Job", "JobError", "JobSummary", "Page", "Wrapper", "WrapperError", "__version__"]

@@ -46,3 +46,56 @@ class Wrapper:
         """Extracts one page: ``str``, or ``bytes`` decoded as the page
         declares. Relative links resolve against ``url``. The GIL is
         released while the page is parsed and extracted."""
+
+class JobError(Exception):
+    """A job that cannot go on: its wrapper's tree-grams could not be read,
+    or it is finished."""
+
+class JobSummary:
+    """What a finished job came to."""
+
+    pages: int
+    records: int
+    violations: int
+    violated_pages: int
+    drifted_pages: int
+    applied: int
+    """Heals written to the wrapper file (``heal="auto"``)."""
+    proposed: int
+    """Proposals stored for ``mend log`` / ``show`` / ``approve``."""
+    abstained: int
+    """Patterns left broken because no candidate was good enough."""
+    field_coverage: dict[str, float]
+    """Each pattern's share of items with a value, by pattern path."""
+    health_drops: list[str]
+    """The field health drops against the store's baselines, in words."""
+    store: Optional[str]
+    """The store written to, when the job opened it."""
+    failure: Optional[str]
+    """The first failure of the store or of a file write, in words."""
+
+class Job:
+    """A healing run of one wrapper over pages given one at a time.
+
+    A broken page is healed at once, and the pages after it use the heal;
+    each heal is decided once for the whole job, by ``finish()``. As a
+    context manager, leaving the block finishes the job.
+    """
+
+    def __init__(
+        self,
+        wrapper: Wrapper,
+        heal: Optional[str] = None,
+        store: Optional[Union[str, PathLike[str]]] = None,
+    ) -> None:
+        """``heal`` is ``"off"``, ``"propose"`` or ``"auto"`` (the wrapper's
+        ``adapt.mode`` when not given); ``store`` the store's path
+        (``$MEND_STORE``, or the wrapper's default store, when not)."""
+    def page(self, html: Union[str, bytes], url: Optional[str] = None) -> Page:
+        """Extracts one page, healing what broke, with the GIL released.
+        Raises ``JobError`` after ``finish()``."""
+    def finish(self) -> JobSummary:
+        """Decides the job's heals, records the run and its field health in
+        the store. Raises ``JobError`` when called twice."""
+    def __enter__(self) -> "Job": ...
+    def __exit__(self, *exc: object) -> bool: ...

@@ -9,6 +9,8 @@
 //! parse `ValueError`; a panic inside mend (a bug) surfaces as PyO3's
 //! `PanicException`, not as the end of the interpreter.
 
+mod job;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,6 +34,8 @@ create_exception!(
 #[pyclass(frozen, module = "mend")]
 struct Wrapper {
     inner: Arc<mend::wrapper::Wrapper>,
+    /// The file it was loaded from: a job's store and rewrites go by it.
+    path: PathBuf,
 }
 
 #[pymethods]
@@ -43,6 +47,7 @@ impl Wrapper {
         match py.allow_threads(|| mend::wrapper::load_file(&path)) {
             Ok(wrapper) => Ok(Wrapper {
                 inner: Arc::new(wrapper),
+                path,
             }),
             Err(LoadError::Io { source, .. }) => Err(source.into()),
             Err(LoadError::Invalid(diagnostics)) => Err(wrapper_error(py, &diagnostics)),
@@ -71,26 +76,7 @@ impl Wrapper {
         html: &Bound<'_, PyAny>,
         url: Option<&str>,
     ) -> PyResult<Page> {
-        let url = url
-            .map(url::Url::parse)
-            .transpose()
-            .map_err(|e| PyValueError::new_err(format!("url: {e}")))?;
-        let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
-            // Text is decoded already: a <meta> must not decode it again.
-            (text.to_cow()?.as_bytes().to_vec(), Some("utf-8".to_owned()))
-        } else if let Ok(bytes) = html.downcast::<PyBytes>() {
-            (bytes.as_bytes().to_vec(), None)
-        } else {
-            return Err(PyTypeError::new_err("html must be str or bytes"));
-        };
-        let page = FetchedPage {
-            name: url
-                .as_ref()
-                .map_or_else(|| "-".to_owned(), url::Url::to_string),
-            url,
-            bytes,
-            charset,
-        };
+        let page = fetched_page(html, url)?;
         let wrapper = Arc::clone(&self.inner);
         let out = py.allow_threads(move || process_page(&wrapper, &page, &RunOptions::default()));
         Page::of(py, &out)
@@ -99,6 +85,31 @@ impl Wrapper {
     fn __repr__(&self) -> String {
         format!("<mend.Wrapper {:?}>", self.inner.name)
     }
+}
+
+/// A page given from Python (`str`, or `bytes` decoded as the page
+/// declares), whose relative links resolve against `url`.
+fn fetched_page(html: &Bound<'_, PyAny>, url: Option<&str>) -> PyResult<FetchedPage> {
+    let url = url
+        .map(url::Url::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("url: {e}")))?;
+    let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
+        // Text is decoded already: a <meta> must not decode it again.
+        (text.to_cow()?.as_bytes().to_vec(), Some("utf-8".to_owned()))
+    } else if let Ok(bytes) = html.downcast::<PyBytes>() {
+        (bytes.as_bytes().to_vec(), None)
+    } else {
+        return Err(PyTypeError::new_err("html must be str or bytes"));
+    };
+    Ok(FetchedPage {
+        name: url
+            .as_ref()
+            .map_or_else(|| "-".to_owned(), url::Url::to_string),
+        url,
+        bytes,
+        charset,
+    })
 }
 
 /// What a wrapper made of one page.
@@ -166,7 +177,10 @@ fn wrapper_error(py: Python<'_>, diagnostics: &[mend::wrapper::Diagnostic]) -> P
 fn _mend(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Wrapper>()?;
     m.add_class::<Page>()?;
+    m.add_class::<job::Job>()?;
+    m.add_class::<job::JobSummary>()?;
     m.add("WrapperError", m.py().get_type::<WrapperError>())?;
+    m.add("JobError", m.py().get_type::<job::JobError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -11,7 +11,7 @@
 //! violations, waiting proposals and health drops are exit 1.
 
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -20,9 +20,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::fetch;
 use mend::job::{self, Healer as _, HealthObserver, OutputFormat, OutputWriter, RunOptions};
-use mend::runtime::{RunHealth, Runtime, RuntimeError, Session, judge_run_health};
+use mend::runtime::{RunHealth, Runtime, RuntimeError, Session, judge_runtime_health};
 use mend::store::StoreError;
-use mend::store::{Store, Timestamp};
 use mend::wrapper::HealMode;
 
 /// Runs a wrapper over pages and prints one JSON object per page.
@@ -290,7 +289,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .then(|| healer.session().path().map(|p| p.display().to_string()))
         .flatten();
     let store_tag = healer.session().tag().map(|t| t.to_string());
-    let judged = settle_health(&healer, &args.wrapper, mode, &summary, &health, started);
+    let judged = judge_runtime_health(&healer, &summary, &health, started);
     let drops = match &judged {
         Ok(Some(run_health)) => report_health(run_health, healer.wrapper(), args.quiet),
         Ok(None) => 0,
@@ -302,14 +301,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // A store file that is not a mend store is bad input here as in every
     // command that reads the store; other failures are failures.
     let not_a_store = healer.failure().is_some_and(RuntimeError::is_bad_input)
-        || judged.as_ref().err().is_some_and(|e| {
-            e.chain().any(|c| {
-                c.downcast_ref::<StoreError>()
-                    .is_some_and(StoreError::is_not_a_store)
-                    || c.downcast_ref::<RuntimeError>()
-                        .is_some_and(RuntimeError::is_bad_input)
-            })
-        });
+        || judged
+            .as_ref()
+            .err()
+            .is_some_and(StoreError::is_not_a_store);
     let code = if not_a_store {
         EXIT_BAD_INPUT
     } else if summary.failed_pages > 0 || healer.failure().is_some() || judged.is_err() {
@@ -422,49 +417,6 @@ fn summary_line(
         }
     }
     line
-}
-
-/// Judges the run's field health against the store's baselines and records
-/// it with the run, when the run has a store to keep it in: one the run
-/// opened to heal, one that exists already, or one a wrapper with a
-/// `monitor` block asks for. Otherwise a clean run writes nothing beside
-/// the wrapper, as before, and its health is judged against nothing.
-fn settle_health(
-    healer: &Runtime,
-    wrapper_path: &Path,
-    mode: HealMode,
-    summary: &job::Summary,
-    observed: &HealthObserver,
-    started: Timestamp,
-) -> anyhow::Result<Option<RunHealth>> {
-    let session = healer.session();
-    let wrapper = healer.wrapper();
-    let Some(path) = session.path() else {
-        return Ok(None);
-    };
-    let wanted = session.is_open() || path.is_file() || wrapper.monitor.is_some();
-    if !wanted || observed.pages() == 0 {
-        return Ok(None);
-    }
-    let mut store = Store::open(path)?;
-    let now = mend::runtime::now();
-    let run = match session.run() {
-        Some(run) => run,
-        None => {
-            let run = store.begin_run(&wrapper.name, wrapper_path, mode, started)?;
-            store.finish_run(run, now, summary.pages as u64, summary.violations as u64)?;
-            run
-        }
-    };
-    let stats = observed.stats();
-    Ok(Some(judge_run_health(
-        &mut store,
-        wrapper,
-        run,
-        observed.pages(),
-        &stats,
-        now,
-    )?))
 }
 
 /// Prints each health drop (always: it is what the exit code is about) and,

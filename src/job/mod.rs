@@ -19,6 +19,7 @@
 
 mod health;
 mod output;
+mod stream;
 #[cfg(test)]
 mod tests;
 mod workers;
@@ -31,6 +32,7 @@ use serde_json::{Map, Value};
 
 pub use health::HealthObserver;
 pub use output::{OutputFormat, OutputWriter};
+pub use stream::{PageStream, Withhold};
 pub use workers::{PEAK_PER_PAGE_BYTE, default_workers};
 
 use crate::adapt::{self, Alternative, Substituted, TreeGrams};
@@ -38,6 +40,7 @@ use crate::dom::Document;
 use crate::extract::{Extraction, Violation, extract};
 use crate::fetch::{self, HttpClient, PageSource};
 use crate::wrapper::Wrapper;
+use stream::Read;
 
 /// What one page produced: the object `mend run` prints for it, and reads
 /// back (a crawl job's workers keep it as a line, exported in any format).
@@ -309,8 +312,7 @@ pub fn run_pages_healing(
 ) -> Summary {
     let http = HttpClient::new();
     let batch = (rayon::current_num_threads() * 4).max(1);
-    let mut summary = Summary::default();
-    let mut waiting: Vec<PageOutput> = Vec::new();
+    let mut stream = PageStream::new(healer, options.clone(), Withhold::AfterBroken);
     let wrapper = healer.wrapper().clone();
     for chunk in sources.chunks(batch) {
         let grams = healer.grams();
@@ -322,95 +324,19 @@ pub fn run_pages_healing(
         let pages: Vec<Result<Read, Box<PageOutput>>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http).map(|p| options.read(p)) {
-                Ok(page) => {
-                    let _span = tracing::info_span!("page", page = %page.name).entered();
-                    let doc = page.document();
-                    let first = checked(&wrapper, &doc, page.url.as_ref(), grams);
-                    let drifted = first.violations.iter().any(Violation::is_drift);
-                    let tried = if first.violations.is_empty() {
-                        None
-                    } else {
-                        Some(adapt::substitute(
-                            &wrapper,
-                            &doc,
-                            page.url.as_ref(),
-                            grams,
-                            first.clone(),
-                            alternatives,
-                        ))
-                    };
-                    Ok(Read {
-                        page,
-                        doc,
-                        first,
-                        tried,
-                        drifted,
-                    })
-                }
+                Ok(page) => Ok(Read::of(&wrapper, page, grams, alternatives)),
                 Err(e) => Err(Box::new(failed(s, &e))),
             })
             .collect();
         for read in pages {
-            let out = match read {
-                Err(out) => *out,
-                Ok(Read {
-                    page,
-                    first,
-                    tried: None,
-                    ..
-                }) => {
-                    healer.served(&page);
-                    page_output(&page, first, options)
-                }
-                Ok(Read {
-                    page,
-                    doc,
-                    first,
-                    tried: Some(mut tried),
-                    drifted,
-                }) => {
-                    let _span = tracing::info_span!("broken", page = %page.name).entered();
-                    summary.drifted_pages += usize::from(drifted);
-                    // Heals found on earlier pages of this batch came after
-                    // the parallel try: the page tries again with them, from
-                    // its first extraction, as if it had come alone.
-                    if healer.alternatives().len() > seen && !tried.extraction.violations.is_empty()
-                    {
-                        tried = adapt::substitute(
-                            &wrapper,
-                            &doc,
-                            page.url.as_ref(),
-                            healer.grams(),
-                            first,
-                            healer.alternatives(),
-                        );
-                    }
-                    healer.broken(page, doc, tried)
-                }
-            };
-            if out.ticket.is_some() || !waiting.is_empty() {
-                waiting.push(out);
-            } else {
-                summary.add(&out);
+            if let Some(out) = stream.take(healer, read, seen) {
                 emit(out);
             }
         }
     }
-    summary.heals = healer.settle(&mut waiting);
-    for out in waiting {
-        summary.add(&out);
-        emit(out);
-    }
+    let (summary, waiting) = stream.finish(healer);
+    waiting.into_iter().for_each(emit);
     summary
-}
-
-/// A page read, parsed and extracted: `tried` is set when it had violations.
-struct Read {
-    page: fetch::Page,
-    doc: Document,
-    first: Extraction,
-    tried: Option<Substituted>,
-    drifted: bool,
 }
 
 /// Extracts `doc` with `wrapper` and checks every pattern with a tree-gram

@@ -143,6 +143,16 @@ impl Runtime {
         &self.session
     }
 
+    /// The healing mode of the run.
+    pub fn mode(&self) -> HealMode {
+        self.mode
+    }
+
+    /// The wrapper file, as given.
+    pub fn wrapper_path(&self) -> &Path {
+        &self.project.wrapper_path
+    }
+
     /// Runs `sources` through this runtime on the current rayon pool, as
     /// [`crate::job::run_pages_healing`] does, calling `emit` with each
     /// page's output in input order, then records the end of the run

@@ -9,7 +9,7 @@
 //! are not baselines, so a field that broke stays reported on every run
 //! until it recovers or a new snapshot accepts it.
 //!
-//! It reads no clock: callers pass the time.
+//! [`judge_run_health`] reads no clock: callers pass the time.
 //!
 //! ## What it refuses
 //!
@@ -20,10 +20,13 @@
 //! judged: its statistics are recorded with no drops.
 
 use crate::health::{Baseline, FieldStats, Judgement, judge};
+use crate::job::{Healer, HealthObserver, Summary};
 use crate::store::{
     HealthSample, HealthSampleId, RunId, SampleSource, Store, StoreError, Timestamp,
 };
 use crate::wrapper::Wrapper;
+
+use super::Runtime;
 
 /// How many of the newest runs without a drop a run may be judged against.
 pub const BASELINE_RUNS: u64 = 5;
@@ -78,6 +81,45 @@ pub fn judge_run_health(
         baselines: labels,
         sample,
     })
+}
+
+/// Judges the field health `observed` over the pages of `runtime`'s run,
+/// begun at `started`, and records it with the run (a run that never
+/// opened the store is recorded now, with `summary`'s counts). Gives
+/// nothing when there is nothing to judge, or nowhere to record it: no
+/// page, or no store file, no store opened and no `monitor` section.
+pub fn judge_runtime_health(
+    runtime: &Runtime,
+    summary: &Summary,
+    observed: &HealthObserver,
+    started: Timestamp,
+) -> Result<Option<RunHealth>, StoreError> {
+    let session = runtime.session();
+    let wrapper = runtime.wrapper();
+    let Some(path) = session.path() else {
+        return Ok(None);
+    };
+    let wanted = session.is_open() || path.is_file() || wrapper.monitor.is_some();
+    if !wanted || observed.pages() == 0 {
+        return Ok(None);
+    }
+    let mut store = Store::open(path)?;
+    let now = super::now();
+    let run = match session.run() {
+        Some(run) => run,
+        None => {
+            let run = store.begin_run(
+                &wrapper.name,
+                runtime.wrapper_path(),
+                runtime.mode(),
+                started,
+            )?;
+            store.finish_run(run, now, summary.pages as u64, summary.violations as u64)?;
+            run
+        }
+    };
+    let stats = observed.stats();
+    judge_run_health(&mut store, wrapper, run, observed.pages(), &stats, now).map(Some)
 }
 
 /// Records the statistics `stats` of `wrapper` over the `pages` pages of a

@@ -65,7 +65,9 @@ pub use harden::{
     HardenPlan, HardenWritten, Hardened, LeftAlone, choose_hardenings, save_hardened,
 };
 pub use healer::{Runtime, SERVED_SAMPLE};
-pub use health::{BASELINE_RUNS, RunHealth, judge_run_health, record_health_baseline};
+pub use health::{
+    BASELINE_RUNS, RunHealth, judge_run_health, judge_runtime_health, record_health_baseline,
+};
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use merge::{Decided, Merged, RecordedHeal, merge_decided};
