@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run --release --example fixture_site -- [--port P] [--seconds N] \
 //!     [--variant blog|sprawl] [--posts N] [--fast] [--crawl-delay SECONDS] \
-//!     [--latency-ms MS] [--rate-limited] [--root DIR]
+//!     [--latency-ms MS] [--rate-limited] [--redesigned] [--root DIR]
 //! ```
 //!
 //! The first line on standard output is the home page's URL,
@@ -14,6 +14,8 @@
 //! failing and huge trap pages off, so that a throughput measurement times
 //! the crawler rather than the traps; `--rate-limited` keeps one of them
 //! with `--fast`: a post that answers 429 (`Retry-After: 1`) once.
+//! `--redesigned` serves the posts with the blog's redesign (the title and
+//! the author under other markup), for trying healing on a crawl.
 //! `--root DIR` serves the files of a folder instead of the blog (a site
 //! written by `bench/shop_site.py`), with the same server.
 
@@ -29,7 +31,7 @@ use std::time::Duration;
 use fixture_site::{FixtureSite, SiteOptions, Variant};
 
 const USAGE: &str = "usage: fixture_site [--port P] [--seconds N] [--variant blog|sprawl] \
-                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS] [--rate-limited] [--root DIR]";
+                     [--posts N] [--fast] [--crawl-delay SECONDS] [--latency-ms MS] [--rate-limited] [--redesigned] [--root DIR]";
 
 fn main() -> ExitCode {
     let (options, seconds) = match parse(std::env::args().skip(1)) {
@@ -123,6 +125,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<(SiteOptions, 
             }
             "--fast" => options.fast = true,
             "--rate-limited" => options.rate_limited = true,
+            "--redesigned" => options.redesigned = true,
             "--root" => options.root = Some(value("--root")?.into()),
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument {other}")),

@@ -227,8 +227,9 @@ pub fn comment_items(comments: &[Comment]) -> String {
 
 /// A post's page as served: the whole article, or for the script-only post
 /// an empty article and the script that fills it, or for the show-more post
-/// the first comments and the button that loads the rest.
-pub fn post_page(variant: Variant, post: &Post, base: &str) -> String {
+/// the first comments and the button that loads the rest; `redesigned`
+/// gives the article the redesign's markup ([`super::SiteOptions`]).
+pub fn post_page(variant: Variant, redesigned: bool, post: &Post, base: &str) -> String {
     let head = format!(
         "<link rel=\"canonical\" href=\"{}\">\n<meta name=\"author\" content=\"{}\">\n",
         escape(&post.url),
@@ -240,6 +241,10 @@ pub fn post_page(variant: Variant, post: &Post, base: &str) -> String {
              JavaScript.</p></noscript>\n<script>\n{}</script>\n",
             fill_script(post, base)
         )
+    } else if redesigned {
+        article(post, base)
+            .replacen("<h1 class=\"title\">", "<h1 class=\"post-title\">", 1)
+            .replacen("<span class=\"author\">", "<span class=\"author-name\">", 1)
     } else {
         article(post, base)
     };

@@ -136,6 +136,11 @@ pub struct SiteOptions {
     /// path ending in `/` are its `index.html`): a site the project did not
     /// write, such as `bench/shop_site.py`'s, behind the same fast server.
     pub root: Option<std::path::PathBuf>,
+    /// Serve the posts as the blog's redesign does: the same content, the
+    /// author in `<span class="author-name">` and the title in
+    /// `<h1 class="post-title">`, so that two patterns of
+    /// `examples/site/blog.yaml` break on every post.
+    pub redesigned: bool,
 }
 
 impl Default for SiteOptions {
@@ -152,6 +157,7 @@ impl Default for SiteOptions {
             robots_fails: false,
             script_mix: false,
             root: None,
+            redesigned: false,
         }
     }
 }

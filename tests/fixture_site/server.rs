@@ -297,7 +297,12 @@ impl Site {
             *r.status_mut() = StatusCode::NOT_MODIFIED;
             r
         } else {
-            let page = html::post_page(self.options.variant, &post, &self.base);
+            let page = html::post_page(
+                self.options.variant,
+                self.options.redesigned,
+                &post,
+                &self.base,
+            );
             reply(StatusCode::OK, HTML, page)
         };
         if !validators {

@@ -1,0 +1,1 @@
+"""The fixture blog, crawled by Scrapy, its posts read by a mend wrapper."""
