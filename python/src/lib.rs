@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use mend::fetch::Page as FetchedPage;
-use mend::job::{PageOutput, RunOptions, process_page};
+use mend::job::{PageOutput, RunOptions, page_output, process_page};
 use mend::wrapper::{LoadError, Severity};
 
 create_exception!(
@@ -76,9 +76,23 @@ impl Wrapper {
         html: &Bound<'_, PyAny>,
         url: Option<&str>,
     ) -> PyResult<Page> {
-        let page = fetched_page(html, url)?;
         let wrapper = Arc::clone(&self.inner);
-        let out = py.allow_threads(move || process_page(&wrapper, &page, &RunOptions::default()));
+        let options = RunOptions::default();
+        // Text is parsed as it is: it is valid UTF-8 already, so it is
+        // neither copied into a page's bytes nor checked again (the
+        // extraction needs no bytes; a job's snapshots do, see `Job`).
+        let out = if let Ok(text) = html.downcast::<PyString>() {
+            let text = text.to_cow()?;
+            let page = page_named(url)?;
+            py.allow_threads(|| {
+                let doc = mend::dom::Document::parse_str(&text);
+                let extraction = mend::extract::extract(&wrapper, &doc, page.url.as_ref());
+                page_output(&page, extraction, &options)
+            })
+        } else {
+            let page = fetched_page(html, url)?;
+            py.allow_threads(move || process_page(&wrapper, &page, &options))
+        };
         Page::of(py, &out)
     }
 
@@ -90,25 +104,37 @@ impl Wrapper {
 /// A page given from Python (`str`, or `bytes` decoded as the page
 /// declares), whose relative links resolve against `url`.
 fn fetched_page(html: &Bound<'_, PyAny>, url: Option<&str>) -> PyResult<FetchedPage> {
-    let url = url
-        .map(url::Url::parse)
-        .transpose()
-        .map_err(|e| PyValueError::new_err(format!("url: {e}")))?;
     let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
         // Text is decoded already: a <meta> must not decode it again.
-        (text.to_cow()?.as_bytes().to_vec(), Some("utf-8".to_owned()))
+        (
+            text.to_cow()?.into_owned().into_bytes(),
+            Some("utf-8".to_owned()),
+        )
     } else if let Ok(bytes) = html.downcast::<PyBytes>() {
         (bytes.as_bytes().to_vec(), None)
     } else {
         return Err(PyTypeError::new_err("html must be str or bytes"));
     };
     Ok(FetchedPage {
+        bytes,
+        charset,
+        ..page_named(url)?
+    })
+}
+
+/// A page without bytes yet, named by `url` (`-` without one).
+fn page_named(url: Option<&str>) -> PyResult<FetchedPage> {
+    let url = url
+        .map(url::Url::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("url: {e}")))?;
+    Ok(FetchedPage {
         name: url
             .as_ref()
             .map_or_else(|| "-".to_owned(), url::Url::to_string),
         url,
-        bytes,
-        charset,
+        bytes: Vec::new(),
+        charset: None,
     })
 }
 
