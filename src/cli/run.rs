@@ -30,7 +30,8 @@ pub struct RunArgs {
     /// The wrapper file (YAML).
     pub wrapper: PathBuf,
     /// Pages: files, directories (read recursively for *.html and *.htm, gzipped too),
-    /// `-` for standard input, or http(s) URLs.
+    /// `-` for standard input, http(s) URLs, or files named .ndjson or .jsonl of one page a
+    /// line, {"html": "...", "url": "..."}.
     #[arg(required = true)]
     pub pages: Vec<String>,
     /// Output format.

@@ -4,7 +4,9 @@
 //! recursively for `*.html` and `*.htm` (gzipped too); gzip is recognised by
 //! its magic bytes, whatever the name, and a file named `.gz` must be gzip.
 //! URLs are fetched over HTTP(S) with timeouts and a bounded number of
-//! redirects; each failure is an error for that page alone. Crawling
+//! redirects; each failure is an error for that page alone. A file named
+//! `.ndjson` or `.jsonl` is a page per line, each with its URL
+//! (`ndjson.rs`). Crawling
 //! (following links, politeness) builds on this.
 //!
 //! What it refuses, each as an error naming the page and why: a page larger
@@ -14,6 +16,7 @@
 //! turn into a document of nothing.
 
 mod http;
+mod ndjson;
 mod notify;
 mod sniff;
 
@@ -22,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use http::HttpClient;
 pub(crate) use http::describe as describe_reqwest;
+pub use ndjson::{PageLine, is_ndjson_name};
 pub use notify::{NOTIFY_BACKOFF, NOTIFY_TIMEOUT, Notice, NotifyError, notify, notify_with};
 pub use sniff::not_a_page_response;
 use url::Url;
@@ -86,6 +90,14 @@ pub enum FetchError {
         /// The status line.
         status: String,
     },
+    /// A line of an NDJSON file of pages that is not a page.
+    #[error("{name}: {message}")]
+    BadLine {
+        /// The file and line.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The request failed: DNS, connection, TLS, timeout or too many redirects.
     #[error("{url}: {message}")]
     Request {
@@ -107,6 +119,8 @@ pub enum PageSource {
     Url(Url),
     /// A page already in memory (fetched by the crawler, say).
     Memory(std::sync::Arc<Page>),
+    /// A line of an NDJSON file of pages.
+    Line(PageLine),
 }
 
 impl PageSource {
@@ -117,6 +131,7 @@ impl PageSource {
             PageSource::Stdin => "-".to_owned(),
             PageSource::Url(u) => u.to_string(),
             PageSource::Memory(page) => page.name.clone(),
+            PageSource::Line(line) => line.name(),
         }
     }
 }
@@ -183,6 +198,8 @@ pub fn expand(args: &[String]) -> Result<Vec<PageSource>, FetchError> {
             walk(path, &mut files)?;
             files.sort();
             out.extend(files.into_iter().map(PageSource::File));
+        } else if ndjson::is_ndjson_name(path) && path.is_file() {
+            out.extend(ndjson::page_lines(path)?.into_iter().map(PageSource::Line));
         } else {
             out.push(PageSource::from_arg(arg)?);
         }
@@ -224,6 +241,11 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
     let name = source.name();
     match source {
         PageSource::Memory(page) => Ok(Page::clone(page)),
+        PageSource::Line(line) => {
+            let page = ndjson::read_line(line)?;
+            refuse_non_page(&page.bytes, page.charset.as_deref(), &page.name)?;
+            Ok(page)
+        }
         PageSource::File(path) => {
             let io = |source| FetchError::Io {
                 path: name.clone(),

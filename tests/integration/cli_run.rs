@@ -605,6 +605,65 @@ fn url_resolves_a_saved_pages_links_and_encoding_overrides_its_charset() {
 }
 
 #[test]
+fn an_ndjson_file_is_a_page_per_line_each_resolved_against_its_own_url() {
+    let dir = tempfile::tempdir().unwrap();
+    saved_page(dir.path());
+    let line = |html: &str, url: Option<&str>| {
+        let mut page = serde_json::json!({ "html": html });
+        if let Some(url) = url {
+            page["url"] = url.into();
+        }
+        page.to_string()
+    };
+    let lines = [
+        line(
+            "<a href='x/1.html'>1</a><p>£1</p>",
+            Some("https://a.example/c/"),
+        ),
+        String::new(),
+        "{\"html\": 7}".to_owned(),
+        line(
+            "<a href='/2.html'>2</a><p>£2</p>",
+            Some("https://b.example/d/e"),
+        ),
+        line("<a href='3.html'>3</a>", None),
+    ];
+    std::fs::write(dir.path().join("pages.ndjson"), lines.join("\n")).unwrap();
+    let out = Mend::new(&["run", "w.yaml", "pages.ndjson", "--format", "ndjson"])
+        .dir(dir.path())
+        .output();
+    // A line that is not a page fails alone, in its place.
+    assert_eq!(out.status.code(), Some(3));
+    let pages: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = pages.iter().map(|p| p["page"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "https://a.example/c/",
+            "pages.ndjson:3",
+            "https://b.example/d/e",
+            "pages.ndjson:5"
+        ]
+    );
+    assert_eq!(
+        pages[0]["records"][0]["link"],
+        "https://a.example/c/x/1.html"
+    );
+    assert_eq!(pages[0]["records"][0]["price"], "£1");
+    assert!(
+        pages[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("pages.ndjson:3")
+    );
+    assert_eq!(pages[2]["records"][0]["link"], "https://b.example/2.html");
+    assert_eq!(pages[3]["records"][0]["link"], "3.html");
+}
+
+#[test]
 fn an_unknown_encoding_is_refused_before_any_page_is_read() {
     let dir = tempfile::tempdir().unwrap();
     saved_page(dir.path());
