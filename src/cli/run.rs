@@ -103,6 +103,18 @@ pub enum RunFormat {
     Sqlite,
 }
 
+impl RunFormat {
+    /// The text format this is, or none for SQLite.
+    fn text(self) -> Option<OutputFormat> {
+        match self {
+            RunFormat::Ndjson => Some(OutputFormat::Ndjson),
+            RunFormat::Json => Some(OutputFormat::Json),
+            RunFormat::Csv => Some(OutputFormat::Csv),
+            RunFormat::Sqlite => None,
+        }
+    }
+}
+
 /// Where a run's pages go: text in one of the text formats, or SQLite.
 enum RunOutput {
     Text(OutputWriter<BufWriter<Box<dyn Write + Send>>>),
@@ -191,22 +203,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    let text_format = match args.format {
-        RunFormat::Ndjson => OutputFormat::Ndjson,
-        RunFormat::Json => OutputFormat::Json,
-        RunFormat::Csv => OutputFormat::Csv,
-        RunFormat::Sqlite => OutputFormat::Ndjson,
-    };
-    let mut writer = match (args.format, &args.out) {
-        (RunFormat::Sqlite, None) => {
+    let mut writer = match (args.format.text(), &args.out) {
+        (None, None) => {
             say!("error: --format sqlite needs --out FILE");
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
-        (RunFormat::Sqlite, Some(path)) => RunOutput::Sqlite(
+        (None, Some(path)) => RunOutput::Sqlite(
             mend::crawl::Sink::open(Some(path), mend::crawl::SinkFormat::Sqlite, &wrapper, None)
                 .context("cannot open the output")?,
         ),
-        (_, Some(path)) => {
+        (Some(text_format), Some(path)) => {
             let file: Box<dyn Write + Send> = Box::new(
                 std::fs::File::create(path)
                     .with_context(|| format!("cannot write {}", path.display()))?,
@@ -217,7 +223,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 columns,
             ))
         }
-        (_, None) => {
+        (Some(text_format), None) => {
             let out: Box<dyn Write + Send> = Box::new(super::stdout::Stdout::new());
             RunOutput::Text(OutputWriter::new(BufWriter::new(out), text_format, columns))
         }

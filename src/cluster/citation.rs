@@ -23,7 +23,8 @@ pub struct Citation {
     /// The entry's id in it.
     pub id: i64,
     /// Its status when the job came home (`applied`, `proposed`,
-    /// `abstained`).
+    /// `abstained`), or where it stands now once read again from the store
+    /// (`home::citations_now`): only `proposed` waits for a person.
     pub status: String,
 }
 
@@ -31,6 +32,12 @@ impl Citation {
     /// How review commands name the entry: `TAG:ID`.
     pub fn reference(&self) -> String {
         format!("{}:{}", self.store, self.id)
+    }
+
+    /// Whether this is the entry for the heal of `pattern` that found
+    /// `new_xpath`.
+    pub fn is_for(&self, pattern: &str, new_xpath: Option<&str>) -> bool {
+        self.pattern == pattern && self.new_xpath.as_deref() == new_xpath
     }
 }
 
@@ -42,9 +49,7 @@ pub struct Citations(pub Vec<Citation>);
 impl Citations {
     /// The entry for the heal of `pattern` that found `new_xpath`.
     pub fn find(&self, pattern: &str, new_xpath: Option<&str>) -> Option<&Citation> {
-        self.0
-            .iter()
-            .find(|c| c.pattern == pattern && c.new_xpath.as_deref() == new_xpath)
+        self.0.iter().find(|c| c.is_for(pattern, new_xpath))
     }
 
     /// Rewrites a page's citations to the entries at home: each

@@ -37,7 +37,7 @@ use super::job;
 use crate::fetch::{Page, PageSource};
 use crate::job::{HealCounts, PageOutput, RunOptions};
 use crate::runtime::{Decided, DecidedHeal, Merged, Runtime, Session, merge_decided};
-use crate::store::{RunId, Store};
+use crate::store::{AdaptationId, AdaptationStatus, RunId, Store};
 use crate::wrapper::HealMode;
 
 /// What bringing a job home did.
@@ -73,6 +73,35 @@ pub async fn bring_home(
     let home = home?;
     unlocked?;
     Ok(home)
+}
+
+/// `citations` as the user's store at `store_path` has them now: an entry
+/// a person approved, rejected or reverted since the job came home no
+/// longer waits, so that an export after the review does not list it in
+/// the records' `_proposals`. Citations of another store are kept as they
+/// are.
+pub fn citations_now(citations: &Citations, store_path: &Path) -> Result<Citations, BackendError> {
+    let mut now = citations.clone();
+    if now.0.is_empty() || !store_path.is_file() {
+        return Ok(now);
+    }
+    let store = Store::open(store_path).map_err(|e| store_error(store_path, e))?;
+    let tag = store
+        .tag()
+        .map_err(|e| store_error(store_path, e))?
+        .to_string();
+    for c in now.0.iter_mut().filter(|c| c.store == tag) {
+        let record = store
+            .adaptation(AdaptationId(c.id))
+            .map_err(|e| store_error(store_path, e))?;
+        if let Some(record) = record {
+            c.status = match record.is_pending() {
+                true => AdaptationStatus::Proposed.as_str().to_owned(),
+                false => record.state.as_str().to_owned(),
+            };
+        }
+    }
+    Ok(now)
 }
 
 /// The entries the job was brought home to, if it was.
@@ -224,9 +253,7 @@ fn proposed_citations(known: &Citations, out: &PageOutput) -> Vec<Citation> {
         };
         let new_xpath = a["new_xpath"].as_str();
         if known.find(pattern, new_xpath).is_some()
-            || found
-                .iter()
-                .any(|c| c.pattern == pattern && c.new_xpath.as_deref() == new_xpath)
+            || found.iter().any(|c| c.is_for(pattern, new_xpath))
         {
             continue;
         }

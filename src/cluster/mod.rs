@@ -55,7 +55,7 @@ pub use database::{Listener, MIGRATIONS, connect, listen, migrate, open};
 pub use decision::kept_pages;
 pub use error::BackendError;
 pub use healing::{StoreImage, store_image};
-pub use home::{Homecoming, bring_home, citations};
+pub use home::{Homecoming, bring_home, citations, citations_now};
 pub use job::{
     Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
     try_finish,

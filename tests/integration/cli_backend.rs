@@ -1531,8 +1531,35 @@ fn a_propose_job_brings_one_proposal_per_heal_home_and_leaves_the_wrapper_alone(
             let again = export(dir.path(), &backend, &w, &site.url(), "p.ndjson");
             assert!(again.code <= 1, "{}", again.stderr);
         }
+        // Once a person has rejected the proposal, an export no longer
+        // says the records wait for it.
         let log = mend(dir.path(), &["log", "--json", "--store", ".mend/mend.db"]);
         let entries: Vec<Value> = serde_json::from_str(&log.stdout).unwrap();
+        let author = entries.iter().find(|e| e["pattern"] == "author").unwrap();
+        let reference = format!(
+            "{}:{}",
+            author["store"].as_str().unwrap_or_default(),
+            author["id"]
+        );
+        let rejected = mend(
+            dir.path(),
+            &[
+                "reject",
+                &reference,
+                "--store",
+                ".mend/mend.db",
+                "--reason",
+                "checked by hand",
+            ],
+        );
+        assert_eq!(rejected.code, 0, "{}", rejected.stderr);
+        let after = export(dir.path(), &backend, &w, &site.url(), "after.ndjson");
+        assert!(after.code <= 1, "{}", after.stderr);
+        let after = pages(&dir.path().join("after.ndjson"));
+        for post in site.truth().posts.iter().filter(|p| !p.js_only) {
+            let record = &after[&post.url]["records"][0];
+            assert!(record.get("_proposals").is_none(), "{}: {record}", post.url);
+        }
         proposals.push(
             entries
                 .iter()

@@ -160,7 +160,8 @@ async fn crawl(
     if !args.quiet {
         say_home(args, id, &home);
     }
-    let citations = &home.citations;
+    // A person may have reviewed the heals since the job came home.
+    let citations = &cluster::citations_now(&home.citations, &store_path)?;
     let exported = match (&args.out, args.format) {
         (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
             let job = cluster::load(&client, id).await?;
