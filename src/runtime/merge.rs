@@ -275,6 +275,22 @@ mod tests {
         merge_decided(path, store, decided).unwrap()
     }
 
+    /// Merges `wrapper` with the `heals` a crawl job decided.
+    fn merge_heals(
+        path: &Path,
+        store: &mut Store,
+        wrapper: &str,
+        heals: &[DecidedHeal],
+    ) -> Merged {
+        let decided = Decided {
+            wrapper,
+            treegrams: &BTreeMap::new(),
+            heals,
+            by: "crawl job 7",
+        };
+        merge_decided(path, store, decided).unwrap()
+    }
+
     fn decided(price: &str, title: &str) -> String {
         let mut text = WRAPPER.to_owned();
         if price != "//span[@class='price']" {
@@ -385,13 +401,7 @@ mod tests {
         let heals = decided_elsewhere(dir.path());
         assert_eq!(heals.len(), 1);
         let wrapper = decided("//b[@itemprop='price']", "//h1");
-        let decided = Decided {
-            wrapper: &wrapper,
-            treegrams: &BTreeMap::new(),
-            heals: &heals,
-            by: "crawl job 7",
-        };
-        let merged = merge_decided(&path, &mut store, decided).unwrap();
+        let merged = merge_heals(&path, &mut store, &wrapper, &heals);
         assert_eq!(merged.recorded.len(), 1);
         let entry = store.adaptation(merged.recorded[0].id).unwrap().unwrap();
         assert_eq!(entry.status, AdaptationStatus::Applied);
@@ -409,7 +419,7 @@ mod tests {
         assert_eq!(changes.len(), 1);
         assert!(store.page_html(entry.page_id).unwrap().is_some());
         // The same heal merged again records nothing twice.
-        let again = merge_decided(&path, &mut store, decided).unwrap();
+        let again = merge_heals(&path, &mut store, &wrapper, &heals);
         assert!(again.recorded.is_empty() && again.written.is_empty());
     }
 
@@ -420,13 +430,7 @@ mod tests {
         let edited = WRAPPER.replace("//span[@class='price']", "//em");
         std::fs::write(&path, &edited).unwrap();
         let wrapper = decided("//b[@itemprop='price']", "//h1");
-        let decided = Decided {
-            wrapper: &wrapper,
-            treegrams: &BTreeMap::new(),
-            heals: &heals,
-            by: "crawl job 7",
-        };
-        let merged = merge_decided(&path, &mut store, decided).unwrap();
+        let merged = merge_heals(&path, &mut store, &wrapper, &heals);
         assert!(merged.written.is_empty());
         assert_eq!(merged.recorded.len(), 1);
         assert_eq!(merged.recorded[0].status, AdaptationStatus::Proposed);
