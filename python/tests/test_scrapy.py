@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,8 @@ SITE = Path(
     os.environ.get("MEND_FIXTURE_SITE", ROOT / "target" / "debug" / "examples" / "fixture_site")
 ).resolve()
 EXAMPLE = ROOT / "examples" / "scrapy"
+
+import mend  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not CI and not SITE.is_file(), reason=f"needs the fixture site at {SITE}"
@@ -72,7 +75,7 @@ def wrapper(tmp_path):
     return path
 
 
-def mend(*args, cwd):
+def mend_cli(*args, cwd):
     return subprocess.run([MEND, *args], capture_output=True, text=True, cwd=cwd)
 
 
@@ -108,7 +111,7 @@ def canonical(records, site=None):
 
 def mend_crawl(start, wrapper, tmp_path):
     out = tmp_path / "mend.ndjson"
-    done = mend("crawl", str(wrapper), start, "--out", str(out), "--heal", "off", cwd=tmp_path)
+    done = mend_cli("crawl", str(wrapper), start, "--out", str(out), "--heal", "off", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in out.read_text().splitlines()]
 
@@ -128,13 +131,24 @@ def test_a_scrapy_crawl_gives_the_records_of_mend_crawl_and_counts_them(site, wr
     assert stat(log, "mend/field_coverage/title") == 1.0
 
 
+def test_wrapper_extract_gives_mend_crawls_records_on_every_post(site, wrapper, tmp_path):
+    pages = mend_crawl(site.url, wrapper, tmp_path)
+    loaded = mend.Wrapper(wrapper)
+    for page in pages:
+        with urllib.request.urlopen(page["page"]) as response:
+            body = response.read()
+        got = loaded.extract(body, url=page["page"])
+        assert got.records == page["records"], page["page"]
+        assert got.violations == page["violations"], page["page"]
+
+
 def test_a_redesign_is_one_proposal_per_change_and_the_records_are_healed(
     site, redesigned_site, wrapper, tmp_path
 ):
     crawled = mend_crawl(site.url, wrapper, tmp_path)
     expected = records_of(crawled)
     posts = [page["page"] for page in crawled[:3]]
-    snap = mend("snapshot", str(wrapper), *posts, cwd=tmp_path)
+    snap = mend_cli("snapshot", str(wrapper), *posts, cwd=tmp_path)
     assert snap.returncode == 0, snap.stderr
     got, log = scrapy_crawl(redesigned_site.url, wrapper, tmp_path / "healed.jsonl",
                             "MEND_HEAL=propose")
@@ -144,7 +158,7 @@ def test_a_redesign_is_one_proposal_per_change_and_the_records_are_healed(
     # fields empty).
     assert canonical(got, redesigned_site) == canonical(expected, site)
     assert stat(log, "mend/heals/proposed") == 2
-    listed = mend("log", "--json", "--pending", cwd=tmp_path)
+    listed = mend_cli("log", "--json", "--pending", cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     proposals = json.loads(listed.stdout)
     assert sorted(p["pattern"] for p in proposals) == ["author", "title"]
