@@ -276,12 +276,7 @@ mod tests {
     }
 
     /// Merges `wrapper` with the `heals` a crawl job decided.
-    fn merge_heals(
-        path: &Path,
-        store: &mut Store,
-        wrapper: &str,
-        heals: &[DecidedHeal],
-    ) -> Merged {
+    fn merge_heals(path: &Path, store: &mut Store, wrapper: &str, heals: &[DecidedHeal]) -> Merged {
         let decided = Decided {
             wrapper,
             treegrams: &BTreeMap::new(),
