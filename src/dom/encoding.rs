@@ -58,6 +58,16 @@ pub fn sniff(bytes: &[u8], transport: Option<&str>) -> (&'static Encoding, Encod
 
 /// Decodes `bytes` in `encoding`, stripping a byte order mark, never failing.
 pub fn decode<'a>(bytes: &'a [u8], encoding: &'static Encoding) -> std::borrow::Cow<'a, str> {
+    // Most pages are valid UTF-8 without a byte order mark: they are
+    // borrowed as they are, checked by simdutf8, which is several times
+    // faster on text that is not ASCII than the general decoder's check.
+    let bom = [&[0xEF, 0xBB, 0xBF][..], &[0xFE, 0xFF], &[0xFF, 0xFE]];
+    if encoding == UTF_8
+        && !bom.iter().any(|b| bytes.starts_with(b))
+        && let Ok(text) = simdutf8::basic::from_utf8(bytes)
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let (text, _, _) = encoding.decode(bytes);
     text
 }
@@ -215,6 +225,21 @@ mod tests {
             "{:?}",
             String::from_utf8_lossy(bytes)
         );
+    }
+
+    #[test]
+    fn utf8_decodes_alike_on_the_borrowed_path_and_the_general_one() {
+        let cases: [(&[u8], &str); 5] = [
+            (b"<p>caf\xC3\xA9</p>", "<p>caf\u{e9}</p>"),
+            (b"\xEF\xBB\xBF<p>x</p>", "<p>x</p>"),
+            (b"<p>\xFF</p>", "<p>\u{fffd}</p>"),
+            (b"\xFF\xFEx\x00", "x"),
+            (b"", ""),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(decode(bytes, UTF_8), expected, "{bytes:?}");
+            assert_eq!(UTF_8.decode(bytes).0, expected, "{bytes:?}");
+        }
     }
 
     #[test]

@@ -255,9 +255,10 @@ impl NameCache {
 /// at ASCII bytes, or characters the tokenizer wrote; a stray invalid
 /// sequence would become U+FFFD rather than a panic.
 fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    // `from_utf8` checks ASCII a word at a time; `from_utf8_lossy` walks
-    // the bytes in chunks and costs several times more on valid text.
-    match std::str::from_utf8(bytes) {
+    // simdutf8 checks valid text several times faster than the standard
+    // library's `from_utf8`, itself far faster than `from_utf8_lossy`,
+    // which is left for text that is not valid.
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     }
