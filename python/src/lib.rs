@@ -20,7 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use mend::fetch::Page as FetchedPage;
-use mend::job::{PageOutput, RunOptions, page_output, process_page};
+use mend::dom::Document;
+use mend::job::{PageOutput, RunOptions, process_document};
 use mend::wrapper::{LoadError, Severity};
 
 create_exception!(
@@ -78,21 +79,23 @@ impl Wrapper {
     ) -> PyResult<Page> {
         let wrapper = Arc::clone(&self.inner);
         let options = RunOptions::default();
-        // Text is parsed as it is: it is valid UTF-8 already, so it is
-        // neither copied into a page's bytes nor checked again (the
-        // extraction needs no bytes; a job's snapshots do, see `Job`).
-        let out = if let Ok(text) = html.downcast::<PyString>() {
-            let text = text.to_cow()?;
-            let page = page_named(url)?;
-            py.allow_threads(|| {
-                let doc = mend::dom::Document::parse_str(&text);
-                let extraction = mend::extract::extract(&wrapper, &doc, page.url.as_ref());
-                page_output(&page, extraction, &options)
-            })
+        // The page is parsed where Python holds it, never copied: text as
+        // the UTF-8 CPython encodes it to (which a <meta> must not decode
+        // again), bytes as they are (decoded as the page declares).
+        let utf8;
+        let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
+            utf8 = text.encode_utf8()?;
+            (utf8.as_bytes(), Some("utf-8"))
+        } else if let Ok(bytes) = html.downcast::<PyBytes>() {
+            (bytes.as_bytes(), None)
         } else {
-            let page = fetched_page(html, url)?;
-            py.allow_threads(move || process_page(&wrapper, &page, &options))
+            return Err(PyTypeError::new_err("html must be str or bytes"));
         };
+        let page = page_named(url)?;
+        let out = py.allow_threads(|| {
+            let doc = Document::parse_with_transport(bytes, charset);
+            process_document(&wrapper, &page, &doc, &options)
+        });
         Page::of(py, &out)
     }
 

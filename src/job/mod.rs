@@ -129,9 +129,19 @@ impl Summary {
 
 /// Processes one page that is already in memory.
 pub fn process_page(wrapper: &Wrapper, page: &fetch::Page, options: &RunOptions) -> PageOutput {
+    process_document(wrapper, page, &page.document(), options)
+}
+
+/// Processes one page already parsed: `page` names it and gives its URL
+/// (its bytes are not read), `doc` is what it parsed to.
+pub fn process_document(
+    wrapper: &Wrapper,
+    page: &fetch::Page,
+    doc: &Document,
+    options: &RunOptions,
+) -> PageOutput {
     let _span = tracing::info_span!("page", page = %page.name).entered();
-    let doc = page.document();
-    page_output(page, extract(wrapper, &doc, page.url.as_ref()), options)
+    page_output(page, extract(wrapper, doc, page.url.as_ref()), options)
 }
 
 /// Loads and processes one page, turning a load failure into an error entry.
