@@ -42,10 +42,14 @@ class Wrapper:
     @property
     def patterns(self) -> list[str]:
         """The names of its top-level patterns."""
-    def extract(self, html: Union[str, bytes], url: Optional[str] = None) -> Page:
-        """Extracts one page: ``str``, or ``bytes`` decoded as the page
-        declares. Relative links resolve against ``url``. The GIL is
-        released while the page is parsed and extracted."""
+    def extract(
+        self, html: Union[str, bytes], url: Optional[str] = None, encoding: Optional[str] = None
+    ) -> Page:
+        """Extracts one page: ``str``, or ``bytes`` decoded in ``encoding``
+        (a charset label) or else as the page declares. Relative links
+        resolve against ``url``. The GIL is released while the page is
+        parsed and extracted; the page is never copied. ``encoding`` with a
+        ``str`` raises ``ValueError``."""
 
 class JobError(Exception):
     """A job that cannot go on: its wrapper's tree-grams could not be read,
@@ -91,9 +95,11 @@ class Job:
         """``heal`` is ``"off"``, ``"propose"`` or ``"auto"`` (the wrapper's
         ``adapt.mode`` when not given); ``store`` the store's path
         (``$MEND_STORE``, or the wrapper's default store, when not)."""
-    def page(self, html: Union[str, bytes], url: Optional[str] = None) -> Page:
-        """Extracts one page, healing what broke, with the GIL released.
-        Raises ``JobError`` after ``finish()``."""
+    def page(
+        self, html: Union[str, bytes], url: Optional[str] = None, encoding: Optional[str] = None
+    ) -> Page:
+        """Extracts one page as ``Wrapper.extract`` does, healing what broke,
+        with the GIL released. Raises ``JobError`` after ``finish()``."""
     def finish(self) -> JobSummary:
         """Decides the job's heals, records the run and its field health in
         the store. Raises ``JobError`` when called twice."""

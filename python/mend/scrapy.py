@@ -87,10 +87,11 @@ class MendExtension:
 
     def records(self, response: Response) -> list[dict[str, Any]]:
         """The records of ``response``, a page of the crawl's job."""
-        # Scrapy's own decoding (headers, BOM, <meta>) is the one the
-        # spider's selectors would see; a response without text goes as bytes.
-        html = response.text if isinstance(response, TextResponse) else response.body
-        page = self.job.page(html, url=response.url)
+        # The body goes as bytes, decoded by mend in the charset Scrapy
+        # found for it (headers, BOM, <meta>), the one the spider's own
+        # selectors see: no text is decoded and encoded again in Python.
+        encoding = response.encoding if isinstance(response, TextResponse) else None
+        page = self.job.page(response.body, url=response.url, encoding=encoding)
         self.stats.inc_value("mend/pages")
         self.stats.inc_value("mend/records", len(page.records))
         self.stats.inc_value("mend/violations", len(page.violations))

@@ -95,12 +95,18 @@ impl Job {
         })
     }
 
-    /// Extracts one page (`str`, or `bytes` decoded as the page declares),
-    /// whose relative links resolve against `url`, healing what broke;
-    /// gives its `Page`.
-    #[pyo3(signature = (html, url = None))]
-    fn page(&self, py: Python<'_>, html: &Bound<'_, PyAny>, url: Option<&str>) -> PyResult<Page> {
-        let page = fetched_page(html, url)?;
+    /// Extracts one page (`str`, or `bytes` decoded as `encoding` says or
+    /// else as the page declares), whose relative links resolve against
+    /// `url`, healing what broke; gives its `Page`.
+    #[pyo3(signature = (html, url = None, encoding = None))]
+    fn page(
+        &self,
+        py: Python<'_>,
+        html: &Bound<'_, PyAny>,
+        url: Option<&str>,
+        encoding: Option<&str>,
+    ) -> PyResult<Page> {
+        let page = fetched_page(html, url, encoding)?;
         let out = py.allow_threads(|| {
             let mut guard = self.running.lock().unwrap_or_else(|e| e.into_inner());
             let running = guard.as_mut()?;

@@ -19,8 +19,8 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use mend::fetch::Page as FetchedPage;
 use mend::dom::Document;
+use mend::fetch::Page as FetchedPage;
 use mend::job::{PageOutput, RunOptions, process_document};
 use mend::wrapper::{LoadError, Severity};
 
@@ -68,14 +68,16 @@ impl Wrapper {
         self.inner.patterns.iter().map(|p| p.name.clone()).collect()
     }
 
-    /// Extracts one page (`str`, or `bytes` decoded as the page declares),
-    /// whose relative links resolve against `url`; gives a `Page`.
-    #[pyo3(signature = (html, url = None))]
+    /// Extracts one page (`str`, or `bytes` decoded as `encoding` says or
+    /// else as the page declares), whose relative links resolve against
+    /// `url`; gives a `Page`.
+    #[pyo3(signature = (html, url = None, encoding = None))]
     fn extract(
         &self,
         py: Python<'_>,
         html: &Bound<'_, PyAny>,
         url: Option<&str>,
+        encoding: Option<&str>,
     ) -> PyResult<Page> {
         let wrapper = Arc::clone(&self.inner);
         let options = RunOptions::default();
@@ -84,10 +86,11 @@ impl Wrapper {
         // again), bytes as they are (decoded as the page declares).
         let utf8;
         let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
+            refuse_encoding_of_text(encoding)?;
             utf8 = text.encode_utf8()?;
             (utf8.as_bytes(), Some("utf-8"))
         } else if let Ok(bytes) = html.downcast::<PyBytes>() {
-            (bytes.as_bytes(), None)
+            (bytes.as_bytes(), charset_of(encoding)?)
         } else {
             return Err(PyTypeError::new_err("html must be str or bytes"));
         };
@@ -104,17 +107,26 @@ impl Wrapper {
     }
 }
 
-/// A page given from Python (`str`, or `bytes` decoded as the page
-/// declares), whose relative links resolve against `url`.
-fn fetched_page(html: &Bound<'_, PyAny>, url: Option<&str>) -> PyResult<FetchedPage> {
+/// A page given from Python (`str`, or `bytes` decoded as `encoding` says
+/// or else as the page declares), whose relative links resolve against
+/// `url`.
+fn fetched_page(
+    html: &Bound<'_, PyAny>,
+    url: Option<&str>,
+    encoding: Option<&str>,
+) -> PyResult<FetchedPage> {
     let (bytes, charset) = if let Ok(text) = html.downcast::<PyString>() {
+        refuse_encoding_of_text(encoding)?;
         // Text is decoded already: a <meta> must not decode it again.
         (
             text.to_cow()?.into_owned().into_bytes(),
             Some("utf-8".to_owned()),
         )
     } else if let Ok(bytes) = html.downcast::<PyBytes>() {
-        (bytes.as_bytes().to_vec(), None)
+        (
+            bytes.as_bytes().to_vec(),
+            charset_of(encoding)?.map(str::to_owned),
+        )
     } else {
         return Err(PyTypeError::new_err("html must be str or bytes"));
     };
@@ -123,6 +135,28 @@ fn fetched_page(html: &Bound<'_, PyAny>, url: Option<&str>) -> PyResult<FetchedP
         charset,
         ..page_named(url)?
     })
+}
+
+/// The canonical name of the charset `label` names (a WHATWG label, such
+/// as Scrapy's `response.encoding`), or `ValueError`.
+fn charset_of(label: Option<&str>) -> PyResult<Option<&'static str>> {
+    label
+        .map(|l| {
+            encoding_rs::Encoding::for_label(l.trim().as_bytes())
+                .map(encoding_rs::Encoding::name)
+                .ok_or_else(|| PyValueError::new_err(format!("encoding: {l:?} is not a charset")))
+        })
+        .transpose()
+}
+
+/// `encoding` is for bytes: text was decoded already.
+fn refuse_encoding_of_text(encoding: Option<&str>) -> PyResult<()> {
+    match encoding {
+        Some(_) => Err(PyValueError::new_err(
+            "encoding is for bytes: a str is decoded already",
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A page without bytes yet, named by `url` (`-` without one).

@@ -51,6 +51,21 @@ def test_str_and_bytes_give_the_same_records():
     assert wrapper.extract(data).records == wrapper.extract(data.decode("utf-8")).records
 
 
+def test_an_encoding_decodes_bytes_whatever_the_page_declares(tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("name: w\npatterns:\n  - {name: price, xpath: '//p', constraints: {max: 1}}\n")
+    wrapper = mend.Wrapper(path)
+    page = b"<meta charset=utf-8><p>\xa310.00</p>"
+    assert wrapper.extract(page).records[0]["price"] == "\ufffd10.00"
+    assert wrapper.extract(page, encoding="latin1").records[0]["price"] == "\u00a310.00"
+    with mend.Job(wrapper, heal="off", store=tmp_path / "s.db") as job:
+        assert job.page(page, encoding="latin1").records[0]["price"] == "\u00a310.00"
+    with pytest.raises(ValueError):
+        wrapper.extract(page, encoding="klingon")
+    with pytest.raises(ValueError):
+        wrapper.extract(page.decode("latin1"), encoding="latin1")
+
+
 def test_a_url_resolves_relative_links():
     wrapper = mend.Wrapper(ROOT / "wrappers/bookshop.yaml")
     page = wrapper.extract(
