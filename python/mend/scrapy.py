@@ -87,15 +87,24 @@ class MendExtension:
 
     def records(self, response: Response) -> list[dict[str, Any]]:
         """The records of ``response``, a page of the crawl's job."""
-        # The body goes as bytes, decoded by mend in the charset Scrapy
-        # found for it (headers, BOM, <meta>), the one the spider's own
-        # selectors see: no text is decoded and encoded again in Python.
-        encoding = response.encoding if isinstance(response, TextResponse) else None
-        page = self.job.page(response.body, url=response.url, encoding=encoding)
+        page = self._page(response)
         self.stats.inc_value("mend/pages")
         self.stats.inc_value("mend/records", len(page.records))
         self.stats.inc_value("mend/violations", len(page.violations))
         return page.records
+
+    def _page(self, response: Response) -> "mend.Page":
+        if not isinstance(response, TextResponse):
+            return self.job.page(response.body, url=response.url)
+        # The body goes as bytes, decoded by mend in the charset Scrapy
+        # found for it (headers, BOM, <meta>), the one the spider's own
+        # selectors see: no text is decoded and encoded again in Python.
+        # Scrapy names charsets as Python's codecs do; one that is not also
+        # a WHATWG label (``latin-1``, ``euc_jp``) goes as Scrapy's text.
+        try:
+            return self.job.page(response.body, url=response.url, encoding=response.encoding)
+        except ValueError:
+            return self.job.page(response.text, url=response.url)
 
     def spider_closed(self, spider: Any, reason: str) -> None:
         if self in _running:
