@@ -241,15 +241,14 @@ impl NameKey {
         if bytes.len() > NAME_KEY_BYTES {
             return None;
         }
-        let mut padded = [0u8; NAME_KEY_BYTES];
-        padded[..bytes.len()].copy_from_slice(bytes);
-        let word = |i: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&padded[i * 8..i * 8 + 8]);
-            u64::from_le_bytes(w)
-        };
+        // Byte by byte into the words: names are a few bytes long, and a copy
+        // into a padded buffer read back as words stalls on the read.
+        let mut words = [0u64; 3];
+        for (i, &b) in bytes.iter().enumerate() {
+            words[i / 8] |= u64::from(b) << ((i % 8) * 8);
+        }
         Some(NameKey {
-            words: [word(0), word(1), word(2)],
+            words,
             len: bytes.len(),
         })
     }
