@@ -21,6 +21,7 @@ mod layout;
 pub(crate) mod markup;
 pub use build::MAX_DEPTH;
 pub mod encoding;
+mod gathered;
 mod name_index;
 mod names;
 mod path;

@@ -52,6 +52,8 @@ use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkRes
 use html5ever::{Attribute, LocalName, QualName, ns};
 use html5gum::{Emitter, State};
 
+use super::gathered::{Gathered, checked, text};
+
 /// The most attributes one tag may have while tokenizing on an ordinary
 /// stack: html5gum's recursion within a tag costs about 300 bytes of stack
 /// an attribute (measured on a release build), so this many stay under a
@@ -73,7 +75,7 @@ pub(super) struct LongTag;
 /// with [`LongTag`], the sink left part-way.
 pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S, guarded: bool) {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-    let mut events = Events::new(sink);
+    let mut events = Events::new(sink, text);
     events.guarded = guarded;
     // The emitter produces no tokens of its own (it hands them to the sink
     // as they complete), and reading a string cannot fail.
@@ -84,8 +86,11 @@ pub(super) fn tokenize<S: TokenSink>(text: &str, sink: &S, guarded: bool) {
 /// finished one to the sink.
 struct Events<'a, S: TokenSink> {
     sink: &'a S,
+    /// The text being tokenized, which most pieces html5gum hands on are
+    /// slices of.
+    input: &'a str,
     /// Character data not yet handed on.
-    text: Vec<u8>,
+    text: Gathered,
     /// The tag being built.
     tag_kind: TagKind,
     tag_name: Vec<u8>,
@@ -103,7 +108,7 @@ struct Events<'a, S: TokenSink> {
     /// The attribute being built, if any.
     in_attr: bool,
     attr_name: Vec<u8>,
-    attr_value: Vec<u8>,
+    attr_value: Gathered,
     /// The name of the last start tag, for the appropriate end tag check.
     last_start_tag: Vec<u8>,
     comment: Vec<u8>,
@@ -120,10 +125,11 @@ struct DoctypeParts {
 }
 
 impl<'a, S: TokenSink> Events<'a, S> {
-    fn new(sink: &'a S) -> Self {
+    fn new(sink: &'a S, input: &'a str) -> Self {
         Events {
             sink,
-            text: Vec::new(),
+            input,
+            text: Gathered::default(),
             tag_kind: TagKind::StartTag,
             tag_name: Vec::new(),
             self_closing: false,
@@ -134,7 +140,7 @@ impl<'a, S: TokenSink> Events<'a, S> {
             guarded: false,
             in_attr: false,
             attr_name: Vec::new(),
-            attr_value: Vec::new(),
+            attr_value: Gathered::default(),
             last_start_tag: Vec::new(),
             comment: Vec::new(),
             doctype: DoctypeParts::default(),
@@ -151,16 +157,18 @@ impl<'a, S: TokenSink> Events<'a, S> {
         if self.text.is_empty() {
             return;
         }
-        let mut rest = &self.text[..];
+        let mut rest = self.text.bytes(self.input);
         while let Some(nul) = memchr::memchr(0, rest) {
             if nul > 0 {
-                let _ = self.process(Token::CharacterTokens(tendril(&rest[..nul])));
+                let text = StrTendril::from_slice(&text(self.input, &rest[..nul]));
+                let _ = self.process(Token::CharacterTokens(text));
             }
             let _ = self.process(Token::NullCharacterToken);
             rest = &rest[nul + 1..];
         }
         if !rest.is_empty() {
-            let _ = self.process(Token::CharacterTokens(tendril(rest)));
+            let text = StrTendril::from_slice(&text(self.input, rest));
+            let _ = self.process(Token::CharacterTokens(text));
         }
         self.text.clear();
     }
@@ -187,7 +195,7 @@ impl<'a, S: TokenSink> Events<'a, S> {
         } else {
             self.attrs.push(Attribute {
                 name: QualName::new(None, ns!(), local),
-                value: tendril(&self.attr_value),
+                value: StrTendril::from_slice(&text(self.input, self.attr_value.bytes(self.input))),
             });
         }
         self.attr_name.clear();
@@ -272,7 +280,7 @@ impl Default for NameCache {
 impl NameCache {
     fn get(&mut self, bytes: &[u8]) -> LocalName {
         let Some(key) = NameKey::new(bytes) else {
-            return LocalName::from(text(bytes));
+            return LocalName::from(checked(bytes));
         };
         let slot = &mut self.slots[key.slot()];
         if let Some((cached, atom)) = slot
@@ -280,27 +288,15 @@ impl NameCache {
         {
             return atom.clone();
         }
-        let atom = LocalName::from(text(bytes));
+        let atom = LocalName::from(checked(bytes));
         *slot = Some((key, atom.clone()));
         atom
     }
 }
 
-/// The bytes as text. They are always UTF-8, being pieces of a `&str` cut
-/// at ASCII bytes, or characters the tokenizer wrote; a stray invalid
-/// sequence would become U+FFFD rather than a panic.
-fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    // simdutf8 checks valid text several times faster than the standard
-    // library's `from_utf8`, itself far faster than `from_utf8_lossy`,
-    // which is left for text that is not valid.
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
+/// The bytes as a tendril, checked (see [`checked`]).
 fn tendril(bytes: &[u8]) -> StrTendril {
-    StrTendril::from_slice(&text(bytes))
+    StrTendril::from_slice(&checked(bytes))
 }
 
 impl<S: TokenSink> Emitter for Events<'_, S> {
@@ -328,7 +324,7 @@ impl<S: TokenSink> Emitter for Events<'_, S> {
     }
 
     fn emit_string(&mut self, c: &[u8]) {
-        self.text.extend_from_slice(c);
+        self.text.push(self.input, c);
     }
 
     fn init_start_tag(&mut self) {
@@ -450,7 +446,7 @@ impl<S: TokenSink> Emitter for Events<'_, S> {
     }
 
     fn push_attribute_value(&mut self, s: &[u8]) {
-        self.attr_value.extend_from_slice(s);
+        self.attr_value.push(self.input, s);
     }
 
     fn set_doctype_public_identifier(&mut self, value: &[u8]) {
