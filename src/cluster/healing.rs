@@ -33,7 +33,6 @@ use super::decision::{self, Tally};
 use super::job::{self, Job};
 use crate::fetch::{Page, PageSource};
 use crate::job::{self as run, PageOutput, RunOptions};
-use crate::runtime::{Runtime, Session};
 use crate::wrapper::{HealMode, PatternPath};
 
 /// Clean item pages a worker keeps, the newest, so that a decision can
@@ -458,28 +457,20 @@ async fn heal_pages(
     let wrapper = state.job.wrapper.clone();
     let (wrapper_path, store) = (state.wrapper_path.clone(), state.store.clone());
     let open = open.to_vec();
-    let sources: Vec<PageSource> = pages
-        .into_iter()
-        .map(|p| PageSource::Memory(Arc::new(p)))
-        .collect();
     tokio::task::spawn_blocking(move || {
-        let mut outputs = Vec::new();
-        match Runtime::new(
-            mode,
-            wrapper,
-            &wrapper_path,
-            Session::at(store),
-            RunOptions::default(),
-        ) {
-            Ok(mut runtime) => {
-                runtime.offer_pending(&open);
-                runtime.run(&sources, |o| outputs.push(o));
-                if let Some(failure) = runtime.failure() {
+        let run = crate::runtime::run_batch(mode, wrapper, &wrapper_path, store, pages, &open);
+        let outputs = match run {
+            Ok(run) => {
+                if let Some(failure) = run.failure {
                     tracing::warn!(error = %failure, "healing failed on a page");
                 }
+                run.outputs
             }
-            Err(e) => tracing::warn!(error = %e, "the healing runtime cannot start"),
-        }
+            Err(e) => {
+                tracing::warn!(error = %e, "the healing runtime cannot start");
+                Vec::new()
+            }
+        };
         let after = std::fs::read_to_string(&wrapper_path).ok();
         (outputs, after)
     })

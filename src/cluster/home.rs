@@ -26,7 +26,6 @@
 //! the same entries.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use tokio_postgres::Client;
 
@@ -34,9 +33,9 @@ use super::BackendError;
 use super::citation::{Citation, Citations};
 use super::decision;
 use super::job;
-use crate::fetch::{Page, PageSource};
-use crate::job::{HealCounts, PageOutput, RunOptions};
-use crate::runtime::{Decided, DecidedHeal, Merged, Runtime, Session, merge_decided};
+use crate::fetch::Page;
+use crate::job::{HealCounts, PageOutput};
+use crate::runtime::{Decided, DecidedHeal, Merged, merge_decided};
 use crate::store::{AdaptationId, AdaptationStatus, RunId, Store};
 use crate::wrapper::HealMode;
 
@@ -279,25 +278,20 @@ async fn propose_home(
     blocking(move || {
         let wrapper = crate::wrapper::load_file(&wrapper_path)
             .map_err(|e| BackendError::Home(format!("{}: {e}", wrapper_path.display())))?;
-        let failed = |e: crate::runtime::RuntimeError| BackendError::Home(e.to_string());
-        let mut runtime = Runtime::new(
+        let failed = |e: String| BackendError::Home(e);
+        let run = crate::runtime::run_batch(
             HealMode::Propose,
             wrapper,
             &wrapper_path,
-            Session::at(store_path),
-            RunOptions::default(),
+            store_path,
+            pages,
+            &[],
         )
-        .map_err(failed)?;
-        let sources: Vec<PageSource> = pages
-            .into_iter()
-            .map(|p| PageSource::Memory(Arc::new(p)))
-            .collect();
-        let mut outputs = Vec::new();
-        let summary = runtime.run(&sources, |o| outputs.push(o));
-        if let Some(failure) = runtime.failure() {
-            return Err(BackendError::Home(failure.to_string()));
+        .map_err(|e| failed(e.to_string()))?;
+        match run.failure {
+            Some(failure) => Err(failed(failure)),
+            None => Ok((run.heals, run.outputs)),
         }
-        Ok((summary.heals, outputs))
     })
     .await
 }

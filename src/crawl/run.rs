@@ -36,7 +36,7 @@ use super::sink::{Sink, SinkError, SinkFormat};
 use super::update::{self, CacheEntry};
 use crate::fetch::{Page, PageSource};
 use crate::job::{self, HealCounts, PageOutput, RunOptions};
-use crate::runtime::{Runtime, RuntimeError, Session};
+use crate::runtime::{self, RuntimeError};
 use crate::site::{self, LinkValueModel};
 use crate::wrapper::{self, FrontierOrder, HealMode, RenderMode, Wrapper};
 
@@ -778,10 +778,10 @@ impl Extractor {
         frontier: &mut Frontier,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let sources: Vec<PageSource> = batch
+        let pages: Vec<Page> = batch
             .iter()
             .filter_map(|(f, _)| f.result.as_ref().ok())
-            .map(|read| PageSource::Memory(Arc::new(read.page.clone())))
+            .map(|read| read.page.clone())
             .collect();
         if self.options.heal == HealMode::Auto && summary.heals.applied > 0 {
             // An earlier batch rewrote the wrapper: later pages use it.
@@ -791,25 +791,21 @@ impl Extractor {
         let wrapper = self.wrapper.clone();
         let options = self.options.clone();
         let (outputs, heals, failure) = tokio::task::spawn_blocking(move || {
-            let run_options = RunOptions::default();
-            let mut outputs = Vec::new();
             if options.heal == HealMode::Off {
-                let s = job::run_pages(&wrapper, &sources, &run_options, |o| outputs.push(o));
+                let sources: Vec<PageSource> = pages
+                    .into_iter()
+                    .map(|p| PageSource::Memory(Arc::new(p)))
+                    .collect();
+                let mut outputs = Vec::new();
+                let s = job::run_pages(&wrapper, &sources, &RunOptions::default(), |o| {
+                    outputs.push(o)
+                });
                 return (outputs, s.heals, None);
             }
-            match Runtime::new(
-                options.heal,
-                wrapper,
-                &options.wrapper_path,
-                Session::at(options.store.clone()),
-                run_options.clone(),
-            ) {
-                Ok(mut runtime) => {
-                    let s = runtime.run(&sources, |o| outputs.push(o));
-                    let failure = runtime.failure().map(ToString::to_string);
-                    (outputs, s.heals, failure)
-                }
-                Err(e) => (outputs, HealCounts::default(), Some(e.to_string())),
+            let path = &options.wrapper_path;
+            match runtime::run_batch(options.heal, wrapper, path, options.store, pages, &[]) {
+                Ok(run) => (run.outputs, run.heals, run.failure),
+                Err(e) => (Vec::new(), HealCounts::default(), Some(e.to_string())),
             }
         })
         .await

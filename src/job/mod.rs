@@ -323,8 +323,8 @@ pub fn run_pages_healing(
     let http = HttpClient::new();
     let batch = (rayon::current_num_threads() * 4).max(1);
     let mut stream = PageStream::new(healer, options.clone(), Withhold::AfterBroken);
-    let wrapper = healer.wrapper().clone();
     for chunk in sources.chunks(batch) {
+        let wrapper = stream.wrapper();
         let grams = healer.grams();
         let alternatives = healer.alternatives();
         let seen = alternatives.len();
@@ -334,7 +334,7 @@ pub fn run_pages_healing(
         let pages: Vec<Result<Read, Box<PageOutput>>> = chunk
             .par_iter()
             .map(|s| match fetch::load(s, &http).map(|p| options.read(p)) {
-                Ok(page) => Ok(Read::of(&wrapper, page, grams, alternatives)),
+                Ok(page) => Ok(Read::of(wrapper, page, grams, alternatives)),
                 Err(e) => Err(Box::new(failed(s, &e))),
             })
             .collect();

@@ -63,6 +63,11 @@ impl PageStream {
         self.take(healer, Ok(read), seen)
     }
 
+    /// The wrapper the stream extracts with: the healer's as the run began.
+    pub fn wrapper(&self) -> &Wrapper {
+        &self.wrapper
+    }
+
     /// The counts so far, of the outputs given back.
     pub fn summary(&self) -> &Summary {
         &self.summary

@@ -40,6 +40,7 @@ mod error;
 mod harden;
 mod healer;
 mod health;
+mod in_memory;
 mod ledger;
 mod lock;
 mod merge;
@@ -68,6 +69,7 @@ pub use healer::{Runtime, SERVED_SAMPLE};
 pub use health::{
     BASELINE_RUNS, RunHealth, judge_run_health, judge_runtime_health, record_health_baseline,
 };
+pub use in_memory::{BatchRun, run_batch};
 pub use ledger::EXAMPLE_PAGES;
 pub use lock::{WrapperLock, remove_stale_temp_files};
 pub use merge::{Decided, Merged, RecordedHeal, merge_decided};
