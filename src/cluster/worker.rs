@@ -8,7 +8,9 @@
 //! and one that renews its leases and writes its counts while it lives. A
 //! lease of several URLs (a host without a delay) is shared by the tasks. Any number of workers may
 //! run at once, be killed or be added: a killed worker's leases run out and
-//! its URLs are taken by the others.
+//! its URLs are taken by the others. Under `render: always` a page is read
+//! from the browser's navigation, one request, as the local crawl reads it;
+//! under `render: auto` it is fetched, and rendered when the raw page fails.
 //!
 //! Healing state is the job's: its wrapper, tree-grams and store, versioned
 //! in `mend_jobs`. A worker unpacks the current version into a folder of
@@ -590,10 +592,26 @@ async fn renew_leases(context: Arc<Context>) {
     }
 }
 
+/// The browser's navigation to `url` as the fetcher's answer: a page read
+/// that way passed the fetcher's checks in [`crawl::navigate`] (a status
+/// under 400, an HTML document) and carries no validators to ask with.
+fn navigated_response(page: Page, url: &url::Url) -> crawl::Response {
+    crawl::Response {
+        final_url: page.url.unwrap_or_else(|| url.clone()),
+        status: 200,
+        body: page.bytes,
+        charset: page.charset,
+        media_type: None,
+        etag: None,
+        last_modified: None,
+        tries: 1,
+    }
+}
+
 /// Fetches and reads a leased URL: its outcome, links and record.
 async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
     ensure_robots(context, client, lease).await?;
-    let (scope, rule, follow, since, media) = {
+    let (scope, rule, follow, since, media, render_mode, wrapper) = {
         let state = context.healing.state.lock().await;
         (
             state.job.scope.clone(),
@@ -601,6 +619,8 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
             state.job.wrapper.crawl.follow.clone(),
             state.job.since,
             state.job.wrapper.crawl.media.clone(),
+            state.job.render,
+            state.job.wrapper.clone(),
         )
     };
     let mut ack = Ack {
@@ -622,11 +642,24 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         _ => None,
     };
     let conditions = crawl::conditions(since, ack.item, cached.as_ref());
-    let fetched = context
-        .fetcher
-        .fetch(&lease.url, &conditions)
-        .await
-        .and_then(crate::crawl::Response::html_only);
+    // `render: always` reads the page from the browser's navigation, one
+    // request instead of a fetch and the browser's own, as the local crawl
+    // does; an update crawl fetches first, to ask only for what changed.
+    let navigated = match (&context.renderer, render_mode, since) {
+        (Some(renderer), RenderMode::Always, None) => {
+            crawl::navigate(renderer, &context.fetcher, &wrapper, &lease.url).await
+        }
+        _ => None,
+    };
+    let was_navigated = matches!(navigated, Some(Ok(_)));
+    let fetched = match navigated {
+        Some(read) => read.map(|page| navigated_response(page, &lease.url)),
+        None => context
+            .fetcher
+            .fetch(&lease.url, &conditions)
+            .await
+            .and_then(crate::crawl::Response::html_only),
+    };
     let response = match fetched {
         Ok(r) => r,
         Err(e) => {
@@ -689,7 +722,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         bytes: response.body,
         charset: response.charset,
     };
-    if context.renderer.is_some() {
+    if context.renderer.is_some() && !was_navigated {
         render(context, client, lease, &final_url, ack.item, &mut page).await?;
     }
     let media_urls = {

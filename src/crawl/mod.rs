@@ -52,7 +52,7 @@ pub use media::{media_dir, media_entry, media_name, write_media};
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{
     AGREEMENT, PROBE_EVERY, PageRenderer, Probes, RenderAsk, RenderChoice, RenderFailure, Rendered,
-    ShapeVotes, render_if_wanted, url_shape,
+    ShapeVotes, navigate, render_if_wanted, url_shape,
 };
 pub use run::{
     CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, attach_media, crawl, start_urls,

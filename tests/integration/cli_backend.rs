@@ -14,10 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cli_crawl::{
-    NO_TRAPS, POSTS, POSTS_AND_SCRIPTED, chromium_or_skip, pages, sorted_lines, wrapper,
+    NO_TRAPS, POSTS, POSTS_AND_SCRIPTED, assert_posts_as_the_site_holds, chromium_or_skip, pages,
+    sorted_lines, wrapper,
 };
 use crate::support::cli::{Mend, Run};
-use crate::support::fixture_site::{FixtureSite, LoggedRequest, SiteOptions};
+use crate::support::fixture_site::{FixtureSite, LoggedRequest, Roles, SiteOptions};
 use crate::support::postgres::Postgres;
 use crate::support::rng::Rng;
 
@@ -1092,6 +1093,56 @@ fn workers_render_what_the_local_crawl_renders_and_share_their_votes_per_shape()
     let shapes = pg.query("SELECT shape, helped, useless FROM mend_render_shapes ORDER BY shape");
     assert_eq!(shapes.len(), 1, "{shapes:?}");
     assert!(shapes[0].contains("/js/*/|1|0"), "{shapes:?}");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL"]
+fn workers_read_render_always_pages_from_the_browsers_navigation_once() {
+    // A worker fetched each page and then had the browser ask for it
+    // again: every page was requested twice.
+    if !chromium_or_skip("workers_read_render_always_pages_from_the_browsers_navigation_once") {
+        return;
+    }
+    let Some(pg) = Postgres::start("workers_read_render_always_pages_once") else {
+        return;
+    };
+    let site = FixtureSite::start(SiteOptions {
+        fast: true,
+        posts: 8,
+        ..SiteOptions::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let w = wrapper(
+        dir.path(),
+        &format!(
+            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: always\n  settle: 0.3\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
+        ),
+    );
+    let (_, two) = run_job(
+        dir.path(),
+        &pg.url(),
+        &w,
+        &site.url(),
+        "two.ndjson",
+        &[],
+        (2, "2"),
+    );
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    let truth = site.truth();
+    let got = pages(&dir.path().join("two.ndjson"));
+    assert_posts_as_the_site_holds(&got, &truth, "render: always, two workers");
+    // The post `/old/post-3` redirects to is asked for once more when the
+    // redirect is followed after the post was read.
+    let redirected = &truth.posts[Roles::REDIRECTED - 1].path;
+    for post in &truth.posts {
+        let asked = site.requests_for(&post.path).len();
+        let most = if &post.path == redirected { 2 } else { 1 };
+        assert!(
+            (1..=most).contains(&asked),
+            "{}: asked {asked} times",
+            post.path
+        );
+    }
 }
 
 #[test]

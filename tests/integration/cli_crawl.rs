@@ -399,7 +399,11 @@ pub(crate) fn since_between() -> String {
 }
 
 /// Checks that every post's title and comments are as the site holds them.
-fn assert_posts_as_the_site_holds(got: &BTreeMap<String, Value>, truth: &Truth, context: &str) {
+pub(crate) fn assert_posts_as_the_site_holds(
+    got: &BTreeMap<String, Value>,
+    truth: &Truth,
+    context: &str,
+) {
     assert_eq!(got.len(), truth.posts.len(), "{context}");
     for post in &truth.posts {
         let record = &got[&post.url]["records"][0];
