@@ -77,13 +77,16 @@ class JobSummary:
     """The store written to, when the job opened it."""
     failure: Optional[str]
     """The first failure of the store or of a file write, in words."""
+    notice_failure: Optional[str]
+    """Why the wrapper's ``adapt.notify`` notice was not delivered, when one was due."""
 
 class Job:
     """A healing run of one wrapper over pages given one at a time.
 
     A broken page is healed at once, and the pages after it use the heal;
-    each heal is decided once for the whole job, by ``finish()``. As a
-    context manager, leaving the block finishes the job.
+    each heal is decided once for the whole job, by ``finish()``, which also
+    sends the wrapper's ``adapt.notify`` notice when the job left something
+    for a person. As a context manager, leaving the block finishes the job.
     """
 
     def __init__(

@@ -120,6 +120,8 @@ class MendExtension:
             logger.warning("mend: health: %s", drop)
         if summary.failure:
             logger.error("mend: %s", summary.failure)
+        if summary.notice_failure:
+            logger.error("mend: the wrapper's notice was not delivered: %s", summary.notice_failure)
         if summary.proposed:
             logger.info(
                 "mend: %d heal(s) proposed in %s; review them with `mend log --pending`",

@@ -3,7 +3,9 @@
 //! records are the healed ones, and the pages after it use the heal), but
 //! each heal is decided once, for the whole job, at `finish()`: the
 //! wrapper file rewritten in `auto` mode, a proposal stored in `propose`
-//! mode, for `mend log`, `show`, `approve` and `review`.
+//! mode, for `mend log`, `show`, `approve` and `review`. When the job
+//! leaves something for a person and the wrapper names `adapt.notify`, its
+//! notice is sent at `finish()` as `mend run` sends it.
 //!
 //! It refuses a page after `finish()` (`JobError`), and gives each page's
 //! output at once: the adaptations of a page are not completed with what
@@ -17,7 +19,8 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use mend::job::{HealthObserver, PageStream, RunOptions, Withhold};
+use mend::fetch::Notice;
+use mend::job::{Healer, HealthObserver, PageStream, RunOptions, Withhold};
 use mend::runtime::{Runtime, Session, judge_runtime_health};
 use mend::store::{Store, Timestamp};
 use mend::wrapper::HealMode;
@@ -185,6 +188,9 @@ pub struct JobSummary {
     store: Option<String>,
     /// The first failure of the store or of a file write, in words.
     failure: Option<String>,
+    /// Why the wrapper's `adapt.notify` notice was not delivered, when one
+    /// was due and was not.
+    notice_failure: Option<String>,
 }
 
 #[pymethods]
@@ -197,6 +203,37 @@ impl JobSummary {
     }
 }
 
+/// Sends the wrapper's `adapt.notify` notice, as `mend run` sends it, when
+/// the job left something for a person; gives why it was not delivered.
+fn send_notice(
+    runtime: &Runtime,
+    summary: &mend::job::Summary,
+    health_drops: &[String],
+    store: &Option<String>,
+) -> Option<String> {
+    let wrapper = runtime.wrapper();
+    let url = wrapper.adapt.notify.as_ref()?;
+    let notice = Notice {
+        source: "mend.Job".to_owned(),
+        wrapper: wrapper.name.clone(),
+        wrapper_file: runtime.wrapper_path().display().to_string(),
+        pages: summary.pages,
+        violations: summary.violations,
+        violated_pages: summary.violated_pages,
+        proposals: summary.heals.proposed,
+        applied: summary.heals.applied,
+        health_drops: health_drops.len(),
+        proposal_ids: runtime.proposal_ids(),
+        store: store.clone(),
+    };
+    if !notice.is_due() {
+        return None;
+    }
+    mend::fetch::notify(url, &notice)
+        .err()
+        .map(|e| e.to_string())
+}
+
 /// A finished job's summary, before it becomes Python objects.
 struct Finished {
     summary: mend::job::Summary,
@@ -204,6 +241,7 @@ struct Finished {
     health_drops: Vec<String>,
     store: Option<String>,
     failure: Option<String>,
+    notice_failure: Option<String>,
 }
 
 impl Finished {
@@ -233,14 +271,17 @@ impl Finished {
             .map(|s| (s.pattern.to_string(), s.filled as f64 / s.items as f64))
             .collect();
         let session = running.runtime.session();
+        let store = session
+            .is_open()
+            .then(|| session.path().map(|p| p.display().to_string()))
+            .flatten();
+        let notice_failure = send_notice(&running.runtime, &summary, &health_drops, &store);
         Finished {
             summary,
             coverage,
             health_drops,
-            store: session
-                .is_open()
-                .then(|| session.path().map(|p| p.display().to_string()))
-                .flatten(),
+            store,
+            notice_failure,
             failure: running
                 .runtime
                 .failure()
@@ -268,6 +309,7 @@ impl Finished {
             health_drops: self.health_drops,
             store: self.store,
             failure: self.failure,
+            notice_failure: self.notice_failure,
         })
     }
 }

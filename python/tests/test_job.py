@@ -4,10 +4,13 @@ Run after ``pip install .`` at the project root: ``pytest python/tests``.
 The command-line binary is ``$MEND_BIN``, else ``target/debug/mend``.
 """
 
+import http.server
 import json
 import os
 import shutil
+import socket
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,3 +126,73 @@ def test_a_job_counts_coverage_per_pattern_and_refuses_pages_when_finished(proje
         job.finish()
     with pytest.raises(ValueError):
         mend.Job(wrapper, heal="sometimes")
+
+
+class _Hook(http.server.BaseHTTPRequestHandler):
+    """A webhook on 127.0.0.1 that keeps every JSON body posted to it."""
+
+    received = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        type(self).received.append(json.loads(body))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def hook():
+    _Hook.received = []
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook", _Hook.received
+    server.shutdown()
+    server.server_close()
+
+
+def with_notify(project, url):
+    (project / "book.yaml").write_text(BOOK + f"adapt:\n  notify: {url}\n")
+    return mend.Wrapper(project / "book.yaml")
+
+
+def test_a_job_that_leaves_a_proposal_sends_the_wrappers_notice_once(project, hook):
+    url, received = hook
+    job = mend.Job(with_notify(project, url), heal="propose")
+    for i in range(3):
+        job.page(redesigned(project, i), url=f"https://shop.example/p/{i}")
+    summary = job.finish()
+    assert summary.notice_failure is None
+    assert len(received) == 1, received
+    notice = received[0]
+    assert notice["source"] == "mend.Job"
+    assert notice["wrapper"] == "book"
+    assert notice["pages"] == 3 and notice["proposals"] == 1
+    # The notice cites the proposal as `mend show` takes it.
+    [cited] = notice["proposal_ids"]
+    shown = run("show", cited, "--json", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["pattern"] == "price"
+
+
+def test_a_job_with_nothing_for_a_person_sends_no_notice(project, hook):
+    url, received = hook
+    job = mend.Job(with_notify(project, url), heal="off")
+    job.page((project / "product.html").read_text())
+    summary = job.finish()
+    assert summary.violations == 0
+    assert received == [] and summary.notice_failure is None
+
+
+def test_a_notice_that_cannot_be_delivered_is_said_in_the_summary(project):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    job = mend.Job(with_notify(project, f"http://127.0.0.1:{port}/hook"), heal="propose")
+    job.page(redesigned(project, 1))
+    summary = job.finish()
+    assert summary.proposed == 1
+    assert summary.notice_failure and str(port) in summary.notice_failure

@@ -237,7 +237,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut write_error = None;
     let notify_url = args.notify.clone().or_else(|| wrapper.adapt.notify.clone());
     let wrapper_name = wrapper.name.clone();
-    let mut proposal_ids: Vec<String> = Vec::new();
     let started = mend::runtime::now();
     let mut health = HealthObserver::new(&wrapper, &options);
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
@@ -260,18 +259,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         progress.inc(1);
         health.observe(&page);
-        for a in page
-            .adaptations
-            .iter()
-            .filter(|a| a["status"] == "proposed")
-        {
-            if let (Some(store), Some(id)) = (a["store"].as_str(), a["id"].as_i64()) {
-                let reference = format!("{store}:{id}");
-                if !proposal_ids.contains(&reference) {
-                    proposal_ids.push(reference);
-                }
-            }
-        }
         if write_error.is_none()
             && let Err(e) = writer.write(page)
         {
@@ -341,7 +328,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             proposals: summary.heals.proposed,
             applied: summary.heals.applied,
             health_drops: drops,
-            proposal_ids,
+            proposal_ids: healer.proposal_ids(),
             store: store.clone(),
         };
         // A notice that cannot be delivered is said; the run's exit code

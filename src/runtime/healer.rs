@@ -138,6 +138,23 @@ impl Runtime {
         self.failure.as_ref()
     }
 
+    /// The proposals the run's decisions left for a person, new or joined
+    /// to a waiting twin, as `TAG:ID` for `mend show`: what a notice lists.
+    /// Empty before [`Healer::settle`](crate::job::Healer::settle).
+    pub fn proposal_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = Vec::new();
+        let proposed = self.ledger.entries.iter().map(|e| &e.run);
+        for run in proposed.filter(|r| r.status == AdaptationStatus::Proposed) {
+            if let (Some(store), Some(id)) = (&run.store, run.id) {
+                let reference = format!("{store}:{id}");
+                if !ids.contains(&reference) {
+                    ids.push(reference);
+                }
+            }
+        }
+        ids
+    }
+
     /// The store session.
     pub fn session(&self) -> &Session {
         &self.session

@@ -2,6 +2,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -798,6 +799,67 @@ fn a_run_with_violations_posts_one_notice_and_a_clean_run_posts_none() {
     );
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "a clean run notified");
+}
+
+#[test]
+fn a_notice_cites_each_proposal_of_the_run_as_mend_show_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for page in ["product.html", "product-redesigned.html"] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples/walkthrough")
+                .join(page),
+            dir.path().join(page),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("book.yaml"),
+        "name: book\npatterns:\n  - name: title\n    xpath: //h1\n    constraints: {min: 1, max: 1}\n  - name: price\n    xpath: //p[@class='price']\n    type: number\n    constraints: {min: 1, max: 1, regex: '^£\\d+\\.\\d\\d$'}\n",
+    )
+    .unwrap();
+    let snapshot = Mend::new(&["snapshot", "book.yaml", "product.html"])
+        .dir(dir.path())
+        .output();
+    assert!(
+        snapshot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&snapshot.stderr)
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let server = listener.try_clone().unwrap();
+    let received = std::thread::spawn(move || one_post(&server));
+    let run = [
+        "run",
+        "book.yaml",
+        "product-redesigned.html",
+        "--heal",
+        "propose",
+        "--notify",
+        &url,
+    ];
+    let out = Mend::new(&run).dir(dir.path()).output();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let notice: Value = serde_json::from_str(&received.join().unwrap()).unwrap();
+    assert_eq!(notice["proposals"], 1, "{notice}");
+    let cited = notice["proposal_ids"].as_array().unwrap();
+    assert_eq!(cited.len(), 1, "{notice}");
+    let show = Mend::new(&["show", cited[0].as_str().unwrap(), "--json"])
+        .dir(dir.path())
+        .output();
+    assert!(
+        show.status.success(),
+        "{}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(shown["pattern"], "price", "{shown}");
 }
 
 #[test]
