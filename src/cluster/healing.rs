@@ -31,7 +31,8 @@ use tokio_postgres::Client;
 use super::BackendError;
 use super::decision::{self, Tally};
 use super::job::{self, Job};
-use crate::fetch::{Page, PageSource};
+use crate::dom::Document;
+use crate::fetch::{Page, PageSource, ParsedPage};
 use crate::job::{self as run, PageOutput, RunOptions};
 use crate::wrapper::{HealMode, PatternPath};
 
@@ -167,13 +168,14 @@ pub async fn extract(
     context: &HealingContext,
     client: &Client,
     page: Page,
+    doc: Document,
 ) -> Result<(PageOutput, i32), BackendError> {
     let mut state = context.state.lock().await;
     if state.job.heal == HealMode::Off {
         let wrapper = state.job.wrapper.clone();
         let version = state.job.wrapper_version;
         drop(state);
-        let source = PageSource::Memory(Arc::new(page));
+        let source = PageSource::Parsed(Arc::new(ParsedPage::new(page, doc)));
         let out = tokio::task::spawn_blocking(move || {
             let mut out = None;
             run::run_pages(&wrapper, &[source], &RunOptions::default(), |o| {
@@ -191,7 +193,7 @@ pub async fn extract(
     if current != state.job.wrapper_version {
         adopt(&mut state, client, context.id).await?;
     }
-    extract_deciding(context, &mut state, client, page).await
+    extract_deciding(context, &mut state, client, page, doc).await
 }
 
 /// Extracts a page that heals: offered the open heals, healed in `propose`
@@ -203,10 +205,12 @@ async fn extract_deciding(
     state: &mut Healing,
     client: &Client,
     page: Page,
+    doc: Document,
 ) -> Result<(PageOutput, i32), BackendError> {
     let version = state.job.wrapper_version;
     let open = decision::open_heals(client, context.id, version).await?;
-    let (out, _) = heal_pages(state, HealMode::Propose, &open, vec![page.clone()]).await;
+    let parsed = PageSource::Parsed(Arc::new(ParsedPage::new(page.clone(), doc)));
+    let (out, _) = heal_pages(state, HealMode::Propose, &open, vec![parsed]).await;
     let mut out = out.into_iter().next().unwrap_or_else(empty_output);
     let votes = decision::votes_of(&out);
     if votes.is_empty() {
@@ -373,7 +377,7 @@ async fn decide_locked(
     let mut sources: Vec<Page> = state.served.iter().cloned().collect();
     sources.extend(pages);
     let before = state.job.wrapper_yaml.clone();
-    let (_, after) = heal_pages(state, HealMode::Auto, &[], sources).await;
+    let (_, after) = heal_pages(state, HealMode::Auto, &[], memory(sources)).await;
     match after.filter(|a| *a != before) {
         Some(after) => {
             publish_locked(context, state, client, after).await?;
@@ -445,20 +449,28 @@ async fn settle_locked(context: &HealingContext, client: &Client) -> Result<(), 
     Ok(())
 }
 
-/// Runs the healing runtime in `mode` over `pages` with the state's
+/// The pages as sources held in memory.
+pub(super) fn memory(pages: Vec<Page>) -> Vec<PageSource> {
+    pages
+        .into_iter()
+        .map(|p| PageSource::Memory(Arc::new(p)))
+        .collect()
+}
+
+/// Runs the healing runtime in `mode` over `sources` with the state's
 /// wrapper, tree-grams and store, offered `open` heals; gives the outputs
 /// and the wrapper file's text afterwards.
 async fn heal_pages(
     state: &Healing,
     mode: HealMode,
     open: &[(PatternPath, String)],
-    pages: Vec<Page>,
+    sources: Vec<PageSource>,
 ) -> (Vec<PageOutput>, Option<String>) {
     let wrapper = state.job.wrapper.clone();
     let (wrapper_path, store) = (state.wrapper_path.clone(), state.store.clone());
     let open = open.to_vec();
     tokio::task::spawn_blocking(move || {
-        let run = crate::runtime::run_batch(mode, wrapper, &wrapper_path, store, pages, &open);
+        let run = crate::runtime::run_batch(mode, wrapper, &wrapper_path, store, sources, &open);
         let outputs = match run {
             Ok(run) => {
                 if let Some(failure) = run.failure {

@@ -284,7 +284,7 @@ async fn propose_home(
             wrapper,
             &wrapper_path,
             store_path,
-            pages,
+            super::healing::memory(pages),
             &[],
         )
         .map_err(|e| failed(e.to_string()))?;

@@ -725,21 +725,20 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
     if context.renderer.is_some() && !was_navigated {
         render(context, client, lease, &final_url, ack.item, &mut page).await?;
     }
-    let media_urls = {
-        let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-        ack.links = links_of(&doc, &final_url, &follow)
-            .into_iter()
-            .filter(|u| scope.allows(u, lease.depth + 1))
-            .map(|u| (u, lease.depth + 1))
-            .collect();
-        match (&media, ack.item && !unchanged) {
-            (Some(xpath), true) => links_of(&doc, &final_url, std::slice::from_ref(xpath)),
-            _ => Vec::new(),
-        }
-    };
+    // The page is parsed once: for its links, then for its record.
+    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    ack.links = links_of(&doc, &final_url, &follow)
+        .into_iter()
+        .filter(|u| scope.allows(u, lease.depth + 1))
+        .map(|u| (u, lease.depth + 1))
+        .collect();
     if ack.item && !unchanged {
+        let media_urls = match &media {
+            Some(xpath) => links_of(&doc, &final_url, std::slice::from_ref(xpath)),
+            None => Vec::new(),
+        };
         let media = download_media(context, client, &media_urls).await?;
-        let (mut out, version) = extract(&context.healing, client, page).await?;
+        let (mut out, version) = extract(&context.healing, client, page, doc).await?;
         crawl::attach_media(&mut out, &media);
         ack.wrapper_version = version;
         ack.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();

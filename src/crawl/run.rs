@@ -34,7 +34,8 @@ use super::render::{
 };
 use super::sink::{Sink, SinkError, SinkFormat};
 use super::update::{self, CacheEntry};
-use crate::fetch::{Page, PageSource};
+use crate::dom::Document;
+use crate::fetch::{Page, PageSource, ParsedPage};
 use crate::job::{self, HealCounts, PageOutput, RunOptions};
 use crate::runtime::{self, RuntimeError};
 use crate::site::{self, LinkValueModel};
@@ -249,6 +250,9 @@ struct Failed {
 /// A page fetched and read.
 struct Read {
     page: Page,
+    /// The page parsed, kept for extraction when it is an item page to
+    /// extract: a page is parsed once, for its links and its records.
+    document: Option<Document>,
     links: Vec<Url>,
     item: bool,
     item_links: u32,
@@ -696,7 +700,7 @@ async fn fetch_page(
         (Some(xpath), true) => links_of(&doc, &base, std::slice::from_ref(xpath)),
         _ => Vec::new(),
     };
-    drop(doc);
+    let document = (item && !unchanged).then_some(doc);
     let media = match &shared.media {
         Some(m) if !media_urls.is_empty() => m.download(&shared.fetcher, &media_urls).await,
         _ => Vec::new(),
@@ -706,6 +710,7 @@ async fn fetch_page(
         fetched_at,
         result: Ok(Read {
             page,
+            document,
             links,
             item,
             item_links,
@@ -778,10 +783,13 @@ impl Extractor {
         frontier: &mut Frontier,
         summary: &mut CrawlSummary,
     ) -> Result<(), CrawlError> {
-        let pages: Vec<Page> = batch
-            .iter()
-            .filter_map(|(f, _)| f.result.as_ref().ok())
-            .map(|read| read.page.clone())
+        let sources: Vec<PageSource> = batch
+            .iter_mut()
+            .filter_map(|(f, _)| f.result.as_mut().ok())
+            .map(|read| match read.document.take() {
+                Some(doc) => PageSource::Parsed(Arc::new(ParsedPage::new(read.page.clone(), doc))),
+                None => PageSource::Memory(Arc::new(read.page.clone())),
+            })
             .collect();
         if self.options.heal == HealMode::Auto && summary.heals.applied > 0 {
             // An earlier batch rewrote the wrapper: later pages use it.
@@ -792,10 +800,6 @@ impl Extractor {
         let options = self.options.clone();
         let (outputs, heals, failure) = tokio::task::spawn_blocking(move || {
             if options.heal == HealMode::Off {
-                let sources: Vec<PageSource> = pages
-                    .into_iter()
-                    .map(|p| PageSource::Memory(Arc::new(p)))
-                    .collect();
                 let mut outputs = Vec::new();
                 let s = job::run_pages(&wrapper, &sources, &RunOptions::default(), |o| {
                     outputs.push(o)
@@ -803,7 +807,7 @@ impl Extractor {
                 return (outputs, s.heals, None);
             }
             let path = &options.wrapper_path;
-            match runtime::run_batch(options.heal, wrapper, path, options.store, pages, &[]) {
+            match runtime::run_batch(options.heal, wrapper, path, options.store, sources, &[]) {
                 Ok(run) => (run.outputs, run.heals, run.failure),
                 Err(e) => (Vec::new(), HealCounts::default(), Some(e.to_string())),
             }

@@ -119,6 +119,9 @@ pub enum PageSource {
     Url(Url),
     /// A page already in memory (fetched by the crawler, say).
     Memory(std::sync::Arc<Page>),
+    /// A page already in memory and parsed (a crawler read its links from
+    /// it): the job takes the document instead of parsing the page again.
+    Parsed(std::sync::Arc<ParsedPage>),
     /// A line of an NDJSON file of pages.
     Line(PageLine),
 }
@@ -131,6 +134,7 @@ impl PageSource {
             PageSource::Stdin => "-".to_owned(),
             PageSource::Url(u) => u.to_string(),
             PageSource::Memory(page) => page.name.clone(),
+            PageSource::Parsed(parsed) => parsed.page.name.clone(),
             PageSource::Line(line) => line.name(),
         }
     }
@@ -154,6 +158,45 @@ impl Page {
     /// one its bytes declare or suggest).
     pub fn document(&self) -> Document {
         Document::parse_with_transport(&self.bytes, self.charset.as_deref())
+    }
+}
+
+/// A page and its document, parsed once: the document goes to the first
+/// that takes it, and whoever asks after that parses the page again.
+#[derive(Debug)]
+pub struct ParsedPage {
+    /// The page.
+    pub page: Page,
+    document: std::sync::Mutex<Option<Document>>,
+}
+
+/// Two parsed pages are equal when their pages are: the document is the
+/// page's.
+impl PartialEq for ParsedPage {
+    fn eq(&self, other: &ParsedPage) -> bool {
+        self.page == other.page
+    }
+}
+
+impl Eq for ParsedPage {}
+
+impl ParsedPage {
+    /// `page` with `document`, which must be `page.document()`.
+    pub fn new(page: Page, document: Document) -> ParsedPage {
+        ParsedPage {
+            page,
+            document: std::sync::Mutex::new(Some(document)),
+        }
+    }
+
+    /// The page's document: the one given, the first time.
+    pub fn take_document(&self) -> Document {
+        let kept = self
+            .document
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        kept.unwrap_or_else(|| self.page.document())
     }
 }
 
@@ -241,6 +284,7 @@ pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> 
     let name = source.name();
     match source {
         PageSource::Memory(page) => Ok(Page::clone(page)),
+        PageSource::Parsed(parsed) => Ok(parsed.page.clone()),
         PageSource::Line(line) => {
             let page = ndjson::read_line(line)?;
             refuse_non_page(&page.bytes, page.charset.as_deref(), &page.name)?;

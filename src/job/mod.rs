@@ -333,9 +333,17 @@ pub fn run_pages_healing(
         // when the batch began; what comes after is done in input order.
         let pages: Vec<Result<Read, Box<PageOutput>>> = chunk
             .par_iter()
-            .map(|s| match fetch::load(s, &http).map(|p| options.read(p)) {
-                Ok(page) => Ok(Read::of(wrapper, page, grams, alternatives)),
-                Err(e) => Err(Box::new(failed(s, &e))),
+            .map(|s| match s {
+                // A page parsed already is not parsed again, unless the run
+                // decodes pages in another charset than it was parsed in.
+                fetch::PageSource::Parsed(parsed) if options.encoding.is_none() => {
+                    let (page, doc) = (options.read(parsed.page.clone()), parsed.take_document());
+                    Ok(Read::of_document(wrapper, page, doc, grams, alternatives))
+                }
+                _ => match fetch::load(s, &http).map(|p| options.read(p)) {
+                    Ok(page) => Ok(Read::of(wrapper, page, grams, alternatives)),
+                    Err(e) => Err(Box::new(failed(s, &e))),
+                },
             })
             .collect();
         for read in pages {

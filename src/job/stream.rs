@@ -159,8 +159,19 @@ impl Read {
         grams: &TreeGrams,
         alternatives: &[Alternative],
     ) -> Read {
-        let _span = tracing::info_span!("page", page = %page.name).entered();
         let doc = page.document();
+        Read::of_document(wrapper, page, doc, grams, alternatives)
+    }
+
+    /// [`Read::of`] a page parsed already: `doc` is `page.document()`.
+    pub(super) fn of_document(
+        wrapper: &Wrapper,
+        page: fetch::Page,
+        doc: Document,
+        grams: &TreeGrams,
+        alternatives: &[Alternative],
+    ) -> Read {
+        let _span = tracing::info_span!("page", page = %page.name).entered();
         let first = checked(wrapper, &doc, page.url.as_ref(), grams);
         let drifted = first.violations.iter().any(Violation::is_drift);
         let tried = (!first.violations.is_empty()).then(|| {

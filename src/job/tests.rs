@@ -64,3 +64,40 @@ fn a_page_without_instances_flattens_to_no_record() {
     );
     check(json!({"heading": "Fiction"}), Some("book"), json!([]));
 }
+
+/// A page given with its document is extracted from that document: a page
+/// a crawler parsed for its links is not parsed again for its record.
+#[test]
+fn a_parsed_page_is_extracted_from_its_document_not_parsed_again() {
+    use std::sync::Arc;
+
+    use crate::dom::Document;
+    use crate::fetch::{Page, PageSource, ParsedPage};
+
+    let wrapper = crate::wrapper::load_str(
+        "name: t\npatterns:\n  - name: title\n    xpath: //h1\n",
+        "t.yaml",
+    )
+    .unwrap();
+    let page = Page {
+        name: "p".to_owned(),
+        url: None,
+        bytes: b"<h1>as fetched</h1>".to_vec(),
+        charset: None,
+    };
+    // The document given stands for the page: were the page parsed again,
+    // the title would be the bytes' own.
+    let given = Document::parse(b"<h1>as parsed</h1>");
+    let sources = [PageSource::Parsed(Arc::new(ParsedPage::new(page, given)))];
+    let mut titles = Vec::new();
+    super::run_pages(&wrapper, &sources, &RunOptions::default(), |o| {
+        titles.push(o.records[0]["title"].clone());
+    });
+    assert_eq!(titles, [json!(["as parsed"])]);
+    // Once taken, the document is the page's own again.
+    let PageSource::Parsed(parsed) = &sources[0] else {
+        unreachable!()
+    };
+    let again = parsed.take_document();
+    assert_eq!(again.string_value(again.root()), "as fetched");
+}

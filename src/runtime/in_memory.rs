@@ -10,10 +10,9 @@
 //! runtime goes on without what failed.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::{Runtime, RuntimeError, Session};
-use crate::fetch::{Page, PageSource};
+use crate::fetch::PageSource;
 use crate::job::{HealCounts, PageOutput, RunOptions};
 use crate::wrapper::{HealMode, PatternPath, Wrapper};
 
@@ -28,7 +27,7 @@ pub struct BatchRun {
     pub failure: Option<String>,
 }
 
-/// Runs `pages` on the current rayon pool through a runtime for `wrapper`
+/// Runs the pages of `sources` (in memory, parsed or not) on the current rayon pool through a runtime for `wrapper`
 /// (loaded from `wrapper_path`) in `mode`, with the store at `store`, default
 /// run options, and `pending` offered first ([`Runtime::offer_pending`]):
 /// heals another process of the same job found and not yet decided.
@@ -37,7 +36,7 @@ pub fn run_batch(
     wrapper: Wrapper,
     wrapper_path: &Path,
     store: PathBuf,
-    pages: impl IntoIterator<Item = Page>,
+    sources: Vec<PageSource>,
     pending: &[(PatternPath, String)],
 ) -> Result<BatchRun, RuntimeError> {
     let mut runtime = Runtime::new(
@@ -48,10 +47,6 @@ pub fn run_batch(
         RunOptions::default(),
     )?;
     runtime.offer_pending(pending);
-    let sources: Vec<PageSource> = pages
-        .into_iter()
-        .map(|p| PageSource::Memory(Arc::new(p)))
-        .collect();
     let mut outputs = Vec::with_capacity(sources.len());
     let summary = runtime.run(&sources, |o| outputs.push(o));
     Ok(BatchRun {
