@@ -140,7 +140,7 @@ impl Runtime {
 
     /// The proposals the run's decisions left for a person, new or joined
     /// to a waiting twin, as `TAG:ID` for `mend show`: what a notice lists.
-    /// Empty before [`Healer::settle`](crate::job::Healer::settle).
+    /// Empty before [`Healer::settle`].
     pub fn proposal_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = Vec::new();
         let proposed = self.ledger.entries.iter().map(|e| &e.run);
