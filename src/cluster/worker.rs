@@ -592,6 +592,77 @@ async fn renew_leases(context: Arc<Context>) {
     }
 }
 
+/// The leased page as fetched, or under `render: always` as the browser's
+/// navigation read it (one request instead of a fetch and the browser's
+/// own, as the local crawl reads it; an update crawl fetches first, to ask
+/// only for what changed); and whether it was navigated.
+async fn fetch_or_navigate(
+    context: &Context,
+    lease: &Lease,
+    render_mode: RenderMode,
+    since: Option<i64>,
+    wrapper: &Wrapper,
+    conditions: &Conditions,
+) -> (Result<crawl::Response, FetchFailure>, bool) {
+    let navigated = match (&context.renderer, render_mode, since) {
+        (Some(renderer), RenderMode::Always, None) => {
+            crawl::navigate(renderer, &context.fetcher, wrapper, &lease.url).await
+        }
+        _ => None,
+    };
+    match navigated {
+        Some(Ok(page)) => (Ok(navigated_response(page, &lease.url)), true),
+        Some(Err(e)) => (Err(e), false),
+        None => {
+            let fetched = context.fetcher.fetch(&lease.url, conditions).await;
+            (fetched.and_then(crawl::Response::html_only), false)
+        }
+    }
+}
+
+/// The acknowledgement of a URL that could not be read: skipped for
+/// robots.txt, put back in the queue for a host that says it is
+/// overloaded, failed otherwise.
+async fn failed(
+    context: &Context,
+    client: &Client,
+    lease: &Lease,
+    mut ack: Ack,
+    e: FetchFailure,
+) -> Result<Ack, BackendError> {
+    match &e {
+        FetchFailure::Robots => ack.state = "skipped",
+        // The host says it is overloaded: every worker holds it back
+        // for its `Retry-After`, and the URL goes back to the queue
+        // (its lease counted, so that a host that always says so
+        // fails the URL in the end).
+        FetchFailure::Status {
+            status: status @ (429 | 503),
+            retry_after,
+        } => {
+            let wait = retry_after.unwrap_or(OVERLOAD_WAIT);
+            queue::hold_back(
+                client,
+                context.healing.id,
+                lease,
+                &context.healing.name,
+                wait,
+            )
+            .await?;
+            ack.state = REQUEUED;
+            ack.status = Some(*status);
+        }
+        FetchFailure::Status { status, .. } => {
+            ack.state = "failed";
+            ack.status = Some(*status);
+        }
+        _ => ack.state = "failed",
+    }
+    ack.error = Some(e.to_string());
+    ack.item = false;
+    Ok(ack)
+}
+
 /// The browser's navigation to `url` as the fetcher's answer: a page read
 /// that way passed the fetcher's checks in [`crawl::navigate`] (a status
 /// under 400, an HTML document) and carries no validators to ask with.
@@ -642,59 +713,11 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         _ => None,
     };
     let conditions = crawl::conditions(since, ack.item, cached.as_ref());
-    // `render: always` reads the page from the browser's navigation, one
-    // request instead of a fetch and the browser's own, as the local crawl
-    // does; an update crawl fetches first, to ask only for what changed.
-    let navigated = match (&context.renderer, render_mode, since) {
-        (Some(renderer), RenderMode::Always, None) => {
-            crawl::navigate(renderer, &context.fetcher, &wrapper, &lease.url).await
-        }
-        _ => None,
-    };
-    let was_navigated = matches!(navigated, Some(Ok(_)));
-    let fetched = match navigated {
-        Some(read) => read.map(|page| navigated_response(page, &lease.url)),
-        None => context
-            .fetcher
-            .fetch(&lease.url, &conditions)
-            .await
-            .and_then(crate::crawl::Response::html_only),
-    };
+    let (fetched, was_navigated) =
+        fetch_or_navigate(context, lease, render_mode, since, &wrapper, &conditions).await;
     let response = match fetched {
         Ok(r) => r,
-        Err(e) => {
-            match &e {
-                FetchFailure::Robots => ack.state = "skipped",
-                // The host says it is overloaded: every worker holds it back
-                // for its `Retry-After`, and the URL goes back to the queue
-                // (its lease counted, so that a host that always says so
-                // fails the URL in the end).
-                FetchFailure::Status {
-                    status: status @ (429 | 503),
-                    retry_after,
-                } => {
-                    let wait = retry_after.unwrap_or(OVERLOAD_WAIT);
-                    queue::hold_back(
-                        client,
-                        context.healing.id,
-                        lease,
-                        &context.healing.name,
-                        wait,
-                    )
-                    .await?;
-                    ack.state = REQUEUED;
-                    ack.status = Some(*status);
-                }
-                FetchFailure::Status { status, .. } => {
-                    ack.state = "failed";
-                    ack.status = Some(*status);
-                }
-                _ => ack.state = "failed",
-            }
-            ack.error = Some(e.to_string());
-            ack.item = false;
-            return Ok(ack);
-        }
+        Err(e) => return failed(context, client, lease, ack, e).await,
     };
     ack.status = Some(response.status);
     let answer = crawl::cache_entry(
