@@ -55,11 +55,9 @@ use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease, QueueClient};
 use crate::crawl::{
-    self, CacheEntry, Conditions, FetchFailure, Fetcher, PageRenderer, Probes, RenderAsk,
-    ShapeVotes, links_of, render_if_wanted, url_shape,
+    self, CacheEntry, Conditions, CrawlMemory, FetchFailure, Fetcher, PageRead, PageReader,
+    PageRenderer, Probes, ShapeVotes,
 };
-use crate::dom::Document;
-use crate::fetch::Page;
 use crate::wrapper::{RenderMode, Wrapper};
 
 /// What a worker is asked to do.
@@ -592,34 +590,6 @@ async fn renew_leases(context: Arc<Context>) {
     }
 }
 
-/// The leased page as fetched, or under `render: always` as the browser's
-/// navigation read it (one request instead of a fetch and the browser's
-/// own, as the local crawl reads it; an update crawl fetches first, to ask
-/// only for what changed); and whether it was navigated.
-async fn fetch_or_navigate(
-    context: &Context,
-    lease: &Lease,
-    render_mode: RenderMode,
-    since: Option<i64>,
-    wrapper: &Wrapper,
-    conditions: &Conditions,
-) -> (Result<crawl::Response, FetchFailure>, bool) {
-    let navigated = match (&context.renderer, render_mode, since) {
-        (Some(renderer), RenderMode::Always, None) => {
-            crawl::navigate(renderer, &context.fetcher, wrapper, &lease.url).await
-        }
-        _ => None,
-    };
-    match navigated {
-        Some(Ok(page)) => (Ok(navigated_response(page, &lease.url)), true),
-        Some(Err(e)) => (Err(e), false),
-        None => {
-            let fetched = context.fetcher.fetch(&lease.url, conditions).await;
-            (fetched.and_then(crawl::Response::html_only), false)
-        }
-    }
-}
-
 /// The acknowledgement of a URL that could not be read: skipped for
 /// robots.txt, put back in the queue for a host that says it is
 /// overloaded, failed otherwise.
@@ -663,38 +633,20 @@ async fn failed(
     Ok(ack)
 }
 
-/// The browser's navigation to `url` as the fetcher's answer: a page read
-/// that way passed the fetcher's checks in [`crawl::navigate`] (a status
-/// under 400, an HTML document) and carries no validators to ask with.
-fn navigated_response(page: Page, url: &url::Url) -> crawl::Response {
-    crawl::Response {
-        final_url: page.url.unwrap_or_else(|| url.clone()),
-        status: 200,
-        body: page.bytes,
-        charset: page.charset,
-        media_type: None,
-        etag: None,
-        last_modified: None,
-        tries: 1,
-    }
-}
-
 /// Fetches and reads a leased URL: its outcome, links and record.
 async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, BackendError> {
     ensure_robots(context, client, lease).await?;
-    let (scope, rule, follow, since, media, render_mode, wrapper) = {
+    let (scope, rule, since, render, wrapper) = {
         let state = context.healing.state.lock().await;
         (
             state.job.scope.clone(),
             state.job.items.clone(),
-            state.job.wrapper.crawl.follow.clone(),
             state.job.since,
-            state.job.wrapper.crawl.media.clone(),
             state.job.render,
             state.job.wrapper.clone(),
         )
     };
-    let mut ack = Ack {
+    let ack = Ack {
         url: lease.url.clone(),
         state: "done",
         status: None,
@@ -707,62 +659,59 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         wrapper_version: 0,
         cache: None,
     };
-    // UpdateCrawl: an item page is asked for only if it changed.
-    let cached = match (since, ack.item) {
-        (Some(_), true) => cached(client, context.healing.id, &lease.url).await?,
-        _ => None,
+    let reader = PageReader {
+        fetcher: &context.fetcher,
+        renderer: context.renderer.as_ref(),
+        wrapper: &wrapper,
+        rule: &rule,
+        render,
+        since,
     };
-    let conditions = crawl::conditions(since, ack.item, cached.as_ref());
-    let (fetched, was_navigated) =
-        fetch_or_navigate(context, lease, render_mode, since, &wrapper, &conditions).await;
-    let response = match fetched {
-        Ok(r) => r,
+    let memory = JobMemory { context, client };
+    let read = match reader.read(&memory, &lease.url).await? {
+        Ok(read) => read,
         Err(e) => return failed(context, client, lease, ack, e).await,
     };
-    ack.status = Some(response.status);
-    let answer = crawl::cache_entry(
-        response.etag.clone(),
-        response.last_modified.clone(),
-        &response.body,
-    );
-    let unchanged = crawl::unchanged(since, ack.item, response.status, &answer, cached.as_ref());
+    if let Some((shape, helped)) = &read.render_vote {
+        vote_render(context, client, shape, *helped).await?;
+    }
+    acknowledged(context, client, lease, &scope, ack, read).await
+}
+
+/// The acknowledgement of a page read: its cache entry, its links in the
+/// job's scope, and for an item page to extract, its record.
+async fn acknowledged(
+    context: &Context,
+    client: &Client,
+    lease: &Lease,
+    scope: &crawl::Scope,
+    mut ack: Ack,
+    read: PageRead,
+) -> Result<Ack, BackendError> {
+    ack.status = Some(read.status);
+    ack.item = read.item;
     // Every crawl fills the cache that `--since` reads; the database keeps
     // a body's first `changed_at` while its hash stays the same.
-    if ack.item {
-        let kept = crawl::remembered(response.status, &answer, cached.as_ref());
-        let changed_at =
-            crawl::changed_at(cached.as_ref(), &kept, crate::runtime::now().unix_millis());
-        ack.cache = Some(CacheEntry { changed_at, ..kept });
+    if read.item {
+        let now = crate::runtime::now().unix_millis();
+        let changed_at = crawl::changed_at(read.cached.as_ref(), &read.cache, now);
+        ack.cache = Some(CacheEntry {
+            changed_at,
+            ..read.cache
+        });
     }
-    let final_url = response.final_url.clone();
-    if final_url != lease.url {
-        ack.final_url = Some(final_url.clone());
+    if read.final_url != lease.url {
+        ack.final_url = Some(read.final_url.clone());
     }
-    ack.item = ack.item || rule.is_item(&final_url);
-    let mut page = Page {
-        name: final_url.to_string(),
-        url: Some(final_url.clone()),
-        bytes: response.body,
-        charset: response.charset,
-    };
-    if context.renderer.is_some() && !was_navigated {
-        render(context, client, lease, &final_url, ack.item, &mut page).await?;
-    }
-    // The page is parsed once: for its links, then for its record.
-    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-    ack.links = links_of(&doc, &final_url, &follow)
+    ack.links = read
+        .links
         .into_iter()
         .filter(|u| scope.allows(u, lease.depth + 1))
         .map(|u| (u, lease.depth + 1))
         .collect();
-    if ack.item && !unchanged {
-        let media_urls = match &media {
-            Some(xpath) => links_of(&doc, &final_url, std::slice::from_ref(xpath)),
-            None => Vec::new(),
-        };
-        let media = download_media(context, client, &media_urls).await?;
-        let (mut out, version) = extract(&context.healing, client, page, doc).await?;
-        crawl::attach_media(&mut out, &media);
+    if let Some(doc) = read.document {
+        let (mut out, version) = extract(&context.healing, client, read.page, doc).await?;
+        crawl::attach_media(&mut out, &read.media);
         ack.wrapper_version = version;
         ack.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();
         let records = i32::try_from(out.records.len()).unwrap_or(i32::MAX);
@@ -771,6 +720,64 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         ack.record = Some((line, records, violations));
     }
     Ok(ack)
+}
+
+/// A worker's view of the job's memory: its tables in the database.
+struct JobMemory<'a> {
+    context: &'a Context,
+    client: &'a Client,
+}
+
+impl CrawlMemory for JobMemory<'_> {
+    type Error = BackendError;
+
+    async fn cached(&self, url: &url::Url) -> Result<Option<CacheEntry>, BackendError> {
+        cached(self.client, self.context.healing.id, url).await
+    }
+
+    /// The votes of a URL shape's rendered pages are shared through the
+    /// database, so that a shape rendering never helps is left alone by
+    /// every worker (with a probe now and then, as in the local crawl).
+    async fn render_useless(&self, shape: String) -> Result<bool, BackendError> {
+        let votes = self
+            .client
+            .query_opt(
+                "SELECT helped, useless FROM mend_render_shapes
+                 WHERE job_id = $1 AND md5(shape) = md5($2) AND shape = $2",
+                &[&self.context.healing.id, &shape],
+            )
+            .await?
+            .map(|r| ShapeVotes {
+                helped: u32::try_from(r.get::<_, i32>(0)).unwrap_or(0),
+                useless: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
+            })
+            .unwrap_or_default();
+        Ok(votes.useless() && !self.context.shapes.lock().await.is_probe(shape))
+    }
+
+    async fn media(&self, urls: &[url::Url]) -> Result<Vec<serde_json::Value>, BackendError> {
+        download_media(self.context, self.client, urls).await
+    }
+}
+
+/// Counts a rendered page's vote on its URL shape.
+async fn vote_render(
+    context: &Context,
+    client: &Client,
+    shape: &str,
+    helped: bool,
+) -> Result<(), BackendError> {
+    let (helped, useless) = (i32::from(helped), i32::from(!helped));
+    client
+        .execute(
+            "INSERT INTO mend_render_shapes (job_id, shape, helped, useless) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (job_id, md5(shape)) DO UPDATE
+                 SET helped = mend_render_shapes.helped + $3,
+                     useless = mend_render_shapes.useless + $4",
+            &[&context.healing.id, &shape, &helped, &useless],
+        )
+        .await?;
+    Ok(())
 }
 
 /// The `_media` entries of a page's images: each URL downloaded once per
@@ -894,65 +901,6 @@ async fn cached(
         sha256: r.get(2),
         changed_at: r.get(3),
     }))
-}
-
-/// Renders a page as the job's mode asks. In `auto` mode the votes of its
-/// URL shape's rendered pages are shared through the database, so that a
-/// shape rendering never helps is left alone by every worker (with a probe
-/// now and then, as in the local crawl).
-async fn render(
-    context: &Context,
-    client: &Client,
-    lease: &Lease,
-    url: &url::Url,
-    item: bool,
-    page: &mut Page,
-) -> Result<(), BackendError> {
-    let (mode, wrapper) = {
-        let state = context.healing.state.lock().await;
-        (state.job.render, state.job.wrapper.clone())
-    };
-    let shape = url_shape(&lease.url);
-    let useless = match mode {
-        RenderMode::Auto if item => {
-            let votes = client
-                .query_opt(
-                    "SELECT helped, useless FROM mend_render_shapes
-                     WHERE job_id = $1 AND md5(shape) = md5($2) AND shape = $2",
-                    &[&context.healing.id, &shape],
-                )
-                .await?
-                .map(|r| ShapeVotes {
-                    helped: u32::try_from(r.get::<_, i32>(0)).unwrap_or(0),
-                    useless: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
-                })
-                .unwrap_or_default();
-            votes.useless() && !context.shapes.lock().await.is_probe(shape)
-        }
-        _ => false,
-    };
-    let ask = RenderAsk {
-        mode,
-        useless,
-        item,
-        unchanged: false,
-        queued: &lease.url,
-        url,
-    };
-    let choice = render_if_wanted(context.renderer.as_ref(), &wrapper, &ask, page).await;
-    if let Some((shape, helped)) = choice.vote {
-        let (helped, useless) = (i32::from(helped), i32::from(!helped));
-        client
-            .execute(
-                "INSERT INTO mend_render_shapes (job_id, shape, helped, useless) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (job_id, md5(shape)) DO UPDATE
-                     SET helped = mend_render_shapes.helped + $3,
-                         useless = mend_render_shapes.useless + $4",
-                &[&context.healing.id, &shape, &helped, &useless],
-            )
-            .await?;
-    }
-    Ok(())
 }
 
 /// The host's robots.txt, from the database; the first worker to need it

@@ -2,8 +2,10 @@
 //! the runtime (`job` and `runtime`: extraction, drift checks, healing) and
 //! writes their records to a sink.
 //!
-//! The pipeline per page is fetch → render → extract and heal → media →
-//! sink. Fetching goes through one async client (`fetcher.rs`) with robots.txt,
+//! The pipeline per page is fetch → render → links → extract and heal →
+//! media → sink. Reading a page, up to its links and images, is
+//! [`PageReader`]'s, which the PostgreSQL workers (`cluster`) use too, with
+//! their own [`CrawlMemory`]. Fetching goes through one async client (`fetcher.rs`) with robots.txt,
 //! a gate per host with an adaptive delay (`politeness.rs`), retries with
 //! backoff, and a timeout and size limit on every response. Pages are taken
 //! from the frontier (`frontier.rs`) in the order of a learned priority, an
@@ -34,6 +36,7 @@ mod frontier;
 mod items;
 mod links;
 mod media;
+mod page_read;
 mod politeness;
 mod render;
 mod run;
@@ -49,6 +52,7 @@ pub use frontier::{CrawlId, Frontier, FrontierError, Link, Resumable};
 pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use media::{media_dir, media_entry, media_name, write_media};
+pub use page_read::{CrawlMemory, PageRead, PageReader};
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{
     AGREEMENT, PROBE_EVERY, PageRenderer, Probes, RenderAsk, RenderChoice, RenderFailure, Rendered,

@@ -22,20 +22,17 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 use url::Url;
 
-use super::fetcher::{FetchFailure, Fetcher, Response};
+use super::fetcher::{FetchFailure, Fetcher};
 use super::frontier::{
     Completed, Frontier, FrontierError, Link, Outcome, PageLinks, Queued, Resumable,
 };
 use super::items::{ItemRule, item_rule};
-use super::links::links_of;
 use super::media::{Media, media_dir};
-use super::render::{
-    PageRenderer, Probes, RenderAsk, RenderChoice, navigate, render_if_wanted, url_shape,
-};
+use super::page_read::{CrawlMemory, PageRead, PageReader};
+use super::render::{PageRenderer, Probes, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
-use super::update::{self, CacheEntry};
-use crate::dom::Document;
-use crate::fetch::{Page, PageSource, ParsedPage};
+use super::update::CacheEntry;
+use crate::fetch::{PageSource, ParsedPage};
 use crate::job::{self, HealCounts, PageOutput, RunOptions};
 use crate::runtime::{self, RuntimeError};
 use crate::site::{self, LinkValueModel};
@@ -238,32 +235,13 @@ struct Shared {
 struct Fetched {
     queued: Queued,
     fetched_at: i64,
-    result: Result<Read, Failed>,
+    result: Result<PageRead, Failed>,
 }
 
 struct Failed {
     status: Option<u16>,
     error: String,
     robots: bool,
-}
-
-/// A page fetched and read.
-struct Read {
-    page: Page,
-    /// The page parsed, kept for extraction when it is an item page to
-    /// extract: a page is parsed once, for its links and its records.
-    document: Option<Document>,
-    links: Vec<Url>,
-    item: bool,
-    item_links: u32,
-    /// An item page unchanged since `--since`: not emitted.
-    unchanged: bool,
-    media: Vec<serde_json::Value>,
-    rendered: bool,
-    /// Whether rendering helped, under this page's URL shape, when the page
-    /// was rendered in `auto` mode.
-    render_vote: Option<(String, bool)>,
-    cache: CacheEntry,
 }
 
 /// The URLs a crawl starts from: those given, else the wrapper's `start`,
@@ -471,7 +449,7 @@ pub async fn crawl(
         summary.fetched += u64::from(!matches!(&fetched.result, Err(f) if f.robots));
         // A redirect to a page met before is that page: read once.
         let final_url = match &fetched.result {
-            Ok(read) => read.page.url.clone().filter(|f| *f != url),
+            Ok(read) => Some(read.final_url.clone()).filter(|f| *f != url),
             Err(_) => None,
         };
         if let Some(target) = &final_url {
@@ -631,139 +609,67 @@ async fn fetch_page(
     cached: Option<CacheEntry>,
 ) -> Fetched {
     let fetched_at = crate::runtime::now().unix_millis();
-    let item = shared.rule.is_item(&queued.url);
-    // `render: always` reads the page from the browser's navigation, one
-    // request instead of a fetch and the browser's own; an update crawl
-    // fetches first, to ask only for what changed.
-    let navigated = match (&shared.renderer, shared.render, shared.since) {
-        (Some(renderer), RenderMode::Always, None) => {
-            navigate(renderer, &shared.fetcher, &shared.wrapper, &queued.url).await
-        }
-        _ => None,
+    let reader = PageReader {
+        fetcher: &shared.fetcher,
+        renderer: shared.renderer.as_ref(),
+        wrapper: &shared.wrapper,
+        rule: &shared.rule,
+        render: shared.render,
+        since: shared.since,
     };
-    let got = match navigated {
-        Some(read) => read.map(|page| Got {
-            cache: update::cache_entry(None, None, &page.bytes),
-            page,
-            unchanged: false,
-            rendered: true,
-        }),
-        None => fetch_raw(shared, &queued.url, item, cached.as_ref()).await,
+    let memory = Looked {
+        cached,
+        render_useless,
+        media: shared.media.as_ref(),
+        fetcher: &shared.fetcher,
     };
-    let Got {
-        mut page,
-        cache,
-        unchanged,
-        rendered: navigated,
-    } = match got {
-        Ok(got) => got,
-        Err(e) => {
-            return Fetched {
-                queued,
-                fetched_at,
-                result: Err(Failed {
-                    status: match e {
-                        FetchFailure::Status { status, .. } => Some(status),
-                        _ => None,
-                    },
-                    robots: matches!(e, FetchFailure::Robots),
-                    error: e.to_string(),
-                }),
-            };
-        }
+    let read = match reader.read(&memory, &queued.url).await {
+        Ok(read) => read,
+        Err(never) => match never {},
     };
-    let base = page.url.clone().unwrap_or_else(|| queued.url.clone());
-    let item = item || shared.rule.is_item(&base);
-    let RenderChoice {
-        rendered,
-        vote: render_vote,
-    } = if navigated {
-        RenderChoice {
-            rendered: true,
-            vote: None,
-        }
-    } else {
-        let ask = RenderAsk {
-            mode: shared.render,
-            useless: render_useless,
-            item,
-            unchanged,
-            queued: &queued.url,
-            url: &base,
-        };
-        render_if_wanted(shared.renderer.as_ref(), &shared.wrapper, &ask, &mut page).await
-    };
-    let doc = page.document();
-    let links = links_of(&doc, &base, &shared.wrapper.crawl.follow);
-    let item_links = links.iter().filter(|u| shared.rule.is_item(u)).count() as u32;
-    let media_urls: Vec<Url> = match (&shared.wrapper.crawl.media, item && !unchanged) {
-        (Some(xpath), true) => links_of(&doc, &base, std::slice::from_ref(xpath)),
-        _ => Vec::new(),
-    };
-    let document = (item && !unchanged).then_some(doc);
-    let media = match &shared.media {
-        Some(m) if !media_urls.is_empty() => m.download(&shared.fetcher, &media_urls).await,
-        _ => Vec::new(),
-    };
+    let result = read.map_err(|e| Failed {
+        status: match e {
+            FetchFailure::Status { status, .. } => Some(status),
+            _ => None,
+        },
+        robots: matches!(e, FetchFailure::Robots),
+        error: e.to_string(),
+    });
     Fetched {
         queued,
         fetched_at,
-        result: Ok(Read {
-            page,
-            document,
-            links,
-            item,
-            item_links,
-            unchanged,
-            media,
-            rendered,
-            render_vote,
-            cache,
-        }),
+        result,
     }
 }
 
-/// A page as read, before links and media.
-struct Got {
-    page: Page,
-    /// What the HTTP cache keeps of the answer.
-    cache: CacheEntry,
-    /// An item page unchanged since `--since`.
-    unchanged: bool,
-    /// The page is the browser's rendering already.
-    rendered: bool,
+/// The local crawl's memory as a fetch task sees it: what the frontier
+/// said of the page before the task began (its SQLite connection stays with
+/// the crawl loop, which also records the task's render vote and cache
+/// entry), and the crawl's media folder.
+struct Looked<'a> {
+    cached: Option<CacheEntry>,
+    render_useless: bool,
+    media: Option<&'a Media>,
+    fetcher: &'a Fetcher,
 }
 
-/// Fetches a page over HTTP, conditionally for an item page under
-/// `--since`; refuses an answer that is not HTML.
-async fn fetch_raw(
-    shared: &Shared,
-    url: &Url,
-    item: bool,
-    cached: Option<&CacheEntry>,
-) -> Result<Got, FetchFailure> {
-    let conditions = update::conditions(shared.since, item, cached);
-    let response = shared
-        .fetcher
-        .fetch(url, &conditions)
-        .await
-        .and_then(Response::html_only)?;
-    let answer = update::cache_entry(
-        response.etag.clone(),
-        response.last_modified.clone(),
-        &response.body,
-    );
-    Ok(Got {
-        unchanged: update::unchanged(shared.since, item, response.status, &answer, cached),
-        cache: update::remembered(response.status, &answer, cached),
-        page: Page {
-            name: response.final_url.to_string(),
-            url: Some(response.final_url),
-            bytes: response.body,
-            charset: response.charset,
-        },
-        rendered: false,
-    })
+impl CrawlMemory for Looked<'_> {
+    type Error = std::convert::Infallible;
+
+    async fn cached(&self, _url: &Url) -> Result<Option<CacheEntry>, Self::Error> {
+        Ok(self.cached.clone())
+    }
+
+    async fn render_useless(&self, _shape: String) -> Result<bool, Self::Error> {
+        Ok(self.render_useless)
+    }
+
+    async fn media(&self, urls: &[Url]) -> Result<Vec<serde_json::Value>, Self::Error> {
+        Ok(match self.media {
+            Some(media) => media.download(self.fetcher, urls).await,
+            None => Vec::new(),
+        })
+    }
 }
 
 /// Extracts item pages in batches through the runtime.
@@ -818,7 +724,7 @@ impl Extractor {
             tracing::warn!(error = %failure, "healing in this batch failed");
         }
         add_heals(&mut summary.heals, heals);
-        let fetched_items: Vec<&Read> = batch
+        let fetched_items: Vec<&PageRead> = batch
             .iter()
             .filter_map(|(f, _)| f.result.as_ref().ok())
             .collect();
