@@ -270,182 +270,266 @@ pub async fn crawl(
     mut progress: impl FnMut(&Progress),
 ) -> Result<CrawlSummary, CrawlError> {
     let started = Instant::now();
-    let settings = wrapper.crawl.clone();
     let seeds = start_urls(&wrapper, &options.seeds);
     if seeds.is_empty() {
         return Err(CrawlError::NoSeeds);
     }
-    let output_name = options
-        .output
-        .as_ref()
-        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
-    let now = crate::runtime::now().unix_millis();
-    let found = if options.resume {
-        Frontier::resume(&options.frontier, &wrapper.name, &output_name)?
-    } else {
-        Resumable::Nothing
+    let (frontier, resume_at) = match open_frontier(&wrapper, &options, &seeds)? {
+        Opened::Unfinished(frontier, resume_at) => (frontier, resume_at),
+        Opened::Finished(summary) => return Ok(summary),
     };
-    let (mut frontier, resume_at) = match found {
-        Resumable::Unfinished {
-            frontier,
-            output_len,
-        } => (*frontier, Some(output_len)),
-        // The output is whole already: going on means doing nothing, so a
-        // `--resume` retried after a crawl that ended is harmless.
-        Resumable::Finished { crawl, fetched } => {
-            return Ok(CrawlSummary {
-                fetched_total: fetched,
-                resumed: true,
-                finished_before: true,
-                crawl_id: crawl,
-                ..CrawlSummary::default()
-            });
-        }
-        // Seeds go in with the crawl's first record; their priorities are
-        // set once the item rule is known, below.
-        Resumable::Nothing => {
-            let first: Vec<Link> = seeds.iter().map(|u| (u.clone(), 0, 0.0)).collect();
-            (
-                Frontier::begin(&options.frontier, &wrapper.name, &output_name, &first, now)?,
-                None,
-            )
-        }
-    };
-    let mut sink = Sink::open(
-        options.output.as_deref(),
-        options.format,
-        &wrapper,
-        resume_at,
-    )?;
-    let fetcher = Fetcher::new(settings.politeness.clone()).map_err(CrawlError::Client)?;
-    let (rule, examples) = item_rule(&settings.items, &fetcher, &seeds).await;
-    let hosts: Vec<String> = seeds
-        .iter()
-        .filter_map(|u| u.host_str().map(str::to_owned))
-        .collect();
-    let max_depth = settings.depth_budget(options.max_depth);
-    let max_pages = settings.page_budget(options.max_pages);
-    let order = settings.frontier;
-    let scope = Scope {
-        settings: settings.clone(),
-        hosts: hosts.clone(),
-        max_depth: Some(max_depth),
-    };
-    let allowed = |url: &Url, depth: u32| scope.allows(url, depth);
-    let mut model = LinkValueModel::default();
-    let item_rule = rule.clone();
-    // Item pages are what the crawl is for: once known, they go first,
-    // shallow ones first; the model orders the pages that lead to them.
-    let priority = |model: &LinkValueModel, url: &Url, depth: u32| match order {
-        FrontierOrder::Bfs => -f64::from(depth),
-        FrontierOrder::Learned if item_rule.is_item(url) => ITEM_PRIORITY - f64::from(depth),
-        FrontierOrder::Learned => site::priority(depth, model.predict(url)),
-    };
-    if resume_at.is_some() {
-        for (url, n) in frontier.done_pages()? {
-            model.learn(&url, n);
-        }
-    }
-    frontier.reorder(|u, d| priority(&model, u, d));
-    // The seeds' examples of item pages, when the item rule was learned from
-    // them; a crawl killed before they were queued queues them on resume,
-    // and those already met are left as they are.
-    let first: Vec<Link> = examples
-        .iter()
-        .filter(|u| allowed(u, 1))
-        .map(|u| (u.clone(), 1, priority(&model, u, 1)))
-        .collect();
-    frontier.push(&first)?;
-    let shared = Arc::new(Shared {
-        fetcher,
-        media: settings
-            .media
-            .as_ref()
-            .map(|_| Media::new(media_dir(options.output.as_deref()))),
-        wrapper: wrapper.clone(),
-        rule,
-        renderer,
-        render: options.render.unwrap_or(settings.render),
-        since: options.since,
-    });
-    let mut summary = CrawlSummary {
-        items_rule: shared.rule.describe(),
-        resumed: resume_at.is_some(),
-        crawl_id: frontier.crawl(),
-        ..CrawlSummary::default()
-    };
-    let mut tasks: JoinSet<Fetched> = JoinSet::new();
-    let mut batch: Vec<(Fetched, Vec<Link>)> = Vec::new();
-    let mut extractor = Extractor {
-        wrapper,
-        options: options.clone(),
-    };
-    let mut since_reorder = 0;
-    let mut probes = Probes::default();
-    let concurrency = options.concurrency.max(1);
-    let stopped = || {
-        options
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::SeqCst))
-    };
+    let mut crawler =
+        Crawler::start(wrapper, options, renderer, frontier, resume_at, &seeds).await?;
     loop {
-        while tasks.len() < concurrency && !stopped() {
-            let taken = frontier.fetched() + tasks.len() as u64 + batch.len() as u64;
-            if taken >= max_pages {
-                break;
-            }
-            let Some(queued) = frontier.pop() else { break };
-            let useless = match shared.render {
-                RenderMode::Auto => {
-                    let shape = url_shape(&queued.url);
-                    let votes = frontier.render_votes(&shared.wrapper.name, &shape)?;
-                    votes.useless() && !probes.is_probe(shape)
-                }
-                _ => false,
-            };
-            let cached = match shared.since {
-                Some(_) => frontier.cached(&queued.url)?,
-                None => None,
-            };
-            let shared = shared.clone();
-            tasks.spawn(async move { fetch_page(&shared, queued, useless, cached).await });
-        }
-        let Some(joined) = tasks.join_next().await else {
+        crawler.fetch_more()?;
+        let Some(joined) = crawler.tasks.join_next().await else {
             break;
         };
-        let fetched = match joined {
-            Ok(f) => f,
+        match joined {
+            Ok(fetched) => crawler.take(fetched).await?,
             // A task that panicked is a bug; its URL stays queued for a resume.
             Err(e) => {
                 tracing::error!(error = %e, "a fetch task failed");
                 continue;
             }
-        };
-        let url = fetched.queued.url.clone();
-        let depth = fetched.queued.depth;
-        let (links, item_links) = match &fetched.result {
-            Ok(read) => {
-                let links: Vec<Link> = read
-                    .links
-                    .iter()
-                    .filter(|u| allowed(u, depth + 1))
-                    .map(|u| (u.clone(), depth + 1, priority(&model, u, depth + 1)))
-                    .collect();
-                summary.linked_pages += u64::from(!read.links.is_empty());
-                summary.depth_limited_pages += u64::from(
-                    depth >= max_depth && read.links.iter().any(|u| scope.too_deep(u, depth + 1)),
-                );
-                (links, read.item_links)
-            }
-            Err(_) => (Vec::new(), 0),
-        };
-        model.learn(&url, item_links);
-        since_reorder += 1;
-        if order == FrontierOrder::Learned && since_reorder >= REORDER_EVERY {
-            since_reorder = 0;
-            frontier.reorder(|u, d| priority(&model, u, d));
         }
+        progress(&crawler.progress(started));
+    }
+    crawler.finish(started).await
+}
+
+/// The frontier a crawl goes on with, or what a finished one came to.
+enum Opened {
+    /// The frontier, and the output's length to cut back to on a resume.
+    Unfinished(Frontier, Option<u64>),
+    /// The output is whole already: going on means doing nothing, so a
+    /// `--resume` retried after a crawl that ended is harmless.
+    Finished(CrawlSummary),
+}
+
+/// Resumes the crawl of this wrapper and output, or begins one.
+fn open_frontier(
+    wrapper: &Wrapper,
+    options: &CrawlOptions,
+    seeds: &[Url],
+) -> Result<Opened, CrawlError> {
+    let output_name = options
+        .output
+        .as_ref()
+        .map_or_else(|| "-".to_owned(), |p| p.display().to_string());
+    let found = if options.resume {
+        Frontier::resume(&options.frontier, &wrapper.name, &output_name)?
+    } else {
+        Resumable::Nothing
+    };
+    Ok(match found {
+        Resumable::Unfinished {
+            frontier,
+            output_len,
+        } => Opened::Unfinished(*frontier, Some(output_len)),
+        Resumable::Finished { crawl, fetched } => Opened::Finished(CrawlSummary {
+            fetched_total: fetched,
+            resumed: true,
+            finished_before: true,
+            crawl_id: crawl,
+            ..CrawlSummary::default()
+        }),
+        // Seeds go in with the crawl's first record; their priorities are
+        // set once the item rule is known.
+        Resumable::Nothing => {
+            let first: Vec<Link> = seeds.iter().map(|u| (u.clone(), 0, 0.0)).collect();
+            let now = crate::runtime::now().unix_millis();
+            let frontier =
+                Frontier::begin(&options.frontier, &wrapper.name, &output_name, &first, now)?;
+            Opened::Unfinished(frontier, None)
+        }
+    })
+}
+
+/// The order pages are fetched in: breadth first, or item pages first
+/// (shallow ones first) and the pages that lead to them by the learned
+/// model.
+struct Priorities {
+    order: FrontierOrder,
+    rule: ItemRule,
+    model: LinkValueModel,
+}
+
+impl Priorities {
+    fn of(&self, url: &Url, depth: u32) -> f64 {
+        match self.order {
+            FrontierOrder::Bfs => -f64::from(depth),
+            FrontierOrder::Learned if self.rule.is_item(url) => ITEM_PRIORITY - f64::from(depth),
+            FrontierOrder::Learned => site::priority(depth, self.model.predict(url)),
+        }
+    }
+}
+
+/// A crawl under way: its frontier and output, the fetches in flight, and
+/// the item pages waiting to be extracted.
+struct Crawler {
+    frontier: Frontier,
+    sink: Sink,
+    shared: Arc<Shared>,
+    scope: Scope,
+    priorities: Priorities,
+    max_pages: u64,
+    max_depth: u32,
+    options: CrawlOptions,
+    summary: CrawlSummary,
+    tasks: JoinSet<Fetched>,
+    batch: Vec<(Fetched, Vec<Link>)>,
+    extractor: Extractor,
+    since_reorder: u64,
+    probes: Probes,
+}
+
+impl Crawler {
+    /// Opens the output, learns the item rule and queues the seeds'
+    /// examples of item pages.
+    async fn start(
+        wrapper: Wrapper,
+        options: CrawlOptions,
+        renderer: Option<Arc<dyn PageRenderer>>,
+        mut frontier: Frontier,
+        resume_at: Option<u64>,
+        seeds: &[Url],
+    ) -> Result<Crawler, CrawlError> {
+        let settings = wrapper.crawl.clone();
+        let sink = Sink::open(
+            options.output.as_deref(),
+            options.format,
+            &wrapper,
+            resume_at,
+        )?;
+        let fetcher = Fetcher::new(settings.politeness.clone()).map_err(CrawlError::Client)?;
+        let (rule, examples) = item_rule(&settings.items, &fetcher, seeds).await;
+        let scope = Scope {
+            settings: settings.clone(),
+            hosts: seeds
+                .iter()
+                .filter_map(|u| u.host_str().map(str::to_owned))
+                .collect(),
+            max_depth: Some(settings.depth_budget(options.max_depth)),
+        };
+        let mut priorities = Priorities {
+            order: settings.frontier,
+            rule: rule.clone(),
+            model: LinkValueModel::default(),
+        };
+        if resume_at.is_some() {
+            for (url, n) in frontier.done_pages()? {
+                priorities.model.learn(&url, n);
+            }
+        }
+        frontier.reorder(|u, d| priorities.of(u, d));
+        // The seeds' examples of item pages, when the item rule was learned
+        // from them; a crawl killed before they were queued queues them on
+        // resume, and those already met are left as they are.
+        let first: Vec<Link> = examples
+            .iter()
+            .filter(|u| scope.allows(u, 1))
+            .map(|u| (u.clone(), 1, priorities.of(u, 1)))
+            .collect();
+        frontier.push(&first)?;
+        let shared = Arc::new(Shared {
+            fetcher,
+            media: settings
+                .media
+                .as_ref()
+                .map(|_| Media::new(media_dir(options.output.as_deref()))),
+            wrapper: wrapper.clone(),
+            rule,
+            renderer,
+            render: options.render.unwrap_or(settings.render),
+            since: options.since,
+        });
+        let summary = CrawlSummary {
+            items_rule: shared.rule.describe(),
+            resumed: resume_at.is_some(),
+            crawl_id: frontier.crawl(),
+            ..CrawlSummary::default()
+        };
+        Ok(Crawler {
+            max_pages: settings.page_budget(options.max_pages),
+            max_depth: settings.depth_budget(options.max_depth),
+            extractor: Extractor {
+                wrapper,
+                options: options.clone(),
+            },
+            frontier,
+            sink,
+            shared,
+            scope,
+            priorities,
+            options,
+            summary,
+            tasks: JoinSet::new(),
+            batch: Vec::new(),
+            since_reorder: 0,
+            probes: Probes::default(),
+        })
+    }
+
+    /// Whether a person asked the crawl to stop.
+    fn stopped(&self) -> bool {
+        self.options
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::SeqCst))
+    }
+
+    /// Pages fetched, in flight or waiting to be extracted.
+    fn taken(&self) -> u64 {
+        self.frontier.fetched() + self.tasks.len() as u64 + self.batch.len() as u64
+    }
+
+    /// Starts fetches until `concurrency` are in flight, the page budget is
+    /// spent or nothing is queued.
+    fn fetch_more(&mut self) -> Result<(), CrawlError> {
+        while self.tasks.len() < self.options.concurrency.max(1) && !self.stopped() {
+            if self.taken() >= self.max_pages {
+                break;
+            }
+            let Some(queued) = self.frontier.pop() else {
+                break;
+            };
+            let useless = match self.shared.render {
+                RenderMode::Auto => {
+                    let shape = url_shape(&queued.url);
+                    let votes = self
+                        .frontier
+                        .render_votes(&self.shared.wrapper.name, &shape)?;
+                    votes.useless() && !self.probes.is_probe(shape)
+                }
+                _ => false,
+            };
+            let cached = match self.shared.since {
+                Some(_) => self.frontier.cached(&queued.url)?,
+                None => None,
+            };
+            let shared = self.shared.clone();
+            self.tasks
+                .spawn(async move { fetch_page(&shared, queued, useless, cached).await });
+        }
+        Ok(())
+    }
+
+    /// Takes in a fetched page: learns from its links, records it in the
+    /// frontier (or holds an item page for its batch), and extracts the
+    /// batch when it is due.
+    async fn take(&mut self, fetched: Fetched) -> Result<(), CrawlError> {
+        let url = fetched.queued.url.clone();
+        let links = self.links_of(&fetched);
+        let item_links = fetched.result.as_ref().map_or(0, |read| read.item_links);
+        self.priorities.model.learn(&url, item_links);
+        self.since_reorder += 1;
+        if self.priorities.order == FrontierOrder::Learned && self.since_reorder >= REORDER_EVERY {
+            self.since_reorder = 0;
+            let priorities = &self.priorities;
+            self.frontier.reorder(|u, d| priorities.of(u, d));
+        }
+        let summary = &mut self.summary;
         summary.fetched += u64::from(!matches!(&fetched.result, Err(f) if f.robots));
         // A redirect to a page met before is that page: read once.
         let final_url = match &fetched.result {
@@ -453,93 +537,146 @@ pub async fn crawl(
             Err(_) => None,
         };
         if let Some(target) = &final_url {
-            if frontier.has_seen(target) {
-                frontier.complete(&completed(&fetched, Outcome::Done), &[], None)?;
-                continue;
+            if self.frontier.has_seen(target) {
+                self.frontier
+                    .complete(&completed(&fetched, Outcome::Done), &[], None)?;
+                return Ok(());
             }
-            frontier.mark_seen(target, depth)?;
+            self.frontier.mark_seen(target, fetched.queued.depth)?;
         }
-        match &fetched.result {
-            Ok(read) => {
-                summary.rendered += u64::from(read.rendered);
-                if read.item {
-                    summary.last_item_at = summary.fetched;
-                }
-                if let Some((shape, helped)) = &read.render_vote {
-                    frontier.vote_render(&shared.wrapper.name, shape, *helped)?;
-                }
-                if read.item && read.unchanged {
-                    summary.unchanged += 1;
-                }
-                if read.item && !read.unchanged {
-                    batch.push((fetched, links));
-                } else {
-                    let cache = read.cache.clone();
-                    frontier.complete(&completed(&fetched, Outcome::Done), &links, None)?;
-                    // Every crawl fills the cache, so that the first
-                    // `--since` crawl after it asks only for what changed.
-                    if read.item {
-                        frontier.remember(&url, &cache, fetched.fetched_at)?;
-                    }
-                }
-            }
+        self.record(fetched, links)?;
+        let idle = self.tasks.is_empty() && self.frontier.queued() == 0;
+        let full = self.batch.len() >= self.options.batch.max(1);
+        let out_of_budget = self.frontier.fetched() + self.batch.len() as u64 >= self.max_pages;
+        if !self.batch.is_empty() && (full || idle || out_of_budget) {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// The links of a page read that the crawl follows, with their
+    /// priorities; counts the pages that had links, and those whose links
+    /// the depth budget cut.
+    fn links_of(&mut self, fetched: &Fetched) -> Vec<Link> {
+        let Ok(read) = &fetched.result else {
+            return Vec::new();
+        };
+        let depth = fetched.queued.depth;
+        let links = read
+            .links
+            .iter()
+            .filter(|u| self.scope.allows(u, depth + 1))
+            .map(|u| (u.clone(), depth + 1, self.priorities.of(u, depth + 1)))
+            .collect();
+        self.summary.linked_pages += u64::from(!read.links.is_empty());
+        self.summary.depth_limited_pages += u64::from(
+            depth >= self.max_depth && read.links.iter().any(|u| self.scope.too_deep(u, depth + 1)),
+        );
+        links
+    }
+
+    /// Records a page in the frontier, or holds an item page to extract
+    /// for the next batch.
+    fn record(&mut self, fetched: Fetched, links: Vec<Link>) -> Result<(), CrawlError> {
+        let url = &fetched.queued.url;
+        let summary = &mut self.summary;
+        let read = match &fetched.result {
+            Ok(read) => read,
             Err(failed) => {
-                if failed.robots {
+                let outcome = if failed.robots {
                     summary.robots_skipped += 1;
+                    Outcome::Skipped
                 } else {
                     summary.errors += 1;
                     summary
                         .failures
                         .push((url.to_string(), failed.error.clone()));
-                }
-                let outcome = if failed.robots {
-                    Outcome::Skipped
-                } else {
                     Outcome::Failed
                 };
-                frontier.complete(&completed(&fetched, outcome), &[], None)?;
+                self.frontier
+                    .complete(&completed(&fetched, outcome), &[], None)?;
+                return Ok(());
             }
+        };
+        summary.rendered += u64::from(read.rendered);
+        if read.item {
+            summary.last_item_at = summary.fetched;
         }
-        let idle = tasks.is_empty() && frontier.queued() == 0;
-        let full = batch.len() >= options.batch.max(1);
-        let out_of_budget = frontier.fetched() + batch.len() as u64 >= max_pages;
-        if !batch.is_empty() && (full || idle || out_of_budget) {
-            extractor
-                .flush(&mut batch, &mut sink, &mut frontier, &mut summary)
-                .await?;
+        if let Some((shape, helped)) = &read.render_vote {
+            self.frontier
+                .vote_render(&self.shared.wrapper.name, shape, *helped)?;
         }
-        progress(&Progress {
-            fetched: frontier.fetched() + batch.len() as u64,
-            queued: frontier.queued(),
+        if read.item && read.unchanged {
+            summary.unchanged += 1;
+        }
+        if read.item && !read.unchanged {
+            self.batch.push((fetched, links));
+            return Ok(());
+        }
+        self.frontier
+            .complete(&completed(&fetched, Outcome::Done), &links, None)?;
+        // Every crawl fills the cache, so that the first `--since` crawl
+        // after it asks only for what changed.
+        if read.item {
+            self.frontier
+                .remember(url, &read.cache, fetched.fetched_at)?;
+        }
+        Ok(())
+    }
+
+    /// Extracts the waiting item pages and writes their records.
+    async fn flush(&mut self) -> Result<(), CrawlError> {
+        self.extractor
+            .flush(
+                &mut self.batch,
+                &mut self.sink,
+                &mut self.frontier,
+                &mut self.summary,
+            )
+            .await
+    }
+
+    /// Where the crawl is.
+    fn progress(&self, started: Instant) -> Progress {
+        let summary = &self.summary;
+        Progress {
+            fetched: self.frontier.fetched() + self.batch.len() as u64,
+            queued: self.frontier.queued(),
             errors: summary.errors,
             items: summary.items,
             heals: (summary.heals.applied + summary.heals.proposed) as u64,
             elapsed: started.elapsed(),
-        });
+        }
     }
-    if !batch.is_empty() {
-        extractor
-            .flush(&mut batch, &mut sink, &mut frontier, &mut summary)
-            .await?;
+
+    /// Extracts what is left, marks the crawl finished unless a person
+    /// stopped it, and sums it up.
+    async fn finish(mut self, started: Instant) -> Result<CrawlSummary, CrawlError> {
+        if !self.batch.is_empty() {
+            self.flush().await?;
+        }
+        let interrupted = self.stopped();
+        let mut summary = self.summary;
+        summary.queued = self.frontier.queued();
+        summary.interrupted = interrupted;
+        // A crawl that stopped on its page budget is finished too: its
+        // output is whole for that budget. One stopped by a person is left
+        // to resume.
+        if !interrupted {
+            self.frontier.finish(crate::runtime::now().unix_millis())?;
+        }
+        summary.fetched_total = self.frontier.fetched();
+        summary.media = match &self.shared.media {
+            Some(media) => media.count().await,
+            None => 0,
+        };
+        summary.seconds = started.elapsed().as_secs_f64();
+        summary.pages_per_second = summary.fetched as f64 / summary.seconds.max(1e-9);
+        summary.max_pages = self.max_pages;
+        summary.max_depth = self.max_depth;
+        summary.warnings = warnings(&summary, !self.shared.wrapper.crawl.follow.is_empty());
+        Ok(summary)
     }
-    summary.queued = frontier.queued();
-    summary.interrupted = stopped();
-    // A crawl that stopped on its page budget is finished too: its output
-    // is whole for that budget. One stopped by a person is left to resume.
-    if !summary.interrupted {
-        frontier.finish(crate::runtime::now().unix_millis())?;
-    }
-    summary.fetched_total = frontier.fetched();
-    summary.media = match &shared.media {
-        Some(media) => media.count().await,
-        None => 0,
-    };
-    summary.seconds = started.elapsed().as_secs_f64();
-    summary.pages_per_second = summary.fetched as f64 / summary.seconds.max(1e-9);
-    summary.max_pages = max_pages;
-    summary.max_depth = max_depth;
-    summary.warnings = warnings(&summary, !shared.wrapper.crawl.follow.is_empty());
-    Ok(summary)
 }
 
 /// What a person should be told about a crawl that ended: the budgets it
