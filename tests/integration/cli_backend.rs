@@ -140,18 +140,39 @@ struct Setup {
 }
 
 fn setup(test: &str, posts: usize, latency: Duration, politeness: &str) -> Option<Setup> {
-    let pg = Postgres::start(test)?;
-    let site = FixtureSite::start(SiteOptions {
+    let site = SiteOptions {
         fast: true,
         posts,
         latency,
         ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let wrapper = wrapper(
-        dir.path(),
-        &format!("  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{{politeness}}}\n"),
+    };
+    let crawl = format!("  items: '{POSTS}'\n{NO_TRAPS}  politeness: {{{politeness}}}\n");
+    setup_with(test, site, &crawl)
+}
+
+/// The setup of a test of workers that render: Chromium as well (the test
+/// skipped without it), the scripted post among the `posts`, and a wrapper
+/// that renders as `render` says.
+fn render_setup(test: &str, posts: usize, render: &str) -> Option<Setup> {
+    if !chromium_or_skip(test) {
+        return None;
+    }
+    let site = SiteOptions {
+        fast: true,
+        posts,
+        ..SiteOptions::default()
+    };
+    let crawl = format!(
+        "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: {render}\n  settle: 0.3\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
     );
+    setup_with(test, site, &crawl)
+}
+
+fn setup_with(test: &str, site: SiteOptions, crawl: &str) -> Option<Setup> {
+    let pg = Postgres::start(test)?;
+    let site = FixtureSite::start(site);
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = wrapper(dir.path(), crawl);
     Some(Setup {
         backend: pg.url(),
         pg,
@@ -1031,25 +1052,16 @@ fn a_heal_that_held_on_fewer_pages_than_min_pages_stays_a_proposal_when_the_job_
 #[test]
 #[ignore = "needs PostgreSQL and Chromium"]
 fn workers_render_what_the_local_crawl_renders_and_share_their_votes_per_shape() {
-    if !chromium_or_skip("workers_render_what_the_local_crawl_renders") {
-        return;
-    }
-    let Some(pg) = Postgres::start("workers_render_what_the_local_crawl_renders") else {
+    let Some(Setup {
+        pg,
+        backend,
+        site,
+        dir,
+        wrapper: w,
+    }) = render_setup("workers_render_what_the_local_crawl_renders", 12, "auto")
+    else {
         return;
     };
-    let backend = pg.url();
-    let site = FixtureSite::start(SiteOptions {
-        fast: true,
-        posts: 12,
-        ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(
-        dir.path(),
-        &format!(
-            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: auto\n  settle: 0.3\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
-        ),
-    );
     let local = mend(
         dir.path(),
         &[
@@ -1096,28 +1108,20 @@ fn workers_render_what_the_local_crawl_renders_and_share_their_votes_per_shape()
 }
 
 #[test]
-#[ignore = "needs PostgreSQL"]
+#[ignore = "needs PostgreSQL and Chromium"]
 fn workers_read_render_always_pages_from_the_browsers_navigation_once() {
     // A worker fetched each page and then had the browser ask for it
     // again: every page was requested twice.
-    if !chromium_or_skip("workers_read_render_always_pages_from_the_browsers_navigation_once") {
-        return;
-    }
-    let Some(pg) = Postgres::start("workers_read_render_always_pages_once") else {
+    let Some(Setup {
+        pg,
+        site,
+        dir,
+        wrapper: w,
+        ..
+    }) = render_setup("workers_read_render_always_pages_once", 8, "always")
+    else {
         return;
     };
-    let site = FixtureSite::start(SiteOptions {
-        fast: true,
-        posts: 8,
-        ..SiteOptions::default()
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let w = wrapper(
-        dir.path(),
-        &format!(
-            "  items: '{POSTS_AND_SCRIPTED}'\n{NO_TRAPS}  render: always\n  settle: 0.3\n  politeness: {{delay: 0, concurrency: 4, timeout: 5}}\n"
-        ),
-    );
     let (_, two) = run_job(
         dir.path(),
         &pg.url(),
