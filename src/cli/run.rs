@@ -22,7 +22,7 @@ use mend::fetch;
 use mend::job::{self, Healer as _, HealthObserver, OutputFormat, OutputWriter, RunOptions};
 use mend::runtime::{RunHealth, Runtime, RuntimeError, Session, judge_runtime_health};
 use mend::store::StoreError;
-use mend::wrapper::HealMode;
+use mend::wrapper::{HealMode, Wrapper};
 
 /// Runs a wrapper over pages and prints one JSON object per page.
 #[derive(clap::Args, Debug)]
@@ -162,71 +162,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Ok(w) => w,
         Err(code) => return Ok(code),
     };
-    let columns = match &args.flatten {
-        None => wrapper.patterns.iter().map(|p| p.name.clone()).collect(),
-        Some(name) => match wrapper.patterns.iter().find(|p| &p.name == name) {
-            Some(p) if p.is_record() => {
-                // The record's fields, then the page's (as `job::shape` puts them).
-                let own: Vec<String> = p.patterns.iter().map(|c| c.name.clone()).collect();
-                let page = wrapper.patterns.iter().filter(|q| &q.name != name);
-                let page: Vec<String> = page
-                    .map(|q| job::page_field_key(&q.name, |k| own.iter().any(|o| o == k)))
-                    .collect();
-                own.into_iter().chain(page).collect()
-            }
-            _ => {
-                say!(
-                    "error: --flatten {name}: the wrapper has no top-level record pattern of that name"
-                );
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            }
-        },
+    let prepared = columns(&wrapper, args.flatten.as_deref())
+        .and_then(|columns| Ok((columns, page_sources(&args)?)));
+    let (columns, sources) = match prepared {
+        Ok(prepared) => prepared,
+        Err(code) => return Ok(code),
     };
-    let sources = match fetch::expand(&args.pages) {
-        Ok(s) if s.is_empty() => {
-            say!("error: no pages found in {}", args.pages.join(" "));
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        Ok(s) => s,
-        Err(e) => {
-            say!("error: {e}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-    };
-
-    if let Some(out) = &args.out
-        && let Some(input) = clobbered_input(out, &args.wrapper, &sources)
-    {
-        say!(
-            "error: --out {} is {input}: writing the output there would destroy it",
-            out.display()
-        );
-        return Ok(ExitCode::from(EXIT_BAD_INPUT));
-    }
-    let mut writer = match (args.format.text(), &args.out) {
-        (None, None) => {
-            say!("error: --format sqlite needs --out FILE");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        (None, Some(path)) => RunOutput::Sqlite(
-            mend::crawl::Sink::open(Some(path), mend::crawl::SinkFormat::Sqlite, &wrapper, None)
-                .context("cannot open the output")?,
-        ),
-        (Some(text_format), Some(path)) => {
-            let file: Box<dyn Write + Send> = Box::new(
-                std::fs::File::create(path)
-                    .with_context(|| format!("cannot write {}", path.display()))?,
-            );
-            RunOutput::Text(OutputWriter::new(
-                BufWriter::new(file),
-                text_format,
-                columns,
-            ))
-        }
-        (Some(text_format), None) => {
-            let out: Box<dyn Write + Send> = Box::new(super::stdout::Stdout::new());
-            RunOutput::Text(OutputWriter::new(BufWriter::new(out), text_format, columns))
-        }
+    let mut writer = match open_output(&args, &wrapper, &sources, columns)? {
+        Ok(writer) => writer,
+        Err(code) => return Ok(code),
     };
     let progress = progress_bar(sources.len());
     let options = RunOptions {
@@ -236,22 +180,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut write_error = None;
     let notify_url = args.notify.clone().or_else(|| wrapper.adapt.notify.clone());
-    let wrapper_name = wrapper.name.clone();
     let started = mend::runtime::now();
     let mut health = HealthObserver::new(&wrapper, &options);
     let mode = args.heal.unwrap_or(wrapper.adapt.mode);
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
-    let mut healer = match Runtime::new(
-        mode,
-        wrapper,
-        &args.wrapper,
-        Session::at(store_path),
-        options.clone(),
-    ) {
+    let session = Session::at(store_path);
+    let mut healer = match Runtime::new(mode, wrapper, &args.wrapper, session, options.clone()) {
         Ok(runtime) => runtime,
-        Err(e) => {
-            return Ok(super::runtime_failure(&e, ""));
-        }
+        Err(e) => return Ok(super::runtime_failure(&e, "")),
     };
     let mut emit = |page: job::PageOutput| {
         if let Some(e) = &page.error {
@@ -276,14 +212,110 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Err(e).context("cannot write output");
     }
     writer.finish().context("cannot write output")?;
+    let judged = judge_runtime_health(&healer, &summary, &health, started);
+    Ok(conclude(&args, &healer, &summary, judged, notify_url))
+}
 
+/// The output's columns: the wrapper's top-level patterns, or with
+/// `--flatten NAME` the record's fields and then the page's.
+fn columns(wrapper: &Wrapper, flatten: Option<&str>) -> Result<Vec<String>, ExitCode> {
+    let Some(name) = flatten else {
+        return Ok(wrapper.patterns.iter().map(|p| p.name.clone()).collect());
+    };
+    match wrapper.patterns.iter().find(|p| p.name == name) {
+        Some(p) if p.is_record() => {
+            // The record's fields, then the page's (as `job::shape` puts them).
+            let own: Vec<String> = p.patterns.iter().map(|c| c.name.clone()).collect();
+            let page = wrapper.patterns.iter().filter(|q| q.name != name);
+            let page: Vec<String> = page
+                .map(|q| job::page_field_key(&q.name, |k| own.iter().any(|o| o == k)))
+                .collect();
+            Ok(own.into_iter().chain(page).collect())
+        }
+        _ => {
+            say!(
+                "error: --flatten {name}: the wrapper has no top-level record pattern of that name"
+            );
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+    }
+}
+
+/// The pages the arguments name: files, folders, globs, URLs, `-`.
+fn page_sources(args: &RunArgs) -> Result<Vec<fetch::PageSource>, ExitCode> {
+    match fetch::expand(&args.pages) {
+        Ok(s) if s.is_empty() => {
+            say!("error: no pages found in {}", args.pages.join(" "));
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+        Ok(s) => Ok(s),
+        Err(e) => {
+            say!("error: {e}");
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+    }
+}
+
+/// The output the records go to, refusing an `--out` that is one of the
+/// run's inputs and SQLite without a file.
+fn open_output(
+    args: &RunArgs,
+    wrapper: &Wrapper,
+    sources: &[fetch::PageSource],
+    columns: Vec<String>,
+) -> anyhow::Result<Result<RunOutput, ExitCode>> {
+    if let Some(out) = &args.out
+        && let Some(input) = clobbered_input(out, &args.wrapper, sources)
+    {
+        say!(
+            "error: --out {} is {input}: writing the output there would destroy it",
+            out.display()
+        );
+        return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+    }
+    Ok(Ok(match (args.format.text(), &args.out) {
+        (None, None) => {
+            say!("error: --format sqlite needs --out FILE");
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+        (None, Some(path)) => RunOutput::Sqlite(
+            mend::crawl::Sink::open(Some(path), mend::crawl::SinkFormat::Sqlite, wrapper, None)
+                .context("cannot open the output")?,
+        ),
+        (Some(text_format), Some(path)) => {
+            let file: Box<dyn Write + Send> = Box::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            );
+            RunOutput::Text(OutputWriter::new(
+                BufWriter::new(file),
+                text_format,
+                columns,
+            ))
+        }
+        (Some(text_format), None) => {
+            let out: Box<dyn Write + Send> = Box::new(super::stdout::Stdout::new());
+            RunOutput::Text(OutputWriter::new(BufWriter::new(out), text_format, columns))
+        }
+    }))
+}
+
+/// Reports a run that ended (its field health, its summary line, the
+/// runtime's failure), sends its notice and writes `--summary-json`; the
+/// exit code.
+fn conclude(
+    args: &RunArgs,
+    healer: &Runtime,
+    summary: &job::Summary,
+    judged: Result<Option<RunHealth>, StoreError>,
+    notify_url: Option<String>,
+) -> ExitCode {
     let store = healer
         .session()
         .is_open()
         .then(|| healer.session().path().map(|p| p.display().to_string()))
         .flatten();
     let store_tag = healer.session().tag().map(|t| t.to_string());
-    let judged = judge_runtime_health(&healer, &summary, &health, started);
     let drops = match &judged {
         Ok(Some(run_health)) => report_health(run_health, healer.wrapper(), args.quiet),
         Ok(None) => 0,
@@ -311,7 +343,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet {
         say!(
             "{}",
-            summary_line(&summary, drops, store.as_deref(), store_tag.as_deref())
+            summary_line(summary, drops, store.as_deref(), store_tag.as_deref())
         );
     }
     if let Some(e) = healer.failure() {
@@ -320,7 +352,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(url) = &notify_url {
         let notice = fetch::Notice {
             source: "mend run".to_owned(),
-            wrapper: wrapper_name,
+            wrapper: healer.wrapper().name.clone(),
             wrapper_file: args.wrapper.display().to_string(),
             pages: summary.pages,
             violations: summary.violations,
@@ -352,10 +384,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .and_then(|bytes| std::fs::write(path, bytes));
         if let Err(e) = written {
             say!("error: cannot write the summary to {}: {e}", path.display());
-            return Ok(ExitCode::from(EXIT_FAILURE));
+            return ExitCode::from(EXIT_FAILURE);
         }
     }
-    Ok(ExitCode::from(code))
+    ExitCode::from(code)
 }
 
 /// The one line a run ends with: what it read and wrote, what broke, what
