@@ -135,16 +135,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(w) => w,
         Err(code) => return Ok(code),
     };
-    let mut seeds = Vec::new();
-    for u in &args.urls {
-        match Url::parse(u) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => seeds.push(url),
-            _ => {
-                say!("error: {u:?} is not an http(s) URL");
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            }
-        }
-    }
+    let seeds = match seeds(&args.urls) {
+        Ok(seeds) => seeds,
+        Err(code) => return Ok(code),
+    };
     match crate::cli::backend_file::backend_url(
         args.backend.as_deref(),
         args.backend_file.as_deref(),
@@ -156,46 +150,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     }
-    let since = match args.since.as_deref().map(parse_time).transpose() {
-        Ok(t) => t,
-        Err(e) => {
-            say!("error: --since {e}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-    };
-    if let Some(out) = args.out.as_deref().filter(|_| !args.resume && !args.force)
-        && std::fs::metadata(out).is_ok_and(|m| m.len() > 0)
-    {
-        say!(
-            "error: {} exists: give --force to overwrite it, or --resume to go on with the crawl that writes it",
-            out.display()
-        );
-        return Ok(ExitCode::from(EXIT_BAD_INPUT));
-    }
-    let render = args
-        .render
-        .as_deref()
-        .and_then(|r| r.parse::<RenderMode>().ok());
     let stop = Arc::new(AtomicBool::new(false));
-    let store = super::store_for(args.store.as_deref(), &args.wrapper);
-    let options = CrawlOptions {
-        seeds,
-        since,
-        max_pages: args.max_pages,
-        max_depth: args.depth,
-        render,
-        heal: args.heal.unwrap_or(HealMode::Off),
-        wrapper_path: args.wrapper.clone(),
-        frontier: Frontier::path_beside(&store),
-        store,
-        output: args.out.clone(),
-        format: args.format,
-        resume: args.resume,
-        batch: args.batch,
-        concurrency: args.concurrency,
-        stop: Some(stop.clone()),
+    let options = match options(&args, seeds, stop.clone()) {
+        Ok(options) => options,
+        Err(code) => return Ok(code),
     };
-    let mode = render.unwrap_or(wrapper.crawl.render);
+    let mode = options.render.unwrap_or(wrapper.crawl.render);
     let runtime = super::runtime()?;
     let bar = progress_bar(args.quiet);
     let outcome = runtime.block_on(async {
@@ -241,6 +201,66 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Ok(Ok(summary)) => summary,
     };
+    report(&args, &summary)
+}
+
+/// The start URLs given, each an http(s) URL.
+fn seeds(urls: &[String]) -> Result<Vec<Url>, ExitCode> {
+    urls.iter()
+        .map(|u| match Url::parse(u) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(url),
+            _ => {
+                say!("error: {u:?} is not an http(s) URL");
+                Err(ExitCode::from(EXIT_BAD_INPUT))
+            }
+        })
+        .collect()
+}
+
+/// What the local crawl is asked to do, refusing a `--since` that is no
+/// time and an output that would be overwritten without `--force`.
+fn options(args: &Args, seeds: Vec<Url>, stop: Arc<AtomicBool>) -> Result<CrawlOptions, ExitCode> {
+    let since = match args.since.as_deref().map(parse_time).transpose() {
+        Ok(t) => t,
+        Err(e) => {
+            say!("error: --since {e}");
+            return Err(ExitCode::from(EXIT_BAD_INPUT));
+        }
+    };
+    if let Some(out) = args.out.as_deref().filter(|_| !args.resume && !args.force)
+        && std::fs::metadata(out).is_ok_and(|m| m.len() > 0)
+    {
+        say!(
+            "error: {} exists: give --force to overwrite it, or --resume to go on with the crawl that writes it",
+            out.display()
+        );
+        return Err(ExitCode::from(EXIT_BAD_INPUT));
+    }
+    let store = super::store_for(args.store.as_deref(), &args.wrapper);
+    Ok(CrawlOptions {
+        seeds,
+        since,
+        max_pages: args.max_pages,
+        max_depth: args.depth,
+        render: args
+            .render
+            .as_deref()
+            .and_then(|r| r.parse::<RenderMode>().ok()),
+        heal: args.heal.unwrap_or(HealMode::Off),
+        wrapper_path: args.wrapper.clone(),
+        frontier: Frontier::path_beside(&store),
+        store,
+        output: args.out.clone(),
+        format: args.format,
+        resume: args.resume,
+        batch: args.batch,
+        concurrency: args.concurrency,
+        stop: Some(stop),
+    })
+}
+
+/// Prints what a crawl came to and writes `--summary-json`; the exit code.
+fn report(args: &Args, summary: &crawl::CrawlSummary) -> anyhow::Result<ExitCode> {
     let code = if summary.interrupted {
         EXIT_INTERRUPTED
     } else if summary.errors > 0 {
@@ -259,30 +279,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             summary.fetched_total
         );
     } else if !args.quiet {
-        say!(
-            "mend: crawled {} pages ({} in all{}), {} items, {} records, {} violations on {} pages, {} errors, {} forbidden by robots.txt{}{}; items: {}; {:.1} pages/s",
-            summary.fetched,
-            summary.fetched_total,
-            if summary.resumed { ", resumed" } else { "" },
-            summary.items,
-            summary.records,
-            summary.violations,
-            summary.violated_pages,
-            summary.errors,
-            summary.robots_skipped,
-            if summary.unchanged > 0 {
-                format!(", {} unchanged", summary.unchanged)
-            } else {
-                String::new()
-            },
-            if summary.rendered > 0 {
-                format!(", {} rendered", summary.rendered)
-            } else {
-                String::new()
-            },
-            summary.items_rule,
-            summary.pages_per_second,
-        );
+        say!("mend: {}", summary_line(summary));
         print_failures(&summary.failures, args.summary_json.is_some());
         for warning in &summary.warnings {
             say!("warning: {warning}");
@@ -294,6 +291,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(ExitCode::from(code))
+}
+
+/// What a crawl read and wrote, in one line.
+fn summary_line(summary: &crawl::CrawlSummary) -> String {
+    let also = |n: u64, what: &str| {
+        if n > 0 {
+            format!(", {n} {what}")
+        } else {
+            String::new()
+        }
+    };
+    format!(
+        "crawled {} pages ({} in all{}), {} items, {} records, {} violations on {} pages, {} errors, {} forbidden by robots.txt{}{}; items: {}; {:.1} pages/s",
+        summary.fetched,
+        summary.fetched_total,
+        if summary.resumed { ", resumed" } else { "" },
+        summary.items,
+        summary.records,
+        summary.violations,
+        summary.violated_pages,
+        summary.errors,
+        summary.robots_skipped,
+        also(summary.unchanged, "unchanged"),
+        also(summary.rendered, "rendered"),
+        summary.items_rule,
+        summary.pages_per_second,
+    )
 }
 
 /// The exit code of a crawl stopped by Ctrl-C: 128 + SIGINT, as shells
