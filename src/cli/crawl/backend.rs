@@ -87,49 +87,9 @@ async fn crawl(
                 .to_string()
         },
     );
-    let resumed = match (args.job, args.resume) {
-        (Some(id), _) => match cluster::find(&client, id).await? {
-            Some((name, finished)) if name == wrapper.name => Some((id, finished)),
-            Some((name, _)) => {
-                say!(
-                    "error: job {id} crawls with the wrapper {name:?}, not {:?}",
-                    wrapper.name
-                );
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            }
-            None => {
-                say!("error: the backend holds no job {id}");
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            }
-        },
-        (None, true) => {
-            let start = start_urls(&wrapper, &seeds);
-            cluster::newest(&client, &wrapper.name, &output, &start).await?
-        }
-        (None, false) => None,
-    };
-    if let Some((id, true)) = resumed
-        && !args.quiet
-    {
-        say!("mend: job {id} had finished; its records are written out again");
-    }
-    if resumed.is_none() && args.resume && !args.quiet {
-        // The person asked to go on with a job; say that none was found
-        // rather than start afresh without a word.
-        say!(
-            "mend: no job of the wrapper {:?} writing {output} from these start URLs to resume; a new job starts",
-            wrapper.name
-        );
-    }
-    let id = match resumed {
-        Some((id, _)) => id,
-        None => {
-            let spec = spec(args, wrapper, seeds, output).await?;
-            let mut client = client;
-            let id = cluster::submit(&mut client, &spec).await?;
-            tracing::info!(job = id, "submitted");
-            id
-        }
+    let id = match job_to_work(args, client, wrapper, seeds, &output).await? {
+        Ok(id) => id,
+        Err(code) => return Ok(code),
     };
     if args.detach {
         let mut out = crate::cli::stdout::Stdout::new();
@@ -162,24 +122,7 @@ async fn crawl(
     }
     // A person may have reviewed the heals since the job came home.
     let citations = &cluster::citations_now(&home.citations, &store_path)?;
-    let exported = match (&args.out, args.format) {
-        (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
-            let job = cluster::load(&client, id).await?;
-            let mut sink =
-                mend::crawl::Sink::open(args.out.as_deref(), args.format, &job.wrapper, None)?;
-            cluster::export_to_sink(&client, id, citations, &mut sink).await?
-        }
-        (Some(path), SinkFormat::Ndjson) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            let mut file = std::io::BufWriter::new(file);
-            cluster::export(&client, id, citations, &mut file).await?
-        }
-        (None, SinkFormat::Ndjson) => {
-            let mut out = std::io::BufWriter::new(crate::cli::stdout::Stdout::new());
-            cluster::export(&client, id, citations, &mut out).await?
-        }
-    };
+    let exported = export(args, &client, id, citations).await?;
     let media = match wrapper_has_media(&client, id).await? {
         true => {
             let dir = mend::crawl::media_dir(args.out.as_deref());
@@ -223,6 +166,89 @@ async fn crawl(
     } else {
         0
     }))
+}
+
+/// The job to work on: the one `--job` names, the newest of this
+/// wrapper, output and start URLs under `--resume`, or a new one submitted.
+async fn job_to_work(
+    args: &Args,
+    mut client: tokio_postgres::Client,
+    wrapper: Wrapper,
+    seeds: Vec<Url>,
+    output: &str,
+) -> anyhow::Result<Result<i64, ExitCode>> {
+    let resumed = match (args.job, args.resume) {
+        (Some(id), _) => match cluster::find(&client, id).await? {
+            Some((name, finished)) if name == wrapper.name => Some((id, finished)),
+            Some((name, _)) => {
+                say!(
+                    "error: job {id} crawls with the wrapper {name:?}, not {:?}",
+                    wrapper.name
+                );
+                return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+            }
+            None => {
+                say!("error: the backend holds no job {id}");
+                return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+            }
+        },
+        (None, true) => {
+            let start = start_urls(&wrapper, &seeds);
+            cluster::newest(&client, &wrapper.name, output, &start).await?
+        }
+        (None, false) => None,
+    };
+    if let Some((id, true)) = resumed
+        && !args.quiet
+    {
+        say!("mend: job {id} had finished; its records are written out again");
+    }
+    if resumed.is_none() && args.resume && !args.quiet {
+        // The person asked to go on with a job; say that none was found
+        // rather than start afresh without a word.
+        say!(
+            "mend: no job of the wrapper {:?} writing {output} from these start URLs to resume; a new job starts",
+            wrapper.name
+        );
+    }
+    let id = match resumed {
+        Some((id, _)) => id,
+        None => {
+            let spec = spec(args, wrapper, seeds, output.to_owned()).await?;
+            let id = cluster::submit(&mut client, &spec).await?;
+            tracing::info!(job = id, "submitted");
+            id
+        }
+    };
+    Ok(Ok(id))
+}
+
+/// Writes the job's records to the output, citing the entries of the
+/// user's store.
+async fn export(
+    args: &Args,
+    client: &tokio_postgres::Client,
+    id: i64,
+    citations: &cluster::Citations,
+) -> anyhow::Result<cluster::Exported> {
+    Ok(match (&args.out, args.format) {
+        (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
+            let job = cluster::load(client, id).await?;
+            let mut sink =
+                mend::crawl::Sink::open(args.out.as_deref(), args.format, &job.wrapper, None)?;
+            cluster::export_to_sink(client, id, citations, &mut sink).await?
+        }
+        (Some(path), SinkFormat::Ndjson) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let mut file = std::io::BufWriter::new(file);
+            cluster::export(client, id, citations, &mut file).await?
+        }
+        (None, SinkFormat::Ndjson) => {
+            let mut out = std::io::BufWriter::new(crate::cli::stdout::Stdout::new());
+            cluster::export(client, id, citations, &mut out).await?
+        }
+    })
 }
 
 /// Whether the job's wrapper downloads images.
