@@ -201,6 +201,15 @@ impl Review {
     }
 
     fn write_text(&self, r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
+        self.write_fields(r, out)?;
+        write_scores(r, out)?;
+        write_evidence(r, out)?;
+        self.write_change(out)?;
+        self.write_preview_and_notes(out)
+    }
+
+    /// The adaptation's state, where it happened and its decisions.
+    fn write_fields(&self, r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
         // The state leads; what the run did follows when it says more.
         let state = if r.is_pending() {
             "proposed, pending".to_owned()
@@ -210,9 +219,6 @@ impl Review {
             format!("{}; the run {}", r.state, r.status)
         };
         writeln!(out, "adaptation {} ({state})", r.id)?;
-        let field = |out: &mut dyn Write, name: &str, value: &dyn std::fmt::Display| {
-            writeln!(out, "  {name:<11}{value}")
-        };
         field(out, "pattern", &r.pattern)?;
         field(
             out,
@@ -229,98 +235,26 @@ impl Review {
         field(out, "created", &r.created_at)?;
         match &r.decision {
             Some(d) => {
-                let why = d
-                    .reason
-                    .as_deref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default();
-                let by =
-                    d.by.as_deref()
-                        .map(|b| format!(" by {b}"))
-                        .unwrap_or_default();
-                field(
-                    out,
-                    "decision",
-                    &format!("{} at {}{by}{why}", d.verdict, d.decided_at),
-                )?;
+                let by_why = by_why(d.by.as_deref(), d.reason.as_deref());
+                let decided = format!("{} at {}{by_why}", d.verdict, d.decided_at);
+                field(out, "decision", &decided)?;
             }
             None if r.is_pending() => field(out, "decision", &"none yet (pending)")?,
             None => field(out, "decision", &"-")?,
         }
         for revert in &r.reverts {
-            let why = revert
-                .reason
-                .as_deref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default();
-            let by = revert
-                .by
-                .as_deref()
-                .map(|b| format!(" by {b}"))
-                .unwrap_or_default();
+            let by_why = by_why(revert.by.as_deref(), revert.reason.as_deref());
             field(
                 out,
                 "reverted",
-                &format!("at {}{by}{why}", revert.reverted_at),
+                &format!("at {}{by_why}", revert.reverted_at),
             )?;
         }
-        field(out, "algorithm", &r.algorithm.as_deref().unwrap_or("-"))?;
-        let margin = match (r.score, r.runner_up) {
-            (Some(s), Some(u)) => format!(" (margin {:.3})", s - u),
-            _ => String::new(),
-        };
-        field(
-            out,
-            "score",
-            &format!(
-                "{}, runner-up {}{margin}",
-                score(r.score),
-                score(r.runner_up)
-            ),
-        )?;
-        if let Some(model) = &r.model {
-            let confidence = r
-                .confidence
-                .map(|c| format!(", confidence {c:.3}"))
-                .unwrap_or_default();
-            field(out, "model", &format!("{model}{confidence}"))?;
-        }
-        if let Some(reason) = &r.reason {
-            field(out, "reason", reason)?;
-        }
-        field(out, "old xpath", &r.old_xpath)?;
-        field(
-            out,
-            "new xpath",
-            &r.new_xpath.as_deref().unwrap_or("(none)"),
-        )?;
+        Ok(())
+    }
 
-        writeln!(out, "\ncandidates ({})", r.candidates.len())?;
-        let width = r
-            .candidates
-            .iter()
-            .map(|c| c.algorithm.chars().count())
-            .max();
-        for c in &r.candidates {
-            let width = width.unwrap_or(0);
-            writeln!(
-                out,
-                "  {:.3}  {:<width$}  {}",
-                c.score, c.algorithm, c.xpath
-            )?;
-        }
-        for (name, samples) in [("before", &r.samples_before), ("after", &r.samples_after)] {
-            writeln!(out, "\nsamples {name} ({})", samples.len())?;
-            for sample in samples {
-                writeln!(out, "  {sample}")?;
-            }
-        }
-        writeln!(out, "\nconstraints ({})", r.constraint_results.len())?;
-        for c in &r.constraint_results {
-            let mark = if c.passed { "ok  " } else { "FAIL" };
-            writeln!(out, "  {mark}  {:<10} {}", c.constraint, c.detail)?;
-        }
-
+    /// The wrapper change and what the old and new XPaths match.
+    fn write_change(&self, out: &mut impl Write) -> io::Result<()> {
         if let Some(diff) = &self.inspection.yaml_diff {
             let file = self
                 .inspection
@@ -353,6 +287,11 @@ impl Review {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The parents that wait, the new XPath on the stored pages, the notes.
+    fn write_preview_and_notes(&self, out: &mut impl Write) -> io::Result<()> {
         for (pattern, id) in &self.inspection.pending_parents {
             writeln!(
                 out,
@@ -388,6 +327,85 @@ impl Review {
         }
         Ok(())
     }
+}
+
+/// One labelled line of the text form.
+fn field(out: &mut dyn Write, name: &str, value: &dyn std::fmt::Display) -> io::Result<()> {
+    writeln!(out, "  {name:<11}{value}")
+}
+
+/// " by WHO: WHY", as much of it as is known.
+fn by_why(by: Option<&str>, reason: Option<&str>) -> String {
+    let by = by.map(|b| format!(" by {b}")).unwrap_or_default();
+    let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
+    format!("{by}{why}")
+}
+
+/// The algorithm, the scores, the model and the XPaths.
+fn write_scores(r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
+    field(out, "algorithm", &r.algorithm.as_deref().unwrap_or("-"))?;
+    let margin = match (r.score, r.runner_up) {
+        (Some(s), Some(u)) => format!(" (margin {:.3})", s - u),
+        _ => String::new(),
+    };
+    field(
+        out,
+        "score",
+        &format!(
+            "{}, runner-up {}{margin}",
+            score(r.score),
+            score(r.runner_up)
+        ),
+    )?;
+    if let Some(model) = &r.model {
+        let confidence = r
+            .confidence
+            .map(|c| format!(", confidence {c:.3}"))
+            .unwrap_or_default();
+        field(out, "model", &format!("{model}{confidence}"))?;
+    }
+    if let Some(reason) = &r.reason {
+        field(out, "reason", reason)?;
+    }
+    field(out, "old xpath", &r.old_xpath)?;
+    field(
+        out,
+        "new xpath",
+        &r.new_xpath.as_deref().unwrap_or("(none)"),
+    )?;
+
+    Ok(())
+}
+
+/// The candidates, the samples before and after, and the constraints.
+fn write_evidence(r: &AdaptationRecord, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "\ncandidates ({})", r.candidates.len())?;
+    let width = r
+        .candidates
+        .iter()
+        .map(|c| c.algorithm.chars().count())
+        .max();
+    for c in &r.candidates {
+        let width = width.unwrap_or(0);
+        writeln!(
+            out,
+            "  {:.3}  {:<width$}  {}",
+            c.score, c.algorithm, c.xpath
+        )?;
+    }
+    for (name, samples) in [("before", &r.samples_before), ("after", &r.samples_after)] {
+        writeln!(out, "\nsamples {name} ({})", samples.len())?;
+        for sample in samples {
+            writeln!(out, "  {sample}")?;
+        }
+    }
+    writeln!(out, "\nconstraints ({})", r.constraint_results.len())?;
+    for c in &r.constraint_results {
+        let mark = if c.passed { "ok  " } else { "FAIL" };
+        writeln!(out, "  {mark}  {:<10} {}", c.constraint, c.detail)?;
+    }
+
+    Ok(())
 }
 
 /// The first few of `items` shown, and how many there were.
