@@ -1,16 +1,28 @@
-//! What `mend snapshot` and `mend learn` share once their tree-grams are
-//! captured: saying what was written, keeping the captured page in the
+//! What `mend snapshot` and `mend learn` share: refusing a `--pattern` the
+//! wrapper does not have, and once their tree-grams are captured, saying
+//! what was written, keeping the captured page in the
 //! store, recording the health baseline, and refusing a page on which the
 //! wrapper's constraints fail.
 
 use std::process::ExitCode;
 
-use super::EXIT_FAILURE;
+use super::{EXIT_BAD_INPUT, EXIT_FAILURE};
 use mend::health::HealthTally;
 use mend::runtime::{Written, record_health_baseline};
 use mend::store::Store;
 use mend::treegram::Skipped;
-use mend::wrapper::Wrapper;
+use mend::wrapper::{PatternPath, Wrapper};
+
+/// Refuses (exit 2) a `--pattern` the wrapper has no pattern for.
+pub(super) fn check_patterns(wrapper: &Wrapper, patterns: &[PatternPath]) -> Result<(), ExitCode> {
+    match patterns.iter().find(|p| wrapper.pattern(p).is_none()) {
+        Some(p) => {
+            say!("error: --pattern {p}: the wrapper has no pattern with that path");
+            Err(ExitCode::from(EXIT_BAD_INPUT))
+        }
+        None => Ok(()),
+    }
+}
 
 /// Records the field statistics of the snapshot's pages as the wrapper's
 /// health baseline; the tree-grams are saved already, so a failure here

@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::capture::{keep_capture, plural, record_baseline, refuse_violated, report_written};
+use super::capture::{
+    check_patterns, keep_capture, plural, record_baseline, refuse_violated, report_written,
+};
 use super::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_VIOLATED, load_wrapper};
 use mend::adapt::TreeGrams;
 use mend::dom::Document;
@@ -88,29 +90,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(w) => w,
         Err(code) => return Ok(code),
     };
-    for p in &args.patterns {
-        if wrapper.pattern(p).is_none() {
-            say!("error: --pattern {p}: the wrapper has no pattern with that path");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
+    if let Err(code) = check_patterns(&wrapper, &args.patterns) {
+        return Ok(code);
     }
-    let plan = match plan_loads(&args) {
-        Ok(plan) => plan,
-        Err(why) => {
-            say!("error: {why}");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-    };
-    let pages = match plan {
-        Loads::Given(sources) => {
-            let client = HttpClient::new();
-            let mut pages = Vec::new();
-            for source in &sources {
-                pages.push(fetch::load(source, &client).context("cannot read the page")?);
-            }
-            pages
-        }
-        Loads::Fetch { url, loads } => fetch_loads(&url, loads, &args)?,
+    let pages = match read_loads(&args)? {
+        Ok(pages) => pages,
+        Err(code) => return Ok(code),
     };
     say!("mend: {} of the page", plural(pages.len(), "load"));
     let docs: Vec<Document> = pages.iter().map(mend::fetch::Page::document).collect();
@@ -180,12 +165,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     };
+    let file = project.dir.join(unstable_template_file(&wrapper.name));
     out!(
         "template: {} ({} over {}{}: {} unstable, {} unstable, {} unstable on the first load)",
-        project
-            .dir
-            .join(unstable_template_file(&wrapper.name))
-            .display(),
+        file.display(),
         if had_template { "added to" } else { "learned" },
         plural(template.loads(), "load"),
         if had_template { " in all" } else { "" },
@@ -209,6 +192,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None,
     ));
     Ok(record_baseline(&mut store, &wrapper, 1, &health))
+}
+
+/// The loads of the page: the saved copies given, read once each, or the
+/// URL fetched (or rendered) as often as asked.
+fn read_loads(args: &Args) -> anyhow::Result<Result<Vec<fetch::Page>, ExitCode>> {
+    let plan = match plan_loads(args) {
+        Ok(plan) => plan,
+        Err(why) => {
+            say!("error: {why}");
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+    };
+    Ok(Ok(match plan {
+        Loads::Given(sources) => {
+            let client = HttpClient::new();
+            let mut pages = Vec::new();
+            for source in &sources {
+                pages.push(fetch::load(source, &client).context("cannot read the page")?);
+            }
+            pages
+        }
+        Loads::Fetch { url, loads } => fetch_loads(&url, loads, args)?,
+    }))
 }
 
 /// Where the loads come from.

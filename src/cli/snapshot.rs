@@ -28,7 +28,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use super::capture::{keep_capture, plural, record_baseline, refuse_violated, report_written};
+use super::capture::{
+    check_patterns, keep_capture, plural, record_baseline, refuse_violated, report_written,
+};
 use super::{EXIT_BAD_INPUT, EXIT_VIOLATED, load_wrapper};
 use mend::adapt::TreeGrams;
 use mend::dom::Document;
@@ -40,6 +42,7 @@ use mend::runtime::{
     save_hardened, save_treegrams,
 };
 use mend::store::Store;
+use mend::treegram::{Captured, Skipped};
 use mend::wrapper::{PatternPath, Wrapper};
 
 /// Captures tree-grams for every pattern of a wrapper that matches a page.
@@ -85,47 +88,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         say!("error: standard input (-) can be read once");
         return Ok(ExitCode::from(EXIT_BAD_INPUT));
     }
-    for p in &args.patterns {
-        if wrapper.pattern(p).is_none() {
-            say!("error: --pattern {p}: the wrapper has no pattern with that path");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
+    if let Err(code) = check_patterns(&wrapper, &args.patterns) {
+        return Ok(code);
     }
-    let client = HttpClient::new();
-    let mut pages = Vec::with_capacity(args.pages.len());
-    let mut health = HealthTally::new(&wrapper);
-    for (i, arg) in args.pages.iter().enumerate() {
-        let source = match PageSource::from_arg(arg) {
-            Ok(s) => s,
-            Err(e) => {
-                say!("error: {e}");
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            }
-        };
-        let page = fetch::load(&source, &client).context("cannot read the page")?;
-        // The URL given applies to the first page, the one captured.
-        let url = args
-            .url
-            .clone()
-            .filter(|_| i == 0)
-            .or_else(|| page.url.as_ref().map(|u| u.to_string()));
-        let doc = page.document();
-        let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
-        let extraction = extract(&wrapper, &doc, base.as_ref());
-        if !extraction.violations.is_empty() && !args.force {
-            refuse_violated(&page.name, &extraction.violations);
-            return Ok(ExitCode::from(EXIT_VIOLATED));
-        }
-        health.merge(HealthTally::of_page(
-            &wrapper,
-            i as u64,
-            &page.name,
-            &extraction.record,
-            &extraction.violations,
-            None,
-        ));
-        pages.push((page, url, doc));
-    }
+    let (pages, health) = match read_pages(&args, &wrapper)? {
+        Ok(read) => read,
+        Err(code) => return Ok(code),
+    };
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
     let store_path = super::store_for(args.store.as_deref(), &args.wrapper);
     let mut store = match Store::open(&store_path) {
@@ -173,26 +142,82 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(record_baseline(&mut store, &wrapper, pages.len(), &health));
     }
+    let first_page = (first.name.as_str(), first.bytes.as_slice());
+    match harden(&args, &mut store, &wrapper, &pages, first_page, capture) {
+        Ok(()) => Ok(record_baseline(&mut store, &wrapper, pages.len(), &health)),
+        Err(e) => failed(e),
+    }
+}
+
+/// A page given, its URL and its document.
+type ReadPage = (fetch::Page, Option<String>, Document);
+
+/// Reads the pages given, refusing (exit 1) one the wrapper's constraints
+/// fail on unless `--force`; the pages and their field statistics.
+fn read_pages(
+    args: &Args,
+    wrapper: &Wrapper,
+) -> anyhow::Result<Result<(Vec<ReadPage>, HealthTally), ExitCode>> {
+    let client = HttpClient::new();
+    let mut pages = Vec::with_capacity(args.pages.len());
+    let mut health = HealthTally::new(wrapper);
+    for (i, arg) in args.pages.iter().enumerate() {
+        let source = match PageSource::from_arg(arg) {
+            Ok(s) => s,
+            Err(e) => {
+                say!("error: {e}");
+                return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+            }
+        };
+        let page = fetch::load(&source, &client).context("cannot read the page")?;
+        // The URL given applies to the first page, the one captured.
+        let url = args
+            .url
+            .clone()
+            .filter(|_| i == 0)
+            .or_else(|| page.url.as_ref().map(|u| u.to_string()));
+        let doc = page.document();
+        let base = url.as_deref().and_then(|u| url::Url::parse(u).ok());
+        let extraction = extract(wrapper, &doc, base.as_ref());
+        if !extraction.violations.is_empty() && !args.force {
+            refuse_violated(&page.name, &extraction.violations);
+            return Ok(Err(ExitCode::from(EXIT_VIOLATED)));
+        }
+        health.merge(HealthTally::of_page(
+            wrapper,
+            i as u64,
+            &page.name,
+            &extraction.record,
+            &extraction.violations,
+            None,
+        ));
+        pages.push((page, url, doc));
+    }
+    Ok(Ok((pages, health)))
+}
+
+/// `--harden`: rewrites the XPaths the pages show to be brittle, captures
+/// the tree-grams, and says what changed and what was left.
+fn harden(
+    args: &Args,
+    store: &mut Store,
+    wrapper: &Wrapper,
+    pages: &[ReadPage],
+    (first_name, first_bytes): (&str, &[u8]),
+    capture: impl FnOnce(&Wrapper) -> (Vec<Captured>, Vec<Skipped>),
+) -> Result<(), RuntimeError> {
+    let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
     let named: Vec<(&str, &Document)> = pages
         .iter()
         .map(|(page, _, doc)| (page.name.as_str(), doc))
         .collect();
-    let plan = choose_hardenings(&wrapper, &named, only);
-    let done = match save_hardened(&mut store, &args.wrapper, &wrapper, plan.hardened, capture) {
-        Ok(done) => done,
-        Err(e) => return failed(e),
-    };
+    let plan = choose_hardenings(wrapper, &named, only);
+    let done = save_hardened(store, &args.wrapper, wrapper, plan.hardened, capture)?;
     for h in &done.hardened {
         out!("{}: {} -> {} ({})", h.pattern, h.old, h.new, h.kind);
     }
     report_written(&done.written, &done.skipped);
-    keep_capture(
-        &mut store,
-        &wrapper,
-        &done.written,
-        &first.name,
-        &first.bytes,
-    );
+    keep_capture(store, wrapper, &done.written, first_name, first_bytes);
     for left in plan.left.iter().chain(&done.refused) {
         say!("{}: left as {}: {}", left.pattern, left.xpath, left.reason);
     }
@@ -205,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if done.written.wrapper_changed {
         say!("mend: {} now names its tree-grams", args.wrapper.display());
     }
-    Ok(record_baseline(&mut store, &wrapper, pages.len(), &health))
+    Ok(())
 }
 
 /// The index of the page on which the most of the wrapper's top-level
