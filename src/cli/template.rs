@@ -96,67 +96,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_BAD_INPUT));
         }
     };
-    let client = HttpClient::new();
-    let read = |source: &PageSource| -> anyhow::Result<Loaded> {
-        let page = fetch::load(source, &client).context("cannot read the page")?;
-        let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
-        let url = page_base(&doc, page.url.as_ref());
-        Ok(Loaded { page, url, doc })
-    };
-    let (chosen, loaded, how) = match &sources[..] {
-        [source @ PageSource::Url(_)] => {
-            let key = read(source)?;
-            let Some(key_url) = key.url.clone() else {
-                say!("error: the key page has no URL");
-                return Ok(ExitCode::from(EXIT_BAD_INPUT));
-            };
-            let links = links_of(&key.doc, &key_url, &[]);
-            let mut fetched: Vec<Loaded> = Vec::new();
-            let sub = complete_subdigraph(&key_url, &links, args.n, |u| {
-                let loaded = read(&PageSource::Url(u.clone())).ok()?;
-                let base = loaded.url.clone().unwrap_or_else(|| u.clone());
-                let links = links_of(&loaded.doc, &base, &[]);
-                fetched.push(loaded);
-                Some(links)
-            });
-            let mut chosen = vec![key];
-            for url in &sub.pages[1..] {
-                if let Some(i) = fetched
-                    .iter()
-                    .position(|l| l.page.url.as_ref().is_some_and(|p| same(p, url)))
-                {
-                    chosen.push(fetched.swap_remove(i));
-                }
-            }
-            let how = format!("{} fetched by their links", plural(sub.loaded, "page"));
-            (chosen, sub.loaded + 1, how)
-        }
-        _ if sources.iter().any(|s| matches!(s, PageSource::Url(_))) => {
-            say!("error: give one URL (its site's pages are found by its links), or saved pages");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        [_] => {
-            say!(
-                "error: one saved page has no template to share: give two or more pages of the site"
-            );
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-        _ => {
-            let mut pages = Vec::with_capacity(sources.len());
-            for s in &sources {
-                pages.push(read(s)?);
-            }
-            if let Some(u) = &args.url {
-                match Url::parse(u) {
-                    Ok(u) => pages[0].url = Some(u),
-                    Err(e) => {
-                        say!("error: --url {u}: {e}");
-                        return Ok(ExitCode::from(EXIT_BAD_INPUT));
-                    }
-                }
-            }
-            choose_saved(pages, args.n)
-        }
+    let (chosen, loaded, how) = match choose_pages(&args, &sources)? {
+        Ok(chosen) => chosen,
+        Err(code) => return Ok(code),
     };
     if chosen.len() < 2 {
         say!(
@@ -194,9 +136,88 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The pages a template is learned from, the key page first; how many
+/// were loaded, and how they were found.
+type Chosen = (Vec<Loaded>, usize, String);
+
+/// Reads a page and its base URL.
+fn read(source: &PageSource, client: &HttpClient) -> anyhow::Result<Loaded> {
+    let page = fetch::load(source, client).context("cannot read the page")?;
+    let doc = Document::parse_with_transport(&page.bytes, page.charset.as_deref());
+    let url = page_base(&doc, page.url.as_ref());
+    Ok(Loaded { page, url, doc })
+}
+
+/// The pages to learn from: from one URL, the pages its links lead to;
+/// from saved pages, those given. Refuses a mix, and one saved page.
+fn choose_pages(args: &Args, sources: &[PageSource]) -> anyhow::Result<Result<Chosen, ExitCode>> {
+    let client = HttpClient::new();
+    Ok(Ok(match sources {
+        [source @ PageSource::Url(_)] => {
+            let key = read(source, &client)?;
+            let Some(key_url) = key.url.clone() else {
+                say!("error: the key page has no URL");
+                return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+            };
+            pages_by_links(key, &key_url, args.n, &client)
+        }
+        _ if sources.iter().any(|s| matches!(s, PageSource::Url(_))) => {
+            say!("error: give one URL (its site's pages are found by its links), or saved pages");
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+        [_] => {
+            say!(
+                "error: one saved page has no template to share: give two or more pages of the site"
+            );
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+        _ => {
+            let mut pages = Vec::with_capacity(sources.len());
+            for s in sources {
+                pages.push(read(s, &client)?);
+            }
+            if let Some(u) = &args.url {
+                match Url::parse(u) {
+                    Ok(u) => pages[0].url = Some(u),
+                    Err(e) => {
+                        say!("error: --url {u}: {e}");
+                        return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+                    }
+                }
+            }
+            choose_saved(pages, args.n)
+        }
+    }))
+}
+
+/// The key page and up to `n - 1` pages of its site that link to each
+/// other as it does, fetched by following links.
+fn pages_by_links(key: Loaded, key_url: &Url, n: usize, client: &HttpClient) -> Chosen {
+    let links = links_of(&key.doc, key_url, &[]);
+    let mut fetched: Vec<Loaded> = Vec::new();
+    let sub = complete_subdigraph(key_url, &links, n, |u| {
+        let loaded = read(&PageSource::Url(u.clone()), client).ok()?;
+        let base = loaded.url.clone().unwrap_or_else(|| u.clone());
+        let links = links_of(&loaded.doc, &base, &[]);
+        fetched.push(loaded);
+        Some(links)
+    });
+    let mut chosen = vec![key];
+    for url in &sub.pages[1..] {
+        if let Some(i) = fetched
+            .iter()
+            .position(|l| l.page.url.as_ref().is_some_and(|p| same(p, url)))
+        {
+            chosen.push(fetched.swap_remove(i));
+        }
+    }
+    let how = format!("{} fetched by their links", plural(sub.loaded, "page"));
+    (chosen, sub.loaded + 1, how)
+}
+
 /// Saved pages: those that link to each other as on the site, when their
 /// URLs are known, else the first `n` given.
-fn choose_saved(pages: Vec<Loaded>, n: usize) -> (Vec<Loaded>, usize, String) {
+fn choose_saved(pages: Vec<Loaded>, n: usize) -> Chosen {
     let total = pages.len();
     if let Some(key_url) = pages[0].url.clone() {
         let key_links = links_of(&pages[0].doc, &key_url, &[]);
