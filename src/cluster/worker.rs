@@ -211,29 +211,8 @@ async fn work_on(
 ) -> Result<(), BackendError> {
     let client = open(&options.backend, options.patience).await?;
     queue::register(&client, job.id, name).await?;
-    // The database holds each host's delay and concurrency for all
-    // workers (`queue::claim`); the client's own gate would only add its
-    // delay after the lease, shortening the gap the next worker sees.
-    let mut politeness = job.wrapper.crawl.politeness.clone();
-    politeness.delay = Duration::ZERO;
-    politeness.autothrottle = false;
-    politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
-    let fetcher = Fetcher::new(politeness)
-        .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?
-        .overload_to_caller();
-    let renderer = match (job.render, &options.renderer) {
-        (RenderMode::Never, _) => None,
-        (_, Some(launch)) => Some(
-            (launch.0)(job.wrapper.clone())
-                .await
-                .map_err(|e| BackendError::Wrapper(format!("cannot start the browser: {e}")))?,
-        ),
-        (_, None) => {
-            return Err(BackendError::Wrapper(
-                "the job renders pages, and this worker has no browser".to_owned(),
-            ));
-        }
-    };
+    let fetcher = job_fetcher(&job, options)?;
+    let renderer = job_renderer(&job, options).await?;
     let state = Healing::unpack(job)?;
     // Without a listener, waits end on their timeouts only.
     let listener = listen(
@@ -248,7 +227,6 @@ async fn work_on(
     let wake = listener
         .as_ref()
         .map_or_else(|| Arc::new(Notify::new()), |l| l.wake.clone());
-    let (acks, received) = mpsc::channel(queue::ACK_BATCH * 4);
     let context = Arc::new(Context {
         healing: HealingContext {
             id: state.job.id,
@@ -270,12 +248,72 @@ async fn work_on(
         let context = context.clone();
         tokio::spawn(async move { renew_leases(context).await })
     };
+    let failure = run_tasks(&context).await;
+    if failure.is_none()
+        && let Err(e) = settle(&context.healing, &client).await
+    {
+        // Another worker may still settle the job; this one's pages are done.
+        tracing::warn!(error = %e, "cannot decide the job's last heals");
+    }
+    renewer.abort();
+    drop(listener);
+    wind_down(&context, &client, failure.is_some()).await;
+    let counts = context.counts.lock().await;
+    summary.pages += counts.pages;
+    summary.items += counts.items;
+    summary.errors += counts.errors;
+    summary.lost += counts.lost;
+    summary.reconnects += counts.reconnects;
+    summary.published += context.healing.published.load(Ordering::Relaxed);
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The job's HTTP client. The database holds each host's delay and
+/// concurrency for all workers (`queue::claim`); the client's own gate
+/// would only add its delay after the lease, shortening the gap the next
+/// worker sees.
+fn job_fetcher(job: &Job, options: &WorkerOptions) -> Result<Fetcher, BackendError> {
+    let mut politeness = job.wrapper.crawl.politeness.clone();
+    politeness.delay = Duration::ZERO;
+    politeness.autothrottle = false;
+    politeness.concurrency = u32::try_from(options.concurrency.max(1)).unwrap_or(u32::MAX);
+    let fetcher = Fetcher::new(politeness)
+        .map_err(|e| BackendError::Wrapper(format!("cannot start the HTTP client: {e}")))?;
+    Ok(fetcher.overload_to_caller())
+}
+
+/// The browser, for a job that renders pages; refused without one.
+async fn job_renderer(
+    job: &Job,
+    options: &WorkerOptions,
+) -> Result<Option<Arc<dyn PageRenderer>>, BackendError> {
+    match (job.render, &options.renderer) {
+        (RenderMode::Never, _) => Ok(None),
+        (_, Some(launch)) => {
+            Ok(Some((launch.0)(job.wrapper.clone()).await.map_err(
+                |e| BackendError::Wrapper(format!("cannot start the browser: {e}")),
+            )?))
+        }
+        (_, None) => Err(BackendError::Wrapper(
+            "the job renders pages, and this worker has no browser".to_owned(),
+        )),
+    }
+}
+
+/// Runs `concurrency` tasks and the one that writes their
+/// acknowledgements until the job has nothing left for this worker; why it
+/// stopped early, if it did.
+async fn run_tasks(context: &Arc<Context>) -> Option<BackendError> {
+    let (acks, received) = mpsc::channel(queue::ACK_BATCH * 4);
     let acker = {
         let context = context.clone();
         tokio::spawn(async move { acknowledge_in_batches(context, received).await })
     };
     let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..options.concurrency.max(1) {
+    for _ in 0..context.options.concurrency.max(1) {
         let (context, acks) = (context.clone(), acks.clone());
         tasks.spawn(async move { task(context, acks).await });
     }
@@ -310,35 +348,21 @@ async fn work_on(
     } else {
         acker.abort();
     }
-    if failure.is_none()
-        && let Err(e) = settle(&context.healing, &client).await
-    {
-        // Another worker may still settle the job; this one's pages are done.
-        tracing::warn!(error = %e, "cannot decide the job's last heals");
-    }
-    renewer.abort();
-    drop(listener);
-    if failure.is_some()
-        && let Err(e) = queue::release(&client, context.healing.id, &context.healing.name).await
-    {
+    failure
+}
+
+/// Gives the leases back after a failure, and the budget's tokens always;
+/// writes what the worker did.
+async fn wind_down(context: &Context, client: &Client, failed: bool) {
+    let (job, name) = (context.healing.id, &context.healing.name);
+    if failed && let Err(e) = queue::release(client, job, name).await {
         tracing::warn!(error = %e, "cannot give the leases back; they will run out");
     }
-    if let Err(e) = queue::return_tokens(&client, context.healing.id, &context.healing.name).await {
+    if let Err(e) = queue::return_tokens(client, job, name).await {
         tracing::warn!(error = %e, "cannot give the budget's tokens back; they wait for this worker to be seen dead");
     }
-    if let Err(e) = write_counts(&context, &client).await {
+    if let Err(e) = write_counts(context, client).await {
         tracing::warn!(error = %e, "cannot write what the worker did");
-    }
-    let counts = context.counts.lock().await;
-    summary.pages += counts.pages;
-    summary.items += counts.items;
-    summary.errors += counts.errors;
-    summary.lost += counts.lost;
-    summary.reconnects += counts.reconnects;
-    summary.published += context.healing.published.load(Ordering::Relaxed);
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }
 
