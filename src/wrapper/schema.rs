@@ -65,54 +65,80 @@ fn describe(
     out: &mut Vec<Diagnostic>,
 ) {
     let pointer = error.instance_path().as_str();
-    let node = root.pointer(pointer);
-    let found = error.instance();
-    let at = |message: String| {
-        let (line, column) = value_position(root, pointer);
-        Diagnostic::error(file, text, line, column, message)
-    };
     match error.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let allowed = allowed_keys(error.schema_path().as_str());
             let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
             for key in unexpected {
-                let mut key_pointer = pointer.to_owned();
-                super::node::push_segment(&mut key_pointer, key);
-                let (line, column) = root
-                    .key_pos(&key_pointer)
-                    .map_or_else(|| value_position(root, pointer), |p| (p.line, p.column));
-                let message = match closest(key, &allowed) {
-                    Some(guess) => format!(
-                        "unknown key {key:?} in {}; did you mean {guess:?}?",
-                        context(pointer)
-                    ),
-                    None => format!(
-                        "unknown key {key:?} in {}; expected one of {}",
-                        context(pointer),
-                        allowed.join(", ")
-                    ),
-                };
-                out.push(
-                    Diagnostic::error(file, text, line, column, message)
-                        .with_expected(format!("one of {}", allowed.join(", "))),
-                );
+                out.push(unknown_key(key, &allowed, root, pointer, text, file));
             }
         }
         ValidationErrorKind::Required { property } => {
             let key = property.as_str().unwrap_or_default();
             // A missing key is reported where its mapping starts.
+            let node = root.pointer(pointer);
             let (line, column) = node.map_or((1, 1), |n| (n.at.line, n.at.column));
+            let message = format!("missing required key {key:?} in {}", context(pointer));
             out.push(
-                Diagnostic::error(
-                    file,
-                    text,
-                    line,
-                    column,
-                    format!("missing required key {key:?} in {}", context(pointer)),
-                )
-                .with_expected(format!("a key {key:?}")),
+                Diagnostic::error(file, text, line, column, message)
+                    .with_expected(format!("a key {key:?}")),
             );
         }
+        kind => {
+            let (line, column) = value_position(root, pointer);
+            let (message, expected) = value_finding(kind, pointer, error.instance())
+                .unwrap_or_else(|| (error.to_string(), None));
+            let diagnostic = Diagnostic::error(file, text, line, column, message);
+            out.push(match expected {
+                Some(expected) => diagnostic.with_expected(expected),
+                None => diagnostic,
+            });
+        }
+    }
+}
+
+/// A key the schema does not allow where it stands, with the nearest
+/// allowed key as a guess.
+fn unknown_key(
+    key: &str,
+    allowed: &[&str],
+    root: &Node,
+    pointer: &str,
+    text: &str,
+    file: &str,
+) -> Diagnostic {
+    let mut key_pointer = pointer.to_owned();
+    super::node::push_segment(&mut key_pointer, key);
+    let (line, column) = root
+        .key_pos(&key_pointer)
+        .map_or_else(|| value_position(root, pointer), |p| (p.line, p.column));
+    let message = match closest(key, allowed) {
+        Some(guess) => format!(
+            "unknown key {key:?} in {}; did you mean {guess:?}?",
+            context(pointer)
+        ),
+        None => format!(
+            "unknown key {key:?} in {}; expected one of {}",
+            context(pointer),
+            allowed.join(", ")
+        ),
+    };
+    Diagnostic::error(file, text, line, column, message)
+        .with_expected(format!("one of {}", allowed.join(", ")))
+}
+
+/// What is wrong with a value, and what was expected, for the findings
+/// this module words itself; `None` for the validator's own wording.
+fn value_finding(
+    kind: &ValidationErrorKind,
+    pointer: &str,
+    found: &Value,
+) -> Option<(String, Option<String>)> {
+    let expected_found = |expected: String| {
+        let message = format!("expected {expected}, found {}", describe_value(found));
+        Some((message, Some(expected)))
+    };
+    match kind {
         ValidationErrorKind::Type { kind } => {
             let expected = match kind {
                 TypeKind::Single(t) => type_name(*t).to_owned(),
@@ -120,15 +146,14 @@ fn describe(
                     set.iter().map(type_name).collect::<Vec<_>>().join(" or ")
                 }
             };
-            let message = if pointer.is_empty() {
-                format!(
+            if pointer.is_empty() {
+                let message = format!(
                     "a wrapper is a mapping with `name` and `patterns`; found {}",
                     describe_value(found)
-                )
-            } else {
-                format!("expected {expected}, found {}", describe_value(found))
-            };
-            out.push(at(message).with_expected(expected));
+                );
+                return Some((message, Some(expected)));
+            }
+            expected_found(expected)
         }
         ValidationErrorKind::Enum { options } => {
             let options: Vec<&str> = options
@@ -140,15 +165,21 @@ fn describe(
             if let Some(guess) = found.as_str().and_then(|s| closest(s, &options)) {
                 message.push_str(&format!("; did you mean {guess:?}?"));
             }
-            out.push(at(message).with_expected(expected));
+            Some((message, Some(expected)))
         }
         ValidationErrorKind::Minimum { limit } => {
             let expected = format!("a number of at least {limit}");
-            out.push(at(format!("expected {expected}, found {found}")).with_expected(expected));
+            Some((
+                format!("expected {expected}, found {found}"),
+                Some(expected),
+            ))
         }
         ValidationErrorKind::Maximum { limit } => {
             let expected = format!("a number of at most {limit}");
-            out.push(at(format!("expected {expected}, found {found}")).with_expected(expected));
+            Some((
+                format!("expected {expected}, found {found}"),
+                Some(expected),
+            ))
         }
         ValidationErrorKind::MinItems { limit } => {
             let expected = format!(
@@ -160,45 +191,26 @@ fn describe(
             } else {
                 "the list"
             };
-            out.push(
-                at(format!("{what} must have {expected}, found an empty list"))
-                    .with_expected(expected),
-            );
+            let message = format!("{what} must have {expected}, found an empty list");
+            Some((message, Some(expected)))
         }
         ValidationErrorKind::UniqueItems => {
             let repeated = first_repeat(found).map_or_else(String::new, |v| format!("{v} "));
-            out.push(
-                at(format!(
-                    "{repeated}is listed twice; each item may appear once"
-                ))
-                .with_expected("each item once"),
-            );
+            let message = format!("{repeated}is listed twice; each item may appear once");
+            Some((message, Some("each item once".to_owned())))
         }
-        ValidationErrorKind::MinLength { .. } => {
-            out.push(at("expected text, found an empty string".to_owned()).with_expected("text"));
-        }
+        ValidationErrorKind::MinLength { .. } => Some((
+            "expected text, found an empty string".to_owned(),
+            Some("text".to_owned()),
+        )),
         ValidationErrorKind::MaxLength { limit } => {
-            let expected = format!("at most {limit} characters");
-            out.push(
-                at(format!(
-                    "expected {expected}, found {}",
-                    describe_value(found)
-                ))
-                .with_expected(expected),
-            );
+            expected_found(format!("at most {limit} characters"))
         }
-        ValidationErrorKind::Pattern { pattern } => {
-            let expected = pattern_meaning(pointer)
-                .map_or_else(|| format!("text matching {pattern}"), ToOwned::to_owned);
-            out.push(
-                at(format!(
-                    "expected {expected}, found {}",
-                    describe_value(found)
-                ))
-                .with_expected(expected),
-            );
-        }
-        _ => out.push(at(error.to_string())),
+        ValidationErrorKind::Pattern { pattern } => expected_found(
+            pattern_meaning(pointer)
+                .map_or_else(|| format!("text matching {pattern}"), ToOwned::to_owned),
+        ),
+        _ => None,
     }
 }
 
