@@ -343,61 +343,8 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
                     continue;
                 };
                 let value = doc.attr(n, "content").unwrap_or_default().to_owned();
-                match name {
-                    "wrapper" => header.wrapper = value,
-                    "pattern" => {
-                        header.pattern = value;
-                        has_pattern = true;
-                    }
-                    "xpath" => header.xpath = value,
-                    "url" => header.url = Some(value),
-                    "sha256" => header.sha256 = value,
-                    "captured" => header.captured = value,
-                    "matched" => header.matched = value.trim().parse().unwrap_or(0),
-                    "frame" => {
-                        header.frame = match value.trim() {
-                            "yes" => Some(true),
-                            "no" => Some(false),
-                            _ => None,
-                        }
-                    }
-                    "hidden" => {
-                        header.hidden = match value.trim() {
-                            "yes" => Some(true),
-                            "no" => Some(false),
-                            _ => None,
-                        }
-                    }
-                    "neighbour" if !value.is_empty() => {
-                        let number = |name: &str| {
-                            doc.attr(n, name)
-                                .and_then(|v| v.trim().parse::<usize>().ok())
-                                .unwrap_or(0)
-                        };
-                        let neighbours = header.neighbours.get_or_insert_with(Default::default);
-                        neighbours.levels = number("data-levels");
-                        neighbours.nodes = number("data-nodes");
-                        neighbours.texts.push(value);
-                    }
-                    "pages" => across(&mut header).pages = number(&value),
-                    "present" => across(&mut header).present = number(&value),
-                    "matched-range" => {
-                        let mut parts = value.split_whitespace().map(number);
-                        let a = across(&mut header);
-                        a.matched_min = parts.next().unwrap_or(0);
-                        a.matched_max = parts.next().unwrap_or(usize::MAX);
-                    }
-                    "label" if !value.trim().is_empty() => {
-                        across(&mut header).labels.insert(value);
-                    }
-                    "locator" => {
-                        let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);
-                        if let Some(kind) = kind.filter(|_| !value.trim().is_empty()) {
-                            header.locators.push(Locator { kind, xpath: value });
-                        }
-                    }
-                    _ => {}
-                }
+                has_pattern |= name == "pattern";
+                read_meta(&doc, n, name, value, &mut header);
             }
             "template" if doc.attr(n, INSTANCE_ATTR).is_some() => templates.push(n),
             _ => {}
@@ -417,36 +364,9 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
     }
     let mut instances = Vec::new();
     for template in templates {
-        let Some(root) = doc.element_children(template).next() else {
-            continue;
-        };
-        let mut targets = Vec::new();
-        for n in (root.0..doc.subtree_end(root).0).map(NodeId) {
-            if !doc.is_element(n) {
-                continue;
-            }
-            if let Some(value) = doc.attr(n, TARGET_ATTR) {
-                let bad = || TreeGramError::BadTarget {
-                    instance: instances.len() + 1,
-                    value: value.to_owned(),
-                };
-                if value.trim().is_empty() {
-                    targets.push((n, Target::Element));
-                }
-                for token in value.split_ascii_whitespace() {
-                    targets.push((n, Target::from_mark(token).ok_or_else(bad)?));
-                }
-            }
+        if let Some(instance) = read_instance(&doc, template, instances.len() + 1)? {
+            instances.push(instance);
         }
-        if targets.is_empty() {
-            return Err(TreeGramError::NoTarget(instances.len() + 1));
-        }
-        let at_instance = doc.attr(template, CONTEXT_ATTR) == Some("instance");
-        instances.push(GramInstance {
-            root,
-            targets,
-            at_instance,
-        });
     }
     if instances.is_empty() {
         return Err(TreeGramError::NoInstances);
@@ -465,6 +385,95 @@ pub(super) fn parse(bytes: &[u8]) -> Result<TreeGram, TreeGramError> {
         // which builds on this module.
         neighbours: None,
     })
+}
+
+/// Reads one `mend:` header line into `header`; a name it does not know
+/// is passed over, for files of later versions.
+fn read_meta(doc: &Document, n: NodeId, name: &str, value: String, header: &mut Header) {
+    let yes_no = |value: &str| match value.trim() {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    };
+    match name {
+        "wrapper" => header.wrapper = value,
+        "pattern" => header.pattern = value,
+        "xpath" => header.xpath = value,
+        "url" => header.url = Some(value),
+        "sha256" => header.sha256 = value,
+        "captured" => header.captured = value,
+        "matched" => header.matched = value.trim().parse().unwrap_or(0),
+        "frame" => header.frame = yes_no(&value),
+        "hidden" => header.hidden = yes_no(&value),
+        "neighbour" if !value.is_empty() => {
+            let number = |name: &str| {
+                doc.attr(n, name)
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .unwrap_or(0)
+            };
+            let neighbours = header.neighbours.get_or_insert_with(Default::default);
+            neighbours.levels = number("data-levels");
+            neighbours.nodes = number("data-nodes");
+            neighbours.texts.push(value);
+        }
+        "pages" => across(header).pages = number(&value),
+        "present" => across(header).present = number(&value),
+        "matched-range" => {
+            let mut parts = value.split_whitespace().map(number);
+            let a = across(header);
+            a.matched_min = parts.next().unwrap_or(0);
+            a.matched_max = parts.next().unwrap_or(usize::MAX);
+        }
+        "label" if !value.trim().is_empty() => {
+            across(header).labels.insert(value);
+        }
+        "locator" => {
+            let kind = doc.attr(n, "data-kind").and_then(LocatorKind::parse);
+            if let Some(kind) = kind.filter(|_| !value.trim().is_empty()) {
+                header.locators.push(Locator { kind, xpath: value });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Reads the `number`th instance: its root and its marked targets. An
+/// empty template is passed over; one without a target is an error.
+fn read_instance(
+    doc: &Document,
+    template: NodeId,
+    number: usize,
+) -> Result<Option<GramInstance>, TreeGramError> {
+    let Some(root) = doc.element_children(template).next() else {
+        return Ok(None);
+    };
+    let mut targets = Vec::new();
+    for n in (root.0..doc.subtree_end(root).0).map(NodeId) {
+        if !doc.is_element(n) {
+            continue;
+        }
+        if let Some(value) = doc.attr(n, TARGET_ATTR) {
+            let bad = || TreeGramError::BadTarget {
+                instance: number,
+                value: value.to_owned(),
+            };
+            if value.trim().is_empty() {
+                targets.push((n, Target::Element));
+            }
+            for token in value.split_ascii_whitespace() {
+                targets.push((n, Target::from_mark(token).ok_or_else(bad)?));
+            }
+        }
+    }
+    if targets.is_empty() {
+        return Err(TreeGramError::NoTarget(number));
+    }
+    let at_instance = doc.attr(template, CONTEXT_ATTR) == Some("instance");
+    Ok(Some(GramInstance {
+        root,
+        targets,
+        at_instance,
+    }))
 }
 
 /// A text as a tree-gram file keeps it: whitespace collapsed, cut to its
