@@ -23,7 +23,7 @@ use crate::dom::{Document, NodeId};
 use crate::review::alignment::{AlignedTrees, TreeLine, align_subtrees};
 use crate::review::preview::{self, Effect, PagePreview};
 use crate::review::sanitize::{sanitize, targets_of};
-use crate::review::{ChangeClass, Parents, ReviewError, Side};
+use crate::review::{ChangeClass, Inspection, Parents, ReviewError, Side};
 use crate::store::{AdaptationFilter, AdaptationId, AdaptationRecord, Store, StoreError};
 use crate::xpath::{Item, Value, XPath};
 
@@ -61,7 +61,6 @@ pub(super) fn adaptation(
     let at = ids.iter().position(|&i| i == id);
     let previous = at.and_then(|i| i.checked_sub(1)).and_then(|i| ids.get(i));
     let next = at.and_then(|i| ids.get(i + 1));
-    let class = ChangeClass::of(&r);
     let body = html! {
         nav.moves aria-label="Adaptations" {
             a href=(href(token, "")) { "All adaptations" }
@@ -71,93 +70,117 @@ pub(super) fn adaptation(
         h2 { "Adaptation " (r.id) " of " code { (r.pattern) } " in " (r.wrapper) }
         @if let Some(n) = notice { (notice_box(n)) }
         (decisions(state, store, &r, notice))
-        dl.facts {
-            dt { "Status" } dd {
-                (status_of(&r))
-                @if let Some(v) = r.reverts.last() {
-                    " at " (v.reverted_at)
-                    @if let Some(by) = &v.by { " by " (by) }
-                } @else if let Some(d) = &r.decision {
-                    " at " (d.decided_at)
-                    @if let Some(by) = &d.by { " by " (by) }
-                }
-            }
-            dt { "Change" } dd { (class) ": " (class.description()) }
-            dt { "Old XPath" } dd { code { (r.old_xpath) } }
-            dt { "New XPath" } dd { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
-            dt { "Score" } dd { (score(r.score)) " (runner-up " (score(r.runner_up)) ")" }
-            dt { "Pages" } dd { (r.page_count) }
-            dt { "Wrapper file" } dd { code { (inspection.wrapper_file.as_deref().unwrap_or(&inspection.recorded_wrapper).display()) } }
-            @if let Some(reason) = &r.reason { dt { "Why" } dd { (reason) } }
-        }
-        div.pages {
-            figure {
-                @match &old {
-                    Some(o) if o.captured => figcaption { "Old: " code { (o.name) } ", where the tree-gram was captured; " (count(&o.items)) " selected by the old XPath, marked" },
-                    Some(o) => figcaption { "Old XPath on the run's page " code { (o.name) } " (the page the tree-gram was captured on was not kept); " (count(&o.items)) " selected, marked" },
-                    None => figcaption { "Old: no copy of the page was kept" },
-                }
-                iframe sandbox="" title="The old page, the old XPath's selection marked"
-                    src=(href(token, &format!("a/{}/page/old#mend-target", r.id))) {}
-            }
-            figure {
-                @match &new {
-                    Some(n) => figcaption { "New: " code { (n.name) } "; " (count(&n.items)) " selected by the new XPath, marked" },
-                    None => figcaption { "New: no copy of the page was kept" },
-                }
-                iframe sandbox="" title="The new page, the new XPath's selection marked"
-                    src=(href(token, &format!("a/{}/page/new#mend-target", r.id))) {}
-            }
-        }
+        (facts(&r, &inspection))
+        (frames(token, &r, old.as_ref(), new.as_ref()))
         @if let Some(aligned) = &aligned { (subtrees(aligned)) }
         h3 { "Wrapper change" }
         @match &inspection.yaml_diff {
             Some(diff) => (yaml_diff(diff)),
             None => p { "Approving would not change the wrapper file (see the notes)." },
         }
-        h3 { "Sample values" }
-        table {
-            thead { tr { th scope="col" { "Before" } th scope="col" { "After" } } }
-            tbody {
-                @for i in 0..r.samples_before.len().max(r.samples_after.len()) {
-                    tr {
-                        td { (r.samples_before.get(i).map(ToString::to_string).unwrap_or_default()) }
-                        td { (r.samples_after.get(i).map(ToString::to_string).unwrap_or_default()) }
-                    }
-                }
-            }
-        }
-        @if !inspection.pending_parents.is_empty() {
-            div.notice.refused role="note" {
-                @for (pattern, parent) in &inspection.pending_parents {
-                    p {
-                        "Its parent " code { (pattern) } " was adapted on this page too, and that proposal waits: "
-                        a href=(href(token, &format!("a/{}", parent.0))) { "adaptation " (parent) }
-                        ". The preview below uses the wrapper file's XPath for the parent, so it shows what "
-                        "approving this one alone would do. Decide the parent first."
-                    }
-                }
-            }
-        }
-        @if let Some(pages) = &inspection.preview { (preview_table(pages)) }
-        h3 { "Constraints" }
-        ul {
-            @for c in &r.constraint_results {
-                li { (if c.passed { "held" } else { "failed" }) ": " (c.constraint) " — " (c.detail) }
-            }
-        }
-        h3 { "Candidates" }
-        ol {
-            @for c in &r.candidates {
-                li { code { (c.xpath) } " " (format!("{:.3}", c.score)) " (" (c.algorithm) ")" }
-            }
-        }
+        (evidence(token, &r, &inspection))
         @if !notes.is_empty() {
             h3 { "Notes" }
             ul.notes { @for n in &notes { li { pre { (n) } } } }
         }
     };
     Ok(layout(token, &format!("Adaptation {}", r.id), body).into_response())
+}
+
+/// The adaptation's facts: its status, change, XPaths, score, pages,
+/// wrapper file and reason.
+fn facts(r: &AdaptationRecord, inspection: &Inspection) -> Markup {
+    let class = ChangeClass::of(r);
+    html! {
+    dl.facts {
+        dt { "Status" } dd {
+            (status_of(r))
+            @if let Some(v) = r.reverts.last() {
+                " at " (v.reverted_at)
+                @if let Some(by) = &v.by { " by " (by) }
+            } @else if let Some(d) = &r.decision {
+                " at " (d.decided_at)
+                @if let Some(by) = &d.by { " by " (by) }
+            }
+        }
+        dt { "Change" } dd { (class) ": " (class.description()) }
+        dt { "Old XPath" } dd { code { (r.old_xpath) } }
+        dt { "New XPath" } dd { code { (r.new_xpath.as_deref().unwrap_or("(none)")) } }
+        dt { "Score" } dd { (score(r.score)) " (runner-up " (score(r.runner_up)) ")" }
+        dt { "Pages" } dd { (r.page_count) }
+        dt { "Wrapper file" } dd { code { (inspection.wrapper_file.as_deref().unwrap_or(&inspection.recorded_wrapper).display()) } }
+        @if let Some(reason) = &r.reason { dt { "Why" } dd { (reason) } }
+    }
+    }
+}
+
+/// The old and new pages in sandboxed frames, each side's selection marked.
+fn frames(token: &str, r: &AdaptationRecord, old: Option<&Shown>, new: Option<&Shown>) -> Markup {
+    html! {
+    div.pages {
+        figure {
+            @match old {
+                Some(o) if o.captured => figcaption { "Old: " code { (o.name) } ", where the tree-gram was captured; " (count(&o.items)) " selected by the old XPath, marked" },
+                Some(o) => figcaption { "Old XPath on the run's page " code { (o.name) } " (the page the tree-gram was captured on was not kept); " (count(&o.items)) " selected, marked" },
+                None => figcaption { "Old: no copy of the page was kept" },
+            }
+            iframe sandbox="" title="The old page, the old XPath's selection marked"
+                src=(href(token, &format!("a/{}/page/old#mend-target", r.id))) {}
+        }
+        figure {
+            @match new {
+                Some(n) => figcaption { "New: " code { (n.name) } "; " (count(&n.items)) " selected by the new XPath, marked" },
+                None => figcaption { "New: no copy of the page was kept" },
+            }
+            iframe sandbox="" title="The new page, the new XPath's selection marked"
+                src=(href(token, &format!("a/{}/page/new#mend-target", r.id))) {}
+        }
+    }
+    }
+}
+
+/// What the decision rests on: the sample values, a parent that waits,
+/// the new XPath on the stored pages, the constraints and the candidates.
+fn evidence(token: &str, r: &AdaptationRecord, inspection: &Inspection) -> Markup {
+    html! {
+    h3 { "Sample values" }
+    table {
+        thead { tr { th scope="col" { "Before" } th scope="col" { "After" } } }
+        tbody {
+            @for i in 0..r.samples_before.len().max(r.samples_after.len()) {
+                tr {
+                    td { (r.samples_before.get(i).map(ToString::to_string).unwrap_or_default()) }
+                    td { (r.samples_after.get(i).map(ToString::to_string).unwrap_or_default()) }
+                }
+            }
+        }
+    }
+    @if !inspection.pending_parents.is_empty() {
+        div.notice.refused role="note" {
+            @for (pattern, parent) in &inspection.pending_parents {
+                p {
+                    "Its parent " code { (pattern) } " was adapted on this page too, and that proposal waits: "
+                    a href=(href(token, &format!("a/{}", parent.0))) { "adaptation " (parent) }
+                    ". The preview below uses the wrapper file's XPath for the parent, so it shows what "
+                    "approving this one alone would do. Decide the parent first."
+                }
+            }
+        }
+    }
+    @if let Some(pages) = &inspection.preview { (preview_table(pages)) }
+    h3 { "Constraints" }
+    ul {
+        @for c in &r.constraint_results {
+            li { (if c.passed { "held" } else { "failed" }) ": " (c.constraint) " — " (c.detail) }
+        }
+    }
+    h3 { "Candidates" }
+    ol {
+        @for c in &r.candidates {
+            li { code { (c.xpath) } " " (format!("{:.3}", c.score)) " (" (c.algorithm) ")" }
+        }
+    }
+    }
 }
 
 /// The page of one side of adaptation `id`, sanitized, with what that
