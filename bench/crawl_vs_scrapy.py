@@ -22,9 +22,11 @@ Scrapy: a CrawlSpider-like spider with the same settings
 
 Each side is timed as a whole process, start-up included, alternating
 mend and Scrapy over several rounds; the script prints pages/s of each and
-the ratio mend/Scrapy (median over the rounds), checks that both fetched the
-same number of pages and extracted the same number of posts, and writes a
-JSON result.
+the ratio mend/Scrapy (median over the rounds), and the peak resident memory
+of each process (the kernel's `ru_maxrss`, median over the rounds; a mend
+crawl holds up to `--batch` parsed item pages until they are extracted). It
+checks that both fetched the same number of pages and extracted the same
+number of posts, and writes a JSON result.
 
 With `--shop N` the site is instead a shop of N products written by
 `bench/shop_site.py` (a site the project was not written against: other
@@ -183,45 +185,54 @@ def write_wrapper(work, source=os.path.join(REPO, "examples", "site", "blog.yaml
     return wrapper
 
 
+def measured(command, cwd=None):
+    """(exit code, standard error, wall seconds, peak RSS in bytes) of one
+    process; the peak is the kernel's `ru_maxrss` from `wait4`, so it counts
+    all the process touched, its binary or interpreter included."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
+    err = p.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, time.perf_counter() - t0, usage.ru_maxrss * 1024
+
+
 def run_mend(mend, wrapper, url, work):
-    """Times one crawl; `mend` is the binary, or a command that runs it."""
+    """Times one crawl: (seconds, pages fetched, items, peak RSS in bytes);
+    `mend` is the binary, or a command that runs it."""
     command = mend if isinstance(mend, list) else [mend]
     out = os.path.join(work, "mend.ndjson")
     store = os.path.join(work, "mend-store", "mend.db")
     shutil.rmtree(os.path.dirname(store), ignore_errors=True)
-    t0 = time.perf_counter()
-    p = subprocess.run(command + ["crawl", wrapper, url, "--out", out, "--force", "--store", store, "--concurrency", "16",
-                        "--quiet", "--summary-json", os.path.join(work, "mend-summary.json")],
-                       capture_output=True, text=True)
-    elapsed = time.perf_counter() - t0
-    if p.returncode not in (0, 1):
-        raise SystemExit(f"mend crawl failed ({p.returncode}): {p.stderr[-2000:]}")
+    code, err, elapsed, peak = measured(
+        command + ["crawl", wrapper, url, "--out", out, "--force", "--store", store, "--concurrency", "16",
+                   "--quiet", "--summary-json", os.path.join(work, "mend-summary.json")])
+    if code not in (0, 1):
+        raise SystemExit(f"mend crawl failed ({code}): {err[-2000:]}")
     with open(os.path.join(work, "mend-summary.json")) as f:
         summary = json.load(f)["summary"]
     with open(out) as f:
         items = sum(1 for line in f if line.strip())
-    return elapsed, summary["fetched"], items
+    return elapsed, summary["fetched"], items, peak
 
 
 def run_scrapy(spider, url, work, regex=POST_REGEX):
     out = os.path.join(work, "scrapy.jl")
     if os.path.exists(out):
         os.remove(out)
-    t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-m", "scrapy", "runspider", spider, "-a", f"start={url}",
-                        "-a", f"post={regex}", "-o", f"{out}:jsonlines", "-s", "LOG_LEVEL=INFO"],
-                       capture_output=True, text=True, cwd=work)
-    elapsed = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise SystemExit(f"scrapy failed ({p.returncode}): {p.stderr[-2000:]}")
+    code, err, elapsed, peak = measured(
+        [sys.executable, "-m", "scrapy", "runspider", spider, "-a", f"start={url}",
+         "-a", f"post={regex}", "-o", f"{out}:jsonlines", "-s", "LOG_LEVEL=INFO"], cwd=work)
+    if code != 0:
+        raise SystemExit(f"scrapy failed ({code}): {err[-2000:]}")
     # Scrapy's own count of responses, from its closing stats.
     pages = None
-    for line in p.stderr.splitlines():
+    for line in err.splitlines():
         if "'response_received_count':" in line:
             pages = int(line.split(":")[-1].strip(" ,}"))
     with open(out) as f:
         items = sum(1 for line in f if line.strip())
-    return elapsed, pages, items
+    return elapsed, pages, items, peak
 
 
 def main():
@@ -258,8 +269,9 @@ def main():
                 m = run_mend(args.mend, wrapper, url, work)
                 s = run_scrapy(spider, url, work, regex)
                 rows.append((m, s))
-                print(f"round {r + 1}: mend {m[1]} pages {m[2]} posts in {m[0]:.2f}s ({m[1] / m[0]:.0f} pages/s); "
-                      f"scrapy {s[1]} pages {s[2]} posts in {s[0]:.2f}s ({(s[1] or 0) / s[0]:.0f} pages/s)")
+                print(f"round {r + 1}: mend {m[1]} pages {m[2]} posts in {m[0]:.2f}s ({m[1] / m[0]:.0f} pages/s, "
+                      f"peak {m[3] / 2**20:.0f} MiB); scrapy {s[1]} pages {s[2]} posts in {s[0]:.2f}s "
+                      f"({(s[1] or 0) / s[0]:.0f} pages/s, peak {s[3] / 2**20:.0f} MiB)")
         finally:
             site.kill()
         mend_rates = [m[1] / m[0] for m, _ in rows]
@@ -281,11 +293,14 @@ def main():
             "ratios": ratios,
             "mend_pages": [m[1] for m, _ in rows],
             "scrapy_pages": [s[1] for _, s in rows],
+            "mend_peak_mib": statistics.median(m[3] for m, _ in rows) / 2**20,
+            "scrapy_peak_mib": statistics.median(s[3] for _, s in rows) / 2**20,
             "posts_extracted_equal": same_posts,
             "pages_fetched_equal": same_pages,
         }
         print(f"median: mend {result['mend_pages_per_s']:.0f} pages/s, scrapy {result['scrapy_pages_per_s']:.0f} "
-              f"pages/s, ratio {result['ratio_median']:.2f}x; same posts extracted: {same_posts}; "
+              f"pages/s, ratio {result['ratio_median']:.2f}x; peak memory: mend {result['mend_peak_mib']:.0f} MiB, "
+              f"scrapy {result['scrapy_peak_mib']:.0f} MiB; same posts extracted: {same_posts}; "
               f"same pages fetched: {same_pages}")
         if args.out:
             with open(args.out, "w") as f:
