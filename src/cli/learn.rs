@@ -36,6 +36,7 @@ use mend::runtime::{
     unstable_template_file,
 };
 use mend::store::Store;
+use mend::unstable::HtmlTemplate;
 use mend::wrapper::PatternPath;
 
 /// How many times one URL is loaded when `--loads` is not given.
@@ -111,25 +112,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_VIOLATED));
     }
     let project = Project::of(&args.wrapper);
-    let existing = match load_unstable_template(&project, &wrapper) {
-        Ok(t) => t,
-        Err(e) => {
-            say!("error: {e}; the wrapper and its tree-grams are as they were");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
-    };
-    let had_template = existing.is_some();
-    let refs: Vec<&Document> = docs.iter().collect();
-    let Some(template) = learn_template(existing, &refs) else {
-        say!("error: no load of the page was read");
-        return Ok(ExitCode::from(EXIT_BAD_INPUT));
-    };
-    let marks = match CaptureMarks::of(&project, &wrapper, &docs[0]) {
-        Ok(m) => m.with_unstable(&template, &docs[0]),
-        Err(e) => {
-            say!("error: {e}; the wrapper and its tree-grams are as they were");
-            return Ok(ExitCode::from(EXIT_BAD_INPUT));
-        }
+    let (template, marks, had_template) = match learned(&project, &wrapper, &docs)? {
+        Ok(learned) => learned,
+        Err(code) => return Ok(code),
     };
     let (elements, attributes, texts) = marks.unstable_mask().map_or((0, 0, 0), |m| m.counts());
     let only = (!args.patterns.is_empty()).then_some(args.patterns.as_slice());
@@ -192,6 +177,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None,
     ));
     Ok(record_baseline(&mut store, &wrapper, 1, &health))
+}
+
+/// The page's template of what changes from one load to the next (added
+/// to the one learned before, if any), the capture's marks with it, and
+/// whether there was one before.
+fn learned(
+    project: &Project,
+    wrapper: &mend::wrapper::Wrapper,
+    docs: &[Document],
+) -> anyhow::Result<Result<(HtmlTemplate, CaptureMarks, bool), ExitCode>> {
+    let existing = match load_unstable_template(project, wrapper) {
+        Ok(t) => t,
+        Err(e) => {
+            say!("error: {e}; the wrapper and its tree-grams are as they were");
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+    };
+    let had_template = existing.is_some();
+    let refs: Vec<&Document> = docs.iter().collect();
+    let Some(template) = learn_template(existing, &refs) else {
+        say!("error: no load of the page was read");
+        return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+    };
+    let marks = match CaptureMarks::of(project, wrapper, &docs[0]) {
+        Ok(m) => m.with_unstable(&template, &docs[0]),
+        Err(e) => {
+            say!("error: {e}; the wrapper and its tree-grams are as they were");
+            return Ok(Err(ExitCode::from(EXIT_BAD_INPUT)));
+        }
+    };
+    Ok(Ok((template, marks, had_template)))
 }
 
 /// The loads of the page: the saved copies given, read once each, or the
