@@ -171,76 +171,83 @@ pub fn diff(args: DiffArgs) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        (Some('p'), Some('p')) => {
-            let mut pages = Vec::new();
-            for name in [&args.a, &args.b] {
-                match h.page_versions(name).as_slice() {
-                    [one] => pages.push((*one).clone()),
-                    [] => return bad(format!("no page version {name} (mend history lists them)")),
-                    many => {
-                        return bad(format!(
-                            "{name} names {} pages; give more of the hash",
-                            many.len()
-                        ));
-                    }
-                }
-            }
-            let mut docs = Vec::new();
-            for p in &pages {
-                match store.kept_page(&p.sha256) {
-                    Ok(Some(bytes)) => docs.push(Document::parse(&bytes)),
-                    Ok(None) => {
-                        say!(
-                            "error: the store no longer keeps the page {} ({})",
-                            p.name,
-                            p.page
-                        );
-                        return Ok(ExitCode::from(EXIT_FAILURE));
-                    }
-                    Err(e) => {
-                        say!("error: {e}");
-                        return Ok(ExitCode::from(EXIT_FAILURE));
-                    }
-                }
-            }
-            let d = history::page_diff(&docs[0], &docs[1]);
-            if args.json {
-                out!("{}", serde_json::to_string_pretty(&d)?);
-                return Ok(ExitCode::SUCCESS);
-            }
-            out!(
-                "{} ({}) -> {} ({})",
-                pages[0].name,
-                pages[0].page,
-                pages[1].name,
-                pages[1].page
-            );
-            out!(
-                "elements: {} -> {}; tree similarity (simple tree matching, tag and class): {:.3}",
-                d.elements.0,
-                d.elements.1,
-                d.similarity
-            );
-            for (tag, x, y) in &d.tags {
-                out!("  {tag}: {x} -> {y}");
-            }
-            if !d.ids_removed.is_empty() {
-                out!("ids removed: {}", d.ids_removed.join(", "));
-            }
-            if !d.ids_added.is_empty() {
-                out!("ids added: {}", d.ids_added.join(", "));
-            }
-            if !d.classes_removed.is_empty() {
-                out!("classes removed: {}", d.classes_removed.join(", "));
-            }
-            if !d.classes_added.is_empty() {
-                out!("classes added: {}", d.classes_added.join(", "));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        (Some('p'), Some('p')) => page_diff(&args, &h, &store),
         _ => bad(format!(
             "{} and {}: compare two wrapper versions (w...) or two pages (p...), as mend history names them",
             args.a, args.b
         )),
     }
+}
+
+/// `mend diff pA pB`: what changed between two kept pages.
+fn page_diff(args: &DiffArgs, h: &History, store: &Store) -> anyhow::Result<ExitCode> {
+    let bad = |why: String| {
+        say!("error: {why}");
+        Ok(ExitCode::from(EXIT_BAD_INPUT))
+    };
+    let mut pages = Vec::new();
+    for name in [&args.a, &args.b] {
+        match h.page_versions(name).as_slice() {
+            [one] => pages.push((*one).clone()),
+            [] => return bad(format!("no page version {name} (mend history lists them)")),
+            many => {
+                return bad(format!(
+                    "{name} names {} pages; give more of the hash",
+                    many.len()
+                ));
+            }
+        }
+    }
+    let mut docs = Vec::new();
+    for p in &pages {
+        match store.kept_page(&p.sha256) {
+            Ok(Some(bytes)) => docs.push(Document::parse(&bytes)),
+            Ok(None) => {
+                say!(
+                    "error: the store no longer keeps the page {} ({})",
+                    p.name,
+                    p.page
+                );
+                return Ok(ExitCode::from(EXIT_FAILURE));
+            }
+            Err(e) => {
+                say!("error: {e}");
+                return Ok(ExitCode::from(EXIT_FAILURE));
+            }
+        }
+    }
+    let d = history::page_diff(&docs[0], &docs[1]);
+    if args.json {
+        out!("{}", serde_json::to_string_pretty(&d)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    out!(
+        "{} ({}) -> {} ({})",
+        pages[0].name,
+        pages[0].page,
+        pages[1].name,
+        pages[1].page
+    );
+    out!(
+        "elements: {} -> {}; tree similarity (simple tree matching, tag and class): {:.3}",
+        d.elements.0,
+        d.elements.1,
+        d.similarity
+    );
+    for (tag, x, y) in &d.tags {
+        out!("  {tag}: {x} -> {y}");
+    }
+    if !d.ids_removed.is_empty() {
+        out!("ids removed: {}", d.ids_removed.join(", "));
+    }
+    if !d.ids_added.is_empty() {
+        out!("ids added: {}", d.ids_added.join(", "));
+    }
+    if !d.classes_removed.is_empty() {
+        out!("classes removed: {}", d.classes_removed.join(", "));
+    }
+    if !d.classes_added.is_empty() {
+        out!("classes added: {}", d.classes_added.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
 }
