@@ -220,52 +220,7 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
             _ => continue,
         }
         let skipped = unstable.skips(doc, node);
-        let mut open = format!("<{name}");
-        let mut masked: Vec<&str> = Vec::new();
-        for attr in doc.attrs(node) {
-            let attr_name = doc.attr_name(attr);
-            if attr_name.starts_with("data-mend-") {
-                continue;
-            }
-            let value = doc.attr_value(attr);
-            let hide = unstable.masks_attr(doc, node, attr_name)
-                || (attr_name == "id" && looks_generated(value));
-            if hide {
-                masked.push(attr_name);
-                let _ = write!(open, " {attr_name}=\"\"");
-            } else {
-                let _ = write!(
-                    open,
-                    " {attr_name}=\"{}\"",
-                    escape_attr(&cut(value, MAX_ATTR))
-                );
-            }
-        }
-        if !masked.is_empty() {
-            let _ = write!(open, " {MASKED_ATTR}=\"{}\"", masked.join(" "));
-        }
-        if skipped {
-            let _ = write!(open, " {UNSTABLE_ATTR}=\"\"");
-        } else if let Some(values) = unstable_text(doc, node, unstable) {
-            let _ = write!(
-                open,
-                " {UNSTABLE_TEXT_ATTR}=\"{}\"",
-                escape_attr(&cut(&values, MAX_ATTR))
-            );
-        }
-        if let Some(tokens) = marks.get(&node) {
-            let value = if tokens.iter().all(String::is_empty) {
-                String::new()
-            } else {
-                tokens
-                    .iter()
-                    .map(|t| if t.is_empty() { "." } else { t.as_str() })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let _ = write!(open, " {TARGET_ATTR}=\"{}\"", escape_attr(&value));
-        }
-        open.push('>');
+        let open = open_tag(doc, node, unstable, skipped, marks.get(&node));
         if VOID.contains(&name) {
             let _ = writeln!(out, "{indent}{open}");
             continue;
@@ -294,6 +249,66 @@ fn write_tree(doc: &Document, draft: &Draft, unstable: &dyn Mask, out: &mut Stri
         }
     }
     written
+}
+
+/// An element's start tag as a tree-gram keeps it: its attributes, those
+/// the mask hides or that look generated emptied and named, its unstable
+/// texts, and the marks of the targets it holds.
+fn open_tag(
+    doc: &Document,
+    node: NodeId,
+    unstable: &dyn Mask,
+    skipped: bool,
+    marks: Option<&Vec<String>>,
+) -> String {
+    let name = doc.name(node);
+    let mut open = format!("<{name}");
+    let mut masked: Vec<&str> = Vec::new();
+    for attr in doc.attrs(node) {
+        let attr_name = doc.attr_name(attr);
+        if attr_name.starts_with("data-mend-") {
+            continue;
+        }
+        let value = doc.attr_value(attr);
+        let hide = unstable.masks_attr(doc, node, attr_name)
+            || (attr_name == "id" && looks_generated(value));
+        if hide {
+            masked.push(attr_name);
+            let _ = write!(open, " {attr_name}=\"\"");
+        } else {
+            let _ = write!(
+                open,
+                " {attr_name}=\"{}\"",
+                escape_attr(&cut(value, MAX_ATTR))
+            );
+        }
+    }
+    if !masked.is_empty() {
+        let _ = write!(open, " {MASKED_ATTR}=\"{}\"", masked.join(" "));
+    }
+    if skipped {
+        let _ = write!(open, " {UNSTABLE_ATTR}=\"\"");
+    } else if let Some(values) = unstable_text(doc, node, unstable) {
+        let _ = write!(
+            open,
+            " {UNSTABLE_TEXT_ATTR}=\"{}\"",
+            escape_attr(&cut(&values, MAX_ATTR))
+        );
+    }
+    if let Some(tokens) = marks {
+        let value = if tokens.iter().all(String::is_empty) {
+            String::new()
+        } else {
+            tokens
+                .iter()
+                .map(|t| if t.is_empty() { "." } else { t.as_str() })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let _ = write!(open, " {TARGET_ATTR}=\"{}\"", escape_attr(&value));
+    }
+    open.push('>');
+    open
 }
 
 /// The values seen of the unstable texts directly in `element`, joined by
