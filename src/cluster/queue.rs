@@ -432,9 +432,28 @@ async fn take_tokens(
         .await?;
     let granted: i64 = row.get::<_, Option<i64>>(0).unwrap_or(0);
     let others: i64 = row.get(1);
-    Ok(if granted > 0 {
-        Tokens::Taken
-    } else if others > 0 {
+    if granted > 0 {
+        return Ok(Tokens::Taken);
+    }
+    if others > 0 {
+        return Ok(Tokens::HeldByOthers);
+    }
+    // The statement above waited for the job's row while another worker
+    // took tokens, then read the workers' tokens as they were before that
+    // worker's grant: "spent" is only said after a fresh look, or the
+    // queued URLs (the start URL among them) would be skipped while that
+    // worker holds the whole budget.
+    let fresh = client
+        .query_one(
+            "SELECT (SELECT max_pages - taken FROM mend_jobs WHERE id = $1),
+                    (SELECT coalesce(sum(tokens), 0) FROM mend_workers
+                     WHERE job_id = $1 AND id <> $2 AND tokens > 0)::bigint",
+            &[&job, &worker],
+        )
+        .await?;
+    let spare: i64 = fresh.get::<_, Option<i64>>(0).unwrap_or(0);
+    let others: i64 = fresh.get(1);
+    Ok(if spare > 0 || others > 0 {
         Tokens::HeldByOthers
     } else {
         Tokens::Spent

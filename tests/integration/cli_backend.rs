@@ -475,8 +475,8 @@ fn a_page_budget_is_kept_exactly_by_three_workers_and_the_rest_is_skipped() {
         .map(|r| r.path.as_str())
         .filter(|p| *p != "/robots.txt")
         .collect();
-    assert_eq!(fetched.len(), 9, "{fetched:?}");
     let s = status(dir.path(), &backend, &job);
+    assert_eq!(fetched.len(), 9, "{fetched:?} {s:#} {}", run.stderr);
     assert_eq!(s["queued"], 0, "{s:#}");
     assert_eq!(s["leased"], 0, "{s:#}");
     assert_eq!(
