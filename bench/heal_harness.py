@@ -37,7 +37,11 @@ the element is gone, nothing, or the pattern left violated); wrong = any
 other node, the stale XPath silently selecting another node included;
 abstain = nothing although the element is there.  An XPath that still selects
 several nodes while the run reports the pattern violated counts as abstain:
-mend flagged it instead of handing back a value.
+mend flagged it instead of handing back a value.  On wide-pairs, whose truth
+is page B's value, one node holding exactly the expected element's value
+(squashed as swde's values are) is correct too, for every tool: the value is
+often on several elements of B (a title in the header and in the recipe
+card), and the truth names the one it was found on first.
 
 Failures are wrong, never dropped: when a mend command of a case fails (the
 snapshot, the run exiting with anything but 0 or 1, a panic, a time-out
@@ -883,6 +887,37 @@ def scrapling_side(case, d, judge):
     return res
 
 
+def value_at(mend, page, path):
+    """The squashed string value of the one element `path` selects on `page`, or None."""
+    answer, fail = mend.select(page, path)
+    nodes = (answer or {}).get("nodes") or []
+    if fail or len(nodes) != 1:
+        return None
+    return squash(nodes[0].get("value")) or None
+
+
+def same_value(mend, case, out):
+    """wide-pairs: the truth of page B is a value, and its element is the one element found holding
+    it.  Where B holds the value on several elements (a title in the header and in the recipe card, a
+    description above the recipe and in it), another of them is the same answer for a user: a tool's
+    one node whose value equals the expected element's (squashed, as swde's values are compared) is
+    correct, and marked `same_value`.  Every tool is judged so; a value held by no text (an image's
+    src) is judged by the node alone."""
+    expected = value_at(mend, case["new"], case["expected"])
+    if not expected:
+        return
+    for tool in TOOL_NAMES:
+        res = out.get(tool)
+        if not res or res.get("verdict") != "wrong" or res.get("failure"):
+            continue
+        selected = res.get("selected")
+        paths = [selected] if isinstance(selected, str) else (selected or [])
+        if len(paths) != 1 or res.get("n_selected", 1) != 1:
+            continue
+        if value_at(mend, case["new"], paths[0]) == expected:
+            res.update(verdict="correct", answer_ok=True, same_value=True)
+
+
 def harness_failure(e):
     return {"step": "harness", "command": "-", "exit": None, "what": "the harness failed on mend's output",
             "stderr": repr(e)[-400:]}
@@ -933,6 +968,11 @@ def run_case(task):
             out["scrapling"] = scrapling_side(case, d, judge)
         except Exception as e:
             out["scrapling"] = {"verdict": "error", "note": repr(e)}
+    if case["track"] == "wide-pairs" and case.get("expected"):
+        try:
+            same_value(mend, case, out)
+        except Exception as e:
+            out["mend"] = failed(out["mend"], harness_failure(e))
     if not opts["keep"]:
         shutil.rmtree(d, ignore_errors=True)
         if case["track"] == "swde":

@@ -31,8 +31,12 @@ Families (``track``):
   templates), both directions.  The target is the exact element of field F on
   A (a single value, a list's container or its first item), the expected
   element the exact element of F on B.  When B's truth has no F at all (in
-  ``null_fields``, missing or empty) the expected element is null (kind
-  ``pair-gone``); when F is on B but not matched exactly there, no case.
+  ``null_fields``) the expected element is null (kind ``pair-gone``); when
+  F is on B but not matched exactly there, or B's truth does not say (F
+  neither among its values nor in its ``null_fields``: a page nobody
+  annotated for F), no case.  A list whose items are snippets a person
+  picked (trafilatura-eval's ``with`` and ``without``) makes no pair: its
+  first item on A and on B are not one field.
 
 Spreading.  Each site has slots 0..--per-site-1.  A site with pairs uses
 its even slots for a pair and its odd slots for a mutation; other sites only
@@ -97,6 +101,7 @@ TRY_STEP = 5                # a slot's k-th try takes candidate (slot + TRY_STEP
 NOT_TARGETS = {"html", "head", "body", "meta", "link", "title", "script", "style", "base", "noscript",
                "template"}
 PAIR_ITEMS = (None, "all", 0)   # a pair's list field: its container or its first item
+SAMPLED_LISTS = {"with", "without"}   # lists of hand-picked snippets, not of positions on the page
 MAX_WORKERS = 2
 TREE_CACHE = 6
 
@@ -215,11 +220,13 @@ def pair_candidates(site, seed):
                 on_b = {row_key(r): r for r in b["targets"]}
                 for row in a["targets"]:
                     key = row_key(row)
-                    if key[1] not in PAIR_ITEMS:
+                    if key[1] not in PAIR_ITEMS or key[0] in SAMPLED_LISTS:
                         continue
                     if key in on_b:
                         cands.append((a, b, key, row, on_b[key]))
-                    elif key[0] in b["null_fields"] or key[0] not in b["fields"]:
+                    elif key[0] in b["null_fields"]:
+                        # Only a field B's truth names as absent is gone:
+                        # one it does not mention was never annotated there.
                         cands.append((a, b, key, row, None))
     rng = random.Random("%s/%s/pairs" % (seed, site["site"]))
     return spread(cands, lambda c: c[2][0], rng)
