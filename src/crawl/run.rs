@@ -229,6 +229,9 @@ struct Shared {
     render: RenderMode,
     media: Option<Media>,
     since: Option<i64>,
+    /// Pages of URL shapes rendering does not help, counted as a worker
+    /// counts them: when a page would be rendered, not when it is queued.
+    probes: std::sync::Mutex<Probes>,
 }
 
 /// What a fetch task brings back.
@@ -381,7 +384,6 @@ struct Crawler {
     batch: Vec<(Fetched, Vec<Link>)>,
     extractor: Extractor,
     since_reorder: u64,
-    probes: Probes,
 }
 
 impl Crawler {
@@ -443,6 +445,7 @@ impl Crawler {
             renderer,
             render: options.render.unwrap_or(settings.render),
             since: options.since,
+            probes: std::sync::Mutex::default(),
         });
         let summary = CrawlSummary {
             items_rule: shared.rule.describe(),
@@ -467,7 +470,6 @@ impl Crawler {
             tasks: JoinSet::new(),
             batch: Vec::new(),
             since_reorder: 0,
-            probes: Probes::default(),
         })
     }
 
@@ -497,10 +499,9 @@ impl Crawler {
             let useless = match self.shared.render {
                 RenderMode::Auto => {
                     let shape = url_shape(&queued.url);
-                    let votes = self
-                        .frontier
-                        .render_votes(&self.shared.wrapper.name, &shape)?;
-                    votes.useless() && !self.probes.is_probe(shape)
+                    self.frontier
+                        .render_votes(&self.shared.wrapper.name, &shape)?
+                        .useless()
                 }
                 _ => false,
             };
@@ -738,11 +739,12 @@ fn completed(fetched: &Fetched, outcome: Outcome) -> Completed<'_> {
     }
 }
 
-/// Fetches, renders if needed, and reads one page.
+/// Fetches, renders if needed, and reads one page. `shape_useless` is what
+/// the frontier's votes said of the page's URL shape before the task began.
 async fn fetch_page(
     shared: &Shared,
     queued: Queued,
-    render_useless: bool,
+    shape_useless: bool,
     cached: Option<CacheEntry>,
 ) -> Fetched {
     let fetched_at = crate::runtime::now().unix_millis();
@@ -756,7 +758,8 @@ async fn fetch_page(
     };
     let memory = Looked {
         cached,
-        render_useless,
+        shape_useless,
+        probes: &shared.probes,
         media: shared.media.as_ref(),
         fetcher: &shared.fetcher,
     };
@@ -785,7 +788,8 @@ async fn fetch_page(
 /// entry), and the crawl's media folder.
 struct Looked<'a> {
     cached: Option<CacheEntry>,
-    render_useless: bool,
+    shape_useless: bool,
+    probes: &'a std::sync::Mutex<Probes>,
     media: Option<&'a Media>,
     fetcher: &'a Fetcher,
 }
@@ -797,8 +801,14 @@ impl CrawlMemory for Looked<'_> {
         Ok(self.cached.clone())
     }
 
-    async fn render_useless(&self, _shape: String) -> Result<bool, Self::Error> {
-        Ok(self.render_useless)
+    async fn render_useless(&self, shape: String) -> Result<bool, Self::Error> {
+        // One page in PROBE_EVERY of a shape is rendered all the same; only
+        // pages the reader would render count, as in a worker.
+        let mut probes = self
+            .probes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(self.shape_useless && !probes.is_probe(shape))
     }
 
     async fn media(&self, urls: &[Url]) -> Result<Vec<serde_json::Value>, Self::Error> {
@@ -919,6 +929,7 @@ pub fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crawl::PROBE_EVERY;
 
     #[test]
     fn url_shapes_group_pages_of_one_kind() {
@@ -927,5 +938,35 @@ mod tests {
         assert_eq!(s("http://h/js/post-8/"), "h/js/*/");
         assert_eq!(s("http://h/2024/05/a-b/"), "h/*/*/*/");
         assert_ne!(s("http://h/about/"), s("http://h/js/post-8/"));
+    }
+
+    /// The local crawl used to count a probe when it queued a page of a
+    /// shape rendering does not help, whether or not the page would be
+    /// rendered; a worker counts when the reader asks. Both count on asking.
+    #[tokio::test]
+    async fn the_crawl_counts_a_probe_only_when_the_reader_asks() {
+        let fetcher = Fetcher::new(crate::wrapper::Politeness::default()).unwrap();
+        let probes = std::sync::Mutex::default();
+        let look = |shape_useless| Looked {
+            cached: None,
+            shape_useless,
+            probes: &probes,
+            media: None,
+            fetcher: &fetcher,
+        };
+        let mut rendered = 0;
+        for _ in 0..PROBE_EVERY {
+            if !look(true).render_useless("h/item/*".into()).await.unwrap() {
+                rendered += 1;
+            }
+        }
+        assert_eq!(
+            rendered, 1,
+            "one page in PROBE_EVERY is rendered all the same"
+        );
+        assert!(
+            !look(false).render_useless("h/item/*".into()).await.unwrap(),
+            "a shape with no votes against rendering is rendered"
+        );
     }
 }
