@@ -903,9 +903,7 @@ def same_value(mend, case, out):
     one node whose value equals the expected element's (squashed, as swde's values are compared) is
     correct, and marked `same_value`.  Every tool is judged so; a value held by no text (an image's
     src) is judged by the node alone."""
-    expected = value_at(mend, case["new"], case["expected"])
-    if not expected:
-        return
+    expected = None  # read once, and only when some tool's one node is judged wrong
     for tool in TOOL_NAMES:
         res = out.get(tool)
         if not res or res.get("verdict") != "wrong" or res.get("failure"):
@@ -914,7 +912,8 @@ def same_value(mend, case, out):
         paths = [selected] if isinstance(selected, str) else (selected or [])
         if len(paths) != 1 or res.get("n_selected", 1) != 1:
             continue
-        if value_at(mend, case["new"], paths[0]) == expected:
+        expected = expected or value_at(mend, case["new"], case["expected"])
+        if expected and value_at(mend, case["new"], paths[0]) == expected:
             res.update(verdict="correct", answer_ok=True, same_value=True)
 
 
