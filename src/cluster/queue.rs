@@ -377,6 +377,7 @@ async fn idle(
 }
 
 /// What asking the job for budget tokens gave.
+#[derive(Debug, PartialEq, Eq)]
 enum Tokens {
     /// The worker has tokens.
     Taken,
@@ -440,24 +441,38 @@ async fn take_tokens(
     }
     // The statement above waited for the job's row while another worker
     // took tokens, then read the workers' tokens as they were before that
-    // worker's grant: "spent" is only said after a fresh look, or the
-    // queued URLs (the start URL among them) would be skipped while that
-    // worker holds the whole budget.
+    // grant. The other taker may be a task of this very worker: its tasks
+    // ask at once when their shared tokens run out, and one of them gets
+    // the batch. So "spent" is only said after a fresh look that counts
+    // this worker's tokens too, or the queued URLs (the start URL among
+    // them) would be skipped while this worker holds the whole budget.
     let fresh = client
         .query_one(
             "SELECT (SELECT max_pages - taken FROM mend_jobs WHERE id = $1),
                     (SELECT coalesce(sum(tokens), 0) FROM mend_workers
-                     WHERE job_id = $1 AND id <> $2 AND tokens > 0)::bigint",
+                     WHERE job_id = $1 AND id <> $2 AND tokens > 0)::bigint,
+                    (SELECT greatest(tokens, 0) FROM mend_workers
+                     WHERE job_id = $1 AND id = $2)::bigint",
             &[&job, &worker],
         )
         .await?;
     let spare: i64 = fresh.get::<_, Option<i64>>(0).unwrap_or(0);
     let others: i64 = fresh.get(1);
-    Ok(if spare > 0 || others > 0 {
+    let mine: i64 = fresh.get::<_, Option<i64>>(2).unwrap_or(0);
+    Ok(tokens_after_a_fresh_look(spare, others, mine))
+}
+
+/// What a fresh look at the budget says when a worker's ask was granted
+/// nothing: its own tokens (a sibling task took them), then tokens left in
+/// the job or held by other workers, before "spent".
+fn tokens_after_a_fresh_look(spare: i64, others: i64, mine: i64) -> Tokens {
+    if mine > 0 {
+        Tokens::Taken
+    } else if spare > 0 || others > 0 {
         Tokens::HeldByOthers
     } else {
         Tokens::Spent
-    })
+    }
 }
 
 /// Gives the worker's unused budget tokens back to the job, when it stops.
@@ -982,6 +997,17 @@ pub async fn register(client: &Client, job: i64, worker: &str) -> Result<(), Bac
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_budget_is_not_spent_while_a_sibling_task_holds_the_workers_tokens() {
+        // Two tasks of one worker asked at once; the other got the whole
+        // budget. The start URL was skipped as "over budget" before.
+        assert_eq!(tokens_after_a_fresh_look(0, 0, 9), Tokens::Taken);
+        assert_eq!(tokens_after_a_fresh_look(0, 3, 0), Tokens::HeldByOthers);
+        assert_eq!(tokens_after_a_fresh_look(2, 0, 0), Tokens::HeldByOthers);
+        assert_eq!(tokens_after_a_fresh_look(0, 0, 0), Tokens::Spent);
+        assert_eq!(tokens_after_a_fresh_look(-1, 0, 0), Tokens::Spent);
+    }
 
     fn check(links: &[&str], target: Option<&str>, expected: &[(&str, &str)]) {
         let u = |s: &str| Url::parse(s).unwrap();
