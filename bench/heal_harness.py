@@ -89,7 +89,13 @@ The swde track (same template, other data): per site and field, a wrapper
 whose pattern is the field's XPath on page 0000 (derived_targets.jsonl,
 re-resolved in mend's tree through the same marks) is snapshotted on 0000
 and run with --heal auto on each of pages 0001-0199 (one run per page, each
-with a fresh copy of the snapshotted wrapper).  correct = the extracted value
+with a fresh copy of the snapshotted wrapper).  With --swde-capture N the
+wrapper is captured over page 0000 and the next N-1 pages on which the recorded
+XPath gives the true value (one `mend snapshot` of them all, as the README
+recommends for a site, on pages where the wrapper works) and run on the others: what varies between
+the capture pages is then known, and a heal or a drift flag on a page where
+the recorded XPath still gives the right value is the "other pages of one
+site" false alarm.  correct = the extracted value
 equals the ground truth, with no needless heal; abstain = no value; wrong = a
 wrong value, or a needless heal: one made while the recorded XPath still
 gave the right value on the page (a false alarm, counted apart as "heal,
@@ -443,7 +449,11 @@ def mutant_cases(mend, pages, data, work, cap):
     return cases
 
 
-def swde_cases(mend, pages, data, work, fields, page_count):
+def swde_cases(mend, pages, data, work, fields, page_count, capture=1):
+    """Per site and field, a unit captured on page 0000 and a case for each of pages 0001..page_count.
+    With capture N > 1 the unit is captured on page 0000 and the next N-1 pages on which the recorded
+    XPath gives the field's true value (a person captures a wrapper on pages where it works), and
+    those pages are not cases."""
     sdir = data / "swde_subset"
     rows = [json.loads(l) for l in (sdir / "derived_targets.jsonl").read_text().splitlines() if l.strip()]
     by = {}
@@ -457,6 +467,18 @@ def swde_cases(mend, pages, data, work, fields, page_count):
         if file not in trees:
             trees[file] = lxml.html.fromstring(read_bytes(sdir / file))
         return trees[file]
+
+    def expected_values(site, field, pid, file):
+        truth = by.get((site, field, pid))
+        if not truth:
+            return None
+        t = tree(file)
+        return sorted({squash(e.xpath("string(.)")) for r in truth for x in r["xpaths"] for e in t.xpath(x)})
+
+    def gives_truth(page, expr, expected):
+        answer, fail = mend.select(page, expr)
+        nodes = (answer or {}).get("nodes") or []
+        return not fail and expected is not None and len(nodes) == 1 and squash(nodes[0]["value"]) in expected
 
     cases, units = [], []
     for site, field in fields:
@@ -476,31 +498,35 @@ def swde_cases(mend, pages, data, work, fields, page_count):
         if not mend_path:
             print(f"warning: swde {site}/{field}: {lxml_path} not found in mend's tree", file=sys.stderr)
             continue
+        pids = [f"{i:04d}" for i in range(1, page_count + 1)]
+        files = {pid: f"pages/book/book-{site}-2000/{pid}.htm" for pid in pids}
+        values = {pid: expected_values(site, field, pid, files[pid]) for pid in pids}
+        captured = [page0]
+        for pid in pids:
+            if len(captured) >= capture:
+                break
+            if gives_truth(str(sdir / files[pid]), mend_path, values[pid]):
+                captured.append(str(sdir / files[pid]))
         unit = {"site": site, "field": field, "page0": page0, "mend_path": mend_path, "lxml_path": lxml_path,
-                "dir": str(work / "swde" / f"{site}-{field}")}
+                "capture": captured, "dir": str(work / "swde" / f"{site}-{field}")}
         units.append(unit)
-        for i in range(1, page_count + 1):
-            pid = f"{i:04d}"
-            file = f"pages/book/book-{site}-2000/{pid}.htm"
-            truth = by.get((site, field, pid))
-            expected_values = None
-            if truth:
-                t = tree(file)
-                expected_values = sorted({squash(e.xpath("string(.)")) for r in truth for x in r["xpaths"]
-                                          for e in t.xpath(x)})
-            new = str(sdir / file)
+        for pid in pids:
+            new = str(sdir / files[pid])
+            if new in captured:
+                continue
             cases.append({
                 "id": f"swde/{site}/{field}/{pid}", "track": "swde", "kind": field, "severity": 0,
                 "old": page0, "new": new, "target": mend_path, "expected": None,
-                "expected_values": expected_values, "extract": "normalized", "source": site,
+                "expected_values": values[pid], "extract": "normalized", "source": site,
                 "elements": pages.page(new)["elements"], "unit": unit["dir"], "lxml_path": lxml_path,
             })
     return cases, units
 
 
 def prepare_swde_unit(mend, unit, scrapling, robust, site_template=False):
-    """Snapshot the unit's wrapper on page 0000, make the robust XPath there, save Scrapling's
-    fingerprint there.  A failed snapshot is kept in the unit (every page of it is then judged
+    """Snapshot the unit's wrapper on its capture pages (page 0000, and with --swde-capture N the
+    next N-1 pages where its XPath gives the true value: one `mend snapshot` over them all), make the robust XPath on page 0000, save
+    Scrapling's fingerprint there.  A failed snapshot is kept in the unit (every page of it is then judged
     wrong for mend), as is a failed robust XPath (wrong for the robust column).  With
     site_template, `mend template` first learns the site's template from the site's last four
     pages (0196-0199), so that the snapshot marks whether the target is in the site's frame."""
@@ -515,7 +541,7 @@ def prepare_swde_unit(mend, unit, scrapling, robust, site_template=False):
         if p.returncode != 0:
             unit["snapshot_failure"] = failure("template", p)
             return
-    p = mend.run("snapshot", w, unit["page0"])
+    p = mend.run("snapshot", w, *unit["capture"])
     unit["snapshot_failure"] = failure("snapshot", p) if p.returncode != 0 else None
     if robust:
         unit["robust"] = make_robust(mend, unit["page0"], unit["mend_path"])
@@ -1401,6 +1427,10 @@ def main():
                          "searches the whole page at once, for comparing the two")
     ap.add_argument("--mutant-cap", type=int, default=None, help="at most N cases a mutant page")
     ap.add_argument("--swde-pages", type=int, default=199, help="pages 0001..N of each SWDE site")
+    ap.add_argument("--swde-capture", type=int, default=1,
+                    help="capture each SWDE wrapper over page 0000 and the next N-1 pages where its XPath gives "
+                         "the true value (one mend snapshot of N pages, as the README recommends three), and judge "
+                         "the other pages (default 1: page 0000 alone)")
     ap.add_argument("--records-seed", type=int, default=1, help="seed of the generated records cases")
     ap.add_argument("--mend", default=os.environ.get("MEND", str(REPO / "target" / "release" / "mend")))
     ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
@@ -1452,7 +1482,7 @@ def main():
     if "swde" in args.tracks:
         fields = [("christianbook", "isbn_13")] if args.quick else [(s, f) for s in SWDE_SITES for f in SWDE_FIELDS]
         n = min(20, args.swde_pages) if args.quick else args.swde_pages
-        sc, units = swde_cases(mend, pages, data, work, fields, n)
+        sc, units = swde_cases(mend, pages, data, work, fields, n, max(1, args.swde_capture))
         cases += sc
     for m in args.cases:
         cases += [c for c in load_manifest(m) if c["track"] in args.tracks]
