@@ -17,6 +17,12 @@ Sources (read from --data), parsed as bench/mutate.py parses them:
 * ``sftm_mutants``: linkedin, youtube and baidu (the original pages, with
   their ``signature`` attributes stripped).
 
+With ``--split S`` the sources are instead every page of the sites of split
+S of bench/split.json (bench/wide_cases.py's sites): the wide corpus's pages,
+the Zyte articles and SWDE books of those sites, one container a page and at
+most two a site, so that record lists are trained, tuned and reported on
+sites kept apart as the fields' cases are.
+
 A container qualifies when it is not inside script, style, template,
 noscript, svg, select or the like, holds at most 40% of the body, its items
 are 3 to 60 elements of one (tag, class) among `li`, `tr`, `div`, `article`,
@@ -76,6 +82,8 @@ Manifest.  ``DIR/cases.jsonl``, one JSON object a line:
      "container": "/html/body/div[3]/ul", "extract": "normalized",
      "source": "zyte 0a1b2c3d4e... ul/li", "elements": 1234, "changes": [...]}
 
+With --split, each row also has ``site`` and ``split``.
+
 ``target`` is the items' common path on the old page (it selects exactly
 ``items`` there); ``items`` and ``expected_items`` are mend's canonical paths
 of the items on the old and the new page, found by marking the container
@@ -90,7 +98,7 @@ repeats that.
 
 Usage:
     python3 bench/record_cases.py --data ../shared/data --out DIR --seed 1 [--per-kind N] [--quick]
-        [--controls N] [--mend PATH] [--no-check] [--verbose]
+        [--split S] [--controls N] [--mend PATH] [--no-check] [--verbose]
     python3 bench/record_cases.py --check DIR
 """
 
@@ -130,7 +138,8 @@ SIGNATURE_RE = re.compile(rb'\s+signature="[^"]*"')
 SWDE_SITES = ("booksamillion", "christianbook")
 SWDE_PAGES = range(0, 200, 25)
 MUTANT_PAGES = (("linkedin", "linkedin.html"), ("youtube", "youtube.html"), ("baidu", "baidu_original.html"))
-PER_PAGE = {"swde": 3, "zyte": 3, "mutants": 12}
+PER_PAGE = {"swde": 3, "zyte": 3, "mutants": 12, "wide": 1}
+PER_SITE = 2                             # --split: containers a site gives at most
 ITEM_TAGS = {"li", "tr", "div", "article", "section", "a", "span", "p", "figure", "dd"}
 MIN_ITEMS, MAX_ITEMS = 3, 60
 SKIP = M.SKIP_SUBTREES | {"button", "label", "form", "option", "optgroup", "datalist", "menu"}
@@ -234,16 +243,52 @@ def load_sources(data):
     return groups
 
 
-def load_pools(data, seed):
+def load_split_sources(data, split, split_file):
+    """{"wide": [source, ...]}: every page of the sites of one split, site by site (module doc)."""
+    import wide_cases as W
+
+    out = []
+    for site in sorted(W.load_sites(data, {split}, split_file), key=lambda s: s["site"]):
+        name = re.sub(r"[^a-z0-9.-]+", "-", site["site"].lower())
+        pages = [W.WideSource(page, "wide-%s-%d" % (name, k)) for k, page in enumerate(site["wide"])]
+        for page_id in site["zyte"]:
+            path = os.path.join(data, "zyte_article_extraction_benchmark", "html", page_id + ".html.gz")
+            with gzip.open(path) as handle:
+                raw = handle.read()
+            pages.append(M.Source("zyte", "zyte-" + page_id[:10], "zyte " + page_id, path, raw))
+        if site["swde"]:
+            short = "bam" if site["swde"] == "booksamillion" else "cb"
+            for i in SWDE_PAGES:
+                path = os.path.join(data, "swde_subset", "pages", "book", "book-%s-2000" % site["swde"],
+                                    "%04d.htm" % i)
+                with open(path, "rb") as handle:
+                    raw = handle.read()
+                pages.append(M.Source("swde", "swde-%s-%04d" % (short, i), "swde %s %04d" % (site["swde"], i),
+                                      path, raw))
+        for source in pages:
+            source.site = site["site"]
+        out += pages
+    return {"wide": out}
+
+
+def load_pools(data, seed, split=None, split_file=None):
     pools = {}
-    for group, sources in load_sources(data).items():
+    sources = load_split_sources(data, split, split_file) if split else load_sources(data)
+    for group, sources in sources.items():
         pool = []
+        per_site = collections.Counter()
         for source in sources:
+            if split and per_site[source.site] >= PER_SITE:
+                continue
             tree = source.tree()
+            if tree is None:        # a page lxml refuses (control characters)
+                continue
             found = find_containers(tree.getroot())
             rng = random.Random("%s/%s" % (seed, source.slug))
             chosen = rng.sample(found, min(PER_PAGE[group], len(found)))
             chosen.sort(key=lambda f: tree.getpath(f[0]))
+            if split:
+                per_site[source.site] += len(chosen)
             for e, tag, cls in chosen:
                 pool.append(Container(source, tree.getpath(e), tag, cls, common_step(e, tag, cls),
                                       sum(1 for k in M.element_children(e) if (k.tag, class_key(k)) == (tag, cls))))
@@ -613,12 +658,13 @@ class Generator:
             print("    " + message, file=sys.stderr, flush=True)
 
     def make(self, kind, severity, cell, i):
-        group = GROUPS[(cell + i) % len(GROUPS)]
+        groups = list(self.pools)
+        group = groups[(cell + i) % len(groups)]
         pool = self.pools[group]
         if not pool:
             return None
         for try_ in range(CONTAINER_TRIES):
-            position = (cell + STRIDE * (i // len(GROUPS)) + 997 * try_) % len(pool)
+            position = (cell + STRIDE * (i // len(groups)) + 997 * try_) % len(pool)
             row = self.make_for(kind, severity, i, pool[position], try_)
             if row is not None:
                 return row
@@ -707,7 +753,7 @@ class Generator:
                 ("container", old_tree.getpath(c)), ("extract", "normalized"),
                 ("source", "%s %s/%s" % (cont.source.label, c.tag, cont.tag)), ("elements", new_count),
                 ("changes", changes),
-            ])
+            ] + ([("site", cont.source.site), ("split", self.args.split)] if self.args.split else []))
         return None
 
 
@@ -725,8 +771,8 @@ def strip_text(text):
 def generate(args):
     mend = Mend(args.mend)
     print("loading containers from %s ..." % args.data, flush=True)
-    pools = load_pools(args.data, args.seed)
-    print("containers: " + ", ".join("%s %d" % (g, len(pools[g])) for g in GROUPS), flush=True)
+    pools = load_pools(args.data, args.seed, args.split, args.split_file)
+    print("containers: " + ", ".join("%s %d" % (g, len(pools[g])) for g in pools), flush=True)
     if os.path.exists(os.path.join(args.out, "cases")):
         shutil.rmtree(os.path.join(args.out, "cases"))
     os.makedirs(args.out, exist_ok=True)
@@ -794,6 +840,10 @@ def main(argv=None):
     parser.add_argument("--data", default=DEFAULT_DATA, help="the shared data folder (default %(default)s)")
     parser.add_argument("--out", help="output folder: pages under OUT/cases/, manifest OUT/cases.jsonl")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--split", choices=["train", "validation", "test"], default=None,
+                        help="draw the lists from every page of this split's sites instead (module doc)")
+    parser.add_argument("--split-file", default=os.path.join(BENCH, "split.json"),
+                        help="the split manifest (default %(default)s)")
     parser.add_argument("--per-kind", type=int, default=24, help="cases per kind and severity (default 24)")
     parser.add_argument("--controls", type=int, default=None,
                         help="control cases (default max(6, per-kind); 4 with --quick)")

@@ -5,7 +5,8 @@ Reads harness runs (bench/heal_harness.py --json) of the wide corpus's cases, on
 (bench/split.json), and prints one Markdown table per track and tool: correct / wrong / abstain in percent,
 test sites first, then validation and train. Rows: the track as a whole, each severity of the mutations, the
 deletions (cases whose target is gone: answered with a node is wrong), the unchanged controls, and the pages of
-a site whose field is there or gone. Test sites are read here in aggregate only.
+a site whose field is there or gone, and the record lists (bench/record_cases.py --split) by severity. Test
+sites are read here in aggregate only.
 
     python3 bench/split_report.py --run test=T.json --run validation=V.json --run train=R.json \\
         [--before test=B.json ...] [--out FILE]
@@ -29,6 +30,10 @@ def rows_of(case):
             out.append(f"wide-mutation: severity {case.get('severity')}")
             if case.get("severity") in (1, 2):
                 out.append("wide-mutation: severities 1-2")
+    if case["track"] == "records":  # a record case has a set of items, never a deleted target
+        out.append("records: unchanged controls" if case.get("kind") == "control"
+                   else f"records: severity {case.get('severity')}")
+        return out
     if case.get("expected") is None:
         out.append(f"{case['track']}: target deleted")
     return out
