@@ -297,56 +297,35 @@ fn plan_loads(args: &Args) -> Result<Loads, String> {
 fn fetch_loads(url: &str, loads: usize, args: &Args) -> anyhow::Result<Vec<Page>> {
     let delay = Duration::from_secs_f64(args.delay);
     if !args.render {
-        let client = HttpClient::new();
         let source = PageSource::from_arg(url).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut pages = Vec::with_capacity(loads);
-        for i in 0..loads {
-            if i > 0 {
-                std::thread::sleep(delay);
-            }
-            pages.push(fetch::load(&source, &client).context("cannot fetch the page")?);
-        }
-        return Ok(pages);
+        return fetch::load_times(&source, &HttpClient::new(), loads, delay)
+            .context("cannot fetch the page");
     }
     let watch = Watch {
         min: Duration::from_secs_f64(args.watch_min),
         max: Duration::from_secs_f64(args.watch_max),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
     let parsed = url::Url::parse(url).context("not a URL")?;
-    runtime
+    let versions = super::runtime()?
         .block_on(async {
             let renderer = Renderer::launch(RenderOptions::default()).await?;
-            let mut pages = Vec::new();
-            let mut result = Ok(());
-            for i in 0..loads {
-                if i > 0 {
-                    tokio::time::sleep(delay).await;
-                }
-                match renderer.watch(url, watch).await {
-                    Ok(versions) => {
-                        for (v, rendered) in versions.into_iter().enumerate() {
-                            pages.push(Page {
-                                name: format!("{url} (load {}, version {})", i + 1, v + 1),
-                                url: url::Url::parse(&rendered.final_url)
-                                    .ok()
-                                    .or_else(|| Some(parsed.clone())),
-                                bytes: rendered.html.into_bytes(),
-                                charset: Some("utf-8".to_owned()),
-                            });
-                        }
-                    }
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
+            let versions = renderer.watch_loads(url, loads, delay, watch).await;
             renderer.close().await;
-            result.map(|()| pages)
+            versions
         })
-        .context("cannot render the page")
+        .context("cannot render the page")?;
+    let mut pages = Vec::new();
+    for (i, load) in versions.into_iter().enumerate() {
+        for (v, rendered) in load.into_iter().enumerate() {
+            pages.push(Page {
+                name: format!("{url} (load {}, version {})", i + 1, v + 1),
+                url: url::Url::parse(&rendered.final_url)
+                    .ok()
+                    .or_else(|| Some(parsed.clone())),
+                bytes: rendered.html.into_bytes(),
+                charset: Some("utf-8".to_owned()),
+            });
+        }
+    }
+    Ok(pages)
 }

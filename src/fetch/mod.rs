@@ -279,6 +279,25 @@ fn walk(root: &Path, files: &mut Vec<PathBuf>) -> Result<(), FetchError> {
     Ok(())
 }
 
+/// Loads `source` `times` times, `delay` apart: the loads of one URL whose
+/// differences `mend learn` reads as unstable content. The first failure
+/// ends it.
+pub fn load_times(
+    source: &PageSource,
+    http: &HttpClient,
+    times: usize,
+    delay: std::time::Duration,
+) -> Result<Vec<Page>, FetchError> {
+    let mut pages = Vec::with_capacity(times);
+    for i in 0..times {
+        if i > 0 {
+            std::thread::sleep(delay);
+        }
+        pages.push(load(source, http)?);
+    }
+    Ok(pages)
+}
+
 /// Reads one page.
 pub fn load(source: &PageSource, http: &HttpClient) -> Result<Page, FetchError> {
     let name = source.name();

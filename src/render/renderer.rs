@@ -249,6 +249,27 @@ impl Renderer {
         .await
     }
 
+    /// Watches `url` as [`Renderer::watch`] does, `loads` times and `delay`
+    /// apart, in this one browser: what changes from one load of a page to
+    /// the next and within a load, as `mend learn --render` asks. The
+    /// versions of each load, in order; the first load that fails ends it.
+    pub async fn watch_loads(
+        &self,
+        url: &str,
+        loads: usize,
+        delay: Duration,
+        watch: Watch,
+    ) -> Result<Vec<Vec<Rendered>>, RenderError> {
+        let mut out = Vec::with_capacity(loads);
+        for i in 0..loads {
+            if i > 0 {
+                tokio::time::sleep(delay).await;
+            }
+            out.push(self.watch(url, watch).await?);
+        }
+        Ok(out)
+    }
+
     /// Opens a blank tab for the page at `url` before `deadline`.
     async fn new_tab(
         &self,

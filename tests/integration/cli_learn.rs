@@ -292,44 +292,58 @@ fn one_saved_copy_or_loads_without_a_url_are_refused_and_nothing_is_written() {
     assert_eq!(read(dir.path(), "wrappers/events.yaml"), WRAPPER);
 }
 
-#[test]
-fn a_url_is_fetched_as_many_times_as_asked() {
+/// A server on 127.0.0.1 that answers `/events` with the next load of the
+/// events page, and anything else (a browser's `/favicon.ico`) with 404. It
+/// stops after `loads` loads, or after 20 seconds. Its address, how many
+/// loads it served, and its thread.
+fn events_server(loads: usize) -> (String, Arc<AtomicUsize>, std::thread::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
     listener.set_nonblocking(true).unwrap();
     let served = Arc::new(AtomicUsize::new(0));
     let count = served.clone();
-    // Each request gets the next load; the server stops after 20 seconds.
     let server = std::thread::spawn(move || {
         let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
+        while Instant::now() < deadline && count.load(Ordering::SeqCst) < loads {
             let Ok((stream, _)) = listener.accept() else {
                 std::thread::sleep(Duration::from_millis(10));
                 continue;
             };
-            let n = count.fetch_add(1, Ordering::SeqCst) + 1;
             stream.set_nonblocking(false).unwrap();
             stream
                 .set_read_timeout(Some(Duration::from_secs(5)))
                 .unwrap();
             let mut reader = BufReader::new(stream);
+            let mut request = String::new();
+            let _ = reader.read_line(&mut request);
             let mut line = String::new();
             while reader.read_line(&mut line).map(|n| n > 2).unwrap_or(false) {
                 line.clear();
             }
-            let body = events_page(n);
             let mut stream = reader.into_inner();
+            if !request.starts_with("GET /events ") {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                );
+                continue;
+            }
+            let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+            let body = events_page(n);
             let _ = write!(
                 stream,
                 "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
                  Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
-            if n == 4 {
-                break;
-            }
         }
     });
+    (addr, served, server)
+}
+
+#[test]
+fn a_url_is_fetched_as_many_times_as_asked() {
+    let (addr, served, server) = events_server(4);
     let dir = project(0);
     let url = format!("http://{addr}/events");
     let out = mend_in(
@@ -359,6 +373,52 @@ fn a_url_is_fetched_as_many_times_as_asked() {
         clock.contains(&format!("<meta name=\"mend:url\" content=\"{url}\">")),
         "{clock}"
     );
+    assert!(
+        clock.contains("data-mend-unstable-text=\"12:03:17||"),
+        "{clock}"
+    );
+}
+
+/// `--render` loads the URL in Chromium as many times as asked, each load
+/// watched for change, and learns what differs between them as fetches do.
+#[test]
+#[ignore = "needs Chromium"]
+fn a_url_rendered_twice_is_learned_as_two_loads() {
+    if crate::support::needs::chromium("cli_learn::a_url_rendered_twice_is_learned_as_two_loads")
+        .is_none()
+    {
+        return;
+    }
+    let (addr, served, server) = events_server(2);
+    let dir = project(0);
+    let url = format!("http://{addr}/events");
+    let out = mend_in(
+        dir.path(),
+        &[
+            "learn",
+            "wrappers/events.yaml",
+            &url,
+            "--loads",
+            "2",
+            "--render",
+            "--watch-min",
+            "0.5",
+            "--watch-max",
+            "2",
+            "--delay",
+            "0",
+        ],
+    );
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(served.load(Ordering::SeqCst), 2);
+    // The page has no script: each load is one version.
+    assert!(
+        stderr(&out).contains("2 loads of the page"),
+        "{}",
+        stderr(&out)
+    );
+    let clock = read(dir.path(), "treegrams/events/clock.html");
     assert!(
         clock.contains("data-mend-unstable-text=\"12:03:17||"),
         "{clock}"

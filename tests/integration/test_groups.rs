@@ -11,7 +11,7 @@ use crate::support::source::rust_files;
 const GROUPS: &[(&str, &str)] = &[
     (
         "needs Chromium",
-        "cargo test --test integration -- --ignored render:: review_browser:: cli_crawl::render",
+        "cargo test --test integration -- --ignored render:: review_browser:: cli_crawl::render cli_learn::a_url_rendered",
     ),
     (
         "needs PostgreSQL",
