@@ -103,9 +103,9 @@ impl AttrIndex {
 /// page's quarter million entries took most of the index's eleven
 /// milliseconds on a page of 60,000 elements, which a heal on such a page
 /// waits for. The scatter needs a second array as large as the entries, so
-/// a few lists (fewer than [`BUCKETED`]'s bounds) are sorted in place as
-/// before: tiny ones, where buckets gain nothing, and huge ones, whose copy
-/// would add tens of megabytes to the peak of a page of hundreds.
+/// lists outside [`BUCKETED`] are sorted in place as before: tiny ones,
+/// where buckets gain nothing, and huge ones, whose copy would add tens of
+/// megabytes to the peak of a page of hundreds.
 fn sorted_by_key_then_id(mut entries: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
     if !BUCKETED.contains(&entries.len()) {
         entries.sort_unstable();
