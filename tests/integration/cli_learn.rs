@@ -341,33 +341,26 @@ fn events_server(loads: usize) -> (String, Arc<AtomicUsize>, std::thread::JoinHa
     (addr, served, server)
 }
 
-#[test]
-fn a_url_is_fetched_as_many_times_as_asked() {
-    let (addr, served, server) = events_server(4);
+/// Runs `mend learn` on the events server's URL for `loads` loads with
+/// `extra` arguments, and checks what every way of loading must give: each
+/// load asked for once, and the clock's texts learned as unstable in the
+/// tree-gram, which names the URL. The project, for more checks.
+fn learn_from_url(loads: usize, extra: &[&str]) -> tempfile::TempDir {
+    let (addr, served, server) = events_server(loads);
     let dir = project(0);
     let url = format!("http://{addr}/events");
-    let out = mend_in(
-        dir.path(),
-        &[
-            "learn",
-            "wrappers/events.yaml",
-            &url,
-            "--loads",
-            "4",
-            "--delay",
-            "0",
-        ],
-    );
+    let loads_arg = loads.to_string();
+    let mut args = vec!["learn", "wrappers/events.yaml", &url, "--loads", &loads_arg];
+    args.extend_from_slice(extra);
+    let out = mend_in(dir.path(), &args);
     server.join().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(served.load(Ordering::SeqCst), 4);
+    assert_eq!(served.load(Ordering::SeqCst), loads);
     assert!(
-        stderr(&out).contains("4 loads of the page"),
+        stderr(&out).contains(&format!("{loads} loads of the page")),
         "{}",
         stderr(&out)
     );
-    let template = read(dir.path(), "treegrams/events/page.unstable.html");
-    assert!(template.contains("template of 4 loads"), "{template}");
     let clock = read(dir.path(), "treegrams/events/clock.html");
     assert!(
         clock.contains(&format!("<meta name=\"mend:url\" content=\"{url}\">")),
@@ -377,10 +370,19 @@ fn a_url_is_fetched_as_many_times_as_asked() {
         clock.contains("data-mend-unstable-text=\"12:03:17||"),
         "{clock}"
     );
+    dir
+}
+
+#[test]
+fn a_url_is_fetched_as_many_times_as_asked() {
+    let dir = learn_from_url(4, &["--delay", "0"]);
+    let template = read(dir.path(), "treegrams/events/page.unstable.html");
+    assert!(template.contains("template of 4 loads"), "{template}");
 }
 
 /// `--render` loads the URL in Chromium as many times as asked, each load
 /// watched for change, and learns what differs between them as fetches do.
+/// The page has no script, so each load is one version.
 #[test]
 #[ignore = "needs Chromium"]
 fn a_url_rendered_twice_is_learned_as_two_loads() {
@@ -389,17 +391,9 @@ fn a_url_rendered_twice_is_learned_as_two_loads() {
     {
         return;
     }
-    let (addr, served, server) = events_server(2);
-    let dir = project(0);
-    let url = format!("http://{addr}/events");
-    let out = mend_in(
-        dir.path(),
+    let dir = learn_from_url(
+        2,
         &[
-            "learn",
-            "wrappers/events.yaml",
-            &url,
-            "--loads",
-            "2",
             "--render",
             "--watch-min",
             "0.5",
@@ -409,20 +403,8 @@ fn a_url_rendered_twice_is_learned_as_two_loads() {
             "0",
         ],
     );
-    server.join().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(served.load(Ordering::SeqCst), 2);
-    // The page has no script: each load is one version.
-    assert!(
-        stderr(&out).contains("2 loads of the page"),
-        "{}",
-        stderr(&out)
-    );
-    let clock = read(dir.path(), "treegrams/events/clock.html");
-    assert!(
-        clock.contains("data-mend-unstable-text=\"12:03:17||"),
-        "{clock}"
-    );
+    let template = read(dir.path(), "treegrams/events/page.unstable.html");
+    assert!(template.contains("template of 2 loads"), "{template}");
 }
 
 #[test]
