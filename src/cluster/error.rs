@@ -42,6 +42,13 @@ pub enum BackendError {
     /// The database holds no mend tables: no job was ever submitted to it.
     #[error("this database holds no mend crawl jobs (`mend crawl --backend` creates its tables)")]
     NoSchema,
+    /// A new job has no start URL: none given, and none in the wrapper.
+    #[error("no start URL: give URLs, or list them under the wrapper's `start`")]
+    NoStartUrl,
+    /// The submitter's HTTP client (for robots.txt and the start pages)
+    /// could not start.
+    #[error("cannot start the HTTP client: {0}")]
+    HttpClient(String),
     /// The job's wrapper, as stored, does not load.
     #[error("the job's wrapper does not load: {0}")]
     Wrapper(String),

@@ -45,6 +45,7 @@ mod error;
 mod healing;
 mod home;
 mod job;
+mod prepare;
 mod queue;
 mod status;
 mod worker;
@@ -60,6 +61,7 @@ pub use job::{
     Exported, Job, JobSpec, export, export_media, export_to_sink, find, load, newest, submit,
     try_finish,
 };
+pub use prepare::JobRequest;
 pub use queue::{
     ACK_BATCH, Ack, Claim, LEASE_BATCH, Lease, MAX_ATTEMPTS, QueueClient, acknowledge,
     acknowledge_all, claim, reclaim, register, renew, return_tokens,

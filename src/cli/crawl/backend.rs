@@ -6,9 +6,7 @@
 //! writes the job's records, in URL order, to `--out` or standard output.
 //! With `--detach` it only submits, and prints the job's id.
 
-use std::collections::BTreeMap;
 use std::io::Write as _;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -16,8 +14,7 @@ use anyhow::Context;
 use url::Url;
 
 use mend::cluster::{self, JobSpec, WorkerOptions};
-use mend::crawl::{Fetcher, Scope, SinkFormat, item_rule, start_urls};
-use mend::runtime::Project;
+use mend::crawl::{SinkFormat, start_urls};
 use mend::wrapper::{HealMode, RenderMode, Wrapper};
 
 use super::Args;
@@ -302,80 +299,20 @@ async fn spec(
     seeds: Vec<Url>,
     output: String,
 ) -> anyhow::Result<JobSpec> {
-    let seeds = start_urls(&wrapper, &seeds);
-    anyhow::ensure!(
-        !seeds.is_empty(),
-        "no start URL: give URLs, or list them under the wrapper's `start`"
-    );
-    let fetcher = Fetcher::new(wrapper.crawl.politeness.clone())
-        .map_err(|e| anyhow::anyhow!("cannot start the HTTP client: {e}"))?;
-    let (items, examples) = item_rule(&wrapper.crawl.items, &fetcher, &seeds).await;
-    let scope = Scope {
-        settings: wrapper.crawl.clone(),
-        hosts: seeds
-            .iter()
-            .filter_map(|u| u.host_str().map(str::to_owned))
-            .collect(),
-        max_depth: Some(wrapper.crawl.depth_budget(args.depth)),
-    };
-    let mut robots = Vec::new();
-    for seed in &seeds {
-        let txt = fetcher.robots_txt(seed).await;
-        let delay = fetcher.adopt_robots(seed, &txt).await;
-        robots.push((seed.clone(), txt, delay));
-    }
-    let mut start: Vec<(Url, u32)> = seeds.iter().map(|u| (u.clone(), 0)).collect();
-    start.extend(
-        examples
-            .into_iter()
-            .filter(|u| scope.allows(u, 1))
-            .map(|u| (u, 1)),
-    );
-    let wrapper_yaml = std::fs::read_to_string(&args.wrapper)
-        .with_context(|| format!("cannot read {}", args.wrapper.display()))?;
-    let store = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
-    let image = cluster::store_image(&store)?;
-    Ok(JobSpec {
-        treegrams: treegrams(&args.wrapper, &wrapper),
-        store_base_run: Some(image.as_ref().and_then(|i| i.newest_run).unwrap_or(0)),
-        store_image: image.map(|i| i.bytes),
-        wrapper_file: args.wrapper.file_name().map_or_else(
-            || "wrapper.yaml".to_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        ),
-        wrapper_yaml,
-        output,
-        heal: args.heal.unwrap_or(HealMode::Off),
+    let request = cluster::JobRequest {
+        wrapper_path: args.wrapper.clone(),
         render: render_mode(args, &wrapper),
+        wrapper,
+        seeds,
+        output,
+        store: crate::cli::store_for(args.store.as_deref(), &args.wrapper),
+        heal: args.heal.unwrap_or(HealMode::Off),
         since: args
             .since
             .as_deref()
             .and_then(|t| super::parse_time(t).ok()),
-        items,
-        seeds: start,
-        scope,
-        max_pages: Some(wrapper.crawl.page_budget(args.max_pages)),
-        robots,
-        wrapper,
-    })
-}
-
-/// The wrapper's tree-gram files that exist, by path relative to its
-/// project folder.
-fn treegrams(wrapper_path: &Path, wrapper: &Wrapper) -> BTreeMap<String, String> {
-    let project = Project::of(wrapper_path);
-    let mut found = BTreeMap::new();
-    for path in wrapper.pattern_paths() {
-        let Some(pattern) = wrapper.pattern(&path) else {
-            continue;
-        };
-        let file = project.treegram_path(wrapper, &path, pattern);
-        if let (Ok(text), Ok(relative)) = (
-            std::fs::read_to_string(&file),
-            file.strip_prefix(&project.dir),
-        ) {
-            found.insert(relative.to_string_lossy().into_owned(), text);
-        }
-    }
-    found
+        depth: args.depth,
+        max_pages: args.max_pages,
+    };
+    Ok(request.prepare().await?)
 }
