@@ -288,7 +288,7 @@ pub fn load_times(
     times: usize,
     delay: std::time::Duration,
 ) -> Result<Vec<Page>, FetchError> {
-    let mut pages = Vec::with_capacity(times);
+    let mut pages = Vec::new();
     for i in 0..times {
         if i > 0 {
             std::thread::sleep(delay);

@@ -260,7 +260,7 @@ impl Renderer {
         delay: Duration,
         watch: Watch,
     ) -> Result<Vec<Vec<Rendered>>, RenderError> {
-        let mut out = Vec::with_capacity(loads);
+        let mut out = Vec::new();
         for i in 0..loads {
             if i > 0 {
                 tokio::time::sleep(delay).await;
