@@ -63,6 +63,9 @@ pub enum BackendError {
     /// The job's stored healing state names a file outside its folder.
     #[error("the job's tree-gram path {0:?} leaves the wrapper's project folder")]
     UnsafePath(String),
+    /// The job's records could not be written in the output's format.
+    #[error("cannot write the job's records: {0}")]
+    Sink(#[from] crate::crawl::SinkError),
     /// The job's heals could not be brought into the user's wrapper file
     /// and store.
     #[error("cannot bring the job's heals home: {0}")]

@@ -24,7 +24,7 @@ use url::Url;
 
 use super::BackendError;
 use super::citation::Citations;
-use crate::crawl::{ItemRule, RobotsTxt, Scope, Sink, SinkError, origin};
+use crate::crawl::{ItemRule, RobotsTxt, Scope, Sink, origin};
 use crate::job::PageOutput;
 use crate::site::ItemPattern;
 use crate::wrapper::{self, HealMode, RenderMode, Wrapper};
@@ -442,7 +442,6 @@ pub async fn export_to_sink(
         .await?;
     let mut rows = std::pin::pin!(rows);
     let mut exported = Exported::default();
-    let sink_failed = |e: SinkError| BackendError::Wrapper(e.to_string());
     while let Some(row) = rows.next().await {
         let row = row?;
         let line: &str = row.get(0);
@@ -450,12 +449,12 @@ pub async fn export_to_sink(
             BackendError::Wrapper(format!("a stored record does not read back: {e}"))
         })?;
         citations.cite(&mut page);
-        sink.write(page, row.get(3)).map_err(sink_failed)?;
+        sink.write(page, row.get(3))?;
         exported.items += 1;
         exported.records += u64::try_from(row.get::<_, i32>(1)).unwrap_or(0);
         exported.violations += u64::try_from(row.get::<_, i32>(2)).unwrap_or(0);
     }
-    sink.commit().map_err(sink_failed)?;
+    sink.commit()?;
     Ok(exported)
 }
 

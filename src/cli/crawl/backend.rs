@@ -105,30 +105,23 @@ async fn crawl(
     })
     .await?;
     let client = cluster::open(backend, PATIENCE).await?;
-    // Other workers may still hold leases the command's worker waited out;
-    // `work` returns only when nothing is queued or leased.
-    while !cluster::try_finish(&client, id).await? {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    // The job's heals come home before the records are written, so that
-    // the output cites the entries of the user's store.
     let store_path = crate::cli::store_for(args.store.as_deref(), &args.wrapper);
-    let home = cluster::bring_home(&client, id, &args.wrapper, &store_path).await?;
+    let mut stdout = crate::cli::stdout::Stdout::new();
+    let media_dir = mend::crawl::media_dir(args.out.as_deref());
+    let output = cluster::Output {
+        path: args.out.as_deref(),
+        format: args.format,
+        stdout: &mut stdout,
+        media_dir: &media_dir,
+    };
+    let cluster::JobEnd {
+        home,
+        exported,
+        media,
+        status,
+    } = cluster::end_job(&client, id, &args.wrapper, &store_path, output).await?;
     if !args.quiet {
         say_home(args, id, &home);
-    }
-    // A person may have reviewed the heals since the job came home.
-    let citations = &cluster::citations_now(&home.citations, &store_path)?;
-    let exported = export(args, &client, id, citations).await?;
-    let media = match wrapper_has_media(&client, id).await? {
-        true => {
-            let dir = mend::crawl::media_dir(args.out.as_deref());
-            cluster::export_media(&client, id, &dir).await?
-        }
-        false => 0,
-    };
-    let status = cluster::status(&client, Some(id)).await?;
-    if !args.quiet {
         say!(
             "mend: job {id}: {} URLs read ({} by this process), {} items, {} records, {} violations, {} errors, {} skipped, {} heals, {} images, {} workers; {:.1} pages/s",
             status.done + status.failed + status.skipped,
@@ -218,44 +211,6 @@ async fn job_to_work(
         }
     };
     Ok(Ok(id))
-}
-
-/// Writes the job's records to the output, citing the entries of the
-/// user's store.
-async fn export(
-    args: &Args,
-    client: &tokio_postgres::Client,
-    id: i64,
-    citations: &cluster::Citations,
-) -> anyhow::Result<cluster::Exported> {
-    Ok(match (&args.out, args.format) {
-        (_, SinkFormat::Csv | SinkFormat::Sqlite) => {
-            let job = cluster::load(client, id).await?;
-            let mut sink =
-                mend::crawl::Sink::open(args.out.as_deref(), args.format, &job.wrapper, None)?;
-            cluster::export_to_sink(client, id, citations, &mut sink).await?
-        }
-        (Some(path), SinkFormat::Ndjson) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            let mut file = std::io::BufWriter::new(file);
-            cluster::export(client, id, citations, &mut file).await?
-        }
-        (None, SinkFormat::Ndjson) => {
-            let mut out = std::io::BufWriter::new(crate::cli::stdout::Stdout::new());
-            cluster::export(client, id, citations, &mut out).await?
-        }
-    })
-}
-
-/// Whether the job's wrapper downloads images.
-async fn wrapper_has_media(client: &tokio_postgres::Client, id: i64) -> anyhow::Result<bool> {
-    Ok(cluster::load(client, id)
-        .await?
-        .wrapper
-        .crawl
-        .media
-        .is_some())
 }
 
 /// Says what bringing the job home did: the XPaths merged into the
