@@ -58,32 +58,25 @@ def run(argv, reuse, output):
 
 
 def measure(args, work, needed):
-    """The harness runs the blocks in `needed` read."""
+    """The harness runs the blocks in `needed` read: each split's cases made, then run."""
     py = sys.executable
     common = ["--data", args.data]
-    if "heal-by-split" in needed or "heal-peers-test" in needed:
-        for s in SPLITS:
-            cases = os.path.join(work, "cases", s)
-            out = os.path.join(work, f"heal-{s}.json")
-            if args.reuse and os.path.exists(out):
-                continue
-            run([py, "bench/wide_cases.py", *common, "--split", s, "--out", cases, "--seed", "1",
-                 "--mend", args.mend, "--jobs", "2"], args.reuse, os.path.join(cases, "cases.jsonl"))
-            run([py, "bench/heal_harness.py", *common, "--tracks", "wide-mutation,wide-pairs", "--cases",
-                 os.path.join(cases, "cases.jsonl"), "--mend", args.mend, "--jobs", "2", "--json", out,
-                 "--report", os.path.join(work, f"heal-{s}.md")], args.reuse, out)
+    kinds = []  # (runs' name, case generator and its own arguments, the harness's own arguments)
+    if {"heal-by-split", "heal-peers-test"} & set(needed):
+        kinds.append(("heal", ["bench/wide_cases.py", "--jobs", "2"], ["--tracks", "wide-mutation,wide-pairs"]))
     if "records-by-split" in needed:
+        kinds.append(("records", ["bench/record_cases.py"], ["--tracks", "records", "--no-scrapling"]))
+    for name, generator, harness in kinds:
         for s in SPLITS:
-            cases = os.path.join(work, "records", s)
-            out = os.path.join(work, f"records-{s}.json")
+            cases = os.path.join(work, f"{name}-cases", s)
+            out = os.path.join(work, f"{name}-{s}.json")
             if args.reuse and os.path.exists(out):
                 continue
-            run([py, "bench/record_cases.py", *common, "--split", s, "--out", cases, "--seed", "1",
-                 "--mend", args.mend], args.reuse, os.path.join(cases, "cases.jsonl"))
-            run([py, "bench/heal_harness.py", *common, "--tracks", "records", "--cases",
-                 os.path.join(cases, "cases.jsonl"),
-                 "--no-scrapling", "--mend", args.mend, "--jobs", "2", "--work", os.path.join(work, f"records-run-{s}"),
-                 "--json", out], args.reuse, out)
+            run([py, *generator, *common, "--split", s, "--out", cases, "--seed", "1", "--mend", args.mend],
+                args.reuse, os.path.join(cases, "cases.jsonl"))
+            run([py, "bench/heal_harness.py", *common, *harness, "--cases", os.path.join(cases, "cases.jsonl"),
+                 "--mend", args.mend, "--jobs", "2", "--work", os.path.join(work, f"{name}-run-{s}"),
+                 "--json", out, "--report", os.path.join(work, f"{name}-{s}.md")], args.reuse, out)
 
 
 def load(path):
