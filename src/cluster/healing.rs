@@ -31,9 +31,8 @@ use tokio_postgres::Client;
 use super::BackendError;
 use super::decision::{self, Tally};
 use super::job::{self, Job};
-use crate::dom::Document;
 use crate::fetch::{Page, PageSource, ParsedPage};
-use crate::job::{self as run, PageOutput, RunOptions};
+use crate::job::PageOutput;
 use crate::wrapper::{HealMode, PatternPath};
 
 /// Clean item pages a worker keeps, the newest, so that a decision can
@@ -167,25 +166,23 @@ pub(super) struct HealingContext {
 pub async fn extract(
     context: &HealingContext,
     client: &Client,
-    page: Page,
-    doc: Document,
+    parsed: Arc<ParsedPage>,
 ) -> Result<(PageOutput, i32), BackendError> {
     let mut state = context.state.lock().await;
     if state.job.heal == HealMode::Off {
-        let wrapper = state.job.wrapper.clone();
-        let version = state.job.wrapper_version;
+        // Without healing, pages need not wait for one another.
+        let (wrapper, version) = (state.job.wrapper.clone(), state.job.wrapper_version);
+        let (path, store) = (state.wrapper_path.clone(), state.store.clone());
         drop(state);
-        let source = PageSource::Parsed(Arc::new(ParsedPage::new(page, doc)));
-        let out = tokio::task::spawn_blocking(move || {
-            let mut out = None;
-            run::run_pages(&wrapper, &[source], &RunOptions::default(), |o| {
-                out = Some(o);
-            });
-            out
+        let sources = vec![PageSource::Parsed(parsed)];
+        let run = tokio::task::spawn_blocking(move || {
+            crate::runtime::run_batch(HealMode::Off, wrapper, &path, store, sources, &[])
         })
-        .await
-        .ok()
-        .flatten();
+        .await;
+        let out = run
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|r| r.outputs.into_iter().next());
         return Ok((out.unwrap_or_else(empty_output), version));
     }
     // Healing: one page at a time in this worker, on the job's newest state.
@@ -193,7 +190,7 @@ pub async fn extract(
     if current != state.job.wrapper_version {
         adopt(&mut state, client, context.id).await?;
     }
-    extract_deciding(context, &mut state, client, page, doc).await
+    extract_deciding(context, &mut state, client, parsed).await
 }
 
 /// Extracts a page that heals: offered the open heals, healed in `propose`
@@ -204,13 +201,13 @@ async fn extract_deciding(
     context: &HealingContext,
     state: &mut Healing,
     client: &Client,
-    page: Page,
-    doc: Document,
+    parsed: Arc<ParsedPage>,
 ) -> Result<(PageOutput, i32), BackendError> {
     let version = state.job.wrapper_version;
     let open = decision::open_heals(client, context.id, version).await?;
-    let parsed = PageSource::Parsed(Arc::new(ParsedPage::new(page.clone(), doc)));
-    let (out, _) = heal_pages(state, HealMode::Propose, &open, vec![parsed]).await;
+    let source = PageSource::Parsed(Arc::clone(&parsed));
+    let (out, _) = heal_pages(state, HealMode::Propose, &open, vec![source]).await;
+    let page = &parsed.page;
     let mut out = out.into_iter().next().unwrap_or_else(empty_output);
     let votes = decision::votes_of(&out);
     if votes.is_empty() {
@@ -218,7 +215,7 @@ async fn extract_deciding(
             if state.served.len() >= SERVED_KEPT {
                 state.served.pop_front();
             }
-            state.served.push_back(page);
+            state.served.push_back(page.clone());
         }
         return Ok((out, version));
     }
@@ -231,7 +228,7 @@ async fn extract_deciding(
         context.id,
         version,
         &context.name,
-        &page,
+        page,
         &url,
         &votes,
         min_pages,

@@ -55,9 +55,11 @@ use super::healing::{Healing, HealingContext, extract, settle};
 use super::job::{self, Job, robots_columns, robots_from_columns};
 use super::queue::{self, Ack, Claim, Lease, QueueClient};
 use crate::crawl::{
-    self, CacheEntry, Conditions, CrawlMemory, FetchFailure, Fetcher, PageRead, PageReader,
-    PageRenderer, Probes, ShapeVotes,
+    self, CacheEntry, Conditions, CrawlMemory, Extraction, FetchFailure, Fetcher, PagePipeline,
+    PageRead, PageRenderer, Probes, RecordSink, ShapeVotes,
 };
+use crate::fetch::ParsedPage;
+use crate::job::PageOutput;
 use crate::wrapper::{RenderMode, Wrapper};
 
 /// What a worker is asked to do.
@@ -683,7 +685,7 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         wrapper_version: 0,
         cache: None,
     };
-    let reader = PageReader {
+    let pipeline = PagePipeline {
         fetcher: &context.fetcher,
         renderer: context.renderer.as_ref(),
         wrapper: &wrapper,
@@ -692,26 +694,29 @@ async fn read(context: &Context, client: &Client, lease: &Lease) -> Result<Ack, 
         since,
     };
     let memory = JobMemory { context, client };
-    let read = match reader.read(&memory, &lease.url).await? {
+    let mut read = match pipeline.read(&memory, &lease.url).await? {
         Ok(read) => read,
         Err(e) => return failed(context, client, lease, ack, e).await,
     };
     if let Some((shape, helped)) = &read.render_vote {
         vote_render(context, client, shape, *helped).await?;
     }
-    acknowledged(context, client, lease, &scope, ack, read).await
+    let mut ack = acknowledged(lease, &scope, ack, &mut read);
+    let mut extraction = JobExtraction {
+        context,
+        client,
+        version: 0,
+    };
+    pipeline
+        .extract_items(&mut extraction, [&mut read], &mut ack)
+        .await?;
+    ack.wrapper_version = extraction.version;
+    Ok(ack)
 }
 
-/// The acknowledgement of a page read: its cache entry, its links in the
-/// job's scope, and for an item page to extract, its record.
-async fn acknowledged(
-    context: &Context,
-    client: &Client,
-    lease: &Lease,
-    scope: &crawl::Scope,
-    mut ack: Ack,
-    read: PageRead,
-) -> Result<Ack, BackendError> {
+/// The acknowledgement of a page read, before its record: its cache entry
+/// and its links in the job's scope.
+fn acknowledged(lease: &Lease, scope: &crawl::Scope, mut ack: Ack, read: &mut PageRead) -> Ack {
     ack.status = Some(read.status);
     ack.item = read.item;
     // Every crawl fills the cache that `--since` reads; the database keeps
@@ -721,29 +726,59 @@ async fn acknowledged(
         let changed_at = crawl::changed_at(read.cached.as_ref(), &read.cache, now);
         ack.cache = Some(CacheEntry {
             changed_at,
-            ..read.cache
+            ..read.cache.clone()
         });
     }
     if read.final_url != lease.url {
         ack.final_url = Some(read.final_url.clone());
     }
-    ack.links = read
-        .links
+    ack.links = std::mem::take(&mut read.links)
         .into_iter()
         .filter(|u| scope.allows(u, lease.depth + 1))
         .map(|u| (u, lease.depth + 1))
         .collect();
-    if let Some(doc) = read.document {
-        let (mut out, version) = extract(&context.healing, client, read.page, doc).await?;
-        crawl::attach_media(&mut out, &read.media);
-        ack.wrapper_version = version;
-        ack.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();
+    ack
+}
+
+/// A worker's [`Extraction`]: each page healed as the job says, one at a
+/// time under the job's healing lock, on the job's newest wrapper.
+struct JobExtraction<'a> {
+    context: &'a Context,
+    client: &'a Client,
+    /// The version of the job's wrapper the last page was read with.
+    version: i32,
+}
+
+impl Extraction for JobExtraction<'_> {
+    type Error = BackendError;
+
+    async fn extract(
+        &mut self,
+        pages: Vec<Arc<ParsedPage>>,
+    ) -> Result<Vec<PageOutput>, BackendError> {
+        let mut outputs = Vec::with_capacity(pages.len());
+        for parsed in pages {
+            let (out, version) = extract(&self.context.healing, self.client, parsed).await?;
+            self.version = version;
+            outputs.push(out);
+        }
+        Ok(outputs)
+    }
+}
+
+/// A page's acknowledgement takes its record: the output as one JSON line,
+/// with its adaptations for the job's log.
+impl RecordSink for Ack {
+    type Error = BackendError;
+
+    fn write(&mut self, _read: &PageRead, out: PageOutput) -> Result<(), BackendError> {
+        self.adaptations = out.adaptations.iter().map(|a| (**a).clone()).collect();
         let records = i32::try_from(out.records.len()).unwrap_or(i32::MAX);
         let violations = i32::try_from(out.violations.len()).unwrap_or(i32::MAX);
         let line = serde_json::to_string(&out).unwrap_or_default();
-        ack.record = Some((line, records, violations));
+        self.record = Some((line, records, violations));
+        Ok(())
     }
-    Ok(ack)
 }
 
 /// A worker's view of the job's memory: its tables in the database.

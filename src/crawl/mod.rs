@@ -3,9 +3,9 @@
 //! writes their records to a sink.
 //!
 //! The pipeline per page is fetch → render → links → extract and heal →
-//! media → sink. Reading a page, up to its links and images, is
-//! [`PageReader`]'s, which the PostgreSQL workers (`cluster`) use too, with
-//! their own [`CrawlMemory`]. Fetching goes through one async client (`fetcher.rs`) with robots.txt,
+//! media → sink, all of it [`PagePipeline`]'s, which the PostgreSQL workers
+//! (`cluster`) use too, with their own [`CrawlMemory`], [`Extraction`] and
+//! [`RecordSink`]. Fetching goes through one async client (`fetcher.rs`) with robots.txt,
 //! a gate per host with an adaptive delay (`politeness.rs`), retries with
 //! backoff, and a timeout and size limit on every response. Pages are taken
 //! from the frontier (`frontier.rs`) in the order of a learned priority, an
@@ -36,7 +36,7 @@ mod frontier;
 mod items;
 mod links;
 mod media;
-mod page_read;
+mod pipeline;
 mod politeness;
 mod render;
 mod run;
@@ -52,15 +52,13 @@ pub use frontier::{CrawlId, Frontier, FrontierError, Link, Resumable};
 pub use items::{ItemRule, item_rule};
 pub use links::links_of;
 pub use media::{media_dir, media_entry, media_name, write_media};
-pub use page_read::{CrawlMemory, PageRead, PageReader};
+pub use pipeline::{CrawlMemory, Extraction, PagePipeline, PageRead, RecordSink};
 pub use politeness::{Hosts, MAX_DELAY};
 pub use render::{
     AGREEMENT, PROBE_EVERY, PageRenderer, Probes, RenderAsk, RenderChoice, RenderFailure, Rendered,
     ShapeVotes, navigate, render_if_wanted, url_shape,
 };
-pub use run::{
-    CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, attach_media, crawl, start_urls,
-};
+pub use run::{CrawlError, CrawlOptions, CrawlSummary, Progress, Scope, crawl, start_urls};
 pub use sink::{Sink, SinkError, SinkFormat};
 pub use update::{
     CacheEntry, cache_entry, changed_at, conditions, http_date, parse_http_date, remembered,

@@ -28,13 +28,13 @@ use super::frontier::{
 };
 use super::items::{ItemRule, item_rule};
 use super::media::{Media, media_dir};
-use super::page_read::{CrawlMemory, PageRead, PageReader};
+use super::pipeline::{CrawlMemory, Extraction, PagePipeline, PageRead, RecordSink};
 use super::render::{PageRenderer, Probes, url_shape};
 use super::sink::{Sink, SinkError, SinkFormat};
 use super::update::CacheEntry;
 use crate::fetch::{PageSource, ParsedPage};
-use crate::job::{self, HealCounts, PageOutput, RunOptions};
-use crate::runtime::{self, RuntimeError};
+use crate::job::{HealCounts, PageOutput};
+use crate::runtime::{self, BatchRun, RuntimeError};
 use crate::site::{self, LinkValueModel};
 use crate::wrapper::{self, FrontierOrder, HealMode, RenderMode, Wrapper};
 
@@ -232,6 +232,20 @@ struct Shared {
     /// Pages of URL shapes rendering does not help, counted as a worker
     /// counts them: when a page would be rendered, not when it is queued.
     probes: std::sync::Mutex<Probes>,
+}
+
+impl Shared {
+    /// The page pipeline of the crawl.
+    fn pipeline(&self) -> PagePipeline<'_> {
+        PagePipeline {
+            fetcher: &self.fetcher,
+            renderer: self.renderer.as_ref(),
+            wrapper: &self.wrapper,
+            rule: &self.rule,
+            render: self.render,
+            since: self.since,
+        }
+    }
 }
 
 /// What a fetch task brings back.
@@ -459,6 +473,7 @@ impl Crawler {
             extractor: Extractor {
                 wrapper,
                 options: options.clone(),
+                heals: HealCounts::default(),
             },
             frontier,
             sink,
@@ -625,16 +640,39 @@ impl Crawler {
         Ok(())
     }
 
-    /// Extracts the waiting item pages and writes their records.
+    /// Extracts the waiting item pages, writes their records, commits the
+    /// output and records the pages in the frontier with its length, in one
+    /// transaction.
     async fn flush(&mut self) -> Result<(), CrawlError> {
-        self.extractor
-            .flush(
-                &mut self.batch,
-                &mut self.sink,
-                &mut self.frontier,
-                &mut self.summary,
-            )
-            .await
+        let shared = Arc::clone(&self.shared);
+        let reads = self
+            .batch
+            .iter_mut()
+            .filter_map(|(f, _)| f.result.as_mut().ok());
+        let mut output = Output {
+            sink: &mut self.sink,
+            summary: &mut self.summary,
+        };
+        shared
+            .pipeline()
+            .extract_items(&mut self.extractor, reads, &mut output)
+            .await?;
+        self.summary.heals = self.extractor.heals;
+        let len = self.sink.commit()?;
+        let batch = std::mem::take(&mut self.batch);
+        let pages: Vec<PageLinks<'_>> = batch
+            .iter()
+            .map(|(f, links)| (completed(f, Outcome::Done), links.as_slice()))
+            .collect();
+        self.frontier.complete_all(&pages, Some(len))?;
+        self.frontier
+            .remember_all(batch.iter().filter_map(|(f, _)| {
+                f.result
+                    .as_ref()
+                    .ok()
+                    .map(|read| (&f.queued.url, &read.cache, f.fetched_at))
+            }))?;
+        Ok(())
     }
 
     /// Where the crawl is.
@@ -748,14 +786,6 @@ async fn fetch_page(
     cached: Option<CacheEntry>,
 ) -> Fetched {
     let fetched_at = crate::runtime::now().unix_millis();
-    let reader = PageReader {
-        fetcher: &shared.fetcher,
-        renderer: shared.renderer.as_ref(),
-        wrapper: &shared.wrapper,
-        rule: &shared.rule,
-        render: shared.render,
-        since: shared.since,
-    };
     let memory = Looked {
         cached,
         shape_useless,
@@ -763,7 +793,7 @@ async fn fetch_page(
         media: shared.media.as_ref(),
         fetcher: &shared.fetcher,
     };
-    let read = match reader.read(&memory, &queued.url).await {
+    let read = match shared.pipeline().read(&memory, &queued.url).await {
         Ok(read) => read,
         Err(never) => match never {},
     };
@@ -819,86 +849,65 @@ impl CrawlMemory for Looked<'_> {
     }
 }
 
-/// Extracts item pages in batches through the runtime.
+/// Extracts item pages in batches through the runtime: the local crawl's
+/// [`Extraction`].
 struct Extractor {
     wrapper: Wrapper,
     options: CrawlOptions,
+    /// The heals of every batch so far.
+    heals: HealCounts,
 }
 
-impl Extractor {
-    /// Extracts the batch's pages, writes their records, commits the output
-    /// and records the pages in the frontier with its length, in one
-    /// transaction.
-    async fn flush(
+impl Extraction for Extractor {
+    type Error = CrawlError;
+
+    async fn extract(
         &mut self,
-        batch: &mut Vec<(Fetched, Vec<Link>)>,
-        sink: &mut Sink,
-        frontier: &mut Frontier,
-        summary: &mut CrawlSummary,
-    ) -> Result<(), CrawlError> {
-        let sources: Vec<PageSource> = batch
-            .iter_mut()
-            .filter_map(|(f, _)| f.result.as_mut().ok())
-            .map(|read| match read.document.take() {
-                Some(doc) => PageSource::Parsed(Arc::new(ParsedPage::new(read.page.clone(), doc))),
-                None => PageSource::Memory(Arc::new(read.page.clone())),
-            })
-            .collect();
-        if self.options.heal == HealMode::Auto && summary.heals.applied > 0 {
+        pages: Vec<Arc<ParsedPage>>,
+    ) -> Result<Vec<PageOutput>, CrawlError> {
+        if self.options.heal == HealMode::Auto && self.heals.applied > 0 {
             // An earlier batch rewrote the wrapper: later pages use it.
             self.wrapper = wrapper::load_file(&self.options.wrapper_path)
                 .map_err(|e| CrawlError::Wrapper(e.to_string()))?;
         }
-        let wrapper = self.wrapper.clone();
-        let options = self.options.clone();
-        let (outputs, heals, failure) = tokio::task::spawn_blocking(move || {
-            if options.heal == HealMode::Off {
-                let mut outputs = Vec::new();
-                let s = job::run_pages(&wrapper, &sources, &RunOptions::default(), |o| {
-                    outputs.push(o)
-                });
-                return (outputs, s.heals, None);
-            }
+        let (wrapper, options) = (self.wrapper.clone(), self.options.clone());
+        let pages = pages.into_iter().map(PageSource::Parsed).collect();
+        let run = tokio::task::spawn_blocking(move || {
             let path = &options.wrapper_path;
-            match runtime::run_batch(options.heal, wrapper, path, options.store, sources, &[]) {
-                Ok(run) => (run.outputs, run.heals, run.failure),
-                Err(e) => (Vec::new(), HealCounts::default(), Some(e.to_string())),
-            }
+            runtime::run_batch(options.heal, wrapper, path, options.store, pages, &[])
+                .map_err(|e| e.to_string())
         })
         .await
-        .unwrap_or_else(|e| (Vec::new(), HealCounts::default(), Some(e.to_string())));
-        if let Some(failure) = failure {
+        .unwrap_or_else(|e| Err(e.to_string()));
+        let run = run.unwrap_or_else(|failure| BatchRun {
+            failure: Some(failure),
+            ..BatchRun::default()
+        });
+        if let Some(failure) = &run.failure {
             tracing::warn!(error = %failure, "healing in this batch failed");
         }
-        add_heals(&mut summary.heals, heals);
-        let fetched_items: Vec<&PageRead> = batch
-            .iter()
-            .filter_map(|(f, _)| f.result.as_ref().ok())
-            .collect();
-        for (mut out, (read, (fetched, _))) in outputs
-            .into_iter()
-            .zip(fetched_items.iter().zip(batch.iter()))
-        {
-            attach_media(&mut out, &read.media);
-            summary.items += 1;
-            summary.records += out.records.len() as u64;
-            summary.violations += out.violations.len() as u64;
-            summary.violated_pages += u64::from(!out.violations.is_empty());
-            sink.write(out, fetched.fetched_at)?;
-        }
-        let len = sink.commit()?;
-        let pages: Vec<PageLinks<'_>> = batch
-            .iter()
-            .map(|(f, links)| (completed(f, Outcome::Done), links.as_slice()))
-            .collect();
-        frontier.complete_all(&pages, Some(len))?;
-        frontier.remember_all(batch.iter().filter_map(|(f, _)| {
-            f.result
-                .as_ref()
-                .ok()
-                .map(|read| (&f.queued.url, &read.cache, f.fetched_at))
-        }))?;
-        batch.clear();
+        add_heals(&mut self.heals, run.heals);
+        Ok(run.outputs)
+    }
+}
+
+/// The crawl's output as the pipeline writes to it, counting what it
+/// writes.
+struct Output<'a> {
+    sink: &'a mut Sink,
+    summary: &'a mut CrawlSummary,
+}
+
+impl RecordSink for Output<'_> {
+    type Error = CrawlError;
+
+    fn write(&mut self, read: &PageRead, out: PageOutput) -> Result<(), CrawlError> {
+        let summary = &mut *self.summary;
+        summary.items += 1;
+        summary.records += out.records.len() as u64;
+        summary.violations += out.violations.len() as u64;
+        summary.violated_pages += u64::from(!out.violations.is_empty());
+        self.sink.write(out, read.fetched_at)?;
         Ok(())
     }
 }
@@ -909,21 +918,6 @@ fn add_heals(total: &mut HealCounts, more: HealCounts) {
     total.abstained += more.abstained;
     total.rejected += more.rejected;
     total.reused += more.reused;
-}
-
-/// Adds `_media` to every record of a page that downloaded images.
-pub fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
-    if media.is_empty() {
-        return;
-    }
-    for record in &mut out.records {
-        if let serde_json::Value::Object(o) = record {
-            o.insert(
-                "_media".to_owned(),
-                serde_json::Value::Array(media.to_vec()),
-            );
-        }
-    }
 }
 
 #[cfg(test)]

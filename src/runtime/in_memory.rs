@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Runtime, RuntimeError, Session};
 use crate::fetch::PageSource;
-use crate::job::{HealCounts, PageOutput, RunOptions};
+use crate::job::{self, HealCounts, PageOutput, RunOptions};
 use crate::wrapper::{HealMode, PatternPath, Wrapper};
 
 /// What a batch gave.
@@ -31,6 +31,9 @@ pub struct BatchRun {
 /// (loaded from `wrapper_path`) in `mode`, with the store at `store`, default
 /// run options, and `pending` offered first ([`Runtime::offer_pending`]):
 /// heals another process of the same job found and not yet decided.
+///
+/// With healing off, the pages are only extracted: no runtime starts, and
+/// neither the store nor the wrapper file is read.
 pub fn run_batch(
     mode: HealMode,
     wrapper: Wrapper,
@@ -39,6 +42,17 @@ pub fn run_batch(
     sources: Vec<PageSource>,
     pending: &[(PatternPath, String)],
 ) -> Result<BatchRun, RuntimeError> {
+    if mode == HealMode::Off {
+        let mut outputs = Vec::with_capacity(sources.len());
+        let summary = job::run_pages(&wrapper, &sources, &RunOptions::default(), |o| {
+            outputs.push(o);
+        });
+        return Ok(BatchRun {
+            outputs,
+            heals: summary.heals,
+            failure: None,
+        });
+    }
     let mut runtime = Runtime::new(
         mode,
         wrapper,
