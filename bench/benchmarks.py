@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates the healing tables of BENCHMARKS.md with one command.
+"""Regenerates the tables of BENCHMARKS.md with one command.
 
 A generated block of BENCHMARKS.md stands between two markers,
 
@@ -10,7 +10,7 @@ A generated block of BENCHMARKS.md stands between two markers,
 and belongs to this script: it runs what measures the block, renders the table and writes it between the
 markers. Everything outside the markers is prose a person writes and this script never touches.
 
-Blocks (all from the same runs, so that the tools are compared on the same cases):
+Healing blocks (all from the same runs, so that the tools are compared on the same cases):
 
 * ``heal-by-split``: mend on the wide corpus's cases, test sites first, then validation and train
   (bench/wide_cases.py, bench/heal_harness.py with Scrapling and the robust XPath beside mend);
@@ -18,14 +18,22 @@ Blocks (all from the same runs, so that the tools are compared on the same cases
 * ``records-by-split``: record lists of the same splits (bench/record_cases.py --split), mend by split and
   the robust XPath on test sites.
 
+Speed blocks (each peer timed in the same run as mend, on this machine; release builds):
+
+* ``parse-speed``: parsing and ten XPaths on one core against lxml and selectolax's Lexbor
+  (bench/parse_vs_lxml.py, 5 repetitions, with target/release/examples/parse_extract_throughput);
+* ``heal-speed``: a heal's latency at 3,000, 15,000 and 60,000 elements, whole processes, against Scrapling's
+  relocation call (bench/heal_speed.py, 21 repetitions);
+* ``peak-memory``: peak resident memory of `mend run --heal off` on two pages of 200 MB (bench/peak_memory.py).
+
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about half an hour on 2 cores).
 
-    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend]
+    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH]
     python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference
 
 What it refuses: a block whose markers are missing or out of order (it says which, and writes nothing), and
-a run that does not finish (the harness's exit is passed on). Test sites are read in aggregate only, as
+a run that does not finish (its exit is passed on). Test sites are read in aggregate only, as
 everywhere in bench/.
 """
 
@@ -43,7 +51,9 @@ from split_report import cell, tally  # noqa: E402
 
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
-BLOCKS = ("heal-by-split", "heal-peers-test", "records-by-split")
+HEALING = ("heal-by-split", "heal-peers-test", "records-by-split")
+SPEED = ("parse-speed", "heal-speed", "peak-memory")
+BLOCKS = HEALING + SPEED
 
 
 def run(argv, reuse, output):
@@ -79,6 +89,73 @@ def measure(args, work, needed):
                  "--json", out, "--report", os.path.join(work, f"{name}-{s}.md")], args.reuse, out)
 
 
+def measure_speed(args, work, needed):
+    """The speed benchmarks of the blocks in `needed`, one after the other (they time on a quiet machine)."""
+    py = sys.executable
+    if "parse-speed" in needed:
+        out = os.path.join(work, "parse-speed.json")
+        run([py, "bench/parse_vs_lxml.py", "--rounds", "5", "--data", args.data, "--mend-cmd", args.example,
+             "--out", out], args.reuse, out)
+    if "heal-speed" in needed:
+        out = os.path.join(work, "heal-speed.json")
+        run([py, "bench/heal_speed.py", "--sizes", "3000,15000,60000", "--reps", "21", "--data", args.data,
+             "--mend", args.mend, "--out", out], args.reuse, out)
+    if "peak-memory" in needed:
+        out = os.path.join(work, "peak-memory.json")
+        run([py, "bench/peak_memory.py", "--data", args.data, "--mend", args.mend, "--json", out], args.reuse, out)
+
+
+def speed(path):
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def spread(values, digits=2):
+    return f"{min(values):.{digits}f}–{max(values):.{digits}f}"
+
+
+def render_speed(block, work):
+    """The Markdown of a speed block, from its run in `work`."""
+    if block == "parse-speed":
+        sets = speed(os.path.join(work, "parse-speed.json"))["sets"]
+        names = {"zyte": "Zyte article pages", "swde": "SWDE book pages"}
+        rows = []
+        for name, r in sets.items():
+            lexbor = "paired_ratio_selectolax" in r
+            rows.append([
+                f"{r['pages']} {names.get(name, name)}",
+                f"{r['mend_pages_per_second']:,.0f}", f"{r['lxml_pages_per_second']:,.0f}",
+                f"{r['selectolax_pages_per_second']:,.0f}" if lexbor else "-",
+                f"**{r['paired_ratio']:.2f}×** ({spread(r['paired_ratios'])})",
+                f"**{r['paired_ratio_selectolax']:.2f}×** ({spread(r['paired_ratios_selectolax'])})" if lexbor else "-",
+            ])
+        return table(["pages", "mend pages/s", "lxml pages/s", "selectolax pages/s", "mend / lxml",
+                      "mend / selectolax"], rows)
+    if block == "heal-speed":
+        result = speed(os.path.join(work, "heal-speed.json"))
+        rows = []
+        for r in result["rows"]:
+            row = [f"{r['elements']:,}", f"{r['bytes'] / 1e6:.1f}", f"{r['mend_off_ms']:,.0f} ms",
+                   f"{r['mend_auto_ms']:,.0f} ms ({r['mend_auto_p95_ms']:,.0f})",
+                   f"**{r['mend_heal_ms']:,.0f} ms ({r['mend_heal_p95_ms']:,.0f})**",
+                   "yes" if r.get("mend_correct") else f"no ({r.get('mend_status')})"]
+            if result.get("scrapling"):
+                reloc = r["scrapling_reloc_ms"]
+                row += [f"{reloc:,.0f} ms", "yes" if r.get("scrapling_correct") else "no",
+                        f"{reloc / max(r['mend_heal_ms'], 1e-3):,.0f}×"]
+            rows.append(row)
+        head = ["elements", "MB", "mend `--heal off`", "mend `--heal auto` (p95)", "mend heal (p95)", "mend right"]
+        if result.get("scrapling"):
+            head += [f"Scrapling {result['scrapling']} relocation", "Scrapling right", "relocation / mend heal"]
+        return table(head, rows)
+    if block == "peak-memory":
+        rows = speed(os.path.join(work, "peak-memory.json"))
+        return table(["page", "MB", "peak resident memory", "× the page", "median wall time"],
+                     [[r["page"], f"{r['bytes'] / 1e6:,.1f}", f"{r['peak_rss'] / 1e6:,.0f} MB",
+                       f"**{r['ratio']:.2f}×**", f"{r['median_seconds']:.1f} s"] for r in rows])
+    raise ValueError(block)
+
+
 def load(path):
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)["cases"]
@@ -98,6 +175,8 @@ def plain(c):
 
 def render(block, work):
     """The Markdown of one block, from the runs in `work`."""
+    if block in SPEED:
+        return render_speed(block, work)
     if block == "heal-by-split":
         tallies = [tally(load(os.path.join(work, f"heal-{s}.json")), "mend") for s in SPLITS]
         rows = sorted({r for t in tallies for r in t})
@@ -138,6 +217,8 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="render from the runs already in --work and exit 1 when a block differs; run nothing")
     ap.add_argument("--mend", default="target/release/mend")
+    ap.add_argument("--example", default="target/release/examples/parse_extract_throughput",
+                    help="the parse and extract example parse-speed times")
     ap.add_argument("--data", default=os.path.join(os.path.dirname(REPO), "shared", "data"))
     ap.add_argument("--work", default=os.path.join(REPO, "target", "benchmarks"))
     args = ap.parse_args()
@@ -151,6 +232,7 @@ def main():
     if not args.check:
         os.makedirs(args.work, exist_ok=True)
         measure(args, args.work, wanted)
+        measure_speed(args, args.work, wanted)
     differ = []
     # From the last block to the first, so that earlier offsets stay right.
     for name in sorted(wanted, key=lambda b: -spans[b][0]):
