@@ -24,12 +24,15 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
   (bench/parse_vs_lxml.py, 5 repetitions, with target/release/examples/parse_extract_throughput);
 * ``heal-speed``: a heal's latency at 3,000, 15,000 and 60,000 elements, whole processes, against Scrapling's
   relocation call (bench/heal_speed.py, 21 repetitions);
-* ``peak-memory``: peak resident memory of `mend run --heal off` on two pages of 200 MB (bench/peak_memory.py).
+* ``peak-memory``: peak resident memory of `mend run --heal off` on two pages of 200 MB (bench/peak_memory.py);
+* ``crawl-speed``: `mend crawl` against Scrapy on the fixture blog of 2,000 posts and on a generated shop of 2,000
+  products, politeness off on both sides (bench/crawl_vs_scrapy.py, 3 alternating rounds, with
+  target/release/examples/fixture_site serving the sites on 127.0.0.1).
 
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about half an hour on 2 cores).
 
-    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH]
+    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--site PATH]
     python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference
 
 What it refuses: a block whose markers are missing or out of order (it says which, and writes nothing), and
@@ -52,7 +55,7 @@ from split_report import cell, tally  # noqa: E402
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
 HEALING = ("heal-by-split", "heal-peers-test", "records-by-split")
-SPEED = ("parse-speed", "heal-speed", "peak-memory")
+SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed")
 BLOCKS = HEALING + SPEED
 
 
@@ -103,6 +106,11 @@ def measure_speed(args, work, needed):
     if "peak-memory" in needed:
         out = os.path.join(work, "peak-memory.json")
         run([py, "bench/peak_memory.py", "--data", args.data, "--mend", args.mend, "--json", out], args.reuse, out)
+    if "crawl-speed" in needed:
+        for site in (["--posts", "2000"], ["--shop", "2000"]):
+            out = os.path.join(work, f"crawl-speed-{site[0][2:]}.json")
+            run([py, "bench/crawl_vs_scrapy.py", *site, "--rounds", "3", "--mend", args.mend, "--site", args.site,
+                 "--out", out], args.reuse, out)
 
 
 def speed(path):
@@ -153,6 +161,15 @@ def render_speed(block, work):
         return table(["page", "MB", "peak resident memory", "× the page", "median wall time"],
                      [[r["page"], f"{r['bytes'] / 1e6:,.1f}", f"{r['peak_rss'] / 1e6:,.0f} MB",
                        f"**{r['ratio']:.2f}×**", f"{r['median_seconds']:.1f} s"] for r in rows])
+    if block == "crawl-speed":
+        runs = [speed(os.path.join(work, f"crawl-speed-{site}.json")) for site in ("posts", "shop")]
+        return table(["site", "pages fetched, mend / Scrapy", "mend pages/s", "Scrapy pages/s", "mend / Scrapy",
+                      "peak memory, mend / Scrapy", "same items"],
+                     [[r["site"], f"{r['mend_pages'][0]:,} / {r['scrapy_pages'][0]:,}",
+                       f"{r['mend_pages_per_s']:,.0f}", f"{r['scrapy_pages_per_s']:,.0f}",
+                       f"**{r['ratio_median']:.1f}×** ({spread(r['ratios'], 1)})",
+                       f"{r['mend_peak_mib']:.0f} / {r['scrapy_peak_mib']:.0f} MiB",
+                       "yes" if r["posts_extracted_equal"] else "no"] for r in runs])
     raise ValueError(block)
 
 
@@ -219,6 +236,8 @@ def main():
     ap.add_argument("--mend", default="target/release/mend")
     ap.add_argument("--example", default="target/release/examples/parse_extract_throughput",
                     help="the parse and extract example parse-speed times")
+    ap.add_argument("--site", default="target/release/examples/fixture_site",
+                    help="the fixture site's server crawl-speed crawls")
     ap.add_argument("--data", default=os.path.join(os.path.dirname(REPO), "shared", "data"))
     ap.add_argument("--work", default=os.path.join(REPO, "target", "benchmarks"))
     args = ap.parse_args()
