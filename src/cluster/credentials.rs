@@ -15,6 +15,12 @@
 //! user part of a URL's authority after its `:`, any `password=` query
 //! parameter, and the value of any `password` key of a key=value string,
 //! quoted or not.
+//!
+//! ## What it refuses
+//!
+//! A password file that others may read (ignored with a warning, as libpq
+//! does) and any message that would show a password: every connection string
+//! shown goes through [`redact`].
 
 use std::path::PathBuf;
 

@@ -19,6 +19,15 @@
 //! A publication is a compare-and-set of the job's version under the
 //! advisory lock: a worker that finds another version than the one it read
 //! adopts that one instead.
+//!
+//! ## What it refuses
+//!
+//! A job's files that would leave the worker's own folder are refused when
+//! the job is unpacked (`job::unpack`). A worker never writes a heal that did
+//! not hold on `adapt.min_pages` pages, and never publishes over a version it
+//! did not read: it adopts the newer one. A page extracted while the healing
+//! runtime cannot start gets an empty output, and the failure is logged; the
+//! job goes on.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};

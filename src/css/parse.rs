@@ -1,5 +1,13 @@
 //! A CSS selector list, parsed: a small recursive-descent parser over the
 //! selector's characters, with CSS's identifier and string escapes.
+//!
+//! ## What it refuses
+//!
+//! A selector longer than [`MAX_SELECTOR_CHARS`] characters, `:not()` nested
+//! deeper than [`MAX_NESTING`], namespaces (`|`), attribute case flags (`i`,
+//! `s`), pseudo-elements other than `::text` and `::attr(name)` or one that
+//! does not end its selector, and an argument to a pseudo-class that takes
+//! none: each is a [`CssError`] with the column where it starts.
 
 use super::{CssError, MAX_NESTING, MAX_SELECTOR_CHARS};
 

@@ -2,6 +2,11 @@
 //! writes it: each selector from `descendant-or-self::`, its conditions in
 //! one predicate per step (so that `position()` in `a + b` counts the
 //! step's whole axis), and the selectors of a list joined with `|`.
+//!
+//! ## What it refuses
+//!
+//! Nothing: every selector the parser accepts has a translation, and what
+//! XPath 1.0 cannot say is refused by the parser.
 
 use super::parse::{AttrOp, Combinator, Compound, Condition, Nth, Pseudo, PseudoElement, Selector};
 

@@ -13,6 +13,11 @@
 //! Nothing here trusts html5gum: whether a piece lies in the input is a
 //! comparison of addresses, and a span whose ends are not character
 //! boundaries is read as the owned bytes are, lossily.
+//!
+//! ## What it refuses
+//!
+//! Nothing: every token is read. A span whose ends are not character
+//! boundaries is read lossily, as owned bytes are.
 
 use std::borrow::Cow;
 use std::ops::Range;

@@ -11,6 +11,14 @@
 //!
 //! The ledger is plain data and the rule a pure function of it: storing the
 //! entries and rewriting the file are the healer's.
+//!
+//! ## What it refuses
+//!
+//! [`held_back`] keeps a heal from the wrapper until it held on
+//! `adapt.min_pages` distinct pages, earlier runs' included, and on more than
+//! half of the pages where its pattern broke in this run. Joining an entry
+//! needs the page's own heal to be the entry's (same pattern, old and new
+//! XPath); nothing else is grouped.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -43,6 +43,12 @@
 //! Walking back prefers the diagonal (a match), then the row above, then the
 //! column to the left, the same way on both paths, so alignments are
 //! deterministic and do not depend on the budget.
+//!
+//! ## What it refuses
+//!
+//! One pair of sibling lists whose table would exceed [`LEVEL_LIMIT`] cells,
+//! as [`SimilarityError::TooWide`]. No depth of tree and no size of store is
+//! refused: both are bounded as above.
 
 use super::SimilarityError;
 use super::tree::{LabeledTree, NONE, SubTree};

@@ -5,6 +5,12 @@
 //! worker beside any `mend worker` processes, and when nothing is left
 //! writes the job's records, in URL order, to `--out` or standard output.
 //! With `--detach` it only submits, and prints the job's id.
+//!
+//! ## What it refuses
+//!
+//! `--format sqlite` without `--out`, a `--job` that the backend does not hold
+//! or that crawls with another wrapper, and a `--since` that is not a time:
+//! each before anything is submitted, with exit 2.
 
 use std::io::Write as _;
 use std::process::ExitCode;

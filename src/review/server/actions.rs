@@ -12,6 +12,14 @@
 //! and that was not used before. After a decision the browser is sent back
 //! to the adaptation's page (303), which says what was done; a refusal is
 //! shown on that page at once, with the reason, and changes nothing.
+//!
+//! ## What it refuses
+//!
+//! A POST without a fresh nonce of this server (a forgery, answered 403), a
+//! decision word other than approve, reject and revert, and every decision
+//! the library refuses (one decided already, a wrapper file changed since,
+//! an abstention with no XPath to decide): the refusal is shown on the
+//! adaptation's page with its reason, and nothing changes.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};

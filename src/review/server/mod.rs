@@ -13,6 +13,12 @@
 //! sanitized holds up neither the list nor another page. Decisions share
 //! the one connection the server was given, one at a time: SQLite
 //! serialises writers anyway.
+//!
+//! ## What it refuses
+//!
+//! Every address but 127.0.0.1, a path without the server's token, a `Host`
+//! other than the server's own, a POST from another origin or without a fresh
+//! nonce ([`guard`]), and any load or script inside a stored page's frame.
 
 mod actions;
 pub mod guard;
