@@ -27,7 +27,10 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
 * ``peak-memory``: peak resident memory of `mend run --heal off` on two pages of 200 MB (bench/peak_memory.py);
 * ``crawl-speed``: `mend crawl` against Scrapy on the fixture blog of 2,000 posts and on a generated shop of 2,000
   products, politeness off on both sides (bench/crawl_vs_scrapy.py, 3 alternating rounds, with
-  target/release/examples/fixture_site serving the sites on 127.0.0.1).
+  target/release/examples/fixture_site serving the sites on 127.0.0.1);
+* ``drift-cost``: `mend run --heal off` on 200 SWDE pages with and without tree-grams (bench/drift_cost.py,
+  21 alternating rounds);
+* ``store-growth``: a store's size over 100 heal-then-revert cycles, and after `mend gc` (bench/store_growth.py).
 
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about half an hour on 2 cores).
@@ -55,7 +58,7 @@ from split_report import cell, tally  # noqa: E402
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
 HEALING = ("heal-by-split", "heal-peers-test", "records-by-split")
-SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed")
+SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth")
 BLOCKS = HEALING + SPEED
 
 
@@ -106,6 +109,13 @@ def measure_speed(args, work, needed):
     if "peak-memory" in needed:
         out = os.path.join(work, "peak-memory.json")
         run([py, "bench/peak_memory.py", "--data", args.data, "--mend", args.mend, "--json", out], args.reuse, out)
+    if "drift-cost" in needed:
+        out = os.path.join(work, "drift-cost.json")
+        run([py, "bench/drift_cost.py", "--rounds", "21", "--data", args.data, "--mend", args.mend, "--json", out],
+            args.reuse, out)
+    if "store-growth" in needed:
+        out = os.path.join(work, "store-growth.json")
+        run([py, "bench/store_growth.py", "--cycles", "100", "--mend", args.mend, "--json", out], args.reuse, out)
     if "crawl-speed" in needed:
         for site in (["--posts", "2000"], ["--shop", "2000"]):
             out = os.path.join(work, f"crawl-speed-{site[0][2:]}.json")
@@ -161,6 +171,19 @@ def render_speed(block, work):
         return table(["page", "MB", "peak resident memory", "× the page", "median wall time"],
                      [[r["page"], f"{r['bytes'] / 1e6:,.1f}", f"{r['peak_rss'] / 1e6:,.0f} MB",
                        f"**{r['ratio']:.2f}×**", f"{r['median_seconds']:.1f} s"] for r in rows])
+    if block == "drift-cost":
+        r = speed(os.path.join(work, "drift-cost.json"))
+        return table(["pages", "tree-grams", "with the drift check", "without (no tree-grams)", "ratio", "goal"],
+                     [[str(r["pages"]), str(r["treegrams"]), f"{r['median_s_with_drift_check'] * 1e3:.1f} ms",
+                       f"{r['median_s_without'] * 1e3:.1f} ms", f"**{r['ratio']:.3f}**", "≤ 1.10"]])
+    if block == "store-growth":
+        r = speed(os.path.join(work, "store-growth.json"))
+        (c0, s0), (c1, s1) = r["sizes"][0], r["sizes"][-1]
+        return table(["cycles", "store size", "growth per cycle", "applied heals `mend log` lists",
+                      f"after `mend gc --keep-runs {r['keep_runs']}`"],
+                     [[f"{c0} → {c1}", f"{s0 / 1e6:.2f} MB → {s1 / 1e6:.2f} MB",
+                       f"{(s1 - s0) / (c1 - c0) / 1e3:.1f} KB", str(r["still_applied"]),
+                       f"{r['after_gc'] / 1e6:.2f} MB"]])
     if block == "crawl-speed":
         runs = [speed(os.path.join(work, f"crawl-speed-{site}.json")) for site in ("posts", "shop")]
         return table(["site", "pages fetched, mend / Scrapy", "mend pages/s", "Scrapy pages/s", "mend / Scrapy",

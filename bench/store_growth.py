@@ -5,9 +5,10 @@ Each cycle runs the bookshop wrapper (with `min_pages: 1` and
 `update_treegrams: true`) over its redesigned page with `--heal auto`, which
 heals three patterns and refreshes their tree-grams, then reverts each heal
 with `mend revert`. The store's size is printed every `--every` cycles, then
-`mend gc` runs and its summary is printed.
+`mend gc` runs and its summary is printed. `--json FILE` writes the sizes,
+the applied heals `mend log` still lists, and the size after gc.
 
-    python3 bench/store_growth.py --mend target/release/mend --cycles 100
+    python3 bench/store_growth.py --mend target/release/mend --cycles 100 [--json FILE]
 
 The project is built in a scratch folder from files of this repository; the
 store is the only thing measured.
@@ -45,6 +46,7 @@ def main():
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--every", type=int, default=25)
     parser.add_argument("--keep-runs", type=int, default=5)
+    parser.add_argument("--json", help="write the result to this file")
     args = parser.parse_args()
     binary = str(Path(args.mend).resolve())
     with tempfile.TemporaryDirectory(prefix="mend-store-growth-") as tmp:
@@ -89,9 +91,17 @@ def main():
             (c0, s0), (c1, s1) = sizes[0], sizes[-1]
             print(f"growth per cycle: {(s1 - s0) / (c1 - c0):,.0f} bytes")
         applied = mend(binary, ["log", "--status", "applied", "--json", "--store", "store.db"], project)
-        print(f"log --status applied: {len(json.loads(applied.stdout or '[]'))} entries")
+        still_applied = len(json.loads(applied.stdout or "[]"))
+        print(f"log --status applied: {still_applied} entries")
         gc = mend(binary, ["gc", "--keep-runs", str(args.keep_runs), "--store", "store.db"], project)
+        if gc.returncode != 0:
+            sys.exit(f"gc failed: {gc.stderr}")
         print(gc.stdout.strip() or gc.stderr.strip())
+        if args.json:
+            result = {"cycles": args.cycles, "sizes": sizes, "still_applied": still_applied,
+                      "keep_runs": args.keep_runs, "after_gc": size(db)}
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
 
 
 if __name__ == "__main__":
