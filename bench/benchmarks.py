@@ -275,6 +275,14 @@ def main():
         os.makedirs(args.work, exist_ok=True)
         measure(args, args.work, wanted)
         measure_speed(args, args.work, wanted)
+        # The runs take minutes to most of an hour: the page is read again, so
+        # that what a person wrote meanwhile stays.
+        with open(DOC, encoding="utf-8") as handle:
+            text = handle.read()
+        spans = blocks_of(text)
+        missing = [b for b in wanted if b not in spans]
+        if missing:
+            sys.exit(f"BENCHMARKS.md lost its markers for {', '.join(missing)} during the runs; nothing written")
     differ = []
     # From the last block to the first, so that earlier offsets stay right.
     for name in sorted(wanted, key=lambda b: -spans[b][0]):
