@@ -14,7 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::{PagePipeline, PageRead};
-use crate::fetch::ParsedPage;
+use crate::fetch::{Page, ParsedPage};
 use crate::job::PageOutput;
 
 /// How a crawl runs its item pages through the runtime, healing as its job
@@ -47,8 +47,9 @@ impl PagePipeline<'_> {
     /// writes each output to `sink`, in the pages' order. Gives how many
     /// outputs were written.
     ///
-    /// The documents are taken from the reads (a page is parsed once); the
-    /// rest of each read stays for the caller to record.
+    /// The documents and the pages' bytes are taken from the reads (a page
+    /// is parsed once and held once); the rest of each read stays for the
+    /// caller to record.
     pub async fn extract_items<'r, X, S>(
         &self,
         extraction: &mut X,
@@ -63,7 +64,14 @@ impl PagePipeline<'_> {
         let mut sources = Vec::new();
         for read in reads {
             if let Some(document) = read.document.take() {
-                let parsed = ParsedPage::new(read.page.clone(), document);
+                // The bytes move to the extraction rather than being copied:
+                // a page is held once, however large.
+                let bytes = std::mem::take(&mut read.page.bytes);
+                let page = Page {
+                    bytes,
+                    ..read.page.clone()
+                };
+                let parsed = ParsedPage::new(page, document);
                 sources.push(Arc::new(parsed));
                 extracted.push(read);
             }
@@ -102,7 +110,6 @@ mod tests {
     use super::*;
     use crate::crawl::{CacheEntry, Fetcher, ItemRule};
     use crate::dom::Document;
-    use crate::fetch::Page;
     use crate::job::{RunOptions, process_document};
     use crate::wrapper::{Politeness, RenderMode, Wrapper};
 
@@ -217,6 +224,11 @@ mod tests {
             ]
         );
         assert!(reads.iter().all(|r| r.document.is_none()));
+        assert!(reads[0].page.bytes.is_empty() && reads[2].page.bytes.is_empty());
+        assert_eq!(
+            reads[1].page.bytes, b"<h1>raw</h1>",
+            "a page not extracted keeps its bytes"
+        );
     }
 
     #[test]
