@@ -250,6 +250,17 @@ def blocks_of(text):
     return spans
 
 
+def read_page(wanted, missing_says):
+    """BENCHMARKS.md's text and its blocks' spans; exits, writing nothing, when a wanted block has no markers."""
+    with open(DOC, encoding="utf-8") as handle:
+        text = handle.read()
+    spans = blocks_of(text)
+    missing = [b for b in wanted if b not in spans]
+    if missing:
+        sys.exit(f"BENCHMARKS.md {missing_says} {', '.join(missing)}")
+    return text, spans
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", action="append", choices=BLOCKS, help="this block only (may repeat)")
@@ -265,24 +276,14 @@ def main():
     ap.add_argument("--work", default=os.path.join(REPO, "target", "benchmarks"))
     args = ap.parse_args()
     wanted = args.only or list(BLOCKS)
-    with open(DOC, encoding="utf-8") as handle:
-        text = handle.read()
-    spans = blocks_of(text)
-    missing = [b for b in wanted if b not in spans]
-    if missing:
-        sys.exit(f"BENCHMARKS.md has no markers for {', '.join(missing)}")
+    text, spans = read_page(wanted, "has no markers for")
     if not args.check:
         os.makedirs(args.work, exist_ok=True)
         measure(args, args.work, wanted)
         measure_speed(args, args.work, wanted)
         # The runs take minutes to most of an hour: the page is read again, so
         # that what a person wrote meanwhile stays.
-        with open(DOC, encoding="utf-8") as handle:
-            text = handle.read()
-        spans = blocks_of(text)
-        missing = [b for b in wanted if b not in spans]
-        if missing:
-            sys.exit(f"BENCHMARKS.md lost its markers for {', '.join(missing)} during the runs; nothing written")
+        text, spans = read_page(wanted, "lost during the runs its markers for")
     differ = []
     # From the last block to the first, so that earlier offsets stay right.
     for name in sorted(wanted, key=lambda b: -spans[b][0]):
