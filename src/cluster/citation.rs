@@ -88,15 +88,8 @@ impl Citations {
                 wait(c);
             }
         }
-        for r in &mut out.records {
-            let Some(r) = r.as_object_mut() else {
-                continue;
-            };
-            match proposals.is_empty() {
-                true => r.remove("_proposals"),
-                false => r.insert("_proposals".to_owned(), proposals.clone().into()),
-            };
-        }
+        let proposals = (!proposals.is_empty()).then(|| serde_json::Value::from(proposals));
+        out.set_in_records("_proposals", proposals.as_ref());
     }
 
     /// An exported line with its citations rewritten; lines of pages that

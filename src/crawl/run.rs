@@ -785,7 +785,6 @@ async fn fetch_page(
     shape_useless: bool,
     cached: Option<CacheEntry>,
 ) -> Fetched {
-    let fetched_at = crate::runtime::now().unix_millis();
     let memory = Looked {
         cached,
         shape_useless,
@@ -805,6 +804,12 @@ async fn fetch_page(
         robots: matches!(e, FetchFailure::Robots),
         error: e.to_string(),
     });
+    // A page read keeps the time its fetch began; a failure is dated when
+    // it is known, so that the crawl reads the clock once a page.
+    let fetched_at = match &result {
+        Ok(read) => read.fetched_at,
+        Err(_) => crate::runtime::now().unix_millis(),
+    };
     Fetched {
         queued,
         fetched_at,

@@ -68,6 +68,24 @@ pub struct PageOutput {
     pub ticket: Option<usize>,
 }
 
+impl PageOutput {
+    /// Sets `key` to `value` in every record of the page that is an object,
+    /// or takes the key out of each when `value` is `None`: how a page's
+    /// records carry what was learned about the whole page (its images,
+    /// the proposals that served it).
+    pub fn set_in_records(&mut self, key: &str, value: Option<&Value>) {
+        for record in &mut self.records {
+            let Some(fields) = record.as_object_mut() else {
+                continue;
+            };
+            match value {
+                Some(v) => fields.insert(key.to_owned(), v.clone()),
+                None => fields.remove(key),
+            };
+        }
+    }
+}
+
 /// How a run reads its pages and shapes its records.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {

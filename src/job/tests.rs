@@ -101,3 +101,38 @@ fn a_parsed_page_is_extracted_from_its_document_not_parsed_again() {
     let again = parsed.take_document();
     assert_eq!(again.string_value(again.root()), "as fetched");
 }
+
+#[test]
+fn a_page_wide_value_goes_into_every_object_record_and_comes_out_again() {
+    let mut out = super::PageOutput {
+        page: "p.html".to_owned(),
+        records: vec![
+            json!({"title": "A"}),
+            json!("not an object"),
+            json!({"title": "B"}),
+        ],
+        violations: Vec::new(),
+        adaptations: Vec::new(),
+        fallbacks: Vec::new(),
+        error: None,
+        ticket: None,
+    };
+    out.set_in_records("_proposals", Some(&json!(["tag:1"])));
+    assert_eq!(
+        out.records,
+        [
+            json!({"title": "A", "_proposals": ["tag:1"]}),
+            json!("not an object"),
+            json!({"title": "B", "_proposals": ["tag:1"]}),
+        ]
+    );
+    out.set_in_records("_proposals", None);
+    assert_eq!(
+        out.records,
+        [
+            json!({"title": "A"}),
+            json!("not an object"),
+            json!({"title": "B"})
+        ]
+    );
+}

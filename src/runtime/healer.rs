@@ -608,14 +608,7 @@ impl Runtime {
         if proposals.is_empty() {
             return;
         }
-        for r in &mut out.records {
-            if let serde_json::Value::Object(o) = r {
-                o.insert(
-                    "_proposals".to_owned(),
-                    serde_json::Value::Array(proposals.clone()),
-                );
-            }
-        }
+        out.set_in_records("_proposals", Some(&serde_json::Value::Array(proposals)));
     }
 }
 

@@ -92,16 +92,8 @@ impl PagePipeline<'_> {
 
 /// Adds `_media` to every record of a page that downloaded images.
 fn attach_media(out: &mut PageOutput, media: &[serde_json::Value]) {
-    if media.is_empty() {
-        return;
-    }
-    for record in &mut out.records {
-        if let serde_json::Value::Object(o) = record {
-            o.insert(
-                "_media".to_owned(),
-                serde_json::Value::Array(media.to_vec()),
-            );
-        }
+    if !media.is_empty() {
+        out.set_in_records("_media", Some(&serde_json::Value::Array(media.to_vec())));
     }
 }
 
