@@ -30,12 +30,24 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
   target/release/examples/fixture_site serving the sites on 127.0.0.1);
 * ``drift-cost``: `mend run --heal off` on 200 SWDE pages with and without tree-grams (bench/drift_cost.py,
   21 alternating rounds);
-* ``store-growth``: a store's size over 100 heal-then-revert cycles, and after `mend gc` (bench/store_growth.py).
+* ``store-growth``: a store's size over 100 heal-then-revert cycles, and after `mend gc` (bench/store_growth.py);
+* ``hostile-scale``: inputs built to find quadratic time or unbounded recursion, whole processes, 5 repetitions
+  (bench/hostile_scale.py);
+* ``xpath-speed``: `mend run` against parsel on 181 Zyte pages, whole processes in back-to-back pairs
+  (bench/run_vs_parsel.py), and XPath evaluation alone against lxml on the same trees (bench/xpath_vs_lxml.py,
+  with target/release/examples/xpath_throughput);
+* ``site-redesign``: one redesign over 200 SWDE pages of one site, `--heal propose` against `--heal off`, the
+  entries it leaves in the store, and `--jobs 1` against `--jobs 2` (bench/site_redesign.py, 5 rounds);
+* ``python-speed``: the Python module's `Wrapper.extract` against parsel's `Selector` on 181 Zyte pages
+  (bench/python_vs_parsel.py), and a Scrapy crawl of the fixture blog through `mend.scrapy` against the same
+  crawl with parsel (bench/scrapy_overhead.py). It needs the module built in release (`pip install .`) in the
+  interpreter that runs this script.
 
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about half an hour on 2 cores).
 
-    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--site PATH]
+    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--xpath-example PATH]
+        [--site PATH]
     python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference
 
 What it refuses: a block whose markers are missing or out of order (it says which, and writes nothing), and
@@ -58,7 +70,8 @@ from split_report import cell, tally  # noqa: E402
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
 HEALING = ("heal-by-split", "heal-peers-test", "records-by-split")
-SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth")
+SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth", "hostile-scale",
+         "xpath-speed", "python-speed", "site-redesign")
 BLOCKS = HEALING + SPEED
 
 
@@ -116,6 +129,30 @@ def measure_speed(args, work, needed):
     if "store-growth" in needed:
         out = os.path.join(work, "store-growth.json")
         run([py, "bench/store_growth.py", "--cycles", "100", "--mend", args.mend, "--json", out], args.reuse, out)
+    if "hostile-scale" in needed:
+        out = os.path.join(work, "hostile-scale.json")
+        run([py, "bench/hostile_scale.py", "--mend", args.mend, "--json", out], args.reuse, out)
+    if "xpath-speed" in needed:
+        zyte = os.path.join(args.data, "zyte_article_extraction_benchmark", "html")
+        out = os.path.join(work, "run-vs-parsel.json")
+        run([py, "bench/run_vs_parsel.py", "--data", zyte, "--mend", args.mend, "--out", out], args.reuse, out)
+        out = os.path.join(work, "xpath-vs-lxml.json")
+        xpaths = f"{args.xpath_example} --exprs bench/xpath_expressions.txt"
+        run([py, "bench/xpath_vs_lxml.py", "--data", zyte, "--mend-cmd", xpaths, "--out", out], args.reuse, out)
+    if "site-redesign" in needed:
+        out = os.path.join(work, "site-redesign.json")
+        run([py, "bench/site_redesign.py", "--mend", args.mend, "--rounds", "5", "--json", out], args.reuse, out)
+    if "python-speed" in needed:
+        try:
+            import mend  # noqa: F401
+        except ImportError:
+            sys.exit("python-speed needs the Python module: `pip install .` (a release build) first")
+        zyte = os.path.join(args.data, "zyte_article_extraction_benchmark", "html")
+        out = os.path.join(work, "python-vs-parsel.json")
+        run([py, "bench/python_vs_parsel.py", "--data", zyte, "--json", out], args.reuse, out)
+        out = os.path.join(work, "scrapy-overhead.json")
+        run([py, "bench/scrapy_overhead.py", "--site", args.site, "--posts", "400", "--rounds", "5", "--json", out],
+            args.reuse, out)
     if "crawl-speed" in needed:
         for site in (["--posts", "2000"], ["--shop", "2000"]):
             out = os.path.join(work, f"crawl-speed-{site[0][2:]}.json")
@@ -193,6 +230,56 @@ def render_speed(block, work):
                        f"**{r['ratio_median']:.1f}×** ({spread(r['ratios'], 1)})",
                        f"{r['mend_peak_mib']:.0f} / {r['scrapy_peak_mib']:.0f} MiB",
                        "yes" if r["posts_extracted_equal"] else "no"] for r in runs])
+    if block == "hostile-scale":
+        r = speed(os.path.join(work, "hostile-scale.json"))
+        return table(["input", "MB", "median wall time (range)", "user + system CPU", "peak resident memory",
+                      "goal"],
+                     [[row["input"].replace("<", "`<").replace(">", ">`"), f"{row['mb']:.1f}",
+                       f"**{row['wall']:.2f} s** ({row['wall_min']:.2f}–{row['wall_max']:.2f})",
+                       f"{row['user']:.2f} + {row['system']:.2f} s", f"{row['peak_mb']:,.0f} MB",
+                       f"< {row['goal']:g} s" if row["goal"] else "-"] for row in r["rows"]])
+    if block == "xpath-speed":
+        run_ = speed(os.path.join(work, "run-vs-parsel.json"))
+        xp = speed(os.path.join(work, "xpath-vs-lxml.json"))
+        pairs = run_["paired_ratios"]
+        xpairs = xp["paired_ratios"]
+        return table(["work", "pages", "mend", "peer", "mend / peer"], [
+            ["`mend run` (whole process) against parsel, parse and 10 XPaths", str(run_["pages"]),
+             f"{run_['mend']['pages_per_second']:,.0f} pages/s",
+             f"{run_['parsel']['pages_per_second']:,.0f} pages/s (parsel {run_['parsel_version']})",
+             f"**{run_['ratio_mend_over_parsel_paired']:.2f}×** ({spread(pairs)})"],
+            [f"XPath evaluation alone against lxml, {len(xp['expressions'])} expressions, the same trees",
+             str(len(xp["pages"])), f"{xp['mend_result']['expressions_per_second']:,.0f} evaluations/s",
+             f"{xp['lxml_result']['expressions_per_second']:,.0f} evaluations/s (lxml {xp['lxml']})",
+             f"**{xp['paired_ratio_mend_over_lxml']:.1f}×** ({spread(xpairs, 1)})"],
+        ])
+    if block == "site-redesign":
+        r = speed(os.path.join(work, "site-redesign.json"))
+        stored = {}
+        for pattern, pages in r["proposals_stored"]:
+            stored.setdefault(pattern, []).append(str(pages))
+        return table(["pages", "`--heal off`", "`--heal propose`", "propose / off", "distinct proposals in the output",
+                      "proposals in the store (pages each)", "entries of any status",
+                      "`--jobs 1` and `--jobs 2` identical"],
+                     [[str(r["pages"]), f"{r['off_median']:.3f} s", f"{r['propose_median']:.3f} s",
+                       f"**{r['ratio']:.2f}×** (goal ≤ {r['max_ratio']:g}×)", str(r["proposals_in_output"]),
+                       f"{len(r['proposals_stored'])} (" + ", ".join(f"{p} {' + '.join(n)}" for p, n in stored.items())
+                       + ")", str(r["entries"]), "yes" if r["jobs_identical"] else "no"]])
+    if block == "python-speed":
+        py = speed(os.path.join(work, "python-vs-parsel.json"))
+        crawl = speed(os.path.join(work, "scrapy-overhead.json"))
+        given = {"text": "text (`Selector(text=)`, `extract(str)`)",
+                 "bytes": "UTF-8 bytes (`Selector(body=)`, `extract(bytes)`)"}
+        extraction = table(["pages given as", "pages", f"parsel {py['parsel']}", "mend", "mend / parsel"],
+                           [[given[r["given_as"]], str(py["pages"]), f"{r['parsel_pages_per_second']:,.0f} pages/s",
+                             f"{r['mend_pages_per_second']:,.0f} pages/s",
+                             f"**{r['ratio']:.2f}×** ({spread(r['paired_ratios'])})"] for r in py["rows"]])
+        scrapy = table(["Scrapy crawl of the fixture blog", "post pages", "parsel", "mend.scrapy",
+                        "crawl time, mend / parsel"],
+                       [["median crawl time", str(crawl["posts"]), f"{crawl['parsel_median']:.2f} s",
+                         f"{crawl['mend_median']:.2f} s",
+                         f"**{crawl['ratio_median']:.2f}** ({spread(crawl['ratios'])})"]])
+        return extraction + "\n\n" + scrapy
     raise ValueError(block)
 
 
@@ -270,6 +357,8 @@ def main():
     ap.add_argument("--mend", default="target/release/mend")
     ap.add_argument("--example", default="target/release/examples/parse_extract_throughput",
                     help="the parse and extract example parse-speed times")
+    ap.add_argument("--xpath-example", default="target/release/examples/xpath_throughput",
+                    help="the XPath evaluation example xpath-speed times")
     ap.add_argument("--site", default="target/release/examples/fixture_site",
                     help="the fixture site's server crawl-speed crawls")
     ap.add_argument("--data", default=os.path.join(os.path.dirname(REPO), "shared", "data"))

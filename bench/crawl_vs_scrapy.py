@@ -47,10 +47,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
+sys.path.insert(0, BENCH)
+import peak  # noqa: E402
 POST_REGEX = r"/\d{4}/\d{2}/[^/]+-\d+/$"
 PRODUCT_REGEX = r"/p/\d+-[^/]+\.html$"
 
@@ -187,14 +187,11 @@ def write_wrapper(work, source=os.path.join(REPO, "examples", "site", "blog.yaml
 
 def measured(command, cwd=None):
     """(exit code, standard error, wall seconds, peak RSS in bytes) of one
-    process; the peak is the kernel's `ru_maxrss` from `wait4`, so it counts
-    all the process touched, its binary or interpreter included."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
-    err = p.stderr.read().decode("utf-8", "replace")
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, err, time.perf_counter() - t0, usage.ru_maxrss * 1024
+    process; the peak is the kernel's `ru_maxrss` through bench/peak.py's
+    launcher, so it counts all the process touched, its binary or
+    interpreter included, and nothing of this script's."""
+    done = peak.measured(command, cwd=cwd)
+    return done.exit_code, done.stderr.decode("utf-8", "replace"), done.wall, done.peak_bytes
 
 
 def run_mend(mend, wrapper, url, work):

@@ -13,53 +13,86 @@ inputs built to find quadratic time or unbounded recursion.
   elements each), every pattern matching one row's cell.
 
 Each input runs `--repeat` times; the median wall time, the median user and
-system CPU time and the largest peak RSS (from `wait4`) are printed.
+system CPU time and the largest peak RSS (from `wait4`, through
+bench/peak.py's launcher, so that this script's own memory is not in it) are printed, and with
+`--json FILE` written as one row an input (bench/benchmarks.py renders them
+as BENCHMARKS.md's hostile-scale block). A row has a `goal` in seconds where
+issue 43 sets one: a million attributes parsed in under a second, a snapshot
+of 2,000 patterns in under two.
 
-    python3 bench/hostile_scale.py --mend target/release/mend
+    python3 bench/hostile_scale.py --mend target/release/mend [--json FILE]
 
 The inputs are written to a scratch folder and removed afterwards.
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import measured  # noqa: E402
 
 
 def timed(cmd, cwd):
     """Runs `cmd` in `cwd`: (wall seconds, user + system CPU seconds,
     peak RSS in MB, stdout)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - start
-    if status != 0:
-        sys.exit(f"{' '.join(cmd)} failed (status {status})")
-    return took, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024, out.decode()
+    run = measured(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    if run.exit_code != 0:
+        sys.exit(f"{' '.join(cmd)} failed (exit {run.exit_code})")
+    return run.wall, run.user, run.system, run.peak_bytes / 2**20, run.stdout.decode()
 
 
-def report(label, runs):
+def report(label, runs, mb, goal=None):
+    """Prints one input's figures and gives them as a row."""
     walls = [r[0] for r in runs]
-    print(f"{label:58} median {statistics.median(walls):5.2f} s "
-          f"(min {min(walls):.2f}, max {max(walls):.2f}); "
-          f"user {statistics.median(r[1] for r in runs):.2f} s, "
-          f"system {statistics.median(r[2] for r in runs):.2f} s; "
-          f"peak {max(r[3] for r in runs):.0f} MB", flush=True)
+    row = {
+        "input": label,
+        "mb": round(mb, 1),
+        "wall": statistics.median(walls),
+        "wall_min": min(walls),
+        "wall_max": max(walls),
+        "user": statistics.median(r[1] for r in runs),
+        "system": statistics.median(r[2] for r in runs),
+        "peak_mb": max(r[3] for r in runs),
+        "goal": goal,
+    }
+    print(f"{label} ({mb:.1f} MB): median {row['wall']:5.2f} s "
+          f"(min {row['wall_min']:.2f}, max {row['wall_max']:.2f}); "
+          f"user {row['user']:.2f} s, system {row['system']:.2f} s; "
+          f"peak {row['peak_mb']:.0f} MB", flush=True)
+    return row
 
 
-def measure(label, cmd, cwd, repeat, check=None):
+def measure(label, cmd, cwd, repeat, mb, check=None, goal=None):
     runs = []
     for _ in range(repeat):
         run = timed(cmd, cwd)
         if check is not None and not check(run[4]):
             sys.exit(f"{label}: unexpected output {run[4][:200]!r}")
         runs.append(run)
-    report(label, runs)
+    return report(label, runs, mb, goal)
+
+
+def file_system(folder):
+    """The type of the file system `folder` is on, from /proc/mounts (None elsewhere)."""
+    try:
+        with open("/proc/mounts", encoding="utf-8") as mounts:
+            entries = [line.split() for line in mounts]
+    except OSError:
+        return None
+    real = os.path.realpath(folder)
+    best = None
+    for entry in entries:
+        point = entry[1]
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) > len(best[1])):
+            best = entry
+    return best[2] if best else None
 
 
 def attribute_page(path, n, quoted):
@@ -103,22 +136,25 @@ def main():
     parser.add_argument("--patterns", type=int, default=2000)
     parser.add_argument("--dir", help="where the scratch folder goes (default: the system's "
                         "temporary folder); a snapshot's time depends on the file system")
+    parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args()
     binary = str(Path(args.mend).resolve())
+    rows = []
     with tempfile.TemporaryDirectory(prefix="mend-hostile-", dir=args.dir) as tmp:
         tmp = Path(tmp)
         for n, quoted in ((160_000, True), (1_000_000, True), (1_000_000, False)):
             page = tmp / f"attrs-{n}-{quoted}.html"
             attribute_page(page, n, quoted)
             kind = "double-quoted" if quoted else "unquoted"
-            size = page.stat().st_size / 1e6
-            measure(
-                f"one tag of {n:,} {kind} attributes ({size:.1f} MB)",
+            rows.append(measure(
+                f"one tag of {n:,} {kind} attributes",
                 [binary, "xpath", str(page), "count(//div/@*)"],
                 tmp,
                 args.repeat,
+                page.stat().st_size / 1e6,
                 check=lambda out, n=n: out.strip() == str(n),
-            )
+                goal=1.0 if n == 1_000_000 else None,
+            ))
         n = 200_000
         for label, write, expr in (
             (f"{n:,} <body> tags of one new attribute each", body_tags_page, "count(//body/@*)"),
@@ -126,13 +162,14 @@ def main():
         ):
             page = tmp / "tree-builder.html"
             write(page, n)
-            measure(
-                f"{label} ({page.stat().st_size / 1e6:.1f} MB)",
+            rows.append(measure(
+                label,
                 [binary, "xpath", str(page), expr],
                 tmp,
                 args.repeat,
+                page.stat().st_size / 1e6,
                 check=lambda out, n=n: out.strip() == str(n),
-            )
+            ))
         # Each snapshot runs in a project of its own, as a first snapshot
         # does: the files it writes are all new.
         runs = []
@@ -142,7 +179,14 @@ def main():
             snapshot_project(folder, args.patterns)
             cmd = [binary, "snapshot", "wrappers/many.yaml", "page.html", "--store", "store.db"]
             runs.append(timed(cmd, folder))
-        report(f"snapshot of {args.patterns:,} patterns, a page of {2 * args.patterns:,} elements", runs)
+        page_mb = (tmp / "snapshot-0" / "page.html").stat().st_size / 1e6
+        rows.append(report(f"snapshot of {args.patterns:,} patterns, a page of {2 * args.patterns:,} elements",
+                           runs, page_mb, goal=2.0 if args.patterns == 2000 else None))
+        fs = file_system(tmp)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"repeat": args.repeat, "file_system": fs, "rows": rows}, handle, indent=1)
+            handle.write("\n")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ folder and removed afterwards:
 
 Each page runs `--repeat` times as a whole process; the peak resident set
 size comes from `wait4` (the kernel's `ru_maxrss`), so it counts what the
-process touched, the binary and the read page included. The largest peak of
+process touched, the binary and the read page included. The process is
+started by bench/peak.py's launcher: this script holds the pages it wrote,
+and a process it started itself would report this script's own peak as a
+floor. The largest peak of
 the repetitions is reported, with its ratio to the page's bytes and the
 median wall time.
 
@@ -30,11 +33,12 @@ import gzip
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import measured  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ARTICLE_PAGE = "39d5c43beb60605c3eec760c99500e62e7bd71ebbe4ae05edf382125e1b0b80a"
@@ -65,16 +69,12 @@ def repeated(head, middle, tail, size):
 
 def run(cmd):
     """(wall seconds, peak RSS in bytes) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    took = time.perf_counter() - start
+    done = measured(cmd)
     # Exit 1 is a constraint violation on the repeated page, which is expected;
     # anything else is a failure of the run.
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"{' '.join(map(str, cmd))} failed: {err.decode(errors='replace')[-400:]}")
-    return took, usage.ru_maxrss * 1024
+    if done.exit_code not in (0, 1):
+        sys.exit(f"{' '.join(map(str, cmd))} failed: {done.stderr.decode(errors='replace')[-400:]}")
+    return done.wall, done.peak_bytes
 
 
 def main(argv=None):

@@ -12,11 +12,12 @@ parsel builds a Selector per page and extracts every pattern, mend calls
 repetitions. Build the module in release for figures worth quoting
 (`pip install .`); the test profile (CI's) is several times slower.
 
-    python3 bench/python_vs_parsel.py [--quick] [--repeat N]
+    python3 bench/python_vs_parsel.py [--quick] [--repeat N] [--json FILE]
 """
 
 import argparse
 import glob
+import json
 import os
 import statistics
 import sys
@@ -50,6 +51,7 @@ def main():
     ap.add_argument("--data", default=peer.DEFAULT_DATA)
     ap.add_argument("--quick", action="store_true", help="10 pages, 3 repetitions")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
     paths = sorted(glob.glob(os.path.join(args.data, "*.html.gz")))
     if args.quick:
@@ -59,7 +61,9 @@ def main():
     wrapper = mend.Wrapper(peer.WRAPPER)
     bodies = [text.encode("utf-8") for text in texts]
     print(f"{len(texts)} pages, {args.repeat} repetitions, medians")
-    print(f"parsel {__import__('parsel').__version__}")
+    parsel_version = __import__("parsel").__version__
+    print(f"parsel {parsel_version}")
+    rows = []
     for label, pages, run_parsel in (
         ("text", texts, peer.run_parsel),
         ("bytes", bodies, run_parsel_bytes),
@@ -76,6 +80,16 @@ def main():
         mend_rate = len(pages) / statistics.median(mend_times)
         print(f"{label:>5}: parsel {parsel_rate:.1f} pages/s, mend {mend_rate:.1f} pages/s, "
               f"ratio mend/parsel {mend_rate / parsel_rate:.2f}x (titles alike on {same} pages)")
+        rows.append({"given_as": label, "parsel_pages_per_second": parsel_rate,
+                     "mend_pages_per_second": mend_rate, "ratio": mend_rate / parsel_rate,
+                     "paired_ratios": [p / m for p, m in zip(parsel_times, mend_times)],
+                     "titles_alike": same})
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump({"pages": len(texts), "repeat": args.repeat, "parsel": parsel_version, "rows": rows},
+                      handle, indent=1)
+            handle.write("\n")
 
 
 if __name__ == "__main__":

@@ -18,10 +18,11 @@ side are printed too. Build the module in release for figures worth quoting
 (`pip install .`); CI's test profile is slower.
 
     python3 bench/scrapy_overhead.py --site target/release/examples/fixture_site \
-        [--posts N] [--rounds N] [--max-ratio R]
+        [--posts N] [--rounds N] [--max-ratio R] [--json FILE]
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -57,6 +58,7 @@ def main():
     ap.add_argument("--posts", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--max-ratio", type=float, help="exit 1 when mend/parsel exceeds it")
+    ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
     server = subprocess.Popen(
         [args.site, "--fast", "--posts", str(args.posts), "--seconds", "900"],
@@ -91,6 +93,13 @@ def main():
     print(f"  mend / parsel, round by round: {[round(r, 3) for r in ratios]}")
     print(f"  mend / parsel (median of the rounds' ratios): {ratio:.3f} ({(ratio - 1) * 100:+.1f}%); "
           f"ratio of the medians {mend / parsel:.3f}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({
+            "posts": counts["mend"], "rounds": args.rounds, "parsel_seconds": times["parsel"],
+            "mend_seconds": times["mend"], "parsel_median": parsel, "mend_median": mend, "ratios": ratios,
+            "ratio_median": ratio,
+        }, indent=1) + "\n")
     if args.max_ratio is not None and ratio > args.max_ratio:
         print(f"mend adds more than allowed: ratio {ratio:.3f} > {args.max_ratio}")
         return 1

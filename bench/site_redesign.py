@@ -20,7 +20,10 @@ page 0000 (`mend snapshot`), then run over the 200 redesigned pages:
 Exit 1 when the ratio is over --max-ratio, when the store holds more entries
 than there are distinct proposals, or when the outputs differ.
 
-    python3 bench/site_redesign.py --mend target/release/mend
+    python3 bench/site_redesign.py --mend target/release/mend [--json FILE]
+
+`--json FILE` writes the figures (bench/benchmarks.py renders them as
+BENCHMARKS.md's site-redesign block).
 """
 
 import argparse
@@ -111,6 +114,7 @@ def main():
     ap.add_argument("--mend", default=os.path.join(HERE, "..", "target", "release", "mend"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--max-ratio", type=float, default=2.0)
+    ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
     src = os.path.join(DATA, SITE)
     if not os.path.isdir(src):
@@ -155,6 +159,14 @@ def main():
         print(f"distinct proposals in the output: {len(proposals)}; proposals in the store: {len(stored)} "
               f"(pages each: {pages_per}); entries of any status: {len(entries)}")
         print(f"--jobs 1 and --jobs 2 outputs identical: {one == two}")
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"pages": len(names), "fields": FIELDS, "rounds": args.rounds,
+                           "off_median": statistics.median(off), "propose_median": statistics.median(propose),
+                           "ratio": ratio, "max_ratio": args.max_ratio, "proposals_in_output": len(proposals),
+                           "proposals_stored": pages_per, "entries": len(entries), "jobs_identical": one == two},
+                          f, indent=1)
+                f.write("\n")
         bad = ratio > args.max_ratio or len(stored) > len(proposals) or one != two
         return 1 if bad else 0
     finally:
