@@ -27,8 +27,6 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-# The launcher passes its standard streams on to the command, so that the
-# command's output reaches the caller's pipes unchanged.
 # The launcher imports nothing beyond `os` and `time`, so that its own peak
 # (the floor of the command's) stays that of a bare interpreter; the command
 # inherits its standard streams, so its output reaches the caller's pipes.
@@ -63,7 +61,8 @@ def measured(cmd, cwd=None, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE):
         done = subprocess.run([sys.executable, "-c", LAUNCHER, report, *map(str, cmd)],
                               cwd=cwd, stdout=stdout, stderr=stderr)
         if not os.path.exists(report):
-            raise RuntimeError(f"the launcher of {cmd[0]} exited with {done.returncode} and no report")
+            said = (done.stderr or b"").decode(errors="replace")[-400:]
+            raise RuntimeError(f"cannot run {cmd[0]} (the launcher exited with {done.returncode}): {said}")
         with open(report, encoding="utf-8") as handle:
             figures = json.load(handle)
     return Measured(stdout=done.stdout or b"", stderr=done.stderr or b"", **figures)
