@@ -7,10 +7,61 @@ use std::collections::BTreeMap;
 
 use mend::adapt::Search;
 use mend::wrapper::AdaptSettings;
+use rayon::prelude::*;
 
-use crate::support::heal_cases::{self, Suite, Tally};
+use crate::support::heal_cases::{self, Case, Suite, Tally};
 
 const DATA: &str = "../shared/data";
+
+/// The most cases of one group this test runs. A larger group is run at an
+/// even stride over its cases, which lie in document order, so that its
+/// rates are read from the whole page: youtube's 2,749 elements whose path
+/// stayed made nine tenths of the test's time at full size. The
+/// `heal_eval` example runs every case.
+const MAX_GROUP_CASES: usize = 700;
+
+/// The items to run: each group whole, or at an even stride when it has
+/// more than `most` items.
+fn sampled<'a, T>(items: &'a [T], group: impl Fn(&T) -> &str, most: usize) -> Vec<&'a T> {
+    let mut sizes: BTreeMap<&str, usize> = BTreeMap::new();
+    for item in items {
+        *sizes.entry(group(item)).or_default() += 1;
+    }
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    items
+        .iter()
+        .filter(|item| {
+            let name = group(item);
+            let stride = sizes[name].div_ceil(most.max(1));
+            let index = seen.entry(name).or_default();
+            *index += 1;
+            (*index - 1) % stride == 0
+        })
+        .collect()
+}
+
+fn case_group(case: &Case) -> &str {
+    &case.group
+}
+
+#[test]
+fn sampling_keeps_small_groups_whole_and_strides_over_large_ones() {
+    let items: Vec<String> = (0..10)
+        .map(|i| format!("big/{i}"))
+        .chain(["small/0", "small/1"].map(str::to_owned))
+        .collect();
+    fn group(item: &String) -> &str {
+        item.split('/').next().unwrap_or_default()
+    }
+    let kept: Vec<&str> = sampled(&items, group, 4)
+        .into_iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        kept,
+        ["big/0", "big/3", "big/6", "big/9", "small/0", "small/1"]
+    );
+}
 
 #[test]
 #[ignore = "needs ../shared/data"]
@@ -22,13 +73,17 @@ fn relocation_on_real_page_changes_stays_above_the_floor() {
             .unwrap_or_else(|e| panic!("needs ../shared/data: {e}"));
     }
     let settings = AdaptSettings::default();
+    // Cases are independent: they run side by side.
+    let verdicts: Vec<_> = sampled(&suite.cases, case_group, MAX_GROUP_CASES)
+        .into_par_iter()
+        .map(|case| {
+            let out = heal_cases::run(&suite, case, &settings, &Search::default());
+            (case.group.clone(), out.verdict)
+        })
+        .collect();
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
-    for case in &suite.cases {
-        let out = heal_cases::run(&suite, case, &settings, &Search::default());
-        groups
-            .entry(case.group.clone())
-            .or_default()
-            .add(out.verdict);
+    for (group, verdict) in verdicts {
+        groups.entry(group).or_default().add(verdict);
     }
     for (group, t) in &groups {
         println!(
@@ -44,12 +99,11 @@ fn relocation_on_real_page_changes_stays_above_the_floor() {
             .get(name)
             .unwrap_or_else(|| panic!("no {name} cases: {:?}", groups.keys()))
     };
-    // Measured with the learned heal model: google 13 correct, 0 wrong of
-    // 42 (20 under the rules before it: the model, fitted on the wide
-    // corpus's sites, abstains on most of google.com's retagged buttons and
-    // links); linkedin (paths changed) 296 correct, 2 wrong of 363 (260 and
-    // 10 before). The floors leave a little room for refactoring, not for a
-    // worse engine.
+    // Measured with the learned heal model: google 15 correct, 0 wrong of
+    // 42 (the model, fitted on the wide corpus's sites, abstains on most of
+    // google.com's retagged buttons and links); linkedin (paths changed) 302
+    // correct, 3 wrong of 363. The floors leave a little room for
+    // refactoring, not for a worse engine.
     assert!(
         g("google").correct >= 12 && g("google").wrong <= 1,
         "{:?}",
@@ -71,8 +125,9 @@ fn relocation_on_real_page_changes_stays_above_the_floor() {
     }
     // Elements whose path stayed: mend must find most of them again, not
     // only avoid wrong answers. Measured with the learned heal model:
-    // linkedin 270 correct, 0 wrong of 306; youtube 836 correct, 0 wrong
-    // of 2,749 (the others abstain); baidu 87 correct, 0 wrong of 113.
+    // linkedin 269 correct, 1 wrong of 306; youtube 207 correct, 1 wrong of
+    // the 688 run (836 and 7 of all 2,749; the others abstain); baidu 87
+    // correct, 0 wrong of 113.
     for (group, correct) in [
         ("linkedin/stayed", 65.0),
         ("youtube/stayed", 18.0),
