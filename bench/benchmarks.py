@@ -44,7 +44,7 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
   interpreter that runs this script.
 
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
-of the split's cases takes minutes; the whole set about half an hour on 2 cores).
+of the split's cases takes minutes; the whole set about an hour on 2 cores).
 
     python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--xpath-example PATH]
         [--site PATH]
