@@ -232,6 +232,10 @@ def render_speed(block, work):
                        "yes" if r["posts_extracted_equal"] else "no"] for r in runs])
     if block == "hostile-scale":
         r = speed(os.path.join(work, "hostile-scale.json"))
+        on = f" (on {r['file_system']})" if r.get("file_system") else ""
+        for row in r["rows"]:
+            if row["input"].startswith("snapshot"):
+                row["input"] += on
         return table(["input", "MB", "median wall time (range)", "user + system CPU", "peak resident memory",
                       "goal"],
                      [[row["input"].replace("<", "`<").replace(">", ">`"), f"{row['mb']:.1f}",

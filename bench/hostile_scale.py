@@ -14,9 +14,10 @@ inputs built to find quadratic time or unbounded recursion.
 
 Each input runs `--repeat` times; the median wall time, the median user and
 system CPU time and the largest peak RSS (from `wait4`, through
-bench/peak.py's launcher, so that this script's own memory is not in it) are printed, and with
-`--json FILE` written as one row an input (bench/benchmarks.py renders them
-as BENCHMARKS.md's hostile-scale block). A row has a `goal` in seconds where
+bench/peak.py's launcher, so that this script's own memory is not in it)
+are printed, and with `--json FILE` written as one row an input, with the
+file system the snapshots wrote to (bench/benchmarks.py renders them as
+BENCHMARKS.md's hostile-scale block). A row has a `goal` in seconds where
 issue 43 sets one: a million attributes parsed in under a second, a snapshot
 of 2,000 patterns in under two.
 
