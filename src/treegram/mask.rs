@@ -34,9 +34,13 @@ impl Mask for GramMask {
     fn masks_text(&self, doc: &Document, node: NodeId) -> bool {
         doc.parent(node)
             .is_some_and(|p| doc.is_element(p) && doc.attr(p, UNSTABLE_TEXT_ATTR).is_some())
-            || doc
-                .ancestors(node)
-                .any(|a| doc.is_element(a) && doc.attr(a, UNSTABLE_ATTR).is_some())
+            // The name is looked up once, not at every ancestor: a text deep
+            // in a page has thousands, and a document without the mark (a
+            // live page) has no symbol for it.
+            || doc.sym(UNSTABLE_ATTR).is_some_and(|unstable| {
+                doc.ancestors(node)
+                    .any(|a| doc.is_element(a) && doc.attr_sym(a, unstable).is_some())
+            })
     }
 
     fn text_values(&self, doc: &Document, node: NodeId) -> Option<String> {
