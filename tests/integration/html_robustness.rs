@@ -4,6 +4,7 @@
 //! invariants, serialise, and give every node a path.
 
 use mend::dom::{Document, NodeId, NodeKind};
+use rayon::prelude::*;
 
 use crate::support::random_html::seeded_document;
 
@@ -34,11 +35,11 @@ fn check_invariants(doc: &Document, seed: u64) {
 
 #[test]
 fn ten_thousand_malformed_documents_parse_without_panicking() {
-    for seed in 1..=10_000u64 {
+    (1..=10_000u64).into_par_iter().for_each(|seed| {
         let bytes = seeded_document(seed);
         let doc = Document::parse(&bytes);
         check_invariants(&doc, seed);
-    }
+    });
 }
 
 #[test]
