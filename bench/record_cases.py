@@ -98,14 +98,16 @@ repeats that.
 
 Usage:
     python3 bench/record_cases.py --data ../shared/data --out DIR --seed 1 [--per-kind N] [--quick]
-        [--split S] [--controls N] [--mend PATH] [--no-check] [--verbose]
+        [--split S] [--controls N] [--jobs N] [--mend PATH] [--no-check] [--verbose]
     python3 bench/record_cases.py --check DIR
 """
 
 import argparse
 import collections
+import concurrent.futures
 import copy
 import gzip
+import itertools
 import json
 import os
 import random
@@ -271,30 +273,48 @@ def load_split_sources(data, split, split_file):
     return {"wide": out}
 
 
-def load_pools(data, seed, split=None, split_file=None):
+def load_pools(data, seed, split=None, split_file=None, jobs=1):
+    """{group: [Container, ...]}, shuffled with the seed. Parsing the pages is most of a run's time, so
+    `jobs` processes read them, a site at a time (a site's cap depends on its earlier pages); the pools
+    are the same for every `jobs`."""
     pools = {}
     sources = load_split_sources(data, split, split_file) if split else load_sources(data)
     for group, sources in sources.items():
-        pool = []
-        per_site = collections.Counter()
-        for source in sources:
-            if split and per_site[source.site] >= PER_SITE:
-                continue
-            tree = source.tree()
-            if tree is None:        # a page lxml refuses (control characters)
-                continue
-            found = find_containers(tree.getroot())
-            rng = random.Random("%s/%s" % (seed, source.slug))
-            chosen = rng.sample(found, min(PER_PAGE[group], len(found)))
-            chosen.sort(key=lambda f: tree.getpath(f[0]))
-            if split:
-                per_site[source.site] += len(chosen)
-            for e, tag, cls in chosen:
-                pool.append(Container(source, tree.getpath(e), tag, cls, common_step(e, tag, cls),
-                                      sum(1 for k in M.element_children(e) if (k.tag, class_key(k)) == (tag, cls))))
+        units = [list(run) for _, run in itertools.groupby(sources, key=lambda s: s.site)] if split \
+            else [[source] for source in sources]
+        tasks = [(group, unit, seed, bool(split)) for unit in units]
+        if jobs > 1:
+            with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+                found = list(pool.map(unit_containers, tasks, chunksize=4))
+        else:
+            found = [unit_containers(task) for task in tasks]
+        pool = [Container(unit[row[0]], *row[1:]) for unit, rows in zip(units, found) for row in rows]
         random.Random(seed).shuffle(pool)
         pools[group] = pool
     return pools
+
+
+def unit_containers(task):
+    """The containers drawn from one unit of pages (a site's, or one page's) as (page index, path, tag,
+    class, common step, item count): plain values, so that a worker process can return them."""
+    group, sources, seed, capped = task
+    rows = []
+    taken = 0
+    for k, source in enumerate(sources):
+        if capped and taken >= PER_SITE:
+            break
+        tree = source.tree()
+        if tree is None:        # a page lxml refuses (control characters)
+            continue
+        found = find_containers(tree.getroot())
+        rng = random.Random("%s/%s" % (seed, source.slug))
+        chosen = rng.sample(found, min(PER_PAGE[group], len(found)))
+        chosen.sort(key=lambda f: tree.getpath(f[0]))
+        taken += len(chosen)
+        for e, tag, cls in chosen:
+            rows.append((k, tree.getpath(e), tag, cls, common_step(e, tag, cls),
+                         sum(1 for c in M.element_children(e) if (c.tag, class_key(c)) == (tag, cls))))
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -771,7 +791,7 @@ def strip_text(text):
 def generate(args):
     mend = Mend(args.mend)
     print("loading containers from %s ..." % args.data, flush=True)
-    pools = load_pools(args.data, args.seed, args.split, args.split_file)
+    pools = load_pools(args.data, args.seed, args.split, args.split_file, args.jobs)
     print("containers: " + ", ".join("%s %d" % (g, len(pools[g])) for g in pools), flush=True)
     if os.path.exists(os.path.join(args.out, "cases")):
         shutil.rmtree(os.path.join(args.out, "cases"))
@@ -852,6 +872,7 @@ def main(argv=None):
     parser.add_argument("--check", metavar="DIR", help="only verify DIR/cases.jsonl against mend")
     parser.add_argument("--no-check", action="store_true", help="skip verifying the written cases")
     parser.add_argument("--verbose", action="store_true", help="say why draws and containers were dropped")
+    parser.add_argument("--jobs", type=int, default=1, help="processes that parse the pages (default 1)")
     args = parser.parse_args(argv)
     if args.mend is None:
         args.mend = DEFAULT_MEND if os.path.exists(DEFAULT_MEND) else (shutil.which("mend") or DEFAULT_MEND)
