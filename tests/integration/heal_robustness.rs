@@ -198,3 +198,35 @@ fn sixty_thousand_sibling_list_items_heal_without_overflowing_the_stack() {
         format!("<!DOCTYPE html><html><body><h2>Catalogue</h2><ul>{items}</ul></body></html>");
     heal_timed(&page, "60,000 sibling list items");
 }
+
+/// A shop's list of products, in one `ul` of class `list_class`.
+fn product_list(items: usize, list_class: &str) -> String {
+    let rows: String = (0..items)
+        .map(|i| format!("<li><a href='/p/{i}'>Product {i}</a> <span>{i}.99</span></li>"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><body><h1>Shop</h1><ul class='{list_class}'>{rows}</ul></body></html>"
+    )
+}
+
+#[test]
+fn a_renamed_list_of_sixty_thousand_records_is_healed_whole() {
+    // The XPath generator once read every item's siblings once per item, and
+    // the record clusters compared each item with all those kept before:
+    // this heal took a minute in release (bench/hostile_scale.py times it).
+    let w = wrapper::load_str(
+        "name: list\npatterns:\n  - name: item\n    xpath: //ul[@class='items']/li\n    \
+         constraints: {min: 1}\n    patterns:\n      - name: link\n        xpath: .//a/@href\n        \
+         constraints: {min: 1, max: 1}\n",
+        "list.yaml",
+    )
+    .expect("the wrapper loads");
+    let grams = grams(&w, &Document::parse_str(&product_list(3, "items")));
+    let doc = Document::parse_str(&product_list(60_000, "products"));
+    let h = heal(&w, &doc, None, &grams, &Rejections::new());
+    let (_, healed) = check(&h, "the renamed list");
+    assert_eq!(healed, 1, "{:?}", h.adaptations);
+    let items = h.extraction.record["item"].as_array().expect("a list");
+    assert_eq!(items.len(), 60_000);
+    assert_eq!(items[59_999]["link"], "/p/59999");
+}

@@ -18,7 +18,7 @@
 //! [`ANCHOR_LOOKUP`] ancestors below the context, [`MAX_ANCHORS`] a height.
 //! A position is offered only where the siblings give a choice.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::super::strings::normalize_space;
 use super::heuristics::{
@@ -28,7 +28,7 @@ use super::heuristics::{
 };
 use super::render::Pred;
 use super::siblings::{Among, Siblings};
-use crate::dom::{Document, NodeId, NodeKind};
+use crate::dom::{Document, NodeId, NodeKind, Sym};
 use crate::xpath::Item;
 
 /// How many element siblings back a sibling label is looked for.
@@ -278,12 +278,23 @@ impl<'a> Scope<'a> {
         };
         if nodes.iter().all(|&n| classless(n)) {
             // Worth saying only where a sibling of the same name has a class.
-            let classed_sibling = nodes.iter().any(|&n| {
-                doc.parent(n).is_some_and(|p| {
-                    doc.element_children(p)
-                        .any(|c| doc.name(c) == doc.name(n) && !classless(c))
-                })
-            });
+            // Each parent's children are read once: the nodes of a level are
+            // often all siblings, and reading the children again for each
+            // made a list of 60,000 items take a minute.
+            let mut parents: Vec<NodeId> = nodes.iter().filter_map(|&n| doc.parent(n)).collect();
+            parents.sort_unstable();
+            parents.dedup();
+            let classed: HashSet<(NodeId, Sym)> = parents
+                .iter()
+                .flat_map(|&p| doc.element_children(p).map(move |c| (p, c)))
+                .filter(|&(_, c)| !classless(c))
+                .map(|(p, c)| (p, doc.name_sym(c)))
+                .collect();
+            let classed_sibling = !classed.is_empty()
+                && nodes.iter().any(|&n| {
+                    doc.parent(n)
+                        .is_some_and(|p| classed.contains(&(p, doc.name_sym(n))))
+                });
             if classed_sibling {
                 opts.push(Opt {
                     pred: Pred::NoClass,
