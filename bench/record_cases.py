@@ -284,8 +284,8 @@ def load_pools(data, seed, split=None, split_file=None, jobs=1):
             else [[source] for source in sources]
         tasks = [(group, unit, seed, bool(split)) for unit in units]
         if jobs > 1:
-            with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-                found = list(pool.map(unit_containers, tasks, chunksize=4))
+            with concurrent.futures.ProcessPoolExecutor(jobs) as workers:
+                found = list(workers.map(unit_containers, tasks, chunksize=4))
         else:
             found = [unit_containers(task) for task in tasks]
         pool = [Container(unit[row[0]], *row[1:]) for unit, rows in zip(units, found) for row in rows]
