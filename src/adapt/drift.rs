@@ -31,7 +31,11 @@
 //!   paragraph. So has a top-level field whose node has the text of one
 //!   of the target's siblings at capture, and whose next sibling with text
 //!   the text of that sibling's (`selects_a_neighbour`): a lead removed
-//!   leaves `p[1]` on a paragraph that followed it. Last, a field's node that
+//!   leaves `p[1]` on a paragraph that followed it. A top-level field's
+//!   node that holds nothing but an element with the target's tag and a
+//!   class or attribute value of the target's, which it lacks itself, is a
+//!   wrapper a redesign put around the target (`wrapped_target`). Last, a
+//!   field's node that
 //!   holds none of the labels its target held (`<b>ISBN-13:</b>` inside a
 //!   cell, see `likeness::labels`) is another row or cell; this is asked of
 //!   top-level fields only, as the instances of a record differ: a positional

@@ -238,6 +238,13 @@ pub(crate) fn share_telling_attribute(a: &Profile, b: &Profile) -> bool {
     a.attrs.intersection(&b.attrs).any(|x| telling_attribute(x))
 }
 
+/// Whether `b` has `a`'s attributes as far as they tell: a class token or
+/// an attribute value in common, or, where `a` has none to share, the same
+/// attribute names (none, say) as `a`.
+pub(crate) fn fits_attributes(a: &Profile, b: &Profile) -> bool {
+    share_telling_attribute(a, b) || (!a.has_telling_attribute() && a.attrs == b.attrs)
+}
+
 /// Whether an attribute of a profile is a class token (`.name`) or a name
 /// with its value (`name=value`), not a bare name.
 fn telling_attribute(attr: &str) -> bool {

@@ -80,6 +80,8 @@ mod surroundings;
 mod votes;
 mod witness;
 mod witnessed;
+#[cfg(test)]
+mod wrapped_tests;
 
 #[cfg(test)]
 mod properties;

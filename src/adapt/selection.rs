@@ -1,7 +1,8 @@
 //! What is known of a field's current selection, the nodes its XPath
 //! selects on a page, against its tree-gram: the signals the drift check
 //! reads (the locators outvoting the XPath, the stored text found on other
-//! nodes, the target's neighbour, an emptied element) and the evidence the
+//! nodes, the target inside a wrapper, the target's neighbour, an emptied
+//! element) and the evidence the
 //! learned model weighs them in, as it weighs a heal's candidates.
 //!
 //! The drift check asks this of every field on every page and flags the
@@ -66,7 +67,8 @@ pub(crate) struct SelectionCheck {
     pub evidence: Evidence,
     /// The locators' choice that outvotes the XPath's, if any.
     pub outvoting: Option<Ballot>,
-    /// The nodes that carry the stored text where the selection does not.
+    /// The nodes that carry the stored text where the selection does not,
+    /// or the target inside the wrapper the selection is.
     pub witness: Option<Witness>,
     /// The text of the target's neighbour at capture that the selection has.
     pub neighbour: Option<String>,
@@ -106,7 +108,10 @@ pub(crate) fn signals(
     let outvoting = votes.outvoting(doc, gram, current, false).cloned();
     let witness = witnessed::witnessed_field(doc, gram, current, &votes).or_else(|| {
         top_level
-            .then(|| signals::paragraph_elsewhere(doc, gram, current))
+            .then(|| {
+                signals::paragraph_elsewhere(doc, gram, current)
+                    .or_else(|| signals::wrapped_target(doc, gram, current))
+            })
             .flatten()
     });
     let neighbour = top_level

@@ -3,7 +3,7 @@
 //! `evidence`), whether it holds the target's text as written, its labels
 //! or its words, and the signs that a field's XPath was left on something
 //! else (the target's neighbour, a stored paragraph standing elsewhere,
-//! an emptied wrapper).
+//! an emptied wrapper, a wrapper put around the target).
 //!
 //! These are features, not decisions: the drift check (`drift.rs`) and the
 //! model's evidence (`selection.rs`) read them. Nothing here evaluates a
@@ -18,14 +18,18 @@
 //! parent instance; a neighbour's text needs [`MIN_TELLING_TEXT`] characters
 //! and a letter, and a stored sentence's words count only with
 //! [`MIN_TELLING_WORDS`] distinct words. An unstable stored text tells no
-//! node apart, and a paragraph edited by a word is not found.
+//! node apart, and a paragraph edited by a word is not found. A wrapper is
+//! looked into at most [`MAX_WRAPPERS`] levels deep.
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::NoMask;
 use crate::treegram::{GramMask, TreeGram};
 use crate::xpath::Item;
 
-use super::likeness::{Profile, kept_attributes, labels, likeness, shares_evidence};
+use super::likeness::{
+    Profile, fits_attributes, kept_attributes, labels, likeness, share_telling_attribute,
+    shares_evidence,
+};
 use super::witness::Witness;
 
 /// The least length of a stored text that identifies its node.
@@ -64,7 +68,7 @@ pub(crate) fn emptied_unlike(doc: &Document, gram: &TreeGram, current: &[Vec<Ite
     let found = Profile::of(doc, node, Item::Node(node), &NoMask);
     found.text().is_empty()
         && wanted.has_telling_attribute()
-        && !super::likeness::share_telling_attribute(&wanted, &found)
+        && !share_telling_attribute(&wanted, &found)
 }
 
 /// The one element of the page with the stored target's paragraph as
@@ -92,6 +96,64 @@ pub(crate) fn paragraph_elsewhere(
         targets: vec![vec![found]],
         why: "the stored paragraph as written".to_owned(),
     })
+}
+
+/// How many wrappers deep [`wrapped_target`] looks inside a selection: a
+/// bound on its cost on a chain of nested elements, as each level builds a
+/// profile of everything under it.
+const MAX_WRAPPERS: usize = 3;
+
+/// The stored target inside a field's selection, one element that holds
+/// nothing but it: a redesign put a wrapper around the target, and an
+/// XPath of positions now selects the wrapper, with the target's text. The
+/// element found has the target's tag and fits its attributes (a class
+/// token or an attribute value in common, or, for a target without any,
+/// the same bare attributes), and the selection does not; the selection
+/// holds only that element (one element child, no text of its own), or a
+/// chain of such wrappers down to it. On another page of the site the
+/// selection keeps the target's own attributes, and on the capture page it
+/// is the target.
+pub(crate) fn wrapped_target(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<Witness> {
+    let node = single_node(current).filter(|&n| doc.is_element(n))?;
+    // Asked of every field on every page: most selections have text of
+    // their own, and saying so reads their children, before any profile.
+    let mut inner = only_child(doc, node)?;
+    let wanted = stored_profile(gram)?;
+    let selected = Profile::of(doc, node, Item::Node(node), &NoMask);
+    if fits_attributes(&wanted, &selected) {
+        return None;
+    }
+    for _ in 0..MAX_WRAPPERS {
+        let found = Profile::of(doc, inner, Item::Node(inner), &NoMask);
+        if found.tag() == wanted.tag() && fits_attributes(&wanted, &found) {
+            return Some(Witness {
+                targets: vec![vec![Item::Node(inner)]],
+                why: "the stored target's tag and attributes, inside the selected wrapper"
+                    .to_owned(),
+            });
+        }
+        inner = only_child(doc, inner)?;
+    }
+    None
+}
+
+/// The one element child of `node`, when `node` has no other element child
+/// and no text of its own but white space.
+fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
+    let mut only = None;
+    for child in doc.children(node) {
+        match doc.kind(child) {
+            NodeKind::Element if only.is_none() => only = Some(child),
+            NodeKind::Element => return None,
+            NodeKind::Text if !doc.text(child).trim().is_empty() => return None,
+            _ => {}
+        }
+    }
+    only
 }
 
 /// The text of a stored target's element sibling at capture that a

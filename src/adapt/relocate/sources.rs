@@ -30,7 +30,8 @@ impl<'a, 'e> Attempting<'a, 'e> {
     /// positions, or whose position now counts both, selects the two. The
     /// XPath still names where the target is, and the stored text says
     /// which of its nodes it is; the tree search weighs the two texts nearly
-    /// alike and cannot call it.
+    /// alike and cannot call it. And a wrapper put around the target, which
+    /// the XPath now selects (`signals::wrapped_target`).
     pub(super) fn by_stored_text(&self, adaptation: &Adaptation) -> Option<Attempted> {
         if self.pattern.is_record() {
             return None;
@@ -42,9 +43,25 @@ impl<'a, 'e> Attempting<'a, 'e> {
                 "its XPath selects a copy beside the target; only this node carries the stored text as written",
             )
         });
+        // A wrapper put around the target: the drift check found the
+        // target inside the XPath's node, which the tree search and the
+        // locators weigh nearly alike, as the two carry the same text.
+        let wrapped = self
+            .path
+            .parent()
+            .is_none()
+            .then(|| signals::wrapped_target(env.doc, gram, &self.current))
+            .flatten()
+            .map(|w| {
+                (
+                    w.targets,
+                    "its XPath selects a wrapper around the target; the element inside has the target's tag and attributes",
+                )
+            });
         let witnessed = [
             retagged_instead(env, gram, &self.scopes, &self.current),
             narrowed,
+            wrapped,
         ];
         witnessed
             .into_iter()
