@@ -74,35 +74,25 @@ impl Profile {
             .chars()
             .take(MAX_TEXT)
             .collect();
-        let mut attrs = BTreeSet::new();
-        for attr in doc.attrs(owner) {
-            let name = doc.attr_name(attr);
-            if name.starts_with("data-mend-") || mask.masks_attr(doc, owner, name) {
-                continue;
-            }
-            let value = doc.attr_value(attr);
-            match name {
-                "class" => {
-                    for token in value.split_ascii_whitespace() {
-                        attrs.insert(format!(".{token}"));
-                    }
-                }
-                "style" => {}
-                // Short values that do not look generated say what the node
-                // is for: ids, names, roles, placeholders, tracking keys.
-                _ if !value.is_empty() && value.len() <= 80 && !looks_generated(value) => {
-                    attrs.insert(format!("{name}={value}"));
-                }
-                _ => {}
-            }
-            attrs.insert(name.to_owned());
-        }
+        let attrs = attributes(doc, owner, mask);
         Profile {
             tag: doc.name(owner).to_owned(),
             shape: shape(&text),
             text,
             attrs,
             unstable,
+        }
+    }
+
+    /// The profile of the element `owner` without its text: its tag and
+    /// attributes, read without walking the sub-tree under it.
+    pub(crate) fn bare(doc: &Document, owner: NodeId, mask: &dyn Mask) -> Profile {
+        Profile {
+            tag: doc.name(owner).to_owned(),
+            text: String::new(),
+            shape: String::new(),
+            attrs: attributes(doc, owner, mask),
+            unstable: false,
         }
     }
 
@@ -236,6 +226,36 @@ pub(crate) fn kept_attributes(a: &Profile, b: &Profile) -> f64 {
 /// Whether `a` and `b` share a class token or an attribute with its value.
 pub(crate) fn share_telling_attribute(a: &Profile, b: &Profile) -> bool {
     a.attrs.intersection(&b.attrs).any(|x| telling_attribute(x))
+}
+
+/// The attributes of the element `owner` as a profile compares them: bare
+/// names, class tokens, and names with short values that do not look
+/// generated; masked attributes and mend's own marks left out.
+fn attributes(doc: &Document, owner: NodeId, mask: &dyn Mask) -> BTreeSet<String> {
+    let mut attrs = BTreeSet::new();
+    for attr in doc.attrs(owner) {
+        let name = doc.attr_name(attr);
+        if name.starts_with("data-mend-") || mask.masks_attr(doc, owner, name) {
+            continue;
+        }
+        let value = doc.attr_value(attr);
+        match name {
+            "class" => {
+                for token in value.split_ascii_whitespace() {
+                    attrs.insert(format!(".{token}"));
+                }
+            }
+            "style" => {}
+            // Short values that do not look generated say what the node
+            // is for: ids, names, roles, placeholders, tracking keys.
+            _ if !value.is_empty() && value.len() <= 80 && !looks_generated(value) => {
+                attrs.insert(format!("{name}={value}"));
+            }
+            _ => {}
+        }
+        attrs.insert(name.to_owned());
+    }
+    attrs
 }
 
 /// Whether `b` has `a`'s attributes as far as they tell: a class token or

@@ -18,8 +18,7 @@
 //! parent instance; a neighbour's text needs [`MIN_TELLING_TEXT`] characters
 //! and a letter, and a stored sentence's words count only with
 //! [`MIN_TELLING_WORDS`] distinct words. An unstable stored text tells no
-//! node apart, and a paragraph edited by a word is not found. A wrapper is
-//! looked into at most [`MAX_WRAPPERS`] levels deep.
+//! node apart, and a paragraph edited by a word is not found.
 
 use crate::dom::{Document, NodeId, NodeKind};
 use crate::similarity::NoMask;
@@ -98,11 +97,6 @@ pub(crate) fn paragraph_elsewhere(
     })
 }
 
-/// How many wrappers deep [`wrapped_target`] looks inside a selection: a
-/// bound on its cost on a chain of nested elements, as each level builds a
-/// profile of everything under it.
-const MAX_WRAPPERS: usize = 3;
-
 /// The stored target inside a field's selection, one element that holds
 /// nothing but it: a redesign put a wrapper around the target, and an
 /// XPath of positions now selects the wrapper, with the target's text. The
@@ -110,7 +104,7 @@ const MAX_WRAPPERS: usize = 3;
 /// token or an attribute value in common, or, for a target without any,
 /// the same bare attributes), and the selection does not; the selection
 /// holds only that element (one element child, no text of its own), or a
-/// chain of such wrappers down to it. On another page of the site the
+/// chain of such wrappers down to it, read once whatever its length. On another page of the site the
 /// selection keeps the target's own attributes, and on the capture page it
 /// is the target.
 pub(crate) fn wrapped_target(
@@ -123,12 +117,13 @@ pub(crate) fn wrapped_target(
     // their own, and saying so reads their children, before any profile.
     let mut inner = only_child(doc, node)?;
     let wanted = stored_profile(gram)?;
-    let selected = Profile::of(doc, node, Item::Node(node), &NoMask);
-    if fits_attributes(&wanted, &selected) {
+    // The elements of a chain of wrappers share one text, so only their
+    // tags and attributes are read: a chain however long is read once.
+    if fits_attributes(&wanted, &Profile::bare(doc, node, &NoMask)) {
         return None;
     }
-    for _ in 0..MAX_WRAPPERS {
-        let found = Profile::of(doc, inner, Item::Node(inner), &NoMask);
+    loop {
+        let found = Profile::bare(doc, inner, &NoMask);
         if found.tag() == wanted.tag() && fits_attributes(&wanted, &found) {
             return Some(Witness {
                 targets: vec![vec![Item::Node(inner)]],
@@ -138,7 +133,6 @@ pub(crate) fn wrapped_target(
         }
         inner = only_child(doc, inner)?;
     }
-    None
 }
 
 /// The one element child of `node`, when `node` has no other element child
