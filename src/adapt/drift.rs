@@ -30,11 +30,16 @@
 //!   `div` leaves `p[1]` and every positional locator on the next
 //!   paragraph. So has a top-level field whose node has the text of one
 //!   of the target's siblings at capture, and whose next sibling with text
-//!   the text of that sibling's (`selects_a_neighbour`): a lead removed
-//!   leaves `p[1]` on a paragraph that followed it. A top-level field's
+//!   the text of that sibling's, or which is last as that sibling was
+//!   (`selects_a_neighbour`): a lead removed leaves `p[1]` on a paragraph
+//!   that followed it. A top-level field's
 //!   node that holds nothing but an element with the target's tag and a
 //!   class or attribute value of the target's, which it lacks itself, is a
-//!   wrapper a redesign put around the target (`wrapped_target`). Last, a
+//!   wrapper a redesign put around the target (`wrapped_target`); one
+//!   with other text and none of the target's attributes, beside the one
+//!   sibling with the target's attributes and its text as written, is the
+//!   element an XPath of positions counts after a retag
+//!   (`retagged_beside`). Last, a
 //!   field's node that
 //!   holds none of the labels its target held (`<b>ISBN-13:</b>` inside a
 //!   cell, see `likeness::labels`) is another row or cell; this is asked of
@@ -293,15 +298,6 @@ fn field_drift(
             ),
             w.targets.clone(),
         )
-    } else if let Some(text) = &check.neighbour {
-        (
-            "its target, not the node that stood beside it at capture".to_owned(),
-            format!(
-                "{xpath} selects a node with the text of the target's neighbour at capture ({:?}; {said})",
-                super::witness::clip(text)
-            ),
-            Vec::new(),
-        )
     } else if e.labels_contradict {
         let stored = stored_labels(gram);
         (
@@ -310,6 +306,15 @@ fn field_drift(
                 stored.into_iter().collect::<Vec<_>>().join(", ")
             ),
             format!("{xpath} selects a node with none of them; {said}"),
+            Vec::new(),
+        )
+    } else if let Some(text) = &check.neighbour {
+        (
+            "its target, not the node that stood beside it at capture".to_owned(),
+            format!(
+                "{xpath} selects a node with the text of the target's neighbour at capture ({:?}; {said})",
+                super::witness::clip(text)
+            ),
             Vec::new(),
         )
     } else {

@@ -54,6 +54,8 @@
 #[cfg(test)]
 mod absent_tests;
 mod alternative;
+#[cfg(test)]
+mod beside_tests;
 mod change_scope;
 #[cfg(test)]
 mod change_scope_tests;

@@ -111,6 +111,7 @@ pub(crate) fn signals(
             .then(|| {
                 signals::paragraph_elsewhere(doc, gram, current)
                     .or_else(|| signals::wrapped_target(doc, gram, current))
+                    .or_else(|| signals::retagged_beside(doc, gram, current))
             })
             .flatten()
     });

@@ -3,7 +3,8 @@
 //! `evidence`), whether it holds the target's text as written, its labels
 //! or its words, and the signs that a field's XPath was left on something
 //! else (the target's neighbour, a stored paragraph standing elsewhere,
-//! an emptied wrapper, a wrapper put around the target).
+//! an emptied wrapper, a wrapper put around the target, the target
+//! retagged beside the selection).
 //!
 //! These are features, not decisions: the drift check (`drift.rs`) and the
 //! model's evidence (`selection.rs`) read them. Nothing here evaluates a
@@ -135,6 +136,82 @@ pub(crate) fn wrapped_target(
     }
 }
 
+/// The stored target beside a field's selection, one element with other
+/// text that does not fit the target's attributes: a redesign retagged the
+/// target (`span` to `em`, `div` to `article`), and an XPath of positions
+/// now counts the next element with the old tag, a sibling. The one
+/// element sibling of the selection with another tag than the target's
+/// that fits the target's attributes (see [`fits_attributes`]) and has the
+/// stored text as written is the target. The stored text must be telling
+/// (three characters with a letter, stable across loads). On the capture
+/// page the selection has the target's text; on another page of the site
+/// it keeps the target's attributes, or the sibling with the stored text
+/// has the target's tag (a second author's link, where the capture page's
+/// author now stands second) and is not taken. Tags are read first,
+/// attributes next, and texts only of the siblings that fit: asked of
+/// every field on every page, most selections stop before any text.
+pub(crate) fn retagged_beside(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<Witness> {
+    let node = single_node(current).filter(|&n| doc.is_element(n))?;
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
+    if target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
+        return None;
+    }
+    let tag = gram.doc.name(owner);
+    let parent = doc.parent(node)?;
+    let retagged = |n: NodeId| n != node && doc.is_element(n) && doc.name(n) != tag;
+    if !doc.children(parent).any(retagged) || same_attributes(&gram.doc, owner, doc, node) {
+        return None;
+    }
+    let bare = Profile::bare(&gram.doc, owner, &GramMask);
+    if fits_attributes(&bare, &Profile::bare(doc, node, &NoMask)) {
+        return None;
+    }
+    let fitting: Vec<NodeId> = doc
+        .children(parent)
+        .filter(|&n| retagged(n) && fits_attributes(&bare, &Profile::bare(doc, n, &NoMask)))
+        .collect();
+    if fitting.is_empty() {
+        return None;
+    }
+    let wanted = stored_profile(gram)?;
+    let text_of = |n: NodeId| Profile::of(doc, n, Item::Node(n), &NoMask);
+    if wanted.is_unstable()
+        || !super::witness::telling(wanted.text())
+        || text_of(node).text() == wanted.text()
+    {
+        return None;
+    }
+    let mut found = fitting
+        .into_iter()
+        .filter(|&n| text_of(n).text() == wanted.text());
+    let beside = found.next()?;
+    found.next().is_none().then(|| Witness {
+        targets: vec![vec![Item::Node(beside)]],
+        why: "the stored target's text and attributes, on an element beside the selection"
+            .to_owned(),
+    })
+}
+
+/// Whether the element `stored` of a tree-gram and the element `node` of a
+/// page have the same attributes, names and values, in the same order,
+/// mend's own marks aside: such a node fits the target's attributes. It
+/// reads no more than the two lists, for the drift check's every field.
+fn same_attributes(gram: &Document, stored: NodeId, doc: &Document, node: NodeId) -> bool {
+    own_attributes(gram, stored).eq(own_attributes(doc, node))
+}
+
+/// The names and values of `node`'s attributes, mend's own marks aside.
+fn own_attributes(doc: &Document, node: NodeId) -> impl Iterator<Item = (&str, &str)> {
+    doc.attrs(node)
+        .iter()
+        .filter(|a| !doc.attr_name(a).starts_with("data-mend-"))
+        .map(|a| (doc.attr_name(a), doc.attr_value(a)))
+}
+
 /// The one element child of `node`, when `node` has no other element child
 /// and no text of its own but white space.
 fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
@@ -153,9 +230,10 @@ fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
 /// The text of a stored target's element sibling at capture that a
 /// field's selection, one node, now has as written, when the selection's
 /// next sibling with text on the far side has the text that sibling's next
-/// sibling with text had: a lead paragraph removed or moved away leaves
-/// `p[1]`, and every positional locator, on a paragraph that stood after
-/// it, followed by what followed that one. The sibling may stand anywhere
+/// sibling with text had, or neither has one: a lead paragraph removed or
+/// moved away leaves `p[1]`, and every positional locator, on a paragraph
+/// that stood after it, followed by what followed that one; an item removed
+/// from a list leaves its position on the next item, the last one. The sibling may stand anywhere
 /// on its side (a figure or an advert's slot between the two paragraphs
 /// moves with them), and elements without text are passed over on both
 /// sides, as an empty slot says nothing of what follows. The text must be
@@ -199,9 +277,10 @@ pub(crate) fn selects_a_neighbour(
         let mut stored = std::iter::successors(side(&gram.doc, owner), |&n| side(&gram.doc, n))
             .filter_map(|n| Some((n, stored_text(n)?)));
         stored.find(|(_, t)| *t == text)?;
-        let (_, beyond) = stored.next()?;
-        let on_page =
-            std::iter::successors(side(doc, node), |&n| side(doc, n)).find_map(page_text)?;
+        // Past the end of its side on both, as where the target's last
+        // sibling now stands last: a list one item shorter.
+        let beyond = stored.next().map(|(_, t)| t);
+        let on_page = std::iter::successors(side(doc, node), |&n| side(doc, n)).find_map(page_text);
         (on_page == beyond).then(|| text.clone())
     })
 }

@@ -1284,8 +1284,6 @@ pub(super) fn heal_one_field(xpath: &str, old: &str, new: &str) -> (Healing, Doc
     (heal(&w, &doc, None, &grams, &Rejections::new()), doc)
 }
 
-/// The one node a healed field's new XPath selects on `doc`, or `None` when
-/// the field was not healed.
 /// Where the learned model gives no candidate its bar, the field is left
 /// flagged: an abstention, never a wrong node. The rules that used to
 /// answer here alone now only propose, and their candidates are reported.
@@ -1301,6 +1299,8 @@ pub(super) fn model_abstained(h: &Healing) {
     );
 }
 
+/// The one node a healed field's new XPath selects on `doc`, or `None` when
+/// the field was not healed.
 pub(super) fn healed_node(h: &Healing, doc: &Document) -> Option<NodeId> {
     let a = &h.adaptations[0];
     if !a.is_healed() {
@@ -1313,6 +1313,48 @@ pub(super) fn healed_node(h: &Healing, doc: &Document) -> Option<NodeId> {
     {
         [crate::xpath::Item::Node(n)] => Some(n),
         ref other => panic!("{other:?}"),
+    }
+}
+
+/// The node a one-field wrapper on `xpath`, captured on `old`, is healed to
+/// on `new`, with `new`'s document, after checking that `new` drifts.
+pub(super) fn drifts_and_heals(xpath: &str, old: &str, new: &str) -> (Document, NodeId) {
+    let w = one_field(xpath);
+    let grams = grams_from(&w, old);
+    let found = drift_of(&w, &grams, new);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].constraint, ViolationKind::Drift);
+    let (h, doc) = heal_one_field(xpath, old, new);
+    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    (doc, node)
+}
+
+/// A drift signal that names the target it finds for a field's selection.
+pub(super) type Signal = fn(
+    &Document,
+    &crate::treegram::TreeGram,
+    &[Vec<crate::xpath::Item>],
+) -> Option<super::witness::Witness>;
+
+/// The markup of the one node `signal` finds for `xpath`'s one node on
+/// `page`, with the tree-gram captured on `old`.
+pub(super) fn signal_markup(old: &str, page: &str, xpath: &str, signal: Signal) -> Option<String> {
+    use crate::xpath::Item;
+    let w = one_field(xpath);
+    let grams = grams_from(&w, old);
+    let gram = grams.get(&"field".parse().unwrap()).unwrap();
+    let doc = Document::parse_str(page);
+    let selected = crate::xpath::XPath::compile(xpath)
+        .unwrap()
+        .select_item(&doc, Item::Node(doc.root()))
+        .unwrap();
+    let found = signal(&doc, gram, &[selected])?;
+    match found.targets[..] {
+        [ref nodes] => match nodes[..] {
+            [Item::Node(n)] => Some(doc.outer_html(n)),
+            _ => panic!("{found:?}"),
+        },
+        _ => panic!("{found:?}"),
     }
 }
 

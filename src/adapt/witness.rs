@@ -333,7 +333,7 @@ fn container_of(path: &str) -> &str {
 }
 
 /// Whether a stored text can witness: long enough, with a letter.
-fn telling(text: &str) -> bool {
+pub(crate) fn telling(text: &str) -> bool {
     text.chars().count() >= MIN_TEXT && text.chars().any(char::is_alphabetic)
 }
 

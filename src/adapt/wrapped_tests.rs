@@ -2,10 +2,7 @@
 //! positions that named the target now names the wrapper, which holds the
 //! target's text and none of its attributes, so no constraint notices.
 
-use super::tests::{drift_of, grams_from, heal_one_field, healed_node, one_field, text_of};
-use crate::dom::Document;
-use crate::extract::ViolationKind;
-use crate::xpath::{Item, XPath};
+use super::tests::{drift_of, drifts_and_heals, grams_from, one_field, signal_markup, text_of};
 
 const XPATH: &str = "/html/body/div/p/a/span";
 
@@ -38,22 +35,7 @@ fn named(name: &str) -> String {
 /// What `wrapped_target` finds under `xpath`'s one node on `page`, with the
 /// tree-gram captured on `old`.
 fn check(old: &str, page: &str, xpath: &str) -> Option<String> {
-    let w = one_field(xpath);
-    let grams = grams_from(&w, old);
-    let gram = grams.get(&"field".parse().unwrap()).unwrap();
-    let doc = Document::parse_str(page);
-    let selected = XPath::compile(xpath)
-        .unwrap()
-        .select_item(&doc, Item::Node(doc.root()))
-        .unwrap();
-    let found = super::signals::wrapped_target(&doc, gram, &[selected])?;
-    match found.targets[..] {
-        [ref nodes] => match nodes[..] {
-            [Item::Node(n)] => Some(doc.outer_html(n)),
-            _ => panic!("{found:?}"),
-        },
-        _ => panic!("{found:?}"),
-    }
+    signal_markup(old, page, xpath, super::signals::wrapped_target)
 }
 
 /// A redesign put a `span` with a class of its own around the author's
@@ -72,14 +54,7 @@ fn a_target_wrapped_by_a_redesign_is_healed_inside_its_wrapper() {
         check(&old, &new, XPATH).as_deref(),
         Some("<span itemprop=\"name\">Ada Lovelace</span>")
     );
-    let w = one_field(XPATH);
-    let grams = grams_from(&w, &old);
-    let found = drift_of(&w, &grams, &new);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].constraint, ViolationKind::Drift);
-
-    let (h, doc) = heal_one_field(XPATH, &old, &new);
-    let node = healed_node(&h, &doc).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
+    let (doc, node) = drifts_and_heals(XPATH, &old, &new);
     assert_eq!(text_of(&doc, node), "Ada Lovelace");
     assert_eq!(doc.attr(node, "itemprop"), Some("name"));
 }

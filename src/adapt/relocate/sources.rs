@@ -31,7 +31,9 @@ impl<'a, 'e> Attempting<'a, 'e> {
     /// XPath still names where the target is, and the stored text says
     /// which of its nodes it is; the tree search weighs the two texts nearly
     /// alike and cannot call it. And a wrapper put around the target, which
-    /// the XPath now selects (`signals::wrapped_target`).
+    /// the XPath now selects (`signals::wrapped_target`), or the target
+    /// retagged beside the element the XPath now selects
+    /// (`signals::retagged_beside`).
     pub(super) fn by_stored_text(&self, adaptation: &Adaptation) -> Option<Attempted> {
         if self.pattern.is_record() {
             return None;
@@ -58,10 +60,26 @@ impl<'a, 'e> Attempting<'a, 'e> {
                     "its XPath selects a wrapper around the target; the element inside has the target's tag and attributes",
                 )
             });
+        // The target retagged beside the element the XPath now counts in
+        // its place: the drift check found it among the selection's
+        // siblings by its text and attributes.
+        let beside = self
+            .path
+            .parent()
+            .is_none()
+            .then(|| signals::retagged_beside(env.doc, gram, &self.current))
+            .flatten()
+            .map(|w| {
+                (
+                    w.targets,
+                    "its XPath selects an element beside the target; only this sibling has the target's text as written and its attributes",
+                )
+            });
         let witnessed = [
             retagged_instead(env, gram, &self.scopes, &self.current),
             narrowed,
             wrapped,
+            beside,
         ];
         witnessed
             .into_iter()
