@@ -98,6 +98,10 @@ pub(crate) fn paragraph_elsewhere(
     })
 }
 
+/// A sign of drift that names where the target is: from a page, a field's
+/// tree-gram and its selection, the nodes that carry the target.
+pub(crate) type Signal = fn(&Document, &TreeGram, &[Vec<Item>]) -> Option<Witness>;
+
 /// The stored target inside a field's selection, one element that holds
 /// nothing but it: a redesign put a wrapper around the target, and an
 /// XPath of positions now selects the wrapper, with the target's text. The

@@ -1329,16 +1329,14 @@ pub(super) fn drifts_and_heals(xpath: &str, old: &str, new: &str) -> (Document, 
     (doc, node)
 }
 
-/// A drift signal that names the target it finds for a field's selection.
-pub(super) type Signal = fn(
-    &Document,
-    &crate::treegram::TreeGram,
-    &[Vec<crate::xpath::Item>],
-) -> Option<super::witness::Witness>;
-
 /// The markup of the one node `signal` finds for `xpath`'s one node on
 /// `page`, with the tree-gram captured on `old`.
-pub(super) fn signal_markup(old: &str, page: &str, xpath: &str, signal: Signal) -> Option<String> {
+pub(super) fn signal_markup(
+    old: &str,
+    page: &str,
+    xpath: &str,
+    signal: super::signals::Signal,
+) -> Option<String> {
     use crate::xpath::Item;
     let w = one_field(xpath);
     let grams = grams_from(&w, old);

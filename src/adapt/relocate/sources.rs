@@ -45,36 +45,26 @@ impl<'a, 'e> Attempting<'a, 'e> {
                 "its XPath selects a copy beside the target; only this node carries the stored text as written",
             )
         });
-        // A wrapper put around the target: the drift check found the
-        // target inside the XPath's node, which the tree search and the
-        // locators weigh nearly alike, as the two carry the same text.
-        let wrapped = self
-            .path
-            .parent()
-            .is_none()
-            .then(|| signals::wrapped_target(env.doc, gram, &self.current))
-            .flatten()
-            .map(|w| {
-                (
-                    w.targets,
-                    "its XPath selects a wrapper around the target; the element inside has the target's tag and attributes",
-                )
-            });
-        // The target retagged beside the element the XPath now counts in
-        // its place: the drift check found it among the selection's
-        // siblings by its text and attributes.
-        let beside = self
-            .path
-            .parent()
-            .is_none()
-            .then(|| signals::retagged_beside(env.doc, gram, &self.current))
-            .flatten()
-            .map(|w| {
-                (
-                    w.targets,
-                    "its XPath selects an element beside the target; only this sibling has the target's text as written and its attributes",
-                )
-            });
+        // What the drift check found of a top-level field's target next to
+        // its XPath's node, which the tree search and the locators weigh
+        // nearly alike: the target inside a wrapper put around it (the
+        // two carry the same text), or retagged beside the element the
+        // XPath now counts in its place.
+        let top_level = self.path.parent().is_none();
+        let signalled = |signal: signals::Signal, why: &'static str| {
+            top_level
+                .then(|| signal(env.doc, gram, &self.current))
+                .flatten()
+                .map(|w| (w.targets, why))
+        };
+        let wrapped = signalled(
+            signals::wrapped_target,
+            "its XPath selects a wrapper around the target; the element inside has the target's tag and attributes",
+        );
+        let beside = signalled(
+            signals::retagged_beside,
+            "its XPath selects an element beside the target; only this sibling has the target's text as written and its attributes",
+        );
         let witnessed = [
             retagged_instead(env, gram, &self.scopes, &self.current),
             narrowed,
