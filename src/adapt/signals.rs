@@ -103,15 +103,15 @@ pub(crate) fn paragraph_elsewhere(
 pub(crate) type Signal = fn(&Document, &TreeGram, &[Vec<Item>]) -> Option<Witness>;
 
 /// The stored target inside a field's selection, one element that holds
-/// nothing but it: a redesign put a wrapper around the target, and an
-/// XPath of positions now selects the wrapper, with the target's text. The
+/// nothing but it: a redesign put a wrapper around the target, and an XPath
+/// of positions now selects the wrapper, with the target's text. The
 /// element found has the target's tag and fits its attributes (a class
-/// token or an attribute value in common, or, for a target without any,
-/// the same bare attributes), and the selection does not; the selection
-/// holds only that element (one element child, no text of its own), or a
-/// chain of such wrappers down to it, read once whatever its length. On another page of the site the
-/// selection keeps the target's own attributes, and on the capture page it
-/// is the target.
+/// token or an attribute value in common, or, for a target without any, the
+/// same bare attributes), and the selection does not; the selection holds
+/// only that element (one element child, no text of its own), or a chain of
+/// such wrappers down to it, read once whatever its length. On another page
+/// of the site the selection keeps the target's own attributes, and on the
+/// capture page it is the target.
 pub(crate) fn wrapped_target(
     doc: &Document,
     gram: &TreeGram,
@@ -231,21 +231,21 @@ fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
     only
 }
 
-/// The text of a stored target's element sibling at capture that a
-/// field's selection, one node, now has as written, when the selection's
-/// next sibling with text on the far side has the text that sibling's next
+/// The text of a stored target's element sibling at capture that a field's
+/// selection, one node, now has as written, when the selection's next
+/// sibling with text on the far side has the text that sibling's next
 /// sibling with text had, or neither has one: a lead paragraph removed or
 /// moved away leaves `p[1]`, and every positional locator, on a paragraph
 /// that stood after it, followed by what followed that one; an item removed
-/// from a list leaves its position on the next item, the last one. The sibling may stand anywhere
-/// on its side (a figure or an advert's slot between the two paragraphs
-/// moves with them), and elements without text are passed over on both
-/// sides, as an empty slot says nothing of what follows. The text must be
-/// telling (`MIN_TELLING_TEXT` characters, a letter) and not the target's
-/// own. On another page of the site the siblings' texts are that page's (a
-/// home team may be the capture page's away team, but not with the same
-/// team after it), and on the same page the selection has the target's
-/// text, so neither drifts.
+/// from a list leaves its position on the next item, the last one. The
+/// sibling may stand anywhere on its side (a figure or an advert's slot
+/// between the two paragraphs moves with them), and elements without text
+/// are passed over on both sides, as an empty slot says nothing of what
+/// follows. The text must be telling (`MIN_TELLING_TEXT` characters, a
+/// letter) and not the target's own. On another page of the site the
+/// siblings' texts are that page's (a home team may be the capture page's
+/// away team, but not with the same team after it), and on the same page
+/// the selection has the target's text, so neither drifts.
 pub(crate) fn selects_a_neighbour(
     doc: &Document,
     gram: &TreeGram,

@@ -30,6 +30,7 @@
 mod combine;
 mod html_template;
 mod mask;
+mod matching;
 mod pairing;
 
 #[cfg(test)]

@@ -4,24 +4,35 @@
 //!
 //! Children are grouped by tag (text is one group). Within a group, a
 //! template child pairs first with a child that it would accept: the same
-//! stable attributes, and the same own text unless that text is unknown to
-//! the template (unstable, or under children that come and go). Each
-//! template child is compared under its own masks, never under a mask that
-//! another child of the group earned: a class unstable on one `p` says
-//! nothing about its siblings, and letting it blur their keys paired a
+//! stable attributes, the same own text unless that text is unknown to the
+//! template (unstable, or under children that come and go), and the same
+//! tags among its children unless they come and go. A child whose own text
+//! and attributes fit but whose children do not is a second choice, taken
+//! only once every template child has had its first: an empty `span` whose
+//! class came and went otherwise paired with a sibling `span` holding a
+//! `div`, and left the sibling that was its own load's to a template child
+//! that rejected it.
+//!
+//! Each template child is compared under its own masks, never under a mask
+//! that another child of the group earned: a class unstable on one `p`
+//! says nothing about its siblings, and letting it blur their keys paired a
 //! stable `p` with a sibling it would then reject, so a template failed to
-//! match a load it had learned. The children left over pair in document
+//! match a load it had learned. Since children masked in different ways
+//! accept different children, the pairs are a matching, not first come
+//! first served (`matching.rs`). The children left over pair in document
 //! order.
 //!
 //! Refused: a best assignment over all pairs (quadratic in a group of a
-//! thousand list items). Template children with many different masks are
-//! compared in at most [`MAX_MASK_KINDS`] passes; the rest pair in order.
+//! thousand list items), and acceptance judged below the children's tags.
+//! Template children with many different masks are compared in at most
+//! [`MAX_MASK_KINDS`] passes; the rest pair in order.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use super::html_template::{HtmlTemplate, TemplateNodeId, TemplateView, View, label_of};
+use super::matching::match_buckets;
 
 /// The most distinct sets of masks within one group that get a keyed pass
 /// of their own; a group beyond it pairs its remaining children in order.
@@ -77,6 +88,8 @@ struct Masks {
     count: usize,
     text: bool,
     attrs: Vec<String>,
+    /// Whether its children come and go, so that their tags say nothing.
+    children: bool,
 }
 
 impl Masks {
@@ -94,17 +107,27 @@ impl Masks {
             count: attrs.len() + usize::from(text),
             text,
             attrs,
+            children: node.unstable_children,
         }
     }
 
     /// The key of a node under these masks: its own text unless masked,
-    /// then its attributes but the masked ones, sorted.
-    fn key(&self, text: Option<Cow<'_, str>>, attrs: Vec<(&str, &str)>) -> String {
+    /// then its attributes but the masked ones, sorted, then the tags of
+    /// its children when `shape` is given and they are not masked.
+    fn key(
+        &self,
+        text: Option<Cow<'_, str>>,
+        attrs: Vec<(&str, &str)>,
+        shape: Option<&str>,
+    ) -> String {
         let mut key = if self.text {
             String::new()
         } else {
             text.map(Cow::into_owned).unwrap_or_default()
         };
+        if let Some(shape) = shape.filter(|_| !self.children) {
+            let _ = write!(key, "\u{2}{shape}");
+        }
         let mut attrs: Vec<(&str, &str)> = attrs
             .into_iter()
             .filter(|(n, _)| !self.attrs.iter().any(|m| m == n))
@@ -132,19 +155,53 @@ fn pair_group<V: View>(
     }
     let mut paired = vec![false; mine.len()];
     let mut taken = vec![false; theirs.len()];
-    for (masks, members) in kinds.iter().take(MAX_MASK_KINDS) {
-        let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
-        for (j, &c) in theirs.iter().enumerate() {
-            if !taken[j] {
-                let key = masks.key(other.text(c), other.attrs(c));
-                by_key.entry(key).or_default().push_back(j);
+    let my_shapes: Vec<String> = mine.iter().map(|&c| shape(&own, c)).collect();
+    let their_shapes: Vec<String> = theirs.iter().map(|&c| shape(other, c)).collect();
+    // First every template child looks for a child it accepts down to its
+    // children's tags, then for one whose own text and attributes fit.
+    for with_shape in [true, false] {
+        let left: Vec<usize> = kinds
+            .values()
+            .take(MAX_MASK_KINDS)
+            .flatten()
+            .copied()
+            .filter(|&i| !paired[i])
+            .collect();
+        let right: Vec<usize> = (0..theirs.len()).filter(|&j| !taken[j]).collect();
+        let mut buckets: Vec<Vec<usize>> = Vec::new();
+        let mut wants = vec![None; left.len()];
+        let mut at = 0;
+        for (masks, members) in kinds.iter().take(MAX_MASK_KINDS) {
+            // The children of the page by their key under these masks; a
+            // bucket is made only for a key some template child has.
+            let mut by_key: HashMap<String, usize> = HashMap::new();
+            for &i in members.iter().filter(|&&i| !paired[i]) {
+                let shape = with_shape.then_some(my_shapes[i].as_str());
+                let key = masks.key(own.text(mine[i]), own.attrs(mine[i]), shape);
+                let b = *by_key.entry(key).or_insert_with(|| {
+                    buckets.push(Vec::new());
+                    buckets.len() - 1
+                });
+                wants[at] = Some(b);
+                at += 1;
+            }
+            for (r, &j) in right.iter().enumerate() {
+                let c = theirs[j];
+                let shape = with_shape.then_some(their_shapes[j].as_str());
+                let key = masks.key(other.text(c), other.attrs(c), shape);
+                if let Some(&b) = by_key.get(&key) {
+                    buckets[b].push(r);
+                }
             }
         }
-        for &i in members {
-            let key = masks.key(own.text(mine[i]), own.attrs(mine[i]));
-            if let Some(j) = by_key.get_mut(&key).and_then(VecDeque::pop_front) {
-                taken[j] = true;
+        for (l, partner) in match_buckets(&wants, &buckets, right.len())
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(r) = partner {
+                let (i, j) = (left[l], right[r]);
                 paired[i] = true;
+                taken[j] = true;
                 pairs.push((mine[i], theirs[j]));
             }
         }
@@ -152,4 +209,12 @@ fn pair_group<V: View>(
     let left = (0..mine.len()).filter(|&i| !paired[i]).map(|i| mine[i]);
     let rest = (0..theirs.len()).filter(|&j| !taken[j]).map(|j| theirs[j]);
     pairs.extend(left.zip(rest));
+}
+
+/// The tags of a node's children, sorted: what a template child with stable
+/// children needs the same of its partner.
+fn shape<V: View>(view: &V, node: V::Node) -> String {
+    let mut labels: Vec<&str> = view.kids(node).into_iter().map(|k| view.label(k)).collect();
+    labels.sort_unstable();
+    labels.join("\u{1}")
 }

@@ -293,3 +293,41 @@ fn a_class_unstable_on_one_sibling_does_not_blur_the_others() {
     assert_eq!(template.matches(&doc(a)), Ok(()));
     assert_eq!(template.matches(&doc(b)), Ok(()));
 }
+
+/// Both loads `a` and `b` match the template learned from them.
+fn check_learned_loads_match(a: &str, b: &str) {
+    let mut template = HtmlTemplate::from_document(&doc(a));
+    template.add(&doc(b));
+    assert_eq!(template.matches(&doc(a)), Ok(()), "{}", template.to_html());
+    assert_eq!(template.matches(&doc(b)), Ok(()), "{}", template.to_html());
+}
+
+#[test]
+fn an_empty_span_whose_class_came_and_went_leaves_a_span_with_children_to_its_own() {
+    // The last `span` of `a` is empty and paired with `b`'s classed span,
+    // so its class came and went; with the class masked it also keyed
+    // like `a`'s `span class=k2` that holds a `div`, and took it.
+    check_learned_loads_match(
+        "<html><body><div><div></div></div><p></p><span>t1</span><span class='k2'><div></div></span>\
+         <span></span><span></span><li><div></div></li><span>",
+        "<html><body><span></span><li></li><span>t1</span><div></div><span>t1</span><p></p>\
+         <span class='k1'></span><span><div>",
+    );
+}
+
+#[test]
+fn children_masked_in_different_ways_do_not_take_each_others_loads() {
+    // One `p` keeps its class but its children came and went; two others
+    // keep their children but their class came and went. Served in a fixed
+    // order, the two took both `p class=k3` of `a` and left the first the
+    // `p class=k1` it rejects.
+    check_learned_loads_match(
+        "<html><body><div></div><div></div><div></div><li></li><p class='k3'></p><div><div><div></div>\
+         </div></div><div><div></div></div><li><li><div></div></li><span></span><span></span>\
+         <p class='k3'><p></p><span></span><li><div></div></li><div></div><div></div><p class='k1'>\
+         </p><li></li><p></p><span></span></p>",
+        "<html><body><div></div><div></div><span></span><li></li><p class='k3'>t1<p class='k2'></p>\
+         <div><div></div></div><div></div><li></li><span></span><li><li></li><div><div></div></div>\
+         <p><li></li><span></span><div></div><div></div><p class='k2'></p></p></li></p><span>",
+    );
+}
