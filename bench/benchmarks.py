@@ -48,10 +48,12 @@ of the split's cases takes minutes; the whole set about an hour on 2 cores).
 
     python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--xpath-example PATH]
         [--site PATH]
-    python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference
+    python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference,
+                                            # 2 when a block has no runs there (it names the command that makes them)
 
-What it refuses: a block whose markers are missing or out of order (it says which, and writes nothing), and
-a run that does not finish (its exit is passed on). Test sites are read in aggregate only, as
+What it refuses: a block whose markers are missing or out of order (it says which, and writes nothing), a
+block whose runs are missing (it says which, and writes nothing), and a run that does not finish (its exit is
+passed on). Test sites are read in aggregate only, as
 everywhere in bench/.
 """
 
@@ -377,14 +379,23 @@ def main():
         # The runs take minutes to most of an hour: the page is read again, so
         # that what a person wrote meanwhile stays.
         text, spans = read_page(wanted, "lost during the runs its markers for")
-    differ = []
+    differ, missing = [], []
     # From the last block to the first, so that earlier offsets stay right.
     for name in sorted(wanted, key=lambda b: -spans[b][0]):
         start, end = spans[name]
-        body = render(name, args.work) + "\n"
+        try:
+            body = render(name, args.work) + "\n"
+        except FileNotFoundError as e:  # a fresh checkout: the runs were never made here
+            missing.append((name, e.filename))
+            continue
         if text[start:end] != body:
             differ.append(name)
             text = text[:start] + body + text[end:]
+    for name, path in missing:
+        print(f"BENCHMARKS.md: {name} has no runs to render ({path} is missing); "
+              f"make them with: python3 bench/benchmarks.py --only {name}", file=sys.stderr)
+    if missing:
+        sys.exit(2)
     if args.check:
         for name in differ:
             print(f"BENCHMARKS.md: {name} differs from the runs in {args.work}", file=sys.stderr)
