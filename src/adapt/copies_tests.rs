@@ -394,3 +394,42 @@ fn only_a_plain_text_locator_that_selects_the_one_node_names_it() {
         .unwrap();
     assert!(!votes::text_locator_selects(&doc, gram, root, &set));
 }
+
+/// A menu of many links, its text longer than the part of it that texts
+/// are compared by; on the new page the menu is a `section` whose first
+/// links moved into a `div` of their own, and the rest follow the `div`.
+fn long_menu(retagged: bool) -> String {
+    let links = |from: usize, to: usize| -> String {
+        (from..to)
+            .map(|i| format!("<a href=\"/topic/{i}\">Topic number {i} of the guides</a> "))
+            .collect()
+    };
+    let menu = if retagged {
+        format!(
+            "<section class=\"menu\"><div class=\"first\">{}</div>{}</section>",
+            links(0, 12),
+            links(12, 16)
+        )
+    } else {
+        format!("<nav class=\"menu\">{}</nav>", links(0, 16))
+    };
+    format!(
+        "<!DOCTYPE html><html><body><header><p>Guides</p>{menu}</header>\
+         <main><p>The story of the week.</p></main></body></html>"
+    )
+}
+
+/// Regression (t3n, train sites' mutations): of two nested elements whose
+/// texts begin with the stored menu's first characters, the innermost was
+/// taken for the one with the stored text, though it held only the menu's
+/// first links. Texts are compared by their first characters, so the
+/// holder whose whole text is as long as the target's is the target.
+#[test]
+fn a_long_text_is_held_by_the_element_with_all_of_it_not_by_one_with_its_beginning() {
+    let w = one_field("/html/body/header/nav");
+    let grams = grams_from(&w, &long_menu(false));
+    let gram = grams.get(&w.pattern_paths()[0]).unwrap();
+    let doc = Document::parse_str(&long_menu(true));
+    let found = super::witness::with_long_stored_text(&doc, gram).expect("the menu");
+    assert_eq!(found.path(&doc), "/html/body/header/section");
+}

@@ -107,7 +107,9 @@ pub(crate) const MIN_LONG_TEXT: usize = 81;
 /// may be split over several nodes (a cell of labels and values): the
 /// element that holds it whole, up to [`LEVELS`] above a text node with its
 /// first word and no larger than the target could have grown, answers; of
-/// an element and its only child, the child. `None` as for [`retagged`].
+/// an element and its only child, the child, and of two nested elements
+/// whose texts begin alike, the one whose whole text is as long as the
+/// target's. `None` as for [`retagged`].
 pub(crate) fn with_long_stored_text(doc: &Document, gram: &TreeGram) -> Option<Item> {
     let found = with_stored_text(doc, gram, MIN_LONG_TEXT, false)?;
     let in_link = |d: &Document, n: NodeId| {
@@ -202,11 +204,27 @@ fn with_stored_text(
         }
     }
     // An element and its only child hold the same text: the innermost is
-    // the one that answers.
-    let innermost: Vec<NodeId> = matches
+    // the one that answers. Texts are compared by their first characters
+    // (see `likeness::Profile::text`), so of two nested holders of a long
+    // text, the one whose whole text is nearer the target's in length
+    // answers: an element that only begins as the target did is not it.
+    // Each holder's sub-tree is read once, and holds at most `limit` nodes.
+    let stored = text_weight(&gram.doc, *owner);
+    let off: Vec<usize> = matches
         .iter()
-        .copied()
-        .filter(|&m| !matches.iter().any(|&o| o != m && doc.is_ancestor(m, o)))
+        .map(|&m| text_weight(doc, m).abs_diff(stored))
+        .collect();
+    let innermost: Vec<NodeId> = (0..matches.len())
+        .filter(|&i| {
+            let m = matches[i];
+            !(0..matches.len()).any(|j| {
+                let o = matches[j];
+                j != i
+                    && (doc.is_ancestor(m, o) || doc.is_ancestor(o, m))
+                    && (off[j] < off[i] || (off[j] == off[i] && doc.is_ancestor(m, o)))
+            })
+        })
+        .map(|i| matches[i])
         .collect();
     match innermost[..] {
         [one] => Some(Item::Node(one)),
@@ -242,6 +260,27 @@ fn copied_at_capture(
         })
         .filter(|&holder| doc.name(holder) != "template")
         .any(|holder| Profile::of(doc, holder, Item::Node(holder), &GramMask).text() == text)
+}
+
+/// How much text an element holds: the characters of its text nodes that
+/// are not white space, outside raw-text elements (scripts, styles), read
+/// to the end of its sub-tree. Two nested elements whose texts begin alike
+/// differ in it when one holds more.
+fn text_weight(doc: &Document, element: NodeId) -> usize {
+    let end = doc.subtree_end(element);
+    let mut n = NodeId(element.0 + 1);
+    let mut weight = 0;
+    while n < end {
+        if doc.is_element(n) && crate::dom::markup::RAW.contains(&doc.name(n)) {
+            n = doc.subtree_end(n);
+            continue;
+        }
+        if doc.kind(n) == crate::dom::NodeKind::Text {
+            weight += doc.text(n).chars().filter(|c| !c.is_whitespace()).count();
+        }
+        n = NodeId(n.0 + 1);
+    }
+    weight
 }
 
 /// Whether the text node `n` is the page's `title`.
