@@ -46,7 +46,7 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about an hour on 2 cores).
 
-    python3 bench/benchmarks.py [--reuse] [--only BLOCK ...] [--mend target/release/mend] [--example PATH] [--xpath-example PATH]
+    python3 bench/benchmarks.py [--reuse] [--only BLOCK]... [--mend target/release/mend] [--example PATH] [--xpath-example PATH]
         [--site PATH]
     python3 bench/benchmarks.py --check     # render from the runs in target/benchmarks; exit 1 on a difference,
                                             # 2 when a block has no runs there (it names the command that makes them)
