@@ -208,19 +208,29 @@ fn with_stored_text(
     // (see `likeness::Profile::text`), so of two nested holders of a long
     // text, the one whose whole text is nearer the target's in length
     // answers: an element that only begins as the target did is not it.
-    // Each holder's sub-tree is read once, and holds at most `limit` nodes.
-    let stored = text_weight(&gram.doc, *owner);
-    let off: Vec<usize> = matches
+    // Most searches find no nested holders, and read no sub-tree for it;
+    // otherwise each holder's is read once, at most `limit` nodes.
+    let nested = |a: NodeId, b: NodeId| doc.is_ancestor(a, b) || doc.is_ancestor(b, a);
+    let any_nested = matches
         .iter()
-        .map(|&m| text_weight(doc, m).abs_diff(stored))
-        .collect();
+        .enumerate()
+        .any(|(i, &m)| matches[i + 1..].iter().any(|&o| nested(m, o)));
+    let off: Vec<usize> = if any_nested {
+        let stored = text_weight(&gram.doc, *owner);
+        matches
+            .iter()
+            .map(|&m| text_weight(doc, m).abs_diff(stored))
+            .collect()
+    } else {
+        vec![0; matches.len()]
+    };
     let innermost: Vec<NodeId> = (0..matches.len())
         .filter(|&i| {
             let m = matches[i];
             !(0..matches.len()).any(|j| {
                 let o = matches[j];
                 j != i
-                    && (doc.is_ancestor(m, o) || doc.is_ancestor(o, m))
+                    && nested(m, o)
                     && (off[j] < off[i] || (off[j] == off[i] && doc.is_ancestor(m, o)))
             })
         })
