@@ -943,6 +943,30 @@ def same_value(mend, case, out):
             res.update(verdict="correct", answer_ok=True, same_value=True)
 
 
+def same_value_proposals(mend, case, out):
+    """wide-pairs: marks each of mend's proposals of one node that is not the expected element but
+    holds its value (`same_value`), as `same_value` judges a tool's answer; so that a model trained on
+    the collection learns what the harness counts right.  One `mend xpath` of the union of the
+    proposals' paths reads every value at once."""
+    proposals = (out.get("mend") or {}).get("proposals") or []
+    paths = sorted({p["nodes"][0] for p in proposals
+                    if p.get("count") == 1 and len(p.get("nodes") or []) == 1
+                    and p["nodes"][0] != case["expected"]})
+    if not paths:
+        return
+    answer, fail = mend.select(case["new"], " | ".join([case["expected"]] + paths))
+    if fail:
+        return
+    values = {n["path"]: squash(n.get("value")) or None for n in (answer or {}).get("nodes") or []}
+    expected = values.get(case["expected"])
+    if not expected:
+        return
+    for p in proposals:
+        if p.get("count") == 1 and p.get("nodes") and p["nodes"][0] != case["expected"] \
+                and values.get(p["nodes"][0]) == expected:
+            p["same_value"] = True
+
+
 def harness_failure(e):
     return {"step": "harness", "command": "-", "exit": None, "what": "the harness failed on mend's output",
             "stderr": repr(e)[-400:]}
@@ -996,6 +1020,7 @@ def run_case(task):
     if case["track"] == "wide-pairs" and case.get("expected"):
         try:
             same_value(mend, case, out)
+            same_value_proposals(mend, case, out)
         except Exception as e:
             out["mend"] = failed(out["mend"], harness_failure(e))
     if not opts["keep"]:
