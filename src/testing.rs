@@ -2,7 +2,9 @@
 //!
 //! ## What it refuses
 //!
-//! It is compiled only for the library's unit tests. `CI` or
+//! It is compiled only for tests: the library's unit tests, and the
+//! integration tests, whose support module reads this file (`#[path]`) so
+//! that their properties scale as the library's do. `CI` or
 //! `MEND_FULL_PROPERTIES` counts as set unless empty, `0` or `false`;
 //! without `MEND_PROPERTY_SCALE`, [`cases`] never gives more than `full`,
 //! nor fewer than 16 unless `full` itself is fewer. A scale that is not a

@@ -48,21 +48,16 @@ pub fn skip(test: &str, require: &str, why: &str) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
+/// The library's own rule for how many cases a property test runs
+/// (`src/testing.rs`), read from the one file so that both kinds of test
+/// scale alike.
+#[path = "../../src/testing.rs"]
+mod testing;
+
 /// The cases a property test runs: `full` under CI (or with
-/// `MEND_FULL_PROPERTIES`), a quarter of it (16 at the least) otherwise, so
-/// that the README's `cargo test` stays quick while CI runs every property
-/// at its full count. `MEND_PROPERTY_SCALE=N` runs `N` times the full
-/// count, as the library's properties do.
+/// `MEND_FULL_PROPERTIES`), a quarter of it (16 at the least) otherwise, and
+/// `N` times `full` with `MEND_PROPERTY_SCALE=N`, as the library's
+/// properties do.
 pub fn property_cases(full: u32) -> u32 {
-    let scale = std::env::var("MEND_PROPERTY_SCALE").ok();
-    if let Some(scale) = scale
-        .and_then(|v| v.parse::<u32>().ok())
-        .filter(|&n| n >= 1)
-    {
-        full.saturating_mul(scale)
-    } else if required("MEND_FULL_PROPERTIES") {
-        full
-    } else {
-        (full / 4).max(16).min(full)
-    }
+    testing::cases(full)
 }
