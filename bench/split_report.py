@@ -5,8 +5,10 @@ Reads harness runs (bench/heal_harness.py --json) of the wide corpus's cases, on
 (bench/split.json), and prints one Markdown table per track and tool: correct / wrong / abstain in percent,
 test sites first, then validation and train. Rows: the track as a whole, each severity of the mutations, the
 deletions (cases whose target is gone: answered with a node is wrong), the unchanged controls, and the pages of
-a site whose field is there or gone, and the record lists (bench/record_cases.py --split) by severity. Test
-sites are read here in aggregate only.
+a site whose field is there or gone, and the record lists (bench/record_cases.py --split) by severity. For
+mend, one more row per wide track counts its needless changes: of the cases where the recorded XPath still
+gives the right node where the field is there (the no-healing column's right answers), those where mend's run healed it to another
+XPath or reported its drift (a right value that a person is sent to look at; the goal is none). Test sites are read here in aggregate only.
 
     python3 bench/split_report.py --run test=T.json --run validation=V.json --run train=R.json \\
         [--before test=B.json ...] [--out FILE]
@@ -49,6 +51,14 @@ def tally(cases, tool):
             c = counts.setdefault(row, {"n": 0, "correct": 0, "wrong": 0, "abstain": 0})
             c["n"] += 1
             c[r["verdict"]] += 1
+        stale = case.get("stale") or {}
+        if tool == "mend" and case["track"].startswith("wide-") and case.get("expected") is not None \
+                and stale.get("verdict") == "correct":
+            f = counts.setdefault(f"{case['track']}: heals or drift where the XPath was right",
+                                  {"n": 0, "flagged": 0})
+            f["n"] += 1
+            moved = r.get("final_xpath") not in (None, stale.get("xpath"))
+            f["flagged"] += bool(r.get("violated")) or moved
     return counts
 
 
@@ -56,6 +66,8 @@ def cell(c):
     if not c or not c["n"]:
         return "-"
     n = c["n"]
+    if "flagged" in c:
+        return f"{c['flagged']} of {n}"
     return f"{100 * c['correct'] / n:.1f} / {100 * c['wrong'] / n:.1f} / {100 * c['abstain'] / n:.1f} ({n})"
 
 
