@@ -133,6 +133,37 @@ def export(clf, names):
     return {"features": names, "base": math.log(prior / (1 - prior)), "trees": trees}
 
 
+def fit_members(cases, names, bag):
+    """One model fitted on the training cases, or with --bag K, K models each fitted on a bootstrap sample
+    of the training cases (drawn by case, as a case's candidates go together; a fixed seed)."""
+    if bag <= 1:
+        X, y, _, _ = examples(cases, names)
+        return [GradientBoostingClassifier(**PARAMS).fit(X, y)]
+    rng = np.random.RandomState(0)
+    members = []
+    for _ in range(bag):
+        sample = [cases[i] for i in rng.randint(0, len(cases), len(cases))]
+        X, y, _, _ = examples(sample, names)
+        members.append(GradientBoostingClassifier(**PARAMS).fit(X, y))
+    return members
+
+
+def combine(models):
+    """Members' exported trees as one model whose log-odds are their mean: the bases averaged, every
+    leaf divided by the number of members."""
+    if len(models) == 1:
+        return models[0]
+    k = len(models)
+    trees = [dict(t, value=[v / k for v in t["value"]]) for m in models for t in m["trees"]]
+    return {"features": models[0]["features"], "base": sum(m["base"] for m in models) / k, "trees": trees}
+
+
+def ensemble_probability(members, X):
+    """scikit-learn's probability of the members' mean log-odds, for checking the export."""
+    z = np.mean([clf.decision_function(X) for clf in members], axis=0)
+    return 1.0 / (1.0 + np.exp(-z))
+
+
 def probability(model, x):
     """mend's evaluator (src/adapt/model.rs), for checking the export."""
     z = model["base"]
@@ -312,6 +343,9 @@ def main():
     ap.add_argument("--wrong-cost", type=float, default=4.0,
                     help="how many right answers one wrong answer costs in the thresholds' choice "
                          "(default %(default)s)")
+    ap.add_argument("--bag", type=int, default=1,
+                    help="fit this many models on bootstrap samples of the training cases and average "
+                         "their log-odds (default %(default)s: one model on all of them)")
     ap.add_argument("--out", default=os.path.join(REPO, "models", "heal.json"))
     ap.add_argument("--report", default=None, help="also write the Markdown report here")
     ap.add_argument("--plot", default=None, help="with --evaluate: write PREFIX-risk-coverage.png and "
@@ -328,11 +362,11 @@ def main():
     Xv, yv, _rows_v, kinds_v = examples(val_cases, names)
     if len(yt) < 50 or len(set(yt)) < 2:
         sys.exit(f"only {len(yt)} examples in the training runs: too few to fit")
-    clf = GradientBoostingClassifier(**PARAMS).fit(Xt, yt)
-    model = export(clf, names)
+    members = fit_members(train_cases, names, args.bag)
+    model = combine([export(clf, names) for clf in members])
     for X in (Xt, Xv):
         ours = np.array([probability(model, x) for x in X])
-        if len(X) and np.max(np.abs(ours - clf.predict_proba(X)[:, 1])) > 1e-9:
+        if len(X) and np.max(np.abs(ours - ensemble_probability(members, X))) > 1e-9:
             sys.exit("the exported trees do not give scikit-learn's probabilities")
     probs_t = probabilities(model, train_cases, names)
     probs_v = probabilities(model, val_cases, names)
@@ -353,7 +387,7 @@ def main():
              f"(a wrong answer costs {args.wrong_cost:g} right ones).", "",
              "| split | kind | examples | right | AUC | Brier |", "| --- | --- | --- | --- | --- | --- |"]
     for name, X, y, kinds in (("train", Xt, yt, kinds_t), ("validation", Xv, yv, kinds_v)):
-        p_all = clf.predict_proba(X)[:, 1]
+        p_all = ensemble_probability(members, X)
         for kind in ("heal", "current"):
             sel = np.array([k == kind for k in kinds])
             if sel.sum() and len(set(y[sel])) == 2:
@@ -370,7 +404,8 @@ def main():
             lines.append(f"| {td:.2f} | {th:.2f} | {tot['correct']} | {tot['wrong']} | {tot['abstain']} | "
                          f"{tot['alarms']} | {tot['n']} |")
     lines += ["", "Feature importances (impurity):", ""]
-    for name, imp in sorted(zip(names, clf.feature_importances_), key=lambda x: -x[1]):
+    importances = np.mean([clf.feature_importances_ for clf in members], axis=0)
+    for name, imp in sorted(zip(names, importances), key=lambda x: -x[1]):
         if imp > 0.005:
             lines.append(f"- {name}: {imp:.3f}")
     text = "\n".join(lines) + "\n"
