@@ -6,9 +6,10 @@ Reads harness runs (bench/heal_harness.py --json) of the wide corpus's cases, on
 test sites first, then validation and train. Rows: the track as a whole, each severity of the mutations, the
 deletions (cases whose target is gone: answered with a node is wrong), the unchanged controls, and the pages of
 a site whose field is there or gone, and the record lists (bench/record_cases.py --split) by severity. For
-mend, one more row per wide track counts its needless changes: of the cases where the recorded XPath still
-gives the right node where the field is there (the no-healing column's right answers), those where mend's run healed it to another
-XPath or reported its drift (a right value that a person is sent to look at; the goal is none). Test sites are read here in aggregate only.
+mend, one more row per wide track counts its needless changes: of the cases whose field is there and whose
+recorded XPath still gives it (the no-healing column's right answers), those where mend's run healed it to
+another XPath or reported its drift (a right value a person is sent to look at; the goal is none). Test sites
+are read here in aggregate only.
 
     python3 bench/split_report.py --run test=T.json --run validation=V.json --run train=R.json \\
         [--before test=B.json ...] [--out FILE]
