@@ -38,7 +38,8 @@ Usage (one deterministic command from the harness runs; the same runs give the s
         [--wrong-cost 4] [--out models/heal.json] [--report target/model-report.md]
 
 Report.  Train and validation side by side: examples, AUC, Brier score, and correct / wrong / abstain per track
-at the chosen thresholds.  --evaluate H.json ... plays the written model's thresholds out on other collection
+at the chosen thresholds, with the false alarms and the deleted targets answered with a node (a goal of its own,
+which the wrong answers hide among the rest).  --evaluate H.json ... plays the written model's thresholds out on other collection
 runs (test sites, read in aggregate only) without fitting anything.
 """
 
@@ -218,16 +219,22 @@ def table(cases, probs, t_drift, t_heal):
     cur, heal = probs
     out = {}
     for case in cases:
-        row = out.setdefault(case["track"], {"n": 0, "correct": 0, "wrong": 0, "abstain": 0, "alarms": 0})
+        row = out.setdefault(case["track"], {"n": 0, "correct": 0, "wrong": 0, "abstain": 0, "alarms": 0,
+                                             "deleted": 0, "deleted_answered": 0})
         v, alarm = outcome(case, cur.get(case["id"]), heal.get(case["id"]), t_drift, t_heal)
         row["n"] += 1
         row[v] += 1
         row["alarms"] += alarm
+        if case.get("expected") is None:
+            # A deleted target has no right node: any answer is wrong, whoever gives it.
+            row["deleted"] += 1
+            row["deleted_answered"] += v == "wrong"
     return out
 
 
 def totals(rows):
-    return {k: sum(r[k] for r in rows.values()) for k in ("n", "correct", "wrong", "abstain", "alarms")}
+    return {k: sum(r[k] for r in rows.values())
+            for k in ("n", "correct", "wrong", "abstain", "alarms", "deleted", "deleted_answered")}
 
 
 def choose_thresholds(cases, probs, wrong_cost):
@@ -255,8 +262,8 @@ def report(lines, name, cases, probs, t_drift, t_heal):
     lines.append(f"### {name}")
     lines.append("")
     lines.append("| track | n | no healing: correct / wrong / abstain % | every candidate applied | "
-                 "at the thresholds | false alarms |")
-    lines.append("| --- | --- | --- | --- | --- | --- |")
+                 "at the thresholds | false alarms | deleted targets answered |")
+    lines.append("| --- | --- | --- | --- | --- | --- | --- |")
     stale = table(cases, probs, 0.0, 2.0)
     open_ = table(cases, probs, 1.01, -1.0)
     after = table(cases, probs, t_drift, t_heal)
@@ -265,7 +272,9 @@ def report(lines, name, cases, probs, t_drift, t_heal):
         for rows in (stale, open_, after):
             r = rows[track]
             cells.append(f"{pct(r['correct'], r['n'])} / {pct(r['wrong'], r['n'])} / {pct(r['abstain'], r['n'])}")
-        lines.append(f"| {track} | {after[track]['n']} | " + " | ".join(cells) + f" | {after[track]['alarms']} |")
+        a = after[track]
+        lines.append(f"| {track} | {a['n']} | " + " | ".join(cells) +
+                     f" | {a['alarms']} | {a['deleted_answered']} of {a['deleted']} |")
     lines.append("")
 
 
