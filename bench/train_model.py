@@ -39,8 +39,8 @@ Usage (one deterministic command from the harness runs; the same runs give the s
 
 Report.  Train and validation side by side: examples, AUC, Brier score, and correct / wrong / abstain per track
 at the chosen thresholds, with the false alarms and the deleted targets answered with a node (a goal of its own,
-which the wrong answers hide among the rest).  --evaluate H.json ... plays the written model's thresholds out on other collection
-runs (test sites, read in aggregate only) without fitting anything.
+which the wrong answers hide among the rest).  --evaluate H.json ... plays the written model's thresholds out on
+other collection runs (test sites, read in aggregate only) without fitting anything.
 """
 
 import argparse
