@@ -73,7 +73,8 @@ pub struct Evidence {
     pub text_like: f64,
     /// The parts of the likeness: the attributes kept and not gained.
     pub attrs_like: f64,
-    /// The share of the stored target's words the chosen nodes carry.
+    /// How much of the stored target's words the chosen nodes keep
+    /// (`likeness::words_kept`).
     pub words: f64,
     /// The share of the voting locators that select exactly the chosen nodes.
     pub votes_for: f64,

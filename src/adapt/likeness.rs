@@ -305,6 +305,30 @@ pub(crate) fn word_overlap(a: &Profile, b: &Profile) -> f64 {
     x.intersection(&y).count() as f64 / union as f64
 }
 
+/// How much of the stored target's words a node's text keeps, as the model
+/// reads it: the Jaccard index of [`Profile::words`], or, for a stored text
+/// without any (a price, a count, a short date), of all the runs of letters
+/// and digits of both texts. Without that, such a text read as one whose
+/// words were all lost, whatever the node held.
+pub(crate) fn words_kept(wanted: &Profile, found: &Profile) -> f64 {
+    if !wanted.words().is_empty() {
+        return word_overlap(wanted, found);
+    }
+    let runs = |p: &Profile| -> BTreeSet<String> {
+        p.text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (x, y) = (runs(wanted), runs(found));
+    let union = x.union(&y).count();
+    if union == 0 {
+        return 0.0;
+    }
+    x.intersection(&y).count() as f64 / union as f64
+}
+
 /// How alike two texts are, neither holding unstable parts: equal, or alike
 /// as written or by shape.
 fn text_likeness(a: &Profile, b: &Profile) -> f64 {
@@ -401,6 +425,29 @@ mod tests {
         let (pa, pb) = (first(a), first(b));
         assert_eq!(shares_evidence(&pa, &pb), expected, "{a} / {b}");
         assert_eq!(shares_evidence(&pb, &pa), expected, "{b} / {a}");
+    }
+
+    fn check_words(stored: &str, found: &str, expected: f64) {
+        let got = words_kept(&profile(stored), &profile(found));
+        assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+    }
+
+    #[test]
+    fn a_price_kept_as_written_keeps_its_words() {
+        check_words("<p id=t>£12.99</p>", "<span id=t>£12.99</span>", 1.0);
+        check_words("<p id=t>£12.99</p>", "<p id=t>£12.49</p>", 1.0 / 3.0);
+        check_words("<p id=t>£12.99</p>", "<p id=t>Out of stock</p>", 0.0);
+    }
+
+    #[test]
+    fn words_of_three_characters_decide_where_the_stored_text_has_them() {
+        check_words("<p id=t>In 12 days</p>", "<p id=t>In 14 days</p>", 1.0);
+        check_words(
+            "<p id=t>Fresh bread</p>",
+            "<p id=t>Fresh rolls</p>",
+            1.0 / 3.0,
+        );
+        check_words("<img id=t>", "<img id=t>", 0.0);
     }
 
     fn check_kept(stored: &str, found: &str, expected: f64) {

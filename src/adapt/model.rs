@@ -86,7 +86,7 @@ pub struct Model {
 }
 
 /// A regression tree in arrays: node `i` splits on `feature[i]` at
-/// `threshold[i]` (left when the value, as an `f32`, is at or below it), or is a leaf
+/// `threshold[i]` (left when the value is at or below it), or is a leaf
 /// (`feature[i] < 0`) worth `value[i]`.
 #[derive(Clone, Debug, Deserialize)]
 struct Tree {
@@ -183,10 +183,10 @@ impl Tree {
         let mut i = 0usize;
         // Children point forward (checked on reading), so this ends.
         while let Ok(f) = usize::try_from(self.feature[i]) {
-            // The trees were fitted on features read as `f32`, and their
-            // thresholds lie between `f32` values: a feature is compared
-            // as the trainer compared it.
-            let x = f64::from(features.get(f).copied().unwrap_or(0.0) as f32);
+            // The trainer compares features as `f64` and may split exactly
+            // at a value the data holds (0.55 against 0.5500000000000002),
+            // so a feature is compared as it was computed.
+            let x = features.get(f).copied().unwrap_or(0.0);
             i = if x <= self.threshold[i] {
                 self.left[i]
             } else {

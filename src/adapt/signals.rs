@@ -403,7 +403,7 @@ pub(crate) fn likeness_parts(
         sum.tag += like.tag;
         sum.text += like.text;
         sum.attrs += 0.5 * (like.attrs + kept_attributes(&wanted, &found));
-        sum.words += super::likeness::word_overlap(&wanted, &found);
+        sum.words += super::likeness::words_kept(&wanted, &found);
         n += 1;
     }
     (n > 0).then(|| {
