@@ -76,6 +76,10 @@ pub struct Evidence {
     /// How much of the stored target's words the chosen nodes keep
     /// (`likeness::words_kept`).
     pub words: f64,
+    /// How much of the words of the stored target's class tokens and
+    /// attribute values the chosen nodes' own keep
+    /// (`likeness::name_words_kept`).
+    pub name_words: f64,
     /// The share of the voting locators that select exactly the chosen nodes.
     pub votes_for: f64,
     /// The share of the voting locators that select other nodes.
@@ -155,6 +159,7 @@ impl Evidence {
             flag(self.witnessed_elsewhere),
             flag(self.neighbour),
             flag(self.emptied),
+            self.name_words,
         ]
     }
 

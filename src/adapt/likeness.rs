@@ -329,6 +329,55 @@ pub(crate) fn words_kept(wanted: &Profile, found: &Profile) -> f64 {
     x.intersection(&y).count() as f64 / union as f64
 }
 
+/// The share of the words in the stored target's class tokens and attribute
+/// values (`product-price`, `priceNow`, `id=main-title`) that a node's own
+/// class tokens and attribute values keep; 0 when the target had none.
+///
+/// A redesign that renames a class often keeps its word (`price` becomes
+/// `price-now`, `c-price` or `productPrice`), and the Jaccard index of whole
+/// tokens reads that as a lost class. Words it gained cost nothing, as
+/// for [`kept_attributes`].
+pub(crate) fn name_words_kept(wanted: &Profile, found: &Profile) -> f64 {
+    let stored = name_words(wanted);
+    if stored.is_empty() {
+        return 0.0;
+    }
+    let now = name_words(found);
+    stored.intersection(&now).count() as f64 / stored.len() as f64
+}
+
+/// The words of a profile's class tokens and attribute values: runs of
+/// letters split at camel-case humps, lower-cased, of three letters or more.
+/// Digits end a word, so a hash or a counter adds none of its own.
+fn name_words(p: &Profile) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for attr in &p.attrs {
+        let value = match attr.strip_prefix('.') {
+            Some(token) => token,
+            None => match attr.split_once('=') {
+                Some((_, value)) => value,
+                None => continue,
+            },
+        };
+        let mut word = String::new();
+        let mut prev_lower = false;
+        for c in value.chars().chain(std::iter::once(' ')) {
+            let hump = prev_lower && c.is_uppercase();
+            if !c.is_alphabetic() || hump {
+                if word.chars().count() >= 3 {
+                    out.insert(std::mem::take(&mut word));
+                }
+                word.clear();
+            }
+            if c.is_alphabetic() {
+                word.extend(c.to_lowercase());
+            }
+            prev_lower = c.is_lowercase();
+        }
+    }
+    out
+}
+
 /// How alike two texts are, neither holding unstable parts: equal, or alike
 /// as written or by shape.
 fn text_likeness(a: &Profile, b: &Profile) -> f64 {
@@ -437,6 +486,40 @@ mod tests {
         check_words("<p id=t>£12.99</p>", "<span id=t>£12.99</span>", 1.0);
         check_words("<p id=t>£12.99</p>", "<p id=t>£12.49</p>", 1.0 / 3.0);
         check_words("<p id=t>£12.99</p>", "<p id=t>Out of stock</p>", 0.0);
+    }
+
+    fn check_name_words(stored: &str, found: &str, expected: f64) {
+        let got = name_words_kept(&profile(stored), &profile(found));
+        assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+    }
+
+    #[test]
+    fn a_renamed_class_that_keeps_its_word_keeps_its_name_words() {
+        let stored = "<p id=t class=product-price>£12.99</p>";
+        check_name_words(stored, "<p id=t class=price-now>£10.50</p>", 0.5);
+        check_name_words(stored, "<p id=t class=productPrice>£10.50</p>", 1.0);
+        check_name_words(
+            stored,
+            "<p id=t class='c-product--price v2'>£10.50</p>",
+            1.0,
+        );
+        check_name_words(stored, "<p id=t class=css-3fa9c1>£10.50</p>", 0.0);
+    }
+
+    #[test]
+    fn attribute_values_have_name_words_and_digits_end_them() {
+        check_name_words(
+            "<p id=t itemprop=price>1</p>",
+            "<p id=t data-field=price>1</p>",
+            1.0,
+        );
+        check_name_words(
+            "<p id=t class=price2024>1</p>",
+            "<p id=t class=price>1</p>",
+            1.0,
+        );
+        // A target whose classes and values hold no word says nothing.
+        check_name_words("<p id=t class=x1>1</p>", "<p id=t class=x1>1</p>", 0.0);
     }
 
     #[test]

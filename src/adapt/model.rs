@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// The model's inputs, by name, in the order of [`Evidence::features`](super::Evidence::features).
-pub const FEATURES: [&str; 34] = [
+pub const FEATURES: [&str; 35] = [
     "similarity",
     "margin",
     "likeness",
@@ -61,6 +61,7 @@ pub const FEATURES: [&str; 34] = [
     "witnessed_elsewhere",
     "neighbour",
     "emptied",
+    "name_words",
 ];
 
 /// The fitted model, as compiled into the binary.

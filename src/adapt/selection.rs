@@ -166,6 +166,7 @@ pub(crate) fn weigh(
     evidence.text_like = parts.text;
     evidence.attrs_like = parts.attrs;
     evidence.words = parts.words;
+    evidence.name_words = parts.names;
     evidence.carries_evidence = signals::carries_evidence(doc, gram, current);
     evidence.lookalike = super::surroundings::lookalike(doc, gram, current);
 }

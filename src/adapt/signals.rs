@@ -367,6 +367,9 @@ pub(crate) struct LikenessParts {
     pub attrs: f64,
     /// The Jaccard index of the words of the two texts.
     pub words: f64,
+    /// The share of the words of the target's class tokens and attribute
+    /// values that the node's keep.
+    pub names: f64,
 }
 
 impl LikenessParts {
@@ -404,6 +407,7 @@ pub(crate) fn likeness_parts(
         sum.text += like.text;
         sum.attrs += 0.5 * (like.attrs + kept_attributes(&wanted, &found));
         sum.words += super::likeness::words_kept(&wanted, &found);
+        sum.names += super::likeness::name_words_kept(&wanted, &found);
         n += 1;
     }
     (n > 0).then(|| {
@@ -413,6 +417,7 @@ pub(crate) fn likeness_parts(
             text: sum.text / k,
             attrs: sum.attrs / k,
             words: sum.words / k,
+            names: sum.names / k,
         }
     })
 }

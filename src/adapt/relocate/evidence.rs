@@ -82,6 +82,7 @@ pub(super) fn nodes_evidence(
         text_like: parts.text,
         attrs_like: parts.attrs,
         words: parts.words,
+        name_words: parts.names,
         votes_for: share(votes.agree),
         votes_against: share(against),
         voted: voting > 0,
