@@ -476,9 +476,14 @@ mod tests {
         assert_eq!(shares_evidence(&pb, &pa), expected, "{b} / {a}");
     }
 
-    fn check_words(stored: &str, found: &str, expected: f64) {
-        let got = words_kept(&profile(stored), &profile(found));
+    /// Checks a share of the stored target's evidence that a found node keeps.
+    fn check_share(share: fn(&Profile, &Profile) -> f64, stored: &str, found: &str, expected: f64) {
+        let got = share(&profile(stored), &profile(found));
         assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+    }
+
+    fn check_words(stored: &str, found: &str, expected: f64) {
+        check_share(words_kept, stored, found, expected);
     }
 
     #[test]
@@ -489,8 +494,7 @@ mod tests {
     }
 
     fn check_name_words(stored: &str, found: &str, expected: f64) {
-        let got = name_words_kept(&profile(stored), &profile(found));
-        assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+        check_share(name_words_kept, stored, found, expected);
     }
 
     #[test]
@@ -534,8 +538,7 @@ mod tests {
     }
 
     fn check_kept(stored: &str, found: &str, expected: f64) {
-        let got = kept_attributes(&profile(stored), &profile(found));
-        assert!((got - expected).abs() < 1e-9, "{stored} / {found}: {got}");
+        check_share(kept_attributes, stored, found, expected);
     }
 
     #[test]
