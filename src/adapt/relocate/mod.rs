@@ -78,6 +78,8 @@ pub(crate) struct Env<'a> {
     /// the same nodes under several algorithms and label modes, and their
     /// votes and surroundings are read once.
     pub judged: std::cell::RefCell<JudgedNodes>,
+    /// The labelled views of the page its tree searches share.
+    pub views: std::cell::RefCell<search::PageViews>,
 }
 
 /// The evidence of node sets judged on a page, by tree-gram address and nodes.
@@ -103,6 +105,7 @@ impl<'a> Env<'a> {
             frame: std::cell::OnceCell::new(),
             facts: std::cell::OnceCell::new(),
             judged: std::cell::RefCell::default(),
+            views: std::cell::RefCell::default(),
         }
     }
 

@@ -4,7 +4,9 @@
 //! choice in each scope by threshold and margin over the runner-up, with
 //! what settles candidates too close to call (the locators' votes, a
 //! stored name, an edited sentence's words). The labeled views of the
-//! tree-gram and of the scope it compares are built here too.
+//! tree-gram and of the scope it compares are built here too; a scope's
+//! view is built once per pass over a page, and every search of the pass
+//! (each algorithm under each label mode) reads it.
 //!
 //! ## What it refuses
 //!
@@ -12,6 +14,9 @@
 //! its runner-up that neither the stored text nor the locators settle, a
 //! target the page showed healed onto a hidden copy, and a record cluster
 //! that is not viable (its items in the site's frame, too few or too many).
+
+use std::collections::hash_map::Entry;
+use std::rc::Rc;
 
 use super::*;
 
@@ -113,8 +118,9 @@ pub(super) fn decide(
     reports: &mut Vec<CandidateReport>,
 ) -> Result<Assignment, Refusal> {
     let Hints { within, voted } = hints;
-    let mut labels = Labels::new();
-    let kind = search_kind(env, pattern, gram, scopes, how, &mut labels)?;
+    let mut views = env.views.borrow_mut();
+    let PageViews { labels, built } = &mut *views;
+    let kind = search_kind(env, pattern, gram, scopes, how, labels)?;
     let mut tally = Tally::default();
     let mut best_seen: Option<Best> = None;
     let mut ambiguous = 0usize;
@@ -124,9 +130,9 @@ pub(super) fn decide(
         let ranked = match &kind {
             // A field's search of a local change looks in the old parent's
             // region only; what it finds is still written from the scope.
-            Kind::Field(search) => search.rank(env, scope, within, how, &mut labels, reports),
+            Kind::Field(search) => search.rank(env, scope, within, how, (labels, built), reports),
             Kind::Record(search) => search
-                .rank(env, scope, how, &mut labels, reports)
+                .rank(env, scope, how, labels, reports)
                 .map(|r| r.map_err(|why| refusal = Some(why)).unwrap_or_default()),
         };
         let Some(best) = ranked.as_ref().and_then(|r| r.first()) else {
@@ -354,7 +360,7 @@ impl FieldSearch<'_> {
         scope: Item,
         within: Option<NodeId>,
         how: Attempt,
-        labels: &mut Labels,
+        (labels, built): (&mut Labels, &mut BuiltViews),
         reports: Option<&mut Vec<CandidateReport>>,
     ) -> Option<Vec<Ranked>> {
         let FieldSearch {
@@ -364,7 +370,7 @@ impl FieldSearch<'_> {
             sentinel,
         } = self;
         let (gram, sentinel) = (*gram, *sentinel);
-        let page = scope_view(env.doc, scope, within, how.label, labels, sentinel)?;
+        let page = scope_view(env.doc, scope, within, how.label, (labels, built), sentinel)?;
         // The best score of each candidate node set, with its region's similarity.
         let mut by_set: HashMap<Vec<Item>, (f64, f64)> = HashMap::new();
         for (gi, view) in gram.instances.iter().zip(views) {
@@ -568,14 +574,85 @@ pub(super) fn scope_view(
     scope: Item,
     within: Option<NodeId>,
     label: LabelMode,
-    labels: &mut Labels,
+    (labels, built): (&mut Labels, &mut BuiltViews),
     sentinel: crate::similarity::Label,
-) -> Option<LabeledTree> {
+) -> Option<Rc<LabeledTree>> {
     let instance = scope_root(doc, scope)?;
     let root = within.filter(|&w| doc.is_element(w)).unwrap_or(instance);
-    let mut view = LabeledTree::build(doc, root, label, labels).ok()?;
+    let view = match built.entry((root, label)) {
+        Entry::Occupied(e) => Rc::clone(e.get()),
+        Entry::Vacant(e) => {
+            Rc::clone(e.insert(Rc::new(LabeledTree::build(doc, root, label, labels).ok()?)))
+        }
+    };
     if root == instance && root != doc.root_element()? {
-        view.relabel_root(sentinel);
+        let mut own = LabeledTree::clone(&view);
+        own.relabel_root(sentinel);
+        return Some(Rc::new(own));
     }
     Some(view)
+}
+
+/// The label interner and the labelled views of the page that a pass's
+/// tree searches share (`Env::views`). Each search of a field (one
+/// algorithm under one label mode) compares the same view of its scope,
+/// and on a page of 60,000 elements building that view was a third of a
+/// search; the interner is shared so that the labels of a view built for
+/// one search are those of the tree-gram's views built for the next.
+#[derive(Default)]
+pub(crate) struct PageViews {
+    labels: Labels,
+    built: BuiltViews,
+}
+
+/// Views of the page by root and label mode, before any root is relabelled.
+pub(super) type BuiltViews = HashMap<(NodeId, LabelMode), Rc<LabeledTree>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page's view of a scope, built through `views`.
+    fn view(doc: &Document, scope: NodeId, views: &mut PageViews) -> Rc<LabeledTree> {
+        let sentinel = views.labels.intern("\u{1}instance");
+        let shared = (&mut views.labels, &mut views.built);
+        scope_view(
+            doc,
+            Item::Node(scope),
+            None,
+            LabelMode::Tag,
+            shared,
+            sentinel,
+        )
+        .expect("a view of an element")
+    }
+
+    #[test]
+    fn every_search_of_a_page_reads_one_view_of_its_scope() {
+        let doc = Document::parse_str("<div><p>a</p><p>b</p></div>");
+        let root = doc.root_element().expect("a root element");
+        let mut views = PageViews::default();
+        let first = view(&doc, root, &mut views);
+        let again = view(&doc, root, &mut views);
+        assert!(Rc::ptr_eq(&first, &again));
+        assert_eq!(views.built.len(), 1);
+    }
+
+    #[test]
+    fn a_relabelled_instance_root_leaves_the_shared_view_as_built() {
+        let doc = Document::parse_str("<div><article><p>a</p></article></div>");
+        let article = doc
+            .all()
+            .find(|&n| doc.is_element(n) && doc.name(n) == "article")
+            .expect("an article");
+        let mut views = PageViews::default();
+        let relabelled = view(&doc, article, &mut views);
+        let built = Rc::clone(&views.built[&(article, LabelMode::Tag)]);
+        assert_ne!(relabelled.label(0), built.label(0));
+        assert_eq!(relabelled.labels()[1..], built.labels()[1..]);
+        // The next search relabels its own copy again, from the same view.
+        let again = view(&doc, article, &mut views);
+        assert_eq!(again.labels(), relabelled.labels());
+        assert_eq!(views.built.len(), 1);
+    }
 }
