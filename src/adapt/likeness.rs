@@ -33,6 +33,10 @@ use crate::xpath::generate::looks_generated;
 /// Text longer than this many characters is compared by its start only.
 const MAX_TEXT: usize = 200;
 
+/// The fewest characters of a word that says something: shorter runs
+/// (`a`, `of`, `12`) stand in most texts and names alike.
+const MIN_WORD: usize = 3;
+
 /// What a node is, for comparing it with another.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Profile {
@@ -101,7 +105,7 @@ impl Profile {
     pub(crate) fn words(&self) -> BTreeSet<String> {
         self.text
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 3)
+            .filter(|w| w.chars().count() >= MIN_WORD)
             .map(str::to_lowercase)
             .collect()
     }
@@ -364,7 +368,7 @@ fn name_words(p: &Profile) -> BTreeSet<String> {
         for c in value.chars().chain(std::iter::once(' ')) {
             let hump = prev_lower && c.is_uppercase();
             if !c.is_alphabetic() || hump {
-                if word.chars().count() >= 3 {
+                if word.chars().count() >= MIN_WORD {
                     out.insert(std::mem::take(&mut word));
                 }
                 word.clear();
