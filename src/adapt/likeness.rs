@@ -301,12 +301,16 @@ pub(crate) fn shares_evidence(a: &Profile, b: &Profile) -> bool {
 /// The Jaccard index of the words of three or more letters or digits of two
 /// texts, case folded.
 pub(crate) fn word_overlap(a: &Profile, b: &Profile) -> f64 {
-    let (x, y) = (a.words(), b.words());
-    let union = x.union(&y).count();
+    jaccard(&a.words(), &b.words())
+}
+
+/// The Jaccard index of two sets of words; 0 when both are empty.
+fn jaccard(x: &BTreeSet<String>, y: &BTreeSet<String>) -> f64 {
+    let union = x.union(y).count();
     if union == 0 {
         return 0.0;
     }
-    x.intersection(&y).count() as f64 / union as f64
+    x.intersection(y).count() as f64 / union as f64
 }
 
 /// How much of the stored target's words a node's text keeps, as the model
@@ -315,8 +319,9 @@ pub(crate) fn word_overlap(a: &Profile, b: &Profile) -> f64 {
 /// and digits of both texts. Without that, such a text read as one whose
 /// words were all lost, whatever the node held.
 pub(crate) fn words_kept(wanted: &Profile, found: &Profile) -> f64 {
-    if !wanted.words().is_empty() {
-        return word_overlap(wanted, found);
+    let stored = wanted.words();
+    if !stored.is_empty() {
+        return jaccard(&stored, &found.words());
     }
     let runs = |p: &Profile| -> BTreeSet<String> {
         p.text
@@ -325,12 +330,7 @@ pub(crate) fn words_kept(wanted: &Profile, found: &Profile) -> f64 {
             .map(str::to_lowercase)
             .collect()
     };
-    let (x, y) = (runs(wanted), runs(found));
-    let union = x.union(&y).count();
-    if union == 0 {
-        return 0.0;
-    }
-    x.intersection(&y).count() as f64 / union as f64
+    jaccard(&runs(wanted), &runs(found))
 }
 
 /// The share of the words in the stored target's class tokens and attribute
@@ -370,8 +370,9 @@ fn name_words(p: &Profile) -> BTreeSet<String> {
             if !c.is_alphabetic() || hump {
                 if word.chars().count() >= MIN_WORD {
                     out.insert(std::mem::take(&mut word));
+                } else {
+                    word.clear();
                 }
-                word.clear();
             }
             if c.is_alphabetic() {
                 word.extend(c.to_lowercase());
