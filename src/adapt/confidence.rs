@@ -58,8 +58,10 @@ pub struct Evidence {
     pub algorithm: Option<Algorithm>,
     /// The label mode of a tree matching's candidate.
     pub label: Option<LabelMode>,
-    /// The tree similarity of the candidate's region (0 where the path
-    /// compares no region).
+    /// The tree similarity of the candidate's region: the one the tree
+    /// search ranked it in, or for a field's candidate from another path
+    /// (and a field's current selection) the structure around its nodes
+    /// against the stored context (`context_similarity`); 0 for a record's.
     pub similarity: f64,
     /// How far its score beats the runner-up's (1 with none; 0 where the
     /// path ranks no candidates).

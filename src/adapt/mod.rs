@@ -61,6 +61,7 @@ mod change_scope;
 mod change_scope_tests;
 mod cluster;
 mod confidence;
+mod context_similarity;
 #[cfg(test)]
 mod copies_tests;
 mod drift;

@@ -153,7 +153,8 @@ pub(crate) fn signals(
 
 /// Adds to `evidence` what the model reads of the selection's likeness to
 /// the stored target: its parts, whether it carries the target's evidence
-/// at all, and whether it is a lookalike out of the target's place.
+/// at all, whether it is a lookalike out of the target's place, and how
+/// much the structure around it looks like the stored context.
 pub(crate) fn weigh(
     doc: &Document,
     gram: &TreeGram,
@@ -169,6 +170,7 @@ pub(crate) fn weigh(
     evidence.name_words = parts.names;
     evidence.carries_evidence = signals::carries_evidence(doc, gram, current);
     evidence.lookalike = super::surroundings::lookalike(doc, gram, current);
+    evidence.similarity = super::context_similarity::context_similarity(doc, gram, current);
 }
 
 impl SelectionCheck {

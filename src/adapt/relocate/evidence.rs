@@ -29,7 +29,11 @@ pub(super) fn evidence_of(
     }
     let ranked = source == Source::Tree;
     evidence.source = source;
-    evidence.similarity = if ranked { chosen.similarity } else { 0.0 };
+    // A candidate the search ranked has its region's similarity; any other
+    // keeps its nodes' own (`context_similarity`).
+    if ranked {
+        evidence.similarity = chosen.similarity;
+    }
     evidence.margin = if ranked {
         chosen
             .runner_up
@@ -43,9 +47,10 @@ pub(super) fn evidence_of(
 }
 
 /// What a candidate's evidence owes to its nodes alone: their likeness to
-/// the stored target, the locators' votes, the count and the vetoes become
-/// features. The rest (who proposed them, the region's similarity and
-/// margin, the page's change) is the caller's.
+/// the stored target, the locators' votes, the count, the vetoes and the
+/// similarity of the structure around them to the stored context become
+/// features. The rest (who proposed them, the searched region's similarity
+/// and margin, the page's change) is the caller's.
 pub(super) fn nodes_evidence(
     env: &Env<'_>,
     gram: &TreeGram,
@@ -91,6 +96,11 @@ pub(super) fn nodes_evidence(
         carries_evidence: !field || signals::carries_evidence(env.doc, gram, targets),
         lookalike: field && crate::adapt::surroundings::lookalike(env.doc, gram, targets),
         labels_contradict: field && signals::labels_contradict(env.doc, gram, targets),
+        similarity: if field {
+            crate::adapt::context_similarity::context_similarity(env.doc, gram, targets)
+        } else {
+            0.0
+        },
         // What the drift check weighs of a current selection says nothing
         // of a candidate the search found.
         ..Evidence::default()
