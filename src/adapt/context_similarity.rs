@@ -27,7 +27,7 @@
 //! search costs. A parent instance without nodes counts 0. It decides
 //! nothing, and reads no file.
 
-use crate::dom::Document;
+use crate::dom::{Document, NodeId};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels, similarity};
 use crate::treegram::{GramMask, TreeGram};
 use crate::xpath::Item;
@@ -82,7 +82,7 @@ fn stored_contexts(gram: &TreeGram, labels: &mut Labels) -> Vec<Context> {
 
 /// The best similarity of any stored context to a region around `item`.
 fn best_region(doc: &Document, item: Item, contexts: &[Context], labels: &mut Labels) -> f64 {
-    let Some(element) = owning_element(doc, item) else {
+    let Some(element) = super::signals::owner_of(doc, item) else {
         return 0.0;
     };
     let mut best: f64 = 0.0;
@@ -104,25 +104,9 @@ fn best_region(doc: &Document, item: Item, contexts: &[Context], labels: &mut La
     best
 }
 
-/// The element an item is or belongs to: a text node's parent, an
-/// attribute's element.
-fn owning_element(doc: &Document, item: Item) -> Option<crate::dom::NodeId> {
-    let node = item.owner();
-    if doc.is_element(node) {
-        Some(node)
-    } else {
-        doc.parent(node).filter(|&p| doc.is_element(p))
-    }
-}
-
 /// The element ancestors of `element` (itself at height 0) from height
 /// `low` to `high`, lowest first; none above the root element.
-fn regions_above(
-    doc: &Document,
-    element: crate::dom::NodeId,
-    low: usize,
-    high: usize,
-) -> Vec<crate::dom::NodeId> {
+fn regions_above(doc: &Document, element: NodeId, low: usize, high: usize) -> Vec<NodeId> {
     std::iter::once(element)
         .chain(doc.ancestors(element))
         .take_while(|&n| doc.is_element(n))
@@ -133,7 +117,7 @@ fn regions_above(
 
 /// Whether the sub-tree at `root` has at most `limit` elements, counted no
 /// further than the limit.
-fn within_size(doc: &Document, root: crate::dom::NodeId, limit: usize) -> bool {
+fn within_size(doc: &Document, root: NodeId, limit: usize) -> bool {
     doc.descendants(root)
         .filter(|&n| doc.is_element(n))
         .take(limit)
