@@ -368,7 +368,7 @@ fn only_a_plain_text_locator_that_selects_the_one_node_names_it() {
             .unwrap()
             .select_item(&doc, root)
             .unwrap();
-        votes::text_locator_selects(&doc, gram, root, &set)
+        votes::names_alone(&votes::text_locator_selections(&doc, gram, root), &set)
     };
     let moved = byline("C. S. Lewis", true);
     assert!(named(&moved, "//span/a"));
@@ -392,7 +392,10 @@ fn only_a_plain_text_locator_that_selects_the_one_node_names_it() {
         .unwrap()
         .select_item(&doc, root)
         .unwrap();
-    assert!(!votes::text_locator_selects(&doc, gram, root, &set));
+    assert!(!votes::names_alone(
+        &votes::text_locator_selections(&doc, gram, root),
+        &set
+    ));
 }
 
 /// A menu of many links, its text longer than the part of it that texts

@@ -7,7 +7,7 @@
 //! to the XPath's selection: either says more about that locator than about
 //! the XPath.
 
-use crate::dom::{Document, NodeKind};
+use crate::dom::Document;
 use crate::treegram::{LocatorKind, TreeGram};
 use crate::xpath::path_syntax::LocationPath;
 use crate::xpath::{Item, XPath};
@@ -264,25 +264,31 @@ fn count_votes_of(
     votes
 }
 
-/// Whether a stored text locator of the plain form (not one that picks
-/// the target by its rank among copies) selects exactly `set`, one node,
-/// in `scope`. Such a locator was proven at capture to select the target
-/// and nothing else, so the stored text as written stood on no other
-/// element of its tag then; the one node that carries it now is the
-/// target's heir unless the page copied it since.
-pub(crate) fn text_locator_selects(
+/// Whether `set` is one node that one of the plain text locators'
+/// `selections` ([`text_locator_selections`]) is exactly. Such a locator
+/// (not one that picks the target by its rank among copies) was proven at
+/// capture to select the target and nothing else, so the stored text as
+/// written stood on no other element of its tag then; the one node that
+/// carries it now is the target's heir unless the page copied it since.
+pub(crate) fn names_alone(selections: &[Vec<Item>], set: &[Item]) -> bool {
+    set.len() == 1 && selections.iter().any(|got| got == set)
+}
+
+/// What each of the tree-gram's plain text locators selects in `scope`,
+/// for those the page may hold and that evaluate.
+pub(crate) fn text_locator_selections(
     doc: &Document,
     gram: &TreeGram,
     scope: Item,
-    set: &[Item],
-) -> bool {
-    set.len() == 1
-        && gram.locators().any(|(locator, compiled)| {
+) -> Vec<Vec<Item>> {
+    gram.locators()
+        .filter(|(locator, _)| {
             locator.kind == LocatorKind::Text
                 && !locator.xpath.starts_with('(')
                 && page_may_hold(doc, &locator.xpath)
-                && compiled.is_some_and(|x| x.select_item(doc, scope).is_ok_and(|got| got == set))
         })
+        .filter_map(|(_, compiled)| compiled?.select_item(doc, scope).ok())
+        .collect()
 }
 
 /// Whether `xpath` has a numeric position predicate (`[3]`) on a child or
@@ -330,9 +336,10 @@ fn evaluation_cost(locator: &crate::treegram::Locator) -> u8 {
     }
 }
 
-/// Whether some text node of `doc` holds the first word of the text that the
-/// text locator `xpath` compares (`//a[normalize-space(.)='First words']`).
-/// A locator whose text cannot be read is evaluated.
+/// Whether some text node of `doc` may hold the first word of the text
+/// that the text locator `xpath` compares
+/// (`//a[normalize-space(.)='First words']`); `false` is sure. A locator
+/// whose text cannot be read is evaluated.
 fn page_may_hold(doc: &Document, xpath: &str) -> bool {
     let Some(rest) = xpath.split_once("normalize-space(.)=").map(|(_, r)| r) else {
         return true;
@@ -347,11 +354,11 @@ fn page_may_hold(doc: &Document, xpath: &str) -> bool {
     else {
         return true;
     };
-    // One searcher for the whole page: `str::contains` would prepare its
-    // search again for each of the page's text nodes.
-    let finder = memchr::memmem::Finder::new(word);
-    doc.all()
-        .any(|n| doc.kind(n) == NodeKind::Text && finder.find(doc.text(n).as_bytes()).is_some())
+    // Every text node's data is a slice of the document's text buffer, so
+    // one search of the buffer answers for all of them; a hit elsewhere (an
+    // attribute value, two texts side by side) only means the locator is
+    // evaluated, and finds what it finds.
+    memchr::memmem::find(doc.text_buffer().as_bytes(), word.as_bytes()).is_some()
 }
 
 /// What `xpath` selects from each scope (nothing where it fails).
@@ -364,7 +371,25 @@ pub(crate) fn selections(xpath: &XPath, doc: &Document, scopes: &[Item]) -> Vec<
 
 #[cfg(test)]
 mod tests {
-    use super::{has_position, last_step_tests_attribute};
+    use super::{has_position, last_step_tests_attribute, page_may_hold};
+    use crate::dom::Document;
+
+    #[test]
+    fn a_page_may_hold_a_text_only_where_its_first_word_stands() {
+        let doc = Document::parse_str(
+            "<div><p>Our group sites</p><!-- Archive --><a title='Contact'>x</a></div>",
+        );
+        let check = |xpath: &str, expected: bool| {
+            assert_eq!(page_may_hold(&doc, xpath), expected, "{xpath}");
+        };
+        check("//p[normalize-space(.)='Our group sites']", true);
+        check("//p[normalize-space(.)=\"group of sites\"]", true);
+        check("//p[normalize-space(.)='Partner sites']", false);
+        // A word elsewhere than in a text node only costs an evaluation.
+        check("//a[normalize-space(.)='Contact us']", true);
+        // A locator whose text cannot be read is always evaluated.
+        check("//p[@class='x']", true);
+    }
 
     #[test]
     fn positions_are_layout_steps_not_adjacency() {

@@ -136,9 +136,10 @@ pub struct Document {
     encoding_source: EncodingSource,
     /// The elements by name, built on the first search that is worth it.
     by_name: OnceLock<name_index::NameIndex>,
-    /// The elements by attribute value and token, built on the first
-    /// search that is worth it.
-    by_attr: OnceLock<attr_index::AttrIndex>,
+    /// The elements by attribute value and token, one index per attribute
+    /// name (by its symbol), each built on the first search of its name
+    /// once searches are worth it.
+    by_attr: OnceLock<Box<[OnceLock<attr_index::AttrIndex>]>>,
     /// How many ids searches that the index of attributes could have
     /// answered have walked, until it is built.
     attr_searched: attr_index::Searched,
@@ -238,9 +239,10 @@ impl Document {
     /// The elements among the nodes `from..end` whose attribute `name`
     /// answers `query`, in document order.
     ///
-    /// The first call builds an index of every element's attribute values
-    /// and their tokens (one pass and a sort, sixteen bytes each); every
-    /// call after it costs two binary searches and the ids it returns.
+    /// The first call for an attribute name builds an index of that
+    /// attribute's values and their tokens (one pass and a sort, sixteen
+    /// bytes each); every call after it costs two binary searches and the
+    /// ids it returns.
     pub fn elements_with_attr<'q>(
         &'q self,
         name: Sym,
@@ -248,19 +250,24 @@ impl Document {
         from: NodeId,
         end: NodeId,
     ) -> impl Iterator<Item = NodeId> + 'q {
-        let index = self
+        let slots = self
             .by_attr
-            .get_or_init(|| attr_index::AttrIndex::build(self));
+            .get_or_init(|| (0..self.names.len()).map(|_| OnceLock::new()).collect());
+        // A name of another document has no slot here, and no element of
+        // this one carries it.
+        let found = slots.get(name.index() as usize).map_or(&[][..], |slot| {
+            slot.get_or_init(|| attr_index::AttrIndex::build(self, name))
+                .candidates(name, query, from, end)
+        });
         // The index finds by hash: each candidate is checked.
-        index
-            .candidates(name, query, from, end)
+        found
             .iter()
             .map(|&(_, id)| NodeId(id))
             .filter(move |&n| self.attr_sym(n, name).is_some_and(|v| query.matches(v)))
     }
 
     /// Whether a search of `ids` ids that [`Document::elements_with_attr`]
-    /// could answer should: once the index is built, or once such searches
+    /// could answer should: once an index is built, or once such searches
     /// have walked more ids than building it costs. The searches walked
     /// until then cost at most what the index does, so no mix of questions
     /// makes the index cost more than twice the cheaper of the two ways; a
@@ -271,7 +278,7 @@ impl Document {
             || self.attr_searched.add(ids) >= attr_index::build_cost(self.attrs.len())
     }
 
-    /// Whether the index of [`Document::elements_with_attr`] is built.
+    /// Whether an index of [`Document::elements_with_attr`] is built.
     pub fn has_attr_index(&self) -> bool {
         self.by_attr.get().is_some()
     }
@@ -464,6 +471,14 @@ impl Document {
             .iter()
             .find(|a| a.name == sym)
             .map(|a| self.attr_value(a))
+    }
+
+    /// Every text, comment and attribute value of the document in one
+    /// buffer, unseparated, and possibly with text that tree building set
+    /// aside: whatever no node's text holds, this holds too, so a search
+    /// of the whole page that finds nothing here needs to visit no node.
+    pub fn text_buffer(&self) -> &str {
+        &self.text
     }
 
     /// The character data of a text or comment node (`""` for other nodes).

@@ -7,8 +7,9 @@
 //! two sub-trees (sibling counts follow from the shape, and a candidate root
 //! is always a root), and every computation is deterministic, so two
 //! candidates with the same labels and shape get bit-for-bit the same score.
-//! A structural hash of every sub-tree finds the candidates that may be
-//! copies; an exact comparison (same pre-order labels, same child counts)
+//! A structural hash of every sub-tree ([`LabeledTree::shapes`], computed
+//! once per view and kept there) finds the candidates that may be copies;
+//! an exact comparison (same pre-order labels, same child counts)
 //! confirms it before a score is reused, so a hash collision costs time,
 //! never a wrong score.
 //!
@@ -20,25 +21,6 @@
 //! tell two copies apart. Hashing never recurses.
 
 use super::tree::LabeledTree;
-
-const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
-const MIX: u64 = 0xff51_afd7_ed55_8ccd;
-
-/// The structural hash of every sub-tree of `tree`, by view index.
-pub(crate) fn hashes(tree: &LabeledTree) -> Vec<u64> {
-    let mut h = vec![0u64; tree.len()];
-    // Children come after their parent in pre-order, so a reverse sweep has
-    // every child's hash ready when its parent needs it.
-    for x in (0..tree.len()).rev() {
-        let mut acc = (u64::from(tree.label(x).index()) ^ SEED).wrapping_mul(MIX);
-        acc ^= tree.child_count(x) as u64;
-        for &c in tree.children(x) {
-            acc = (acc.rotate_left(23) ^ h[c as usize]).wrapping_mul(MIX);
-        }
-        h[x] = acc ^ (acc >> 29);
-    }
-    h
-}
 
 /// Whether the sub-trees of `x` and `y` have the same labels and shape.
 pub(crate) fn same(tree: &LabeledTree, x: usize, y: usize) -> bool {
@@ -58,7 +40,7 @@ mod tests {
     #[test]
     fn copies_share_a_hash_and_others_do_not() {
         let (t, _) = pair("r(a(b,c(d)),a(b,c(d)),a(b(c,d)),a(b,c,d))", "r");
-        let h = hashes(&t);
+        let h = t.shapes();
         let roots: Vec<usize> = t.children(0).iter().map(|&c| c as usize).collect();
         assert_eq!(h[roots[0]], h[roots[1]]);
         assert!(same(&t, roots[0], roots[1]));

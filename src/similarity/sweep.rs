@@ -54,7 +54,8 @@
 //! scored, and a `max_size_ratio` below 1 counts as 1. It never fails and
 //! returns no alignment.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::Algorithm;
 use crate::dom::NodeId;
@@ -155,19 +156,24 @@ pub fn best_candidates<'q>(
     let query = query.into();
     let mut scorer = Scorer::new(query, page, options.algorithm);
     let mut stats = SweepStats::default();
-    let mut order: Vec<(f64, usize)> = candidates(query, page, options)
-        .map(|c| (scorer.bound(c), c))
+    // Candidates are taken best bound first from a heap: building it costs
+    // one pass, and the sweep usually stops after a few of a page's tens of
+    // thousands of candidates, which a full sort would have ordered.
+    let mut order: BinaryHeap<Queued> = candidates(query, page, options)
+        .map(|c| Queued {
+            bound: scorer.bound(c),
+            index: c,
+        })
         .collect();
     stats.candidates = order.len();
-    order.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     let mut best: Vec<Candidate> = Vec::new();
-    let hashes = shape::hashes(page);
+    let hashes = page.shapes();
     // Outcomes by shape hash: the first candidate of each shape and its score,
     // or None when its run was cut short.
     let mut seen: HashMap<u64, Vec<(usize, Option<f64>)>> = HashMap::new();
-    for (n, &(bound, c)) in order.iter().enumerate() {
+    while let Some(Queued { bound, index: c }) = order.pop() {
         if !can_win(&best, options.k, bound, c) {
-            stats.skipped = order.len() - n;
+            stats.skipped = order.len() + 1;
             break;
         }
         let copy = seen.get(&hashes[c]).and_then(|firsts| {
@@ -241,6 +247,36 @@ fn candidates<'p>(
         root_ok && size_ok
     })
 }
+
+/// A candidate waiting in the sweep's heap: the greatest bound comes out
+/// first, and among equal bounds the earliest in the document.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    bound: f64,
+    index: usize,
+}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.bound
+            .total_cmp(&other.bound)
+            .then(other.index.cmp(&self.index))
+    }
+}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Queued {}
 
 /// Whether a candidate at page index `c` with a score of at most `bound`
 /// could enter the top `k` held in `best`.

@@ -25,7 +25,9 @@
 //! [`LabeledTree::subtree`] and [`LabeledTree::index_of`] are the checked
 //! ways in.
 
-use crate::dom::{Document, NodeId};
+use std::collections::HashMap;
+
+use crate::dom::{Document, NodeId, Sym};
 use crate::similarity::LabelMode;
 
 use super::SimilarityError;
@@ -54,6 +56,10 @@ pub struct LabeledTree {
     kids: Vec<u32>,
     nodes: Vec<NodeId>,
     mode: LabelMode,
+    /// The structural hash of every sub-tree, computed the first time a
+    /// sweep asks: a page's view is shared by every search of a pass, and
+    /// each search would otherwise hash the whole page again.
+    shapes: std::cell::OnceCell<Vec<u64>>,
 }
 
 impl LabeledTree {
@@ -96,11 +102,14 @@ impl LabeledTree {
             kids: Vec::new(),
             nodes: Vec::new(),
             mode,
+            shapes: std::cell::OnceCell::new(),
         };
         // Tag labels are cached by the document's name symbol, so that a page
         // of 60,000 elements hashes each distinct tag name once.
         let mut tag_cache: Vec<Option<Label>> = vec![None; doc.names().len()];
         let mut text = String::new();
+        let class = doc.names().get("class");
+        let mut by_class: HashMap<(Sym, &str), Label> = HashMap::new();
         // The open ancestors: (index in the view, end of the node in the document).
         let mut open: Vec<(u32, u32)> = Vec::new();
         let doc_end = doc.subtree_end(root).0;
@@ -130,10 +139,25 @@ impl LabeledTree {
                     label
                 }
             };
-            let label = if write_label(doc, id, mode, mask, &mut text) {
-                labels.intern(&text)
-            } else {
-                tag
+            let label = match class.filter(|_| mode == LabelMode::TagClass) {
+                // A class label follows from the tag and the class value alone
+                // when the mask leaves the class: the elements of a page share
+                // a few hundred values, and each is split, sorted and
+                // interned once.
+                Some(class) => match doc.attr_sym(id, class) {
+                    Some(value) if !mask.masks_attr(doc, id, "class") => {
+                        *by_class.entry((sym, value)).or_insert_with(|| {
+                            if write_label(doc, id, mode, mask, &mut text) {
+                                labels.intern(&text)
+                            } else {
+                                tag
+                            }
+                        })
+                    }
+                    _ => tag,
+                },
+                None if write_label(doc, id, mode, mask, &mut text) => labels.intern(&text),
+                None => tag,
             };
             tree.labels.push(label);
             tree.tags.push(tag);
@@ -150,6 +174,19 @@ impl LabeledTree {
         }
         tree.link_children();
         Ok(tree)
+    }
+
+    /// The same view labelled by tags alone: what [`LabeledTree::build`]
+    /// gives under [`LabelMode::Tag`] for the same root and mask, without
+    /// reading the document again. A search that tries a page under its
+    /// own label mode and then under tags builds the page once.
+    pub fn with_tag_labels(&self) -> LabeledTree {
+        let mut view = self.clone();
+        view.labels.clone_from(&view.tags);
+        view.mode = LabelMode::Tag;
+        // The hashes read the labels, which changed.
+        view.shapes = std::cell::OnceCell::new();
+        view
     }
 
     /// Fills the shared children list from the parent array: counts, prefix
@@ -184,6 +221,18 @@ impl LabeledTree {
     pub fn relabel_root(&mut self, label: Label) {
         self.labels[0] = label;
         self.tags[0] = label;
+        // Only the root's own hash reads its label; its children's stand.
+        if let Some(mut shapes) = self.shapes.take() {
+            shapes[0] = shape_hash_of(self, 0, &shapes);
+            let _ = self.shapes.set(shapes);
+        }
+    }
+
+    /// The structural hash of every sub-tree, by view index: equal for
+    /// sub-trees of the same labels and shape (and, rarely, for others;
+    /// [`super::shape`] confirms a copy before trusting it).
+    pub(crate) fn shapes(&self) -> &[u64] {
+        self.shapes.get_or_init(|| shape_hashes(self))
     }
 
     /// The number of nodes in the view (at least 1: the root).
@@ -329,10 +378,72 @@ impl<'a> From<&'a LabeledTree> for SubTree<'a> {
     }
 }
 
+const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+const MIX: u64 = 0xff51_afd7_ed55_8ccd;
+
+/// The structural hash of every sub-tree of `tree`, by view index.
+fn shape_hashes(tree: &LabeledTree) -> Vec<u64> {
+    let mut h = vec![0u64; tree.len()];
+    // Children come after their parent in pre-order, so a reverse sweep has
+    // every child's hash ready when its parent needs it; hashing never
+    // recurses.
+    for x in (0..tree.len()).rev() {
+        h[x] = shape_hash_of(tree, x, &h);
+    }
+    h
+}
+
+/// The structural hash of the sub-tree of `x`, from its own label and
+/// child count and the hashes `h` of its children.
+fn shape_hash_of(tree: &LabeledTree, x: usize, h: &[u64]) -> u64 {
+    let mut acc = (u64::from(tree.label(x).index()) ^ SEED).wrapping_mul(MIX);
+    acc ^= tree.child_count(x) as u64;
+    for &c in tree.children(x) {
+        acc = (acc.rotate_left(23) ^ h[c as usize]).wrapping_mul(MIX);
+    }
+    acc ^ (acc >> 29)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::similarity::testing::pair;
     use std::collections::HashSet;
+
+    #[test]
+    fn a_relabelled_root_keeps_its_cached_hashes_true() {
+        let (mut t, renamed) = pair("r(a(b),a(b))", "s(a(b),a(b))");
+        let before = t.shapes().to_vec();
+        t.relabel_root(renamed.label(0));
+        assert_eq!(t.shapes(), renamed.shapes());
+        assert_ne!(t.shapes()[0], before[0]);
+        assert_eq!(t.shapes()[1..], before[1..]);
+    }
+
+    #[test]
+    fn a_view_relabelled_by_tags_is_the_view_built_by_tags() {
+        let doc = Document::parse_str(
+            "<div id=r class='a b'><p class=x>a<b id=y>b</b></p><ul><li></li><li class=x></li></ul></div>",
+        );
+        let root = doc.all().find(|&n| doc.name(n) == "div").expect("a div");
+        for mode in [LabelMode::TagClass, LabelMode::TagId, LabelMode::Tag] {
+            let mut labels = Labels::new();
+            let view = LabeledTree::build(&doc, root, mode, &mut labels).expect("an element");
+            let _ = view.shapes();
+            let derived = view.with_tag_labels();
+            let built =
+                LabeledTree::build(&doc, root, LabelMode::Tag, &mut labels).expect("an element");
+            assert_eq!(derived.labels(), built.labels(), "{mode:?}");
+            assert_eq!(derived.mode(), LabelMode::Tag);
+            assert_eq!(derived.shapes(), built.shapes(), "{mode:?}");
+            let children = |t: &LabeledTree| {
+                (0..t.len())
+                    .map(|i| t.children(i).to_vec())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(children(&derived), children(&built));
+        }
+    }
 
     #[test]
     fn the_view_keeps_elements_in_preorder() {

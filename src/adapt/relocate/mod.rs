@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 use serde_json::{Map, Value};
 use url::Url;
@@ -80,7 +81,15 @@ pub(crate) struct Env<'a> {
     pub judged: std::cell::RefCell<JudgedNodes>,
     /// The labelled views of the page its tree searches share.
     pub views: std::cell::RefCell<search::PageViews>,
+    /// What the plain text locators of a tree-gram (by address) select in
+    /// a scope: every search of a pass asks it of its first choice, and on
+    /// a large page each evaluation scans the page.
+    pub text_selections: std::cell::RefCell<TextSelections>,
 }
+
+/// What the plain text locators of a tree-gram select, by tree-gram
+/// address and scope.
+pub(crate) type TextSelections = HashMap<(usize, Item), Rc<[Vec<Item>]>>;
 
 /// The evidence of node sets judged on a page, by tree-gram address and nodes.
 pub(crate) type JudgedNodes = HashMap<(usize, Vec<Vec<Item>>), Evidence>;
@@ -106,7 +115,28 @@ impl<'a> Env<'a> {
             facts: std::cell::OnceCell::new(),
             judged: std::cell::RefCell::default(),
             views: std::cell::RefCell::default(),
+            text_selections: std::cell::RefCell::default(),
         }
+    }
+
+    /// Whether `set` is one node that a plain text locator of `gram`
+    /// selects alone in `scope` ([`votes::names_alone`]), each
+    /// locator evaluated once per scope and page.
+    pub(crate) fn named_by_text(&self, gram: &TreeGram, scope: Item, set: &[Item]) -> bool {
+        if set.len() != 1 {
+            return false;
+        }
+        let key = (std::ptr::from_ref(gram) as usize, scope);
+        let cached = self.text_selections.borrow().get(&key).cloned();
+        let selections = cached.unwrap_or_else(|| {
+            let made: Rc<[Vec<Item>]> =
+                votes::text_locator_selections(self.doc, gram, scope).into();
+            self.text_selections
+                .borrow_mut()
+                .insert(key, Rc::clone(&made));
+            made
+        });
+        votes::names_alone(&selections, set)
     }
 
     /// What the wrapper's unstable-content template marks on the page, as

@@ -15,7 +15,6 @@
 //! target the page showed healed onto a hidden copy, and a record cluster
 //! that is not viable (its items in the site's frame, too few or too many).
 
-use std::collections::hash_map::Entry;
 use std::rc::Rc;
 
 use super::*;
@@ -277,7 +276,7 @@ pub(super) fn choose_in_scope<'r>(
     // lookalike left by a deletion carries that text.
     let named_by_text = matches!(kind, Kind::Field(search)
         if (best.similarity < how.threshold || too_close)
-            && votes::text_locator_selects(env.doc, search.gram, scope, &best.set));
+            && env.named_by_text(search.gram, scope, &best.set));
     if named_by_text {
         tracing::debug!(pattern = %pattern.name, "the best candidate is named by the stored text");
     }
@@ -579,10 +578,17 @@ pub(super) fn scope_view(
 ) -> Option<Rc<LabeledTree>> {
     let instance = scope_root(doc, scope)?;
     let root = within.filter(|&w| doc.is_element(w)).unwrap_or(instance);
-    let view = match built.entry((root, label)) {
-        Entry::Occupied(e) => Rc::clone(e.get()),
-        Entry::Vacant(e) => {
-            Rc::clone(e.insert(Rc::new(LabeledTree::build(doc, root, label, labels).ok()?)))
+    let view = match built.get(&(root, label)) {
+        Some(view) => Rc::clone(view),
+        None => {
+            // A view by tags is the view of another mode with its tags for
+            // labels, when that is built already.
+            let other = built.iter().find(|((r, _), _)| *r == root);
+            let view = match other {
+                Some((_, other)) if label == LabelMode::Tag => other.with_tag_labels(),
+                _ => LabeledTree::build(doc, root, label, labels).ok()?,
+            };
+            Rc::clone(built.entry((root, label)).or_insert(Rc::new(view)))
         }
     };
     if root == instance && root != doc.root_element()? {
