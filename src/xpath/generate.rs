@@ -386,8 +386,13 @@ impl Env<'_> {
     fn verify(&self, xpath: &str, want: &Targets) -> Option<XPath> {
         let compiled = XPath::compile(xpath).ok()?;
         for (ctx, targets) in want {
-            let got = compiled.select_item(self.doc, Item::Node(*ctx)).ok()?;
-            if got != *targets {
+            let evaluate = || compiled.select_item(self.doc, Item::Node(*ctx)).ok();
+            // The search may have evaluated the expression already.
+            let got: std::sync::Arc<[Item]> = match &self.options.selections {
+                Some(kept) => kept.get_or_evaluate(self.doc, xpath, *ctx, evaluate)?,
+                None => evaluate()?.into(),
+            };
+            if *got != **targets {
                 return None;
             }
         }

@@ -85,6 +85,10 @@ pub(crate) struct Env<'a> {
     /// a scope: every search of a pass asks it of its first choice, and on
     /// a large page each evaluation scans the page.
     pub text_selections: std::cell::RefCell<TextSelections>,
+    /// What candidate XPaths selected on the page, shared by every proof
+    /// of a heal on it: a proof's search and its verification try many of
+    /// the same expressions, and the heals of one page's patterns more.
+    pub selections: std::sync::Arc<crate::xpath::generate::Selections>,
 }
 
 /// What the plain text locators of a tree-gram select, by tree-gram
@@ -116,6 +120,7 @@ impl<'a> Env<'a> {
             judged: std::cell::RefCell::default(),
             views: std::cell::RefCell::default(),
             text_selections: std::cell::RefCell::default(),
+            selections: std::sync::Arc::new(crate::xpath::generate::Selections::new(doc)),
         }
     }
 

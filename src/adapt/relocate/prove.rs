@@ -34,6 +34,7 @@ pub(super) fn prove(
         // The layout every page of the site shares is the anchor a later
         // page keeps: its landmarks are preferred.
         landmarks: env.frame().cloned().unwrap_or_default(),
+        selections: Some(std::sync::Arc::clone(&env.selections)),
         ..GenerateOptions::default()
     };
     let generated = generate_for_instances(env.doc, &instances, &options)

@@ -2,8 +2,8 @@
 //! targets (written as an absolute XPath), and the locator expected.
 
 use super::{
-    GenerateError, GenerateOptions, Generated, Instance, generate, generate_for_instances,
-    looks_generated,
+    GenerateError, GenerateOptions, Generated, Instance, Selections, generate,
+    generate_for_instances, looks_generated,
 };
 use crate::dom::{Document, NodeId};
 use crate::xpath::{Item, XPath};
@@ -629,4 +629,36 @@ fn a_class_token_is_preferred_to_a_level_above_the_target() {
         "//p/span",
         &format!("//span[{}]", class("author")),
     );
+}
+
+#[test]
+fn a_proof_sharing_a_cache_writes_what_it_writes_alone() {
+    let rows: String = (0..40)
+        .map(|i| {
+            format!(
+                "<li class='row r{}'><span class='v'>value {i}</span></li>",
+                i % 5
+            )
+        })
+        .collect();
+    let doc = Document::parse_str(&format!("<div id='main'><ul>{rows}</ul></div>"));
+    let kept = std::sync::Arc::new(Selections::new(&doc));
+    let sharing = GenerateOptions {
+        selections: Some(std::sync::Arc::clone(&kept)),
+        ..GenerateOptions::default()
+    };
+    // Each proof after the first finds answers of the ones before it kept.
+    for target in ["//li[7]/span", "//li[8]/span", "//li[7]/span", "//li[3]"] {
+        let targets = select(&doc, Item::Node(NodeId::ROOT), target);
+        let written = |options: &GenerateOptions| {
+            let g = generate(&doc, Item::Node(NodeId::ROOT), &targets, options).expect("a locator");
+            (g.xpath, g.alternatives)
+        };
+        assert_eq!(
+            written(&sharing),
+            written(&GenerateOptions::default()),
+            "{target}"
+        );
+    }
+    assert!(!kept.is_empty(), "the proofs kept nothing");
 }
