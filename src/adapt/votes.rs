@@ -385,8 +385,10 @@ mod tests {
         check("//p[normalize-space(.)='Our group sites']", true);
         check("//p[normalize-space(.)=\"group of sites\"]", true);
         check("//p[normalize-space(.)='Partner sites']", false);
-        // A word elsewhere than in a text node only costs an evaluation.
+        // A word elsewhere than in a text node (an attribute's value, a
+        // comment) only costs an evaluation.
         check("//a[normalize-space(.)='Contact us']", true);
+        check("//li[normalize-space(.)='Archive']", true);
         // A locator whose text cannot be read is always evaluated.
         check("//p[@class='x']", true);
     }
