@@ -20,9 +20,9 @@
 //! [`LabeledTree`] view (`tree.rs`) of elements only, text and comments left
 //! out, as is whatever a [`Mask`] marks unstable. The candidate search
 //! (`sweep.rs`) ranks every sub-tree of a page against a query and prunes
-//! with admissible upper bounds (`path_bounds.rs`) and by scoring repeated
-//! sub-trees once (`shape.rs`), returning exactly what an exhaustive search
-//! returns.
+//! with admissible upper bounds (`path_bounds.rs`, and the nodes grouped by
+//! size or bigram count in `key_index.rs`) and by scoring repeated sub-trees
+//! once (`shape.rs`), returning exactly what an exhaustive search returns.
 //!
 //! ## What it refuses
 //!
@@ -38,6 +38,7 @@
 
 mod algorithm;
 mod clustered_tree_matching;
+mod key_index;
 mod label;
 mod leaf;
 mod ordered_matching;

@@ -23,7 +23,11 @@
 //! * Jaro-Winkler: the bound of [`super::tree_jaro_winkler()`] from the two lengths.
 //!
 //! Candidates are then taken in order of decreasing bound (document order
-//! among equal bounds). A candidate is scored only while it could still enter
+//! among equal bounds): from a heap of every candidate, or, for bigram and
+//! Jaro-Winkler over any root, where a bound depends on the candidate
+//! through its bigram count or size alone, group by group from the view's
+//! nodes grouped by that key ([`super::key_index`]), so that only the
+//! candidates taken are touched. A candidate is scored only while it could still enter
 //! the top `k`: its bound must beat the current `k`-th score, or equal it with
 //! an earlier position in the document. Once one fails, every later one fails
 //! too, and the sweep stops. The dynamic program of a tree matching candidate
@@ -156,26 +160,22 @@ pub fn best_candidates<'q>(
     let query = query.into();
     let mut scorer = Scorer::new(query, page, options.algorithm);
     let mut stats = SweepStats::default();
-    // Candidates are taken best bound first from a heap: building it costs
-    // one pass, and the sweep usually stops after a few of a page's tens of
-    // thousands of candidates, which a full sort would have ordered.
-    let mut order: BinaryHeap<Queued> = candidates(query, page, options)
-        .map(|c| Queued {
-            bound: scorer.bound(c),
-            index: c,
-        })
-        .collect();
-    stats.candidates = order.len();
+    let (order, total) = match keyed_order(query, page, options, &scorer) {
+        Some(keyed) => keyed,
+        None => heap_order(query, page, options, &mut scorer),
+    };
+    stats.candidates = total;
+    let mut taken = 0;
     let mut best: Vec<Candidate> = Vec::new();
     let hashes = page.shapes();
     // Outcomes by shape hash: the first candidate of each shape and its score,
     // or None when its run was cut short.
     let mut seen: HashMap<u64, Vec<(usize, Option<f64>)>> = HashMap::new();
-    while let Some(Queued { bound, index: c }) = order.pop() {
+    for Queued { bound, index: c } in order {
         if !can_win(&best, options.k, bound, c) {
-            stats.skipped = order.len() + 1;
             break;
         }
+        taken += 1;
         let copy = seen.get(&hashes[c]).and_then(|firsts| {
             firsts
                 .iter()
@@ -201,6 +201,7 @@ pub fn best_candidates<'q>(
             offer(&mut best, options.k, page, c, score);
         }
     }
+    stats.skipped = total - taken;
     stats.visited = scorer.paths_scratch.visited;
     Sweep { best, stats }
 }
@@ -231,21 +232,101 @@ fn candidates<'p>(
 ) -> impl Iterator<Item = usize> + 'p {
     let root = query.root();
     let (label, tag) = (query.tree.label(root), query.tree.tag(root));
-    let size = query.size() as f64;
+    let size = query.size();
     let filter = options.roots;
-    let ratio = options.max_size_ratio.map(|r| r.max(1.0));
+    let ratio = options.max_size_ratio;
     (0..page.len()).filter(move |&c| {
         let root_ok = match filter {
             RootFilter::SameLabel => page.label(c) == label,
             RootFilter::SameTag => page.tag(c) == tag,
             RootFilter::Any => true,
         };
-        let size_ok = ratio.is_none_or(|r| {
-            let s = page.subtree_size(c) as f64;
-            s <= size * r && size <= s * r
-        });
-        root_ok && size_ok
+        root_ok && size_fits(ratio, size, page.subtree_size(c))
     })
+}
+
+/// Whether a candidate of `size` nodes is within `ratio` (at least 1) of a
+/// query of `query` nodes, either way; always, without a ratio.
+fn size_fits(ratio: Option<f64>, query: usize, size: usize) -> bool {
+    ratio.is_none_or(|r| {
+        let (r, q, s) = (r.max(1.0), query as f64, size as f64);
+        s <= q * r && q <= s * r
+    })
+}
+
+/// Candidates in the order the sweep takes them, and how many there are.
+type Order<'a> = (Box<dyn Iterator<Item = Queued> + 'a>, usize);
+
+/// Every candidate bounded, taken best bound first from a heap: building
+/// it costs one pass, and the sweep usually stops after a few of a page's
+/// tens of thousands of candidates, which a full sort would have ordered.
+fn heap_order<'a>(
+    query: SubTree<'a>,
+    page: &'a LabeledTree,
+    options: &SweepOptions,
+    scorer: &mut Scorer<'_>,
+) -> Order<'a> {
+    let mut heap: BinaryHeap<Queued> = candidates(query, page, options)
+        .map(|c| Queued {
+            bound: scorer.bound(c),
+            index: c,
+        })
+        .collect();
+    let total = heap.len();
+    (Box::new(std::iter::from_fn(move || heap.pop())), total)
+}
+
+/// For tree bigram and tree Jaro-Winkler over any root, where a bound
+/// depends on the candidate through one key (its count of bigrams, its
+/// size): the page's nodes grouped by that key, the groups taken by
+/// decreasing bound and the nodes of groups with equal bounds merged in
+/// document order. That is the heap's order, but it bounds only the
+/// distinct keys and touches only the candidates the sweep takes. `None`
+/// for the other sweeps.
+fn keyed_order<'a>(
+    query: SubTree<'a>,
+    page: &'a LabeledTree,
+    options: &SweepOptions,
+    scorer: &Scorer<'_>,
+) -> Option<Order<'a>> {
+    if options.roots != RootFilter::Any {
+        return None;
+    }
+    let index = match options.algorithm {
+        Algorithm::Jw => page.by_size(),
+        Algorithm::Bigram => page.by_bigram_count(),
+        Algorithm::Stm | Algorithm::Ctm => return None,
+    };
+    let (ratio, size) = (options.max_size_ratio, query.size());
+    let sizes = page.by_size();
+    let total = (0..sizes.keys().len())
+        .filter(|&i| size_fits(ratio, size, sizes.keys()[i] as usize))
+        .map(|i| sizes.nodes(i).len())
+        .sum();
+    let mut ranked: Vec<(f64, usize)> = (0..index.keys().len())
+        .map(|i| (scorer.bound_of_key(index.keys()[i] as usize), i))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let groups = ranked.chunk_by(|a, b| a.0 == b.0).map(|group| {
+        let mut nodes: Vec<u32> = group
+            .iter()
+            .flat_map(|&(_, i)| index.nodes(i))
+            .copied()
+            .collect();
+        if group.len() > 1 {
+            nodes.sort_unstable();
+        }
+        (group[0].0, nodes)
+    });
+    let groups: Vec<(f64, Vec<u32>)> = groups.collect();
+    let order = groups.into_iter().flat_map(move |(bound, nodes)| {
+        nodes
+            .into_iter()
+            .map(|c| c as usize)
+            .filter(move |&c| size_fits(ratio, size, page.subtree_size(c)))
+            .map(move |c| Queued { bound, index: c })
+    });
+    Some((Box::new(order), total))
 }
 
 /// A candidate waiting in the sweep's heap: the greatest bound comes out
@@ -317,22 +398,12 @@ struct Scorer<'a> {
     suffix: Vec<f64>,
     query_bigrams: Vec<u64>,
     bigrams: Vec<u64>,
-    /// `internal[i]`: internal nodes of the page before index `i`.
-    internal: Vec<u32>,
     jw: tree_jaro_winkler::Scratch,
 }
 
 impl<'a> Scorer<'a> {
     fn new(query: SubTree<'a>, page: &'a LabeledTree, algorithm: Algorithm) -> Scorer<'a> {
         let matching = matches!(algorithm, Algorithm::Stm | Algorithm::Ctm);
-        let mut internal = Vec::new();
-        if algorithm == Algorithm::Bigram {
-            internal.reserve(page.len() + 1);
-            internal.push(0u32);
-            for i in 0..page.len() {
-                internal.push(internal[i] + u32::from(!page.is_leaf(i)));
-            }
-        }
         Scorer {
             query,
             page,
@@ -347,7 +418,6 @@ impl<'a> Scorer<'a> {
                 Vec::new()
             },
             bigrams: Vec::new(),
-            internal,
             jw: tree_jaro_winkler::Scratch::default(),
         }
     }
@@ -377,23 +447,27 @@ impl<'a> Scorer<'a> {
                     f64::INFINITY
                 }
             }
-            Algorithm::Bigram => {
-                let nq = self.query_bigrams.len();
-                let nc = self.bigram_count(c);
-                tree_bigram::dice(nq.min(nc), nq, nc)
-            }
-            Algorithm::Jw => {
-                let (lq, lc) = (self.query.size(), page.subtree_size(c));
-                tree_jaro_winkler::upper_bound(lq, lc, lq.min(lc))
-            }
+            Algorithm::Bigram => self.bound_of_key(page.bigram_count(c)),
+            Algorithm::Jw => self.bound_of_key(page.subtree_size(c)),
         }
     }
 
-    fn bigram_count(&self, c: usize) -> usize {
-        let end = self.page.subtree_end(c);
-        let internal = self.internal.get(end).copied().unwrap_or(0)
-            - self.internal.get(c).copied().unwrap_or(0);
-        tree_bigram::count(self.page.subtree_size(c), internal as usize)
+    /// For tree bigram and tree Jaro-Winkler, the bound of a candidate with
+    /// `key` bigrams or nodes: the score if every bigram of the smaller
+    /// multiset were shared, or every label of the shorter sequence matched
+    /// in order.
+    fn bound_of_key(&self, key: usize) -> f64 {
+        match self.algorithm {
+            Algorithm::Bigram => {
+                let nq = self.query_bigrams.len();
+                tree_bigram::dice(nq.min(key), nq, key)
+            }
+            Algorithm::Jw => {
+                let lq = self.query.size();
+                tree_jaro_winkler::upper_bound(lq, key, lq.min(key))
+            }
+            Algorithm::Stm | Algorithm::Ctm => f64::INFINITY,
+        }
     }
 
     /// The exact score of candidate `c`, or `None` when `race` (the current

@@ -31,6 +31,7 @@ use crate::dom::{Document, NodeId, Sym};
 use crate::similarity::LabelMode;
 
 use super::SimilarityError;
+use super::key_index::KeyIndex;
 use super::label::{Label, Labels, Mask, NoMask, write_label};
 
 /// Marks "no node" in the parent array.
@@ -60,6 +61,13 @@ pub struct LabeledTree {
     /// sweep asks: a page's view is shared by every search of a pass, and
     /// each search would otherwise hash the whole page again.
     shapes: std::cell::OnceCell<Vec<u64>>,
+    /// The nodes grouped by sub-tree size and by count of bigrams, and the
+    /// prefix counts of internal nodes that the bigram counts come from:
+    /// the sweeps for tree Jaro-Winkler and tree bigram read them, and they
+    /// depend on the shape alone, so relabelling keeps them.
+    by_size: std::cell::OnceCell<KeyIndex>,
+    by_bigrams: std::cell::OnceCell<KeyIndex>,
+    internal: std::cell::OnceCell<Vec<u32>>,
 }
 
 impl LabeledTree {
@@ -103,6 +111,9 @@ impl LabeledTree {
             nodes: Vec::new(),
             mode,
             shapes: std::cell::OnceCell::new(),
+            by_size: std::cell::OnceCell::new(),
+            by_bigrams: std::cell::OnceCell::new(),
+            internal: std::cell::OnceCell::new(),
         };
         // Tag labels are cached by the document's name symbol, so that a page
         // of 60,000 elements hashes each distinct tag name once.
@@ -233,6 +244,42 @@ impl LabeledTree {
     /// [`super::shape`] confirms a copy before trusting it).
     pub(crate) fn shapes(&self) -> &[u64] {
         self.shapes.get_or_init(|| shape_hashes(self))
+    }
+
+    /// The nodes grouped by sub-tree size.
+    pub(crate) fn by_size(&self) -> &KeyIndex {
+        self.by_size.get_or_init(|| {
+            let sizes: Vec<u32> = (0..self.len()).map(|i| self.end[i] - i as u32).collect();
+            KeyIndex::build(&sizes)
+        })
+    }
+
+    /// The nodes grouped by [`LabeledTree::bigram_count`].
+    pub(crate) fn by_bigram_count(&self) -> &KeyIndex {
+        self.by_bigrams.get_or_init(|| {
+            let counts: Vec<u32> = (0..self.len())
+                .map(|i| self.bigram_count(i) as u32)
+                .collect();
+            KeyIndex::build(&counts)
+        })
+    }
+
+    /// The number of bigrams of the sub-tree of node `i` as tree bigram
+    /// counts them: one parent bigram per node (the root's with the top
+    /// marker) and one sibling bigram per pair of adjacent siblings, which
+    /// is the size less one less the number of internal nodes.
+    pub(crate) fn bigram_count(&self, i: usize) -> usize {
+        let internal = self.internal.get_or_init(|| {
+            let mut prefix = Vec::with_capacity(self.len() + 1);
+            prefix.push(0u32);
+            for j in 0..self.len() {
+                prefix.push(prefix[j] + u32::from(!self.is_leaf(j)));
+            }
+            prefix
+        });
+        let end = self.subtree_end(i);
+        let size = end - i;
+        size + (size - 1 - (internal[end] - internal[i]) as usize)
     }
 
     /// The number of nodes in the view (at least 1: the root).

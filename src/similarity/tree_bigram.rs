@@ -76,12 +76,6 @@ pub(crate) fn bigrams(t: SubTree<'_>) -> Vec<u64> {
     v
 }
 
-/// The number of bigrams of a sub-tree of `size` nodes, `internal` of which
-/// have children: `size` parent bigrams and `size − 1 − internal` sibling ones.
-pub(crate) fn count(size: usize, internal: usize) -> usize {
-    size + (size - 1 - internal)
-}
-
 /// The size of the multiset intersection of two sorted sequences.
 pub(crate) fn common(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
@@ -141,7 +135,9 @@ mod tests {
     #[test]
     fn counts_follow_the_formula() {
         let (t, _) = pair("a(b(c,d,e),f)", "a");
-        let internal = (0..t.len()).filter(|&i| !t.is_leaf(i)).count();
-        assert_eq!(bigrams((&t).into()).len(), count(t.len(), internal));
+        for i in 0..t.len() {
+            let sub = t.subtree(i).expect("in the view");
+            assert_eq!(bigrams(sub).len(), t.bigram_count(i), "at {i}");
+        }
     }
 }
