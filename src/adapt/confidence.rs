@@ -117,6 +117,10 @@ pub struct Evidence {
     /// Whether these are an element without text that shares none of the
     /// target's classes or attribute values.
     pub emptied: bool,
+    /// Whether these look exactly like the stored target while the page
+    /// holds fewer such copies than the capture page did
+    /// (`treegram::Signature`): a copy that outlived the target.
+    pub copy_survivor: bool,
 }
 
 impl Evidence {
@@ -162,6 +166,7 @@ impl Evidence {
             flag(self.neighbour),
             flag(self.emptied),
             self.name_words,
+            flag(self.copy_survivor),
         ]
     }
 

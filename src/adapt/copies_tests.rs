@@ -436,3 +436,51 @@ fn a_long_text_is_held_by_the_element_with_all_of_it_not_by_one_with_its_beginni
     let found = super::witness::with_long_stored_text(&doc, gram).expect("the menu");
     assert_eq!(found.path(&doc), "/html/body/header/section");
 }
+
+/// A front page whose lead headline is repeated in a sidebar teaser, the
+/// lead inside a `div` of its own when `wrapped`, and gone when `deleted`.
+fn front_page(wrapped: bool, deleted: bool) -> String {
+    let lead = "<h2 class=\"headline\">Harbour bridge reopens after repairs</h2>";
+    let main = match (deleted, wrapped) {
+        (true, _) => String::new(),
+        (false, true) => format!("<div class=\"lead\">{lead}</div>"),
+        (false, false) => lead.to_owned(),
+    };
+    format!(
+        "<!DOCTYPE html><html><body><main>{main}<p>The bridge carries 40,000 cars a day.</p></main>\
+         <aside><h3>Most read</h3><h2 class=\"headline\">Harbour bridge reopens after repairs</h2>\
+         <h2 class=\"headline\">Ferry timetable changes</h2></aside></body></html>"
+    )
+}
+
+/// Whether a proposal the heal judged holds the sidebar's copy, and
+/// whether one that does read as a copy that outlived the target.
+fn sidebar_copy_survives(new: &str) -> Option<bool> {
+    let (h, _) = heal_one_field("/html/body/main/h2", &front_page(false, false), new);
+    h.adaptations[0]
+        .proposals
+        .iter()
+        .find(|p| p.nodes.iter().any(|n| n.contains("aside")))
+        .map(|p| p.evidence.copy_survivor)
+}
+
+/// The lead headline deleted leaves its copy in the sidebar, which looks
+/// exactly like it: the page now holds one element like the target where
+/// the capture page held two, and the model reads that. Moved into a new
+/// `div`, the headline keeps the count and does not read as one.
+#[test]
+fn a_copy_that_outlived_the_target_is_told_from_the_target_moved() {
+    assert_eq!(sidebar_copy_survives(&front_page(false, true)), Some(true));
+    let (h, _) = heal_one_field(
+        "/html/body/main/h2",
+        &front_page(false, false),
+        &front_page(true, false),
+    );
+    let moved = h.adaptations[0]
+        .proposals
+        .iter()
+        .filter(|p| p.nodes.iter().any(|n| n.contains("main")))
+        .collect::<Vec<_>>();
+    assert!(!moved.is_empty(), "{:?}", h.adaptations[0]);
+    assert!(moved.iter().all(|p| !p.evidence.copy_survivor));
+}

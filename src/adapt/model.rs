@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// The model's inputs, by name, in the order of [`Evidence::features`](super::Evidence::features).
-pub const FEATURES: [&str; 35] = [
+pub const FEATURES: [&str; 36] = [
     "similarity",
     "margin",
     "likeness",
@@ -62,6 +62,7 @@ pub const FEATURES: [&str; 35] = [
     "neighbour",
     "emptied",
     "name_words",
+    "copy_survivor",
 ];
 
 /// The fitted model, as compiled into the binary.

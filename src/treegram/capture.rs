@@ -310,6 +310,10 @@ fn capture_one(
             Some(selections),
         ),
         across: None,
+        copies: items()
+            .next()
+            .and_then(|item| copies_of(doc, item))
+            .filter(|&n| n > 1),
     };
     let header = with_others(wrapper, path, pattern, doc, per_context, others, header);
     // An instance that would not read back as written is left out: it
@@ -486,4 +490,11 @@ pub(crate) fn element_count(doc: &Document, node: NodeId) -> usize {
 /// Whether `node` is the page itself rather than content in it.
 fn is_page_level(doc: &Document, node: NodeId) -> bool {
     matches!(doc.name(node), "html" | "head" | "body")
+}
+
+/// How many elements of the page look exactly like the target `item`, itself
+/// included (see [`super::Signature`]); `None` for a target without text.
+fn copies_of(doc: &Document, item: &Item) -> Option<usize> {
+    let (owner, target) = Target::of(doc, *item)?;
+    Some(super::Signature::of(doc, owner, &target)?.count(doc))
 }

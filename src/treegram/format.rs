@@ -74,6 +74,9 @@ pub(super) fn write(
     if let Some(hidden) = header.hidden {
         meta("hidden", if hidden { "yes" } else { "no" });
     }
+    if let Some(copies) = header.copies {
+        meta("copies", &copies.to_string());
+    }
     if let Some(n) = &header.neighbours {
         for text in &n.texts {
             let _ = writeln!(
@@ -420,6 +423,7 @@ fn read_meta(doc: &Document, n: NodeId, name: &str, value: String, header: &mut 
         "matched" => header.matched = value.trim().parse().unwrap_or(0),
         "frame" => header.frame = yes_no(&value),
         "hidden" => header.hidden = yes_no(&value),
+        "copies" => header.copies = value.trim().parse().ok(),
         "neighbour" if !value.is_empty() => {
             let number = |name: &str| {
                 doc.attr(n, name)

@@ -42,6 +42,7 @@
 
 mod across;
 mod capture;
+mod copies;
 mod format;
 mod labels;
 mod locators;
@@ -53,6 +54,7 @@ pub use across::Across;
 pub use capture::{
     CaptureOptions, Captured, Skipped, capture, capture_across, treegram_dir, treegram_file,
 };
+pub use copies::Signature;
 pub(crate) use format::{kept_attr, kept_text};
 pub use labels::labels;
 pub use locators::{Locator, LocatorKind, MAX_LOCATORS, ensemble};
@@ -136,6 +138,11 @@ pub struct Header {
     /// What the other pages showed, for a tree-gram captured over several
     /// (`across.rs`): absent for one page.
     pub across: Option<Across>,
+    /// How many elements of the capture page looked exactly like the first
+    /// target, itself included, when more than one did (`copies.rs`;
+    /// `<meta name="mend:copies">`): absent for a target alone of its kind
+    /// or without text, and in tree-grams written before mend counted them.
+    pub copies: Option<usize>,
 }
 
 /// One stored instance: a context sub-tree with its targets marked.

@@ -97,6 +97,7 @@ fn header_round_trips() {
             hidden: Some(false),
             neighbours: None,
             across: None,
+            copies: None,
         }
     );
 }
@@ -524,4 +525,21 @@ fn a_cell_that_is_its_own_context_keeps_its_neighbours_in_the_header() {
     let g = TreeGram::parse(all[0].html.as_bytes()).unwrap();
     assert_ne!(g.doc.name(g.instances[0].root), "td");
     assert_eq!(g.header.neighbours, None);
+}
+
+#[test]
+fn copies_of_the_target_are_counted_only_when_it_has_some() {
+    let copies = |xpath: &str, body: &str| {
+        let (captured, _) = capture_field(xpath, body, 1);
+        TreeGram::parse(captured[0].html.as_bytes())
+            .expect("it reads back")
+            .header
+            .copies
+    };
+    let page = "<main><h2>Lead story</h2></main><aside><h2>Lead  story</h2><h2>Other</h2></aside>";
+    assert_eq!(copies("//main/h2", page), Some(2));
+    assert_eq!(copies("//aside/h2[2]", page), None);
+    // A link's target is compared by the attribute selected, not its text.
+    let links = "<a href=\"/x\">One</a><a href=\"/x\">Two</a><a href=\"/y\">Three</a>";
+    assert_eq!(copies("//a[1]/@href", links), Some(2));
 }

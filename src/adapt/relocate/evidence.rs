@@ -101,10 +101,38 @@ pub(super) fn nodes_evidence(
         } else {
             0.0
         },
+        copy_survivor: field && copy_survivor(env, gram, targets),
         // What the drift check weighs of a current selection says nothing
         // of a candidate the search found.
         ..Evidence::default()
     }
+}
+
+/// Whether `targets` look exactly like the stored target (its tag and
+/// text, or attribute value) while the page holds fewer elements like that
+/// than the capture page did: one of the copies is gone, and these are
+/// more likely a copy that outlived the target than the target itself.
+fn copy_survivor(env: &Env<'_>, gram: &TreeGram, targets: &[Vec<Item>]) -> bool {
+    let Some(then) = gram.header.copies else {
+        return false;
+    };
+    let key = std::ptr::from_ref(gram) as usize;
+    let mut cache = env.copies.borrow_mut();
+    let known = cache.entry(key).or_insert_with(|| {
+        let (node, target) = gram.instances.first()?.targets.first()?;
+        let signature = Signature::of(&gram.doc, *node, target)?;
+        let now = signature.count(env.doc);
+        Some((signature, now))
+    });
+    let Some((signature, now)) = known else {
+        return false;
+    };
+    *now < then
+        && targets.iter().flatten().count() > 0
+        && targets
+            .iter()
+            .flatten()
+            .all(|item| signature.fits(env.doc, item.owner()))
 }
 
 /// Whether every node of `targets` gives a value that meets the field's

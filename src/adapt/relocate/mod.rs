@@ -40,7 +40,7 @@ use super::{signals, votes, witnessed};
 use crate::dom::{Document, NodeId};
 use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
-use crate::treegram::{GramMask, LocatorKind, TreeGram};
+use crate::treegram::{GramMask, LocatorKind, Signature, TreeGram};
 use crate::wrapper::{Pattern, PatternPath, SearchScope, Wrapper};
 use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances};
 use crate::xpath::{Item, XPath};
@@ -89,6 +89,9 @@ pub(crate) struct Env<'a> {
     /// of a heal on it: a proof's search and its verification try many of
     /// the same expressions, and the heals of one page's patterns more.
     pub selections: std::sync::Arc<crate::xpath::generate::Selections>,
+    /// The signature of each tree-gram's target that had copies at capture
+    /// (by address), with how many elements of the page have it now.
+    pub copies: std::cell::RefCell<HashMap<usize, Option<(Signature, usize)>>>,
 }
 
 /// What the plain text locators of a tree-gram select, by tree-gram
@@ -121,6 +124,7 @@ impl<'a> Env<'a> {
             views: std::cell::RefCell::default(),
             text_selections: std::cell::RefCell::default(),
             selections: std::sync::Arc::new(crate::xpath::generate::Selections::new(doc)),
+            copies: std::cell::RefCell::default(),
         }
     }
 
