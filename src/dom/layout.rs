@@ -49,6 +49,7 @@ pub(super) fn into_document(mut tree: Tree, doctype: Option<Doctype>) -> Documen
         by_name: std::sync::OnceLock::new(),
         by_attr: std::sync::OnceLock::new(),
         attr_searched: Default::default(),
+        by_text: std::sync::OnceLock::new(),
     }
 }
 

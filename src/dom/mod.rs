@@ -27,6 +27,7 @@ mod names;
 mod path;
 mod serialize;
 mod sink;
+mod text_index;
 mod tokenizer;
 
 use std::ops::Range;
@@ -143,6 +144,8 @@ pub struct Document {
     /// How many ids searches that the index of attributes could have
     /// answered have walked, until it is built.
     attr_searched: attr_index::Searched,
+    /// The elements by name and normalised text, built on the first search.
+    by_text: OnceLock<text_index::TextIndex>,
 }
 
 impl Document {
@@ -264,6 +267,27 @@ impl Document {
             .iter()
             .map(|&(_, id)| NodeId(id))
             .filter(move |&n| self.attr_sym(n, name).is_some_and(|v| query.matches(v)))
+    }
+
+    /// The elements named `name` whose string-value, its whitespace
+    /// normalised as `normalize-space()` does, is `text` (itself
+    /// normalised), in document order.
+    ///
+    /// The first call builds an index of every element's name and
+    /// normalised text (one pass over the nodes, children first, reading
+    /// each text once); every call after it costs a lookup and the check of
+    /// what it finds.
+    pub fn elements_with_text<'q>(
+        &'q self,
+        name: Sym,
+        text: &'q str,
+    ) -> impl Iterator<Item = NodeId> + 'q {
+        self.by_text
+            .get_or_init(|| text_index::TextIndex::build(self))
+            .candidates(name, text)
+            .iter()
+            .map(|&id| NodeId(id))
+            .filter(move |&n| text_index::normalized_text_is(self, n, text))
     }
 
     /// Whether a search of `ids` ids that [`Document::elements_with_attr`]

@@ -12,11 +12,12 @@
 //! ## What it refuses
 //!
 //! A target without text (or with an empty attribute value) has no
-//! signature: every image would be a copy of every other. Counting reads
-//! no more of an element's text than the signature holds, so a page of
-//! large elements costs what its elements of the target's tag cost.
+//! signature: every image would be a copy of every other. Counting and
+//! checking go through the document's indexes of texts and attribute
+//! values, so the patterns of a large wrapper asking them of one page do
+//! not each walk it.
 
-use crate::dom::{Document, NodeId, Sym};
+use crate::dom::{AttrQuery, Document, NodeId};
 use crate::xpath::normalize_space;
 
 use super::Target;
@@ -41,16 +42,13 @@ impl Signature {
         let (attr, value) = match target {
             Target::Attr(name) => (
                 Some(name.clone()),
-                doc.attr(element, name)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned(),
+                doc.attr(element, name).unwrap_or_default().to_owned(),
             ),
             Target::Element | Target::Text(_) => {
                 (None, normalize_space(&doc.string_value(element)))
             }
         };
-        (!value.is_empty()).then(|| Signature {
+        (!value.trim().is_empty()).then(|| Signature {
             tag: doc.name(element).to_owned(),
             attr,
             value,
@@ -62,59 +60,45 @@ impl Signature {
         doc.is_element(node) && doc.name(node) == self.tag && self.value_fits(doc, node)
     }
 
-    /// How many elements of `doc` have this signature.
+    /// How many elements of `doc` have this signature, found through the
+    /// document's indexes of texts and attribute values, so that every
+    /// pattern of a wrapper asking it of one page costs a lookup each.
     pub fn count(&self, doc: &Document) -> usize {
-        let Some(sym) = doc.sym(&self.tag) else {
+        let Some(tag) = doc.sym(&self.tag) else {
             return 0;
         };
-        self.count_named(doc, sym)
-    }
-
-    fn count_named(&self, doc: &Document, sym: Sym) -> usize {
-        let root = NodeId(0);
-        doc.elements_named(sym, root, doc.subtree_end(root))
-            .filter(|&e| self.value_fits(doc, e))
-            .count()
+        match &self.attr {
+            Some(name) => {
+                let Some(attr) = doc.sym(name) else {
+                    return 0;
+                };
+                let root = NodeId(0);
+                doc.elements_with_attr(
+                    attr,
+                    AttrQuery::Value(&self.value),
+                    root,
+                    doc.subtree_end(root),
+                )
+                .filter(|&e| doc.name_sym(e) == tag)
+                .count()
+            }
+            None => doc.elements_with_text(tag, &self.value).count(),
+        }
     }
 
     fn value_fits(&self, doc: &Document, node: NodeId) -> bool {
         match &self.attr {
-            Some(name) => doc.attr(node, name).map(str::trim) == Some(self.value.as_str()),
+            Some(name) => doc.attr(node, name) == Some(self.value.as_str()),
             None => normalized_text_is(doc, node, &self.value),
         }
     }
 }
 
 /// Whether the string-value of `element`, its whitespace normalised, is
-/// `want` (itself normalised), reading no further into it than the first
-/// difference.
+/// `want` (itself normalised).
 fn normalized_text_is(doc: &Document, element: NodeId, want: &str) -> bool {
-    let want = want.as_bytes();
-    let (mut at, mut started, mut space) = (0usize, false, false);
-    for d in doc.descendants(element) {
-        if doc.kind(d) != crate::dom::NodeKind::Text {
-            continue;
-        }
-        for &b in doc.text(d).as_bytes() {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                space = started;
-                continue;
-            }
-            if space {
-                if want.get(at) != Some(&b' ') {
-                    return false;
-                }
-                at += 1;
-                space = false;
-            }
-            if want.get(at) != Some(&b) {
-                return false;
-            }
-            at += 1;
-            started = true;
-        }
-    }
-    at == want.len()
+    doc.elements_with_text(doc.name_sym(element), want)
+        .any(|e| e == element)
 }
 
 #[cfg(test)]
