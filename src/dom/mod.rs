@@ -290,6 +290,13 @@ impl Document {
             .filter(move |&n| text_index::normalized_text_is(self, n, text))
     }
 
+    /// Whether the string-value of `node`, its whitespace normalised as
+    /// `normalize-space()` does, is `text` (itself normalised), reading it
+    /// no further than its first difference and building no index.
+    pub fn normalized_text_is(&self, node: NodeId, text: &str) -> bool {
+        text_index::normalized_text_is(self, node, text)
+    }
+
     /// Whether a search of `ids` ids that [`Document::elements_with_attr`]
     /// could answer should: once an index is built, or once such searches
     /// have walked more ids than building it costs. The searches walked

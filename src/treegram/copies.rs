@@ -89,16 +89,9 @@ impl Signature {
     fn value_fits(&self, doc: &Document, node: NodeId) -> bool {
         match &self.attr {
             Some(name) => doc.attr(node, name) == Some(self.value.as_str()),
-            None => normalized_text_is(doc, node, &self.value),
+            None => doc.normalized_text_is(node, &self.value),
         }
     }
-}
-
-/// Whether the string-value of `element`, its whitespace normalised, is
-/// `want` (itself normalised).
-fn normalized_text_is(doc: &Document, element: NodeId, want: &str) -> bool {
-    doc.elements_with_text(doc.name_sym(element), want)
-        .any(|e| e == element)
 }
 
 #[cfg(test)]

@@ -120,19 +120,20 @@ fn copy_survivor(env: &Env<'_>, gram: &TreeGram, targets: &[Vec<Item>]) -> bool 
     let mut cache = env.copies.borrow_mut();
     let known = cache.entry(key).or_insert_with(|| {
         let (node, target) = gram.instances.first()?.targets.first()?;
-        let signature = Signature::of(&gram.doc, *node, target)?;
-        let now = signature.count(env.doc);
-        Some((signature, now))
+        Some((Signature::of(&gram.doc, *node, target)?, None))
     });
     let Some((signature, now)) = known else {
         return false;
     };
-    *now < then
-        && targets.iter().flatten().count() > 0
+    // The nodes are checked first: most candidates do not look exactly
+    // like the target, and then the page's copies need no counting (nor
+    // its index of texts building).
+    let alike = targets.iter().flatten().count() > 0
         && targets
             .iter()
             .flatten()
-            .all(|item| signature.fits(env.doc, item.owner()))
+            .all(|item| signature.fits(env.doc, item.owner()));
+    alike && *now.get_or_insert_with(|| signature.count(env.doc)) < then
 }
 
 /// Whether every node of `targets` gives a value that meets the field's

@@ -90,13 +90,18 @@ pub(crate) struct Env<'a> {
     /// the same expressions, and the heals of one page's patterns more.
     pub selections: std::sync::Arc<crate::xpath::generate::Selections>,
     /// The signature of each tree-gram's target that had copies at capture
-    /// (by address), with how many elements of the page have it now.
-    pub copies: std::cell::RefCell<HashMap<usize, Option<(Signature, usize)>>>,
+    /// (by address), with how many elements of the page have it now once a
+    /// candidate with that signature asked.
+    pub copies: std::cell::RefCell<HashMap<usize, Option<CopiesNow>>>,
 }
 
 /// What the plain text locators of a tree-gram select, by tree-gram
 /// address and scope.
 pub(crate) type TextSelections = HashMap<(usize, Item), Rc<[Vec<Item>]>>;
+
+/// A tree-gram target's signature, and how many elements of the page have
+/// it, counted when first needed.
+pub(crate) type CopiesNow = (Signature, Option<usize>);
 
 /// The evidence of node sets judged on a page, by tree-gram address and nodes.
 pub(crate) type JudgedNodes = HashMap<(usize, Vec<Vec<Item>>), Evidence>;
