@@ -12,10 +12,11 @@
 //! ## What it refuses
 //!
 //! A target without text (or with an empty attribute value) has no
-//! signature: every image would be a copy of every other. Counting and
-//! checking go through the document's indexes of texts and attribute
-//! values, so the patterns of a large wrapper asking them of one page do
-//! not each walk it.
+//! signature: every image would be a copy of every other. Counting goes
+//! through the document's indexes of texts and attribute values, so the
+//! patterns of a large wrapper asking it of one page do not each walk it;
+//! checking one element reads its text no further than its first
+//! difference from the signature's.
 
 use crate::dom::{AttrQuery, Document, NodeId};
 use crate::xpath::normalize_space;
