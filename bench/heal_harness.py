@@ -37,11 +37,14 @@ the element is gone, nothing, or the pattern left violated); wrong = any
 other node, the stale XPath silently selecting another node included;
 abstain = nothing although the element is there.  An XPath that still selects
 several nodes while the run reports the pattern violated counts as abstain:
-mend flagged it instead of handing back a value.  On wide-pairs, whose truth
-is page B's value, one node holding exactly the expected element's value
-(squashed as swde's values are) is correct too, for every tool: the value is
-often on several elements of B (a title in the header and in the recipe
-card), and the truth names the one it was found on first.
+mend flagged it instead of handing back a value.  So does a pattern whose
+value mend's record gives as null while the run reports it violated: a
+drift mend could not heal is withheld, and the record holds no answer.
+On wide-pairs, whose truth is page B's value, one node holding exactly the
+expected element's value (squashed as swde's values are) is correct too,
+for every tool: the value is often on several elements of B (a title in the
+header and in the recipe card), and the truth names the one it was found on
+first.
 
 Failures are wrong, never dropped: when a mend command of a case fails (the
 snapshot, the run exiting with anything but 0 or 1, a panic, a time-out
@@ -827,7 +830,13 @@ def mend_side(mend, case, d, robust):
     answer, fail = mend.select(case["new"], final)
     if fail:
         return failed(res, fail)
-    judge_selected(res, case, [n["path"] for n in answer.get("nodes") or []], violated)
+    selected = [n["path"] for n in answer.get("nodes") or []]
+    # A drift mend could not heal is withheld: the record gives null, and the user reads no value.
+    res["withheld"] = case["track"] != "records" and violated and \
+        (out.get("records") or [{}])[0].get(pattern) is None
+    judge_selected(res, case, selected, violated)
+    if res["withheld"]:
+        res.update(verdict=judge_node([], case["expected"], violated), answer_ok=None)
     return res
 
 

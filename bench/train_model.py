@@ -35,7 +35,7 @@ field whose selection a signal speaks against (outvoted, witnessed elsewhere, th
 missing, emptied) and the model gives less than t_drift, and a heal is applied when its candidate gets at least
 t_heal. Each pair is played out case by case from the collection run: a field not flagged keeps its XPath's
 verdict; a flagged one takes the heal's verdict when the heal clears t_heal, and is otherwise left flagged with
-its XPath (right where the target is gone). The search is replayed: the first proposal, in the order
+its value withheld (mend's record gives null: an abstention, right where the target is gone). The search is replayed: the first proposal, in the order
 the paths made them, that clears t_heal is the heal. The pair chosen maximises correct - --wrong-cost x wrong -
 false alarms (fields flagged whose XPath was right), over a grid of 0.05 (the drift threshold under 1).
 
@@ -233,6 +233,9 @@ def outcome(case, p_cur, proposals, t_drift, t_heal):
     for p, ok in proposals or []:
         if p >= t_heal:
             return ("correct" if ok else "wrong"), alarm
+    if model_flags:
+        # A drift no heal replaces is withheld: the record gives null, whatever the XPath selects.
+        return ("correct" if gone else "abstain"), alarm
     return ("correct" if gone else stale), alarm
 
 

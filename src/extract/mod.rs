@@ -18,6 +18,7 @@
 
 mod convert;
 mod violation;
+mod withhold;
 
 use serde_json::{Map, Value};
 use url::Url;

@@ -389,8 +389,16 @@ fn checked(
     extraction
 }
 
-/// The output of an extracted page.
-pub fn page_output(page: &fetch::Page, extraction: Extraction, options: &RunOptions) -> PageOutput {
+/// The output of an extracted page. A pattern still judged drifted gives
+/// `null` (`Extraction::withhold_drifted`): every page's output is made
+/// here, in every heal mode, so no record carries a value mend believes
+/// wrong.
+pub fn page_output(
+    page: &fetch::Page,
+    mut extraction: Extraction,
+    options: &RunOptions,
+) -> PageOutput {
+    extraction.withhold_drifted();
     PageOutput {
         page: page.name.clone(),
         records: shape(extraction.record, options),

@@ -1,6 +1,7 @@
 //! Drift from the command line: a field that goes wrong without breaking a
 //! constraint is reported on every page, in every heal mode (`off`
-//! included), and healed in `auto` mode. The pages are written here: a book
+//! included), its value withheld until a heal replaces it, and healed in
+//! `auto` mode. The pages are written here: a book
 //! page with a details list, changed the two ways a new user met.
 
 use std::path::Path;
@@ -166,7 +167,9 @@ fn a_renamed_field_heals_in_auto_mode() {
 /// value went out silently. The ISBN itself changed too, one label locator
 /// is all that names the row, and the tree search cannot tell the rows
 /// apart (no margin), so the heal may abstain (the unit test's shorter
-/// list heals); another row's value never goes out unflagged.
+/// list heals). Another row's value never goes out: flagged, it still went
+/// out in the record beside its violation, until a drift no heal replaces
+/// was withheld as `null`.
 #[test]
 fn a_label_row_that_moves_is_drift_and_never_goes_out_as_another_row() {
     let moved = page(
@@ -185,12 +188,20 @@ fn a_label_row_that_moves_is_drift_and_never_goes_out_as_another_row() {
         violations(&pages[0]),
         [("isbn".to_owned(), "drift".to_owned())]
     );
+    let record = &pages[0]["records"][0];
+    assert_eq!(record["isbn"], Value::Null, "withheld: {record}");
+    assert_eq!(record["title"], "Lakes", "the other fields stay: {record}");
+    assert_eq!(
+        pages[0]["violations"][0]["node"], "/html/body/ul/li[2]/span",
+        "the violation names what was held back"
+    );
     let (code, pages) = run(dir.path(), "auto");
     if pages[0]["records"][0]["isbn"] == "9782222222222" {
         assert_eq!(code, Some(0), "{pages:?}");
         assert!(violations(&pages[0]).is_empty());
     } else {
         assert_eq!(code, Some(1), "{pages:?}");
+        assert_eq!(pages[0]["records"][0]["isbn"], Value::Null, "{pages:?}");
         assert_eq!(
             violations(&pages[0]),
             [("isbn".to_owned(), "drift".to_owned())]
