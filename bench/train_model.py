@@ -31,8 +31,8 @@ trees are read from the fitted estimator's `_predictors`, which scikit-learn doe
 version (bench/requirements.txt) and that check hold it.
 
 Thresholds.  Two, chosen together on the validation runs only, never on test sites: the drift check flags a
-field whose selection a signal speaks against (outvoted, witnessed elsewhere, the neighbour's text, the labels
-missing, emptied) and the model gives less than t_drift, and a heal is applied when its candidate gets at least
+field whose selection a signal speaks against (outvoted, witnessed elsewhere, the neighbour's text, another
+stored element, the labels missing, emptied) and the model gives less than t_drift, and a heal is applied when its candidate gets at least
 t_heal. Each pair is played out case by case from the collection run: a field not flagged keeps its XPath's
 verdict; a flagged one takes the heal's verdict when the heal clears t_heal, and is otherwise left flagged with
 its value withheld (mend's record gives null: an abstention, right where the target is gone). The search is replayed: the first proposal, in the order
@@ -212,7 +212,7 @@ def probabilities(model, cases, names):
     return cur, heal
 
 
-SIGNALS = ("outvoted", "witnessed_elsewhere", "neighbour", "labels_contradict", "emptied")
+SIGNALS = ("outvoted", "witnessed_elsewhere", "neighbour", "other_stored", "labels_contradict", "emptied")
 
 
 def signalled(case):

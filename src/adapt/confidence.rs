@@ -114,6 +114,10 @@ pub struct Evidence {
     pub witnessed_elsewhere: bool,
     /// Whether these carry the text of the target's neighbour at capture.
     pub neighbour: bool,
+    /// Whether these are, by their tag, their text and their siblings'
+    /// texts, another element of the stored context than the target
+    /// (`other_stored.rs`).
+    pub other_stored: bool,
     /// Whether these are an element without text that shares none of the
     /// target's classes or attribute values.
     pub emptied: bool,
@@ -167,6 +171,7 @@ impl Evidence {
             flag(self.emptied),
             self.name_words,
             flag(self.copy_survivor),
+            flag(self.other_stored),
         ]
     }
 

@@ -32,7 +32,10 @@
 //!   of the target's siblings at capture, and whose next sibling with text
 //!   the text of that sibling's, or which is last as that sibling was
 //!   (`selects_a_neighbour`): a lead removed leaves `p[1]` on a paragraph
-//!   that followed it. A top-level field's
+//!   that followed it. So has one whose node is, by its tag, its text and
+//!   its siblings' texts, another element of the target's context at
+//!   capture (`other_stored.rs`): a story removed leaves an XPath of
+//!   positions on the next story. A top-level field's
 //!   node that holds nothing but an element with the target's tag and a
 //!   class or attribute value of the target's, which it lacks itself, is a
 //!   wrapper a redesign put around the target (`wrapped_target`); one
@@ -313,6 +316,15 @@ fn field_drift(
             "its target, not the node that stood beside it at capture".to_owned(),
             format!(
                 "{xpath} selects a node with the text of the target's neighbour at capture ({:?}; {said})",
+                super::witness::clip(text)
+            ),
+            Vec::new(),
+        )
+    } else if let Some(text) = &check.other_stored {
+        (
+            "its target, not another element of its context at capture".to_owned(),
+            format!(
+                "{xpath} selects a node with the text and the siblings of another element of the target's context at capture ({:?}; {said})",
                 super::witness::clip(text)
             ),
             Vec::new(),

@@ -31,7 +31,7 @@ use crate::xpath::Item;
 use crate::xpath::generate::looks_generated;
 
 /// Text longer than this many characters is compared by its start only.
-const MAX_TEXT: usize = 200;
+pub(crate) const MAX_TEXT: usize = 200;
 
 /// The fewest characters of a word that says something: shorter runs
 /// (`a`, `of`, `12`) stand in most texts and names alike.

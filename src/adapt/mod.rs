@@ -72,6 +72,7 @@ mod item_witness;
 mod likeness;
 mod locate;
 mod model;
+mod other_stored;
 mod relaxed;
 mod relocate;
 mod selection;

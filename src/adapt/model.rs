@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 /// The model's inputs, by name, in the order of [`Evidence::features`](super::Evidence::features).
-pub const FEATURES: [&str; 36] = [
+pub const FEATURES: [&str; 37] = [
     "similarity",
     "margin",
     "likeness",
@@ -63,6 +63,7 @@ pub const FEATURES: [&str; 36] = [
     "emptied",
     "name_words",
     "copy_survivor",
+    "other_stored",
 ];
 
 /// The fitted model, as compiled into the binary.

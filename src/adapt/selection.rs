@@ -1,8 +1,8 @@
 //! What is known of a field's current selection, the nodes its XPath
 //! selects on a page, against its tree-gram: the signals the drift check
 //! reads (the locators outvoting the XPath, the stored text found on other
-//! nodes, the target inside a wrapper, the target's neighbour, an emptied
-//! element) and the evidence the
+//! nodes, the target inside a wrapper, the target's neighbour or another
+//! element of the stored context, an emptied element) and the evidence the
 //! learned model weighs them in, as it weighs a heal's candidates.
 //!
 //! The drift check asks this of every field on every page and flags the
@@ -72,6 +72,9 @@ pub(crate) struct SelectionCheck {
     pub witness: Option<Witness>,
     /// The text of the target's neighbour at capture that the selection has.
     pub neighbour: Option<String>,
+    /// The text of another element of the stored context that the
+    /// selection has, with that element's siblings around it.
+    pub other_stored: Option<String>,
     /// How many locators voted, and how many agree with the XPath.
     pub voting: usize,
     /// How many locators agree with the XPath.
@@ -118,6 +121,11 @@ pub(crate) fn signals(
     let neighbour = top_level
         .then(|| signals::selects_a_neighbour(doc, gram, current))
         .flatten();
+    // The target's own neighbour says it already; another stored element
+    // is looked for only where it does not.
+    let other_stored = (top_level && neighbour.is_none())
+        .then(|| super::other_stored::selects_other_stored(doc, gram, current))
+        .flatten();
     let against = votes.voting - votes.agree;
     let share = |n: usize| {
         if votes.voting == 0 {
@@ -138,6 +146,7 @@ pub(crate) fn signals(
         outvoted: outvoting.is_some(),
         witnessed_elsewhere: witness.is_some(),
         neighbour: neighbour.is_some(),
+        other_stored: other_stored.is_some(),
         emptied: top_level && signals::emptied_unlike(doc, gram, current),
         ..Evidence::default()
     };
@@ -146,6 +155,7 @@ pub(crate) fn signals(
         outvoting,
         witness,
         neighbour,
+        other_stored,
         voting: votes.voting,
         agree: votes.agree,
     }
@@ -177,6 +187,11 @@ impl SelectionCheck {
     /// Whether any signal speaks against the selection.
     pub(crate) fn signalled(&self) -> bool {
         let e = &self.evidence;
-        e.outvoted || e.witnessed_elsewhere || e.neighbour || e.labels_contradict || e.emptied
+        e.outvoted
+            || e.witnessed_elsewhere
+            || e.neighbour
+            || e.other_stored
+            || e.labels_contradict
+            || e.emptied
     }
 }

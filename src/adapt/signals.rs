@@ -33,7 +33,7 @@ use super::likeness::{
 use super::witness::Witness;
 
 /// The least length of a stored text that identifies its node.
-const MIN_TELLING_TEXT: usize = 8;
+pub(crate) const MIN_TELLING_TEXT: usize = 8;
 
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
@@ -302,13 +302,13 @@ pub(crate) fn single_node(current: &[Vec<Item>]) -> Option<NodeId> {
 }
 
 /// The next element sibling of `node`.
-fn element_sibling_after(doc: &Document, node: NodeId) -> Option<NodeId> {
+pub(crate) fn element_sibling_after(doc: &Document, node: NodeId) -> Option<NodeId> {
     std::iter::successors(doc.next_sibling(node), |&n| doc.next_sibling(n))
         .find(|&n| doc.is_element(n))
 }
 
 /// The previous element sibling of `node`.
-fn element_sibling_before(doc: &Document, node: NodeId) -> Option<NodeId> {
+pub(crate) fn element_sibling_before(doc: &Document, node: NodeId) -> Option<NodeId> {
     std::iter::successors(doc.prev_sibling(node), |&n| doc.prev_sibling(n))
         .find(|&n| doc.is_element(n))
 }
