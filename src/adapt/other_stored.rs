@@ -27,14 +27,10 @@
 //! own siblings, never the rest of the page.
 
 use crate::dom::{Document, NodeId};
-use crate::similarity::NoMask;
-use crate::treegram::{GramMask, TreeGram};
-use crate::xpath::Item;
+use crate::treegram::TreeGram;
 
-use super::likeness::{MAX_TEXT, Profile};
-use super::signals::{
-    MIN_TELLING_TEXT, element_sibling_after, element_sibling_before, single_node, stored_profile,
-};
+use super::likeness::MAX_TEXT;
+use super::signals::{Shifted, element_sibling_after, element_sibling_before, element_text};
 
 /// The selection's text, when the selection is an element of the stored
 /// context other than the target, read by its tag, its text and the texts
@@ -42,35 +38,22 @@ use super::signals::{
 pub(crate) fn selects_other_stored(
     doc: &Document,
     gram: &TreeGram,
-    current: &[Vec<Item>],
+    selected: &Shifted,
 ) -> Option<String> {
-    let node = single_node(current)?;
-    if !doc.is_element(node) {
+    let Shifted { node, owner, text } = selected;
+    let (node, owner) = (*node, *owner);
+    if text.chars().count() >= MAX_TEXT {
         return None;
     }
-    let first = gram.instances.first()?;
-    let &(owner, ref target) = first.targets.first()?;
-    if target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
-        return None;
-    }
-    let text = Profile::of(doc, node, Item::Node(node), &NoMask)
-        .text()
-        .to_owned();
-    let length = text.chars().count();
-    if !(MIN_TELLING_TEXT..MAX_TEXT).contains(&length)
-        || !text.chars().any(char::is_alphabetic)
-        || text == stored_profile(gram)?.text()
-    {
-        return None;
-    }
+    let root = gram.instances.first()?.root;
     let stored = &gram.doc;
     let tag = stored.sym(doc.name(node))?;
     let found = stored
-        .elements_with_text(tag, &text)
-        .filter(|&e| !related(stored, e, owner) && stored.ancestors(e).any(|a| a == first.root))
-        .filter_map(|e| with_siblings(stored, e, owner, first.root, doc, node))
+        .elements_with_text(tag, text)
+        .filter(|&e| !related(stored, e, owner) && stored.ancestors(e).any(|a| a == root))
+        .filter_map(|e| with_siblings(stored, e, owner, root, doc, node))
         .any(|(e, n)| same_siblings(stored, e, owner, doc, n));
-    found.then_some(text)
+    found.then(|| text.clone())
 }
 
 /// `stored` and `node`, or the nearest ancestors of both, level for level
@@ -105,7 +88,7 @@ fn texted_sibling(doc: &Document, n: NodeId, skip: Option<NodeId>) -> bool {
     sides.into_iter().any(|side| {
         std::iter::successors(side(doc, n), |&s| side(doc, s))
             .filter(|&s| skip.is_none_or(|k| !related(doc, s, k)))
-            .any(|s| text_of(doc, s, false).is_some())
+            .any(|s| element_text(doc, s, false).is_some())
     })
 }
 
@@ -128,11 +111,11 @@ fn same_siblings(
     let stored_side = |next: fn(&Document, NodeId) -> Option<NodeId>| {
         std::iter::successors(next(gram, stored), |&n| next(gram, n))
             .filter(|&n| !related(gram, n, owner))
-            .find_map(|n| text_of(gram, n, true))
+            .find_map(|n| element_text(gram, n, true))
     };
     let page_side = |next: fn(&Document, NodeId) -> Option<NodeId>| {
         std::iter::successors(next(doc, node), |&n| next(doc, n))
-            .find_map(|n| text_of(doc, n, false))
+            .find_map(|n| element_text(doc, n, false))
     };
     let after = (
         stored_side(element_sibling_after),
@@ -145,24 +128,12 @@ fn same_siblings(
     after.0 == after.1 && before.0 == before.1 && (after.0.is_some() || before.0.is_some())
 }
 
-/// The text of the element `n`, when it has one; in a tree-gram
-/// (`stored`), its unstable parts left out, and none when they were all
-/// there was.
-fn text_of(doc: &Document, n: NodeId, stored: bool) -> Option<String> {
-    let p = if stored {
-        Profile::of(doc, n, Item::Node(n), &GramMask)
-    } else {
-        Profile::of(doc, n, Item::Node(n), &NoMask)
-    };
-    let unusable = p.text().is_empty() || (stored && p.is_unstable());
-    (!unusable).then(|| p.text().to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adapt::signals::shifted_selection;
     use crate::adapt::tests::{drift_of, grams_from, one_field};
-    use crate::xpath::XPath;
+    use crate::xpath::{Item, XPath};
 
     /// What `selects_other_stored` says of `xpath`'s selection on `page`,
     /// with the tree-gram captured on `old`.
@@ -175,7 +146,8 @@ mod tests {
             .unwrap()
             .select_item(&doc, Item::Node(doc.root()))
             .unwrap();
-        selects_other_stored(&doc, gram, &[selected])
+        let shifted = shifted_selection(&doc, gram, &[selected])?;
+        selects_other_stored(&doc, gram, &shifted)
     }
 
     /// A list of stories, each a headline and its summary.

@@ -118,14 +118,18 @@ pub(crate) fn signals(
             })
             .flatten()
     });
-    let neighbour = top_level
-        .then(|| signals::selects_a_neighbour(doc, gram, current))
+    let shifted = top_level
+        .then(|| signals::shifted_selection(doc, gram, current))
         .flatten();
+    let neighbour = shifted
+        .as_ref()
+        .and_then(|s| signals::selects_a_neighbour(doc, gram, s));
     // The target's own neighbour says it already; another stored element
     // is looked for only where it does not.
-    let other_stored = (top_level && neighbour.is_none())
-        .then(|| super::other_stored::selects_other_stored(doc, gram, current))
-        .flatten();
+    let other_stored = shifted
+        .as_ref()
+        .filter(|_| neighbour.is_none())
+        .and_then(|s| super::other_stored::selects_other_stored(doc, gram, s));
     let against = votes.voting - votes.agree;
     let share = |n: usize| {
         if votes.voting == 0 {

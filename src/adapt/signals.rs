@@ -33,7 +33,7 @@ use super::likeness::{
 use super::witness::Witness;
 
 /// The least length of a stored text that identifies its node.
-pub(crate) const MIN_TELLING_TEXT: usize = 8;
+const MIN_TELLING_TEXT: usize = 8;
 
 /// How many parent instances the evidence of a selection is read from.
 const EVIDENCE_SCOPES: usize = 3;
@@ -231,8 +231,45 @@ fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
     only
 }
 
+/// A field's selection as the signs of a shifted XPath read it: one
+/// element in one parent instance, where the first stored target is an
+/// element, with a telling text (`MIN_TELLING_TEXT` characters, a letter)
+/// that is not the target's own. Read once per page and field, for
+/// [`selects_a_neighbour`] and `other_stored::selects_other_stored`.
+pub(crate) struct Shifted {
+    /// The selected element.
+    pub node: NodeId,
+    /// The first stored target, in the tree-gram.
+    pub owner: NodeId,
+    /// The selection's text, as a profile reads it.
+    pub text: String,
+}
+
+/// The selection `current` as a [`Shifted`] one, when it is one.
+pub(crate) fn shifted_selection(
+    doc: &Document,
+    gram: &TreeGram,
+    current: &[Vec<Item>],
+) -> Option<Shifted> {
+    let node = single_node(current)?;
+    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
+    if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
+        return None;
+    }
+    let text = Profile::of(doc, node, Item::Node(node), &NoMask)
+        .text()
+        .to_owned();
+    if text.chars().count() < MIN_TELLING_TEXT
+        || !text.chars().any(char::is_alphabetic)
+        || text == stored_profile(gram)?.text()
+    {
+        return None;
+    }
+    Some(Shifted { node, owner, text })
+}
+
 /// The text of a stored target's element sibling at capture that a field's
-/// selection, one node, now has as written, when the selection's next
+/// selection now has as written, when the selection's next
 /// sibling with text on the far side has the text that sibling's next
 /// sibling with text had, or neither has one: a lead paragraph removed or
 /// moved away leaves `p[1]`, and every positional locator, on a paragraph
@@ -241,52 +278,44 @@ fn only_child(doc: &Document, node: NodeId) -> Option<NodeId> {
 /// sibling may stand anywhere on its side (a figure or an advert's slot
 /// between the two paragraphs moves with them), and elements without text
 /// are passed over on both sides, as an empty slot says nothing of what
-/// follows. The text must be telling (`MIN_TELLING_TEXT` characters, a
-/// letter) and not the target's own. On another page of the site the
+/// follows. The selection is a [`Shifted`] one. On another page of the site the
 /// siblings' texts are that page's (a home team may be the capture page's
 /// away team, but not with the same team after it), and on the same page
 /// the selection has the target's text, so neither drifts.
 pub(crate) fn selects_a_neighbour(
     doc: &Document,
     gram: &TreeGram,
-    current: &[Vec<Item>],
+    selected: &Shifted,
 ) -> Option<String> {
-    let node = single_node(current)?;
-    let item = Item::Node(node);
-    let &(owner, ref target) = gram.instances.first()?.targets.first()?;
-    if !doc.is_element(node) || target.item(&gram.doc, owner) != Some(Item::Node(owner)) {
-        return None;
-    }
+    let Shifted { node, owner, text } = selected;
+    let (node, owner) = (*node, *owner);
     // A target without element siblings had no neighbour to be taken for.
     element_sibling_after(&gram.doc, owner).or_else(|| element_sibling_before(&gram.doc, owner))?;
-    let wanted = stored_profile(gram)?;
-    let text = Profile::of(doc, node, item, &NoMask).text().to_owned();
-    if text == wanted.text()
-        || text.chars().count() < MIN_TELLING_TEXT
-        || !text.chars().any(char::is_alphabetic)
-    {
-        return None;
-    }
-    let stored_text = |n: NodeId| {
-        let p = Profile::of(&gram.doc, n, Item::Node(n), &GramMask);
-        (!p.is_unstable() && !p.text().is_empty()).then(|| p.text().to_owned())
-    };
-    let page_text = |n: NodeId| {
-        let p = Profile::of(doc, n, Item::Node(n), &NoMask);
-        (!p.text().is_empty()).then(|| p.text().to_owned())
-    };
     let sides: [fn(&Document, NodeId) -> Option<NodeId>; 2] =
         [element_sibling_after, element_sibling_before];
     sides.into_iter().find_map(|side| {
         let mut stored = std::iter::successors(side(&gram.doc, owner), |&n| side(&gram.doc, n))
-            .filter_map(|n| Some((n, stored_text(n)?)));
-        stored.find(|(_, t)| *t == text)?;
+            .filter_map(|n| Some((n, element_text(&gram.doc, n, true)?)));
+        stored.find(|(_, t)| t == text)?;
         // Past the end of its side on both, as where the target's last
         // sibling now stands last: a list one item shorter.
         let beyond = stored.next().map(|(_, t)| t);
-        let on_page = std::iter::successors(side(doc, node), |&n| side(doc, n)).find_map(page_text);
+        let on_page = std::iter::successors(side(doc, node), |&n| side(doc, n))
+            .find_map(|n| element_text(doc, n, false));
         (on_page == beyond).then(|| text.clone())
     })
+}
+
+/// The text of the element `n`, when it has one, as a profile reads it; in
+/// a tree-gram (`stored`), none when it was unstable.
+pub(crate) fn element_text(doc: &Document, n: NodeId, stored: bool) -> Option<String> {
+    let p = if stored {
+        Profile::of(doc, n, Item::Node(n), &GramMask)
+    } else {
+        Profile::of(doc, n, Item::Node(n), &NoMask)
+    };
+    let unusable = p.text().is_empty() || (stored && p.is_unstable());
+    (!unusable).then(|| p.text().to_owned())
 }
 
 /// The one node of a selection of one parent instance, when it is one node
