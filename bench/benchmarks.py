@@ -15,6 +15,8 @@ Healing blocks (all from the same runs, so that the tools are compared on the sa
 * ``heal-by-split``: mend on the wide corpus's cases, test sites first, then validation and train
   (bench/wide_cases.py, bench/heal_harness.py with Scrapling and the robust XPath beside mend);
 * ``heal-peers-test``: mend, Scrapling 0.5, no healing and the robust XPath on test sites;
+* ``pair-errors``: mend's wrong answers on pages of one site by split, by who gave them and by what they hold
+  (bench/pair_errors.py);
 * ``records-by-split``: record lists of the same splits (bench/record_cases.py --split), mend by split and
   the robust XPath on test sites.
 
@@ -67,11 +69,12 @@ import sys
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+import pair_errors  # noqa: E402
 from split_report import cell, tally  # noqa: E402
 
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
-HEALING = ("heal-by-split", "heal-peers-test", "records-by-split")
+HEALING = ("heal-by-split", "heal-peers-test", "pair-errors", "records-by-split")
 SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth", "hostile-scale",
          "xpath-speed", "python-speed", "site-redesign")
 BLOCKS = HEALING + SPEED
@@ -93,7 +96,7 @@ def measure(args, work, needed):
     py = sys.executable
     common = ["--data", args.data]
     kinds = []  # (runs' name, case generator and its own arguments, the harness's own arguments)
-    if {"heal-by-split", "heal-peers-test"} & set(needed):
+    if {"heal-by-split", "heal-peers-test", "pair-errors"} & set(needed):
         kinds.append(("heal", ["bench/wide_cases.py", "--jobs", "2"], ["--tracks", "wide-mutation,wide-pairs"]))
     if "records-by-split" in needed:
         kinds.append(("records", ["bench/record_cases.py"], ["--tracks", "records", "--no-scrapling"]))
@@ -321,6 +324,14 @@ def render(block, work):
         rows = sorted(tools[0])
         return table(["track (test sites)", "mend", "Scrapling 0.5", "no healing", "robust XPath"],
                      [[r] + [cell(t.get(r)) for t in tools] for r in rows])
+    if block == "pair-errors":
+        manifest = pair_errors.read_manifests(
+            [os.path.join(work, "heal-cases", s, "cases.jsonl") for s in SPLITS])
+        rows = []
+        for s in SPLITS:
+            with open(os.path.join(work, f"heal-{s}.json"), encoding="utf-8") as handle:
+                rows.append(pair_errors.row(f"{s} sites", json.load(handle), manifest))
+        return table(pair_errors.HEAD, rows)
     if block == "records-by-split":
         runs = [load(os.path.join(work, f"records-{s}.json")) for s in SPLITS]
         mend = [tally(c, "mend") for c in runs]
