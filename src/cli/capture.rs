@@ -3,6 +3,13 @@
 //! what was written, keeping the captured page in the
 //! store, recording the health baseline, and refusing a page on which the
 //! wrapper's constraints fail.
+//!
+//! It refuses (exit 2) a `--pattern` that names no pattern of the wrapper;
+//! for a page whose constraints fail it only explains, and the exit and the
+//! `--force` that overrides it are the command's. Once the tree-grams are
+//! saved nothing here undoes them: a page that cannot be kept in the store is
+//! a warning, and a baseline that cannot be recorded is a failure (exit 3)
+//! that says the tree-grams stay.
 
 use std::process::ExitCode;
 

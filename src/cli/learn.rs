@@ -14,6 +14,14 @@
 //! and the tree-grams captured on the first load are written as one change
 //! of the wrapper-change protocol. Later snapshots, heals and approvals lay
 //! the template over their page, so that what was learned stays marked.
+//!
+//! It refuses, with exit 2 before any load is read, a single saved copy (one
+//! load shows nothing changing), `-` given more than once, `--loads` outside
+//! 2 to 100 (1 only with `--render`), `--loads` or `--render` with anything
+//! but one URL, and `--watch-min`, `--watch-max` or `--delay` that are not
+//! seconds within an hour. It also refuses a `--pattern` the wrapper does not
+//! have, a template already learned that mend will not read, and, unless
+//! `--force` is given, a first load on which the wrapper's constraints fail.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -22,6 +22,13 @@
 //! Either way, the field statistics of the pages given are recorded in the
 //! store as the wrapper's health baseline, which later runs are judged
 //! against (`mend::runtime::record_health_baseline`).
+//!
+//! It refuses `-` given more than once and a `--pattern` the wrapper does not
+//! have (exit 2), and, unless `--force` is given, any page on which the
+//! wrapper's constraints fail (exit 1), before anything is written. Without
+//! `--harden` a brittle XPath is only warned about, never rewritten; with it,
+//! an XPath that no member of its ensemble replaces on every page given, or
+//! that the save refuses under the lock, is left as it was, with the reason.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,12 @@
 //! HTTP fetching with reqwest: one blocking client per run, built on first use.
+//!
+//! It refuses a response whose status is not 2xx, a chain of more than ten
+//! redirects, a connection not made within 10 seconds or a request not done
+//! within 30, and a body past the limit, whether its `Content-Length` says so
+//! or its decoded bytes reach it; each is a `FetchError` for that page, and
+//! nothing is retried. It does not judge the body: whether the bytes are a
+//! page at all (`sniff.rs`) and which arguments are URLs are decided by the
+//! module above.
 
 use std::io::Read;
 use std::sync::OnceLock;

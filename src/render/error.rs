@@ -1,4 +1,12 @@
 //! Why a page could not be rendered.
+//!
+//! A page's failure is not folded into the renderer's: only `NotFound`,
+//! `InvalidOptions` and `Launch` concern the renderer as a whole, and the
+//! others fail the one page. It does not tell apart the causes the browser
+//! gives for a page that will not load (a malformed URL, a refused
+//! connection, a name that does not resolve, a rejected certificate): they
+//! stay in the one `Navigate` variant, in the browser's own words, which are
+//! not parsed.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -1,6 +1,14 @@
 //! What approving and reverting share around their one change to the
 //! wrapper file: the lock taken, the file read under it, and what became of
 //! the change.
+//!
+//! It refuses a wrapper file that does not load, with the loader's
+//! diagnostics (`ReviewError::DoesNotLoad`), and the file is read only under
+//! the lock, once a change an earlier process left unfinished is settled. The
+//! store's refusals of a decision (already decided, not a proposal, not in the
+//! wrapper, already reverted) are kept apart as `ReviewError::Refused`, for the
+//! person to see; any other failure is `ReviewError::NotMade`, and means
+//! nothing was changed.
 
 use std::path::Path;
 

@@ -1,4 +1,12 @@
 //! What can go wrong around a run: the files and the store.
+//!
+//! It does not fold a fault in what the user gave (a tree-gram or template
+//! mend will not read, a wrapper outside its folder or that does not load, a
+//! file that is not a mend store) together with a failure of the files or the
+//! store: `RuntimeError::is_bad_input` keeps them apart, for exit 2 against
+//! exit 3. A wrapper file saved by someone else while mend was changing it is
+//! never overwritten: `RuntimeError::EditedMeanwhile` keeps their edit and
+//! leaves mend's change unwritten.
 
 use std::path::PathBuf;
 

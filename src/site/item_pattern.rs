@@ -13,6 +13,14 @@
 //! that have the shape of a post and are not (`/about/` on a site whose
 //! posts are `/a-post/`): no regular expression learned from posts alone
 //! can.
+//!
+//! A written expression that does not compile, or compiles past
+//! `REGEX_SIZE_LIMIT` (1 MiB), is refused with `PatternError::Regex` rather
+//! than slowing every match. Learning drops the examples that are not
+//! `http(s)` URLs and learns nothing when none is left; it keeps at most four
+//! groups, and leaves out any but the largest that holds less than a tenth
+//! of the examples, or one example among more than four. A pattern bound
+//! to hosts matches no URL without a host.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

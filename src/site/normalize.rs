@@ -11,6 +11,14 @@
 //! and the hex digits of the others uppercased (RFC 3986, 6.2.2). A path's
 //! trailing slash is kept: servers differ on whether `/a` and `/a/` are one
 //! page.
+//!
+//! It refuses every scheme but `http` and `https`: `normalize` gives `None`
+//! for them, and `resolve` does for `javascript:`, `mailto:`, `tel:` and
+//! `data:` links (checked before joining, so that such an href is never read
+//! as a relative path) and for hrefs that do not parse. It does not reorder
+//! the values of a repeated key, which some servers read as a list, decode
+//! the escape of a reserved character, or touch the path's case or a `www.`
+//! prefix.
 
 use url::Url;
 

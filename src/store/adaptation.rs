@@ -7,6 +7,14 @@
 //! The one exception is an adaptation a run applied whose change to the
 //! wrapper file never reached the disk (the journal, `change.rs`, rolled it
 //! back): it becomes the proposal it then is, with the reason.
+//!
+//! It refuses to record an adaptation with a score, runner-up score, model's
+//! confidence or candidate score that is not finite (`StoreError::NotFinite`),
+//! an applied or proposed one without a new XPath (`StoreError::MissingXPath`),
+//! and one on a page the store does not have; pages are added only to an
+//! adaptation that exists. Only a proposal still waiting is promoted to
+//! applied, and a status or state the store does not know is read as
+//! `StoreError::Corrupt`, never guessed.
 
 use std::fmt;
 use std::str::FromStr;

@@ -6,6 +6,12 @@
 //! [`Store::rejected_xpaths`], once per pattern) before it proposes, and
 //! treats a hit as a candidate to pass over. XPaths are compared as text,
 //! which is enough because the engine generates them in one canonical form.
+//!
+//! It refuses a verdict on an unknown adaptation, a second verdict on one
+//! already decided (a verdict is never edited, since the wrapper file may
+//! have been rewritten on its strength), approving an adaptation a run
+//! applied, and any verdict on an abstention or a refusal. A verdict the store
+//! does not know how to read is `StoreError::Corrupt`, not a guess.
 
 use std::collections::HashSet;
 use std::fmt;

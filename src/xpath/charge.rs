@@ -5,6 +5,13 @@
 //! The units and limits themselves are defined in `budget.rs`; this file is
 //! only their accounting, so that the budget's definition depends on nothing
 //! of the evaluator.
+//!
+//! Past a limit the evaluation fails with that limit's `EvalErrorKind`
+//! (`WorkBudget`, `StringBudget` or `NodeBudget`), kept apart so that the
+//! message names the limit reached and the likely cause; a string or a
+//! node-set is never cut short to fit. A string is refused before it is built,
+//! and an evaluation that ran out of work stays out: its remaining work is set
+//! to zero.
 
 use crate::dom::NodeKind;
 

@@ -2,6 +2,15 @@
 //! assets' links, links under the token, the notice a decision leaves, the
 //! words and numbers a status or score reads as, and the not-found and
 //! failure pages.
+//!
+//! It guards and cleans nothing itself: the token, `Host`, origin and nonce
+//! checks are `guard`'s, and a stored page is sanitized by
+//! `crate::review::sanitize` before `with_snapshot_policy` serves it under the
+//! policy that forbids scripts and loads. The not-found page says nothing of
+//! what exists, and a store that could not be read is a failure page (500)
+//! naming the error. No link is relative: a refused decision's page is served
+//! at the path of its POST, where a relative link would resolve one level too
+//! deep.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -10,6 +10,15 @@
 //! the page the tree-gram was captured on when the store kept it (a
 //! `mend snapshot` of this version), else the run's page, where the old
 //! XPath selects what it selects now; the caption says which.
+//!
+//! It shows only what the store kept: an unknown id gets the not-found page,
+//! a side whose page was not kept (or a proposal with no new XPath) says so
+//! rather than fetching the page again, and a stored page is served only
+//! sanitized, under the snapshot policy. An XPath that does not compile or
+//! fails on the page is a note on the page, not a failure of it. It offers
+//! only the decisions the adaptation can take now, none for one that neither
+//! waits nor is in the wrapper, and carries out none itself: its forms post
+//! to the handlers of `actions.rs`.
 
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};

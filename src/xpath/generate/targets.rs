@@ -1,6 +1,15 @@
 //! The targets of a generation request: checking them, sorting them into
 //! groups that share a final step (`/@name`, `/text()`), and the facts about
 //! them that the plans need (owners, labels before text, the final step).
+//!
+//! It refuses a context that is not an element or the document of the page,
+//! the document as a context when there are several instances, two instances
+//! with the same context, a request with no target at all, a namespace node
+//! as a target (`GenerateError::Unsupported`), and a target that is not in
+//! the document or lies outside its context. Repeated targets are merged, not
+//! refused; when a text target has no stable short label right before it, or
+//! no one final step selects exactly the targets, it gives `None` and leaves
+//! the choice of another plan to its caller.
 
 use super::super::strings::normalize_space;
 use super::render::literal;
