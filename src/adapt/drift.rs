@@ -277,8 +277,28 @@ fn field_drift(
         }
         None => "a list or a record's field, judged by these signals".to_owned(),
     };
-    let xpath = pattern.xpath.source();
-    let (expected, found, other) = if let Some(other) = &check.outvoting {
+    let (expected, found, other) = what_speaks(gram, pattern.xpath.source(), &check, &said);
+    Some(drift_violation(
+        doc,
+        path.clone(),
+        expected,
+        found,
+        &other,
+        current,
+    ))
+}
+
+/// What a drift's violation says: the nodes expected, what the XPath
+/// selects instead, and the nodes the strongest signal points to (none
+/// when it points to no node), in the order the signals are trusted.
+fn what_speaks(
+    gram: &TreeGram,
+    xpath: &str,
+    check: &super::selection::SelectionCheck,
+    said: &str,
+) -> (String, String, Vec<Vec<Item>>) {
+    let e = &check.evidence;
+    if let Some(other) = &check.outvoting {
         (
             format!(
                 "the nodes its locators agree on ({} of {} locators: {})",
@@ -355,15 +375,7 @@ fn field_drift(
             ),
             Vec::new(),
         )
-    };
-    Some(drift_violation(
-        doc,
-        path.clone(),
-        expected,
-        found,
-        &other,
-        current,
-    ))
+    }
 }
 
 fn drift_violation(
