@@ -259,6 +259,7 @@ def main():
         per_page = {"local": [], 1: []}
         db_ms = {k: [] for k in ks}
         same = True
+        differ = 0
         for r in range(args.rounds):
             restore(wrapper, stale)
             seconds, pages, out = local(args, wrapper, url, work, r)
@@ -277,6 +278,8 @@ def main():
                 got = sorted_lines(out, args.heal_stale)
                 ok = got == expected
                 same = same and ok
+                # Pages whose record differs: a line of the local crawl's that this run does not have.
+                differ = max(differ, len(set(expected) - set(got)))
                 if not ok and os.environ.get("MEND_BENCH_DIFF"):
                     import difflib
                     for d in list(difflib.unified_diff(expected, got, lineterm="", n=0))[:6]:
@@ -287,6 +290,8 @@ def main():
             print("; ".join(line), flush=True)
         median = {str(k): statistics.median(v) for k, v in rates.items()}
         result = {
+            "site": f"generated shop, {args.shop:,} products" if args.shop else f"fixture blog, {args.posts:,} posts",
+            "pages": pages,
             "posts": args.posts,
             "rounds": args.rounds,
             "concurrency_per_process": args.concurrency,
@@ -295,6 +300,7 @@ def main():
             "ratio_to_one_worker": {str(k): median[str(k)] / median["1"] for k in ks},
             "backend_cost_per_page_ratio": statistics.median(per_page[1]) / statistics.median(per_page["local"]),
             "same_records": same,
+            "most_pages_differing": differ,
             "heal_stale": args.heal_stale,
             "job_wrapper_versions": sorted(set(v for v in versions if v is not None)),
             "postgres_cpu_ms_per_page": {str(k): statistics.median(v) for k, v in db_ms.items()},

@@ -45,6 +45,11 @@ Speed blocks (each peer timed in the same run as mend, on this machine; release 
   crawl with parsel (bench/scrapy_overhead.py). It needs the module built in release (`pip install .`) in the
   interpreter that runs this script.
 
+Blocks of the later sections, made and read by bench/benchmark_sections.py (its module doc says what each runs):
+``quick-slice`` and ``wide-slice`` (CI's healing slices), ``reloads``, ``swde-capture``, ``site-templates``,
+``site-template-healing``, ``change-sensing``, ``css-differential``, ``review-page`` and ``ci-steps`` (a clean
+clone's `.ci/run`, step by step; bench/ci_steps.py).
+
 Runs go to target/benchmarks/.  With --reuse a step whose output is already there is not run again (a run
 of the split's cases takes minutes; the whole set about an hour on 2 cores).
 
@@ -69,6 +74,7 @@ import sys
 BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
+import benchmark_sections  # noqa: E402
 import pair_errors  # noqa: E402
 from split_report import cell, tally  # noqa: E402
 
@@ -77,7 +83,7 @@ DOC = os.path.join(REPO, "BENCHMARKS.md")
 HEALING = ("heal-by-split", "heal-peers-test", "pair-errors", "records-by-split")
 SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth", "hostile-scale",
          "xpath-speed", "python-speed", "site-redesign")
-BLOCKS = HEALING + SPEED
+BLOCKS = HEALING + SPEED + benchmark_sections.SECTIONS
 
 
 def run(argv, reuse, output):
@@ -313,6 +319,8 @@ def render(block, work):
     """The Markdown of one block, from the runs in `work`."""
     if block in SPEED:
         return render_speed(block, work)
+    if block in benchmark_sections.SECTIONS:
+        return benchmark_sections.render(block, work)
     if block == "heal-by-split":
         tallies = [tally(load(os.path.join(work, f"heal-{s}.json")), "mend") for s in SPLITS]
         rows = sorted({r for t in tallies for r in t})
@@ -381,12 +389,15 @@ def main():
     ap.add_argument("--data", default=os.path.join(os.path.dirname(REPO), "shared", "data"))
     ap.add_argument("--work", default=os.path.join(REPO, "target", "benchmarks"))
     args = ap.parse_args()
+    args.repo = REPO
     wanted = args.only or list(BLOCKS)
     text, spans = read_page(wanted, "has no markers for")
     if not args.check:
         os.makedirs(args.work, exist_ok=True)
-        measure(args, args.work, wanted)
+        # Change sensing reads the test sites' run of heal-by-split beside its own.
+        measure(args, args.work, wanted + ["heal-by-split"] * ("change-sensing" in wanted))
         measure_speed(args, args.work, wanted)
+        benchmark_sections.measure(args, args.work, wanted, run)
         # The runs take minutes to most of an hour: the page is read again, so
         # that what a person wrote meanwhile stays.
         text, spans = read_page(wanted, "lost during the runs its markers for")

@@ -19,7 +19,7 @@ order; text and attribute nodes by value, in order.
 Exits 1 when any selector selects differently or mend refuses one parsel
 accepts; prints the first differences.
 
-    python3 bench/css_differential.py --mend target/debug/mend --pages 150
+    python3 bench/css_differential.py --mend target/debug/mend --pages 150 [--json OUT]
 """
 
 import argparse
@@ -261,6 +261,7 @@ def main():
     ap.add_argument("--pages", type=int, default=150)
     ap.add_argument("--per-page", type=int, default=40)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--json", help="write the counts here too, with the arguments and parsel's version")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     counts = Counter()
@@ -301,6 +302,12 @@ def main():
                 differences.append((page, selector, mine, theirs))
     for key, value in sorted(counts.items()):
         print(f"{key}: {value}")
+    if args.json:
+        from importlib.metadata import version
+        Path(args.json).write_text(json.dumps({
+            "pages_asked": args.pages, "per_page": args.per_page, "seed": args.seed,
+            "parsel": version("parsel"), "counts": dict(counts), "differences": len(differences),
+        }, indent=1) + "\n")
     for page, selector, mine, theirs in differences[:15]:
         print(f"\n{page.relative_to(DATA)}\n  {selector}")
         if mine[0] != "ok" or theirs[0] != "ok":
