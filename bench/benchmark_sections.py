@@ -110,22 +110,11 @@ def measure(args, work, needed, run):
         run([py, "bench/css_differential.py", "--mend", args.mend, "--pages", "400", "--seed", "3",
              "--per-page", "60", "--json", out], args.reuse, out)
     if "site-templates" in needed:
-        out = os.path.join(work, "site-templates.log")
-        if not (args.reuse and os.path.exists(out)):
-            argv = ["cargo", "test", "--test", "integration", "--", "--ignored", "--nocapture",
-                    "site_template_swde::the_template_of_each_swde_site_matches_its_labelled_frame"]
-            print("$ " + " ".join(argv), file=sys.stderr)
-            with open(out + ".part", "w", encoding="utf-8") as handle:
-                subprocess.run(argv, cwd=args.repo, stdout=handle, check=True)
-            os.replace(out + ".part", out)
+        logged(["cargo", "test", "--test", "integration", "--", "--ignored", "--nocapture",
+                "site_template_swde::the_template_of_each_swde_site_matches_its_labelled_frame"],
+               os.path.join(work, "site-templates.log"), args)
     if "review-page" in needed:
-        out = os.path.join(work, "review-bench.log")
-        if not (args.reuse and os.path.exists(out)):
-            print("$ cargo bench --bench review -- --noplot", file=sys.stderr)
-            with open(out + ".part", "w", encoding="utf-8") as handle:
-                subprocess.run(["cargo", "bench", "--bench", "review", "--", "--noplot"], cwd=args.repo,
-                               stdout=handle, check=True)
-            os.replace(out + ".part", out)
+        logged(["cargo", "bench", "--bench", "review", "--", "--noplot"], os.path.join(work, "review-bench.log"), args)
     if "review-frame" in needed:
         out = os.path.join(work, "review-frame.json")
         run([py, "bench/review_frame.py", "--mend", args.mend, "--json", out], args.reuse, out)
@@ -133,22 +122,38 @@ def measure(args, work, needed, run):
         out = os.path.join(work, "backend-scale.json")
         run([py, "bench/backend_scale.py", "--fetch-ms", "20,250", "--out", out], args.reuse, out)
     if "backend-scaling" in needed:
-        for name, site in BACKEND_SITES:
-            out = os.path.join(work, f"backend-scaling-{name}.json")
-            if args.reuse and os.path.exists(out):
-                continue
-            # The script runs its crawls in a folder of its own: the binaries are named absolutely. It exits
-            # 1, its JSON written, when a run's records differ from the local crawl's: the table says so.
-            argv = [py, "bench/backend_scaling.py", *site, "--mend", os.path.abspath(args.mend), "--site",
-                    os.path.abspath(args.site), "--out", out]
-            print("$ " + " ".join(argv), file=sys.stderr)
-            done = subprocess.run(argv, cwd=args.repo)
-            if done.returncode not in (0, 1) or not os.path.exists(out):
-                sys.exit(f"bench/backend_scaling.py exited with {done.returncode}")
+        measure_backend_scaling(args, work)
     if "ci-steps" in needed:
         out = os.path.join(work, "ci-steps.json")
         if not (args.reuse and os.path.exists(out)):
             ci_steps.run_clean_clone(work, args.data, out)
+
+
+def logged(argv, out, args):
+    """Runs `argv` in the checkout with its standard output to `out` (a test's or a bench's printed lines),
+    unless --reuse and `out` is there; a run that fails leaves no `out`."""
+    if args.reuse and os.path.exists(out):
+        return
+    print("$ " + " ".join(argv), file=sys.stderr)
+    with open(out + ".part", "w", encoding="utf-8") as handle:
+        subprocess.run(argv, cwd=args.repo, stdout=handle, check=True)
+    os.replace(out + ".part", out)
+
+
+def measure_backend_scaling(args, work):
+    """The crawls of BACKEND_SITES, each to its JSON. The script exits 1, its JSON written, when a run's
+    records differ from the local crawl's: that is a result the table shows, not a failed run."""
+    for name, site in BACKEND_SITES:
+        out = os.path.join(work, f"backend-scaling-{name}.json")
+        if args.reuse and os.path.exists(out):
+            continue
+        # The script runs its crawls in a folder of its own: the binaries are named absolutely.
+        argv = [sys.executable, "bench/backend_scaling.py", *site, "--mend", os.path.abspath(args.mend), "--site",
+                os.path.abspath(args.site), "--out", out]
+        print("$ " + " ".join(argv), file=sys.stderr)
+        done = subprocess.run(argv, cwd=args.repo)
+        if done.returncode not in (0, 1) or not os.path.exists(out):
+            sys.exit(f"bench/backend_scaling.py exited with {done.returncode}")
 
 
 def measure_change_sensing(args, work, harness, run):
@@ -196,90 +201,103 @@ def render(block, work):
     """The Markdown of one block, from its runs in `work`."""
     if block in ("quick-slice", "wide-slice"):
         return render_slice(load(work, f"{block}.json")["summary"]["tracks"])
-    if block == "reloads":
-        tracks = load(work, "reload.json")["summary"]["tracks"]
-        names = {"reload": "reload (learned over 3 loads)", "reload-unlearned": "reload-unlearned (one snapshot)"}
-        return table(["track", "cases", "mend correct / wrong / abstain", "heals", "violated",
-                      "robust XPath correct"],
-                     [[names[t], r["n"], cwa(r["mend"], r["n"]), r["mend_heals"], r["mend_violated"],
-                       r["robust"]["correct"]] for t, r in ((t, tracks[t]) for t in names)])
-    if block == "swde-capture":
-        rows = []
-        for name, label in (("swde-capture-1", "page 0000 alone"), ("swde-capture-3", "three pages")):
-            cases = load(work, f"{name}.json")["cases"]
-            m = Counter(c["mend"]["verdict"] for c in cases)
-            needless = sum(1 for c in cases if c["mend"].get("plain_value_ok"))
-            needed = [c for c in cases if c["mend"].get("plain_value_ok") is False]
-            healed = sum(1 for c in needed if applied(c))
-            n = len(cases)
-            rows.append([label, f"{n:,}"] + [f"{m[v]:,} ({100 * m[v] / n:.1f}%)" for v in ("correct", "wrong", "abstain")]
-                        + [needless, f"{healed}, {sum(1 for c in needed if c['mend']['verdict'] == 'abstain')}"])
-        return table(["captured on", "pages", "correct", "wrong", "abstain",
-                      "heals or flags where the XPath still gives the value",
-                      "where it does not: heals applied, abstained"], rows)
-    if block == "site-template-healing":
-        runs = [load(work, f"{name}.json")["cases"] for name in ("swde-capture-1", "swde-template")]
-        after = {c["id"]: c["mend"] for c in runs[1]}
-        same = sum(1 for c in runs[0] if c["id"] in after
-                   and (after[c["id"]]["verdict"], after[c["id"]].get("value"))
-                   == (c["mend"]["verdict"], c["mend"].get("value")))
-        rows = []
-        for label, cases in (("without site templates", runs[0]), ("with site templates", runs[1])):
-            m = Counter(c["mend"]["verdict"] for c in cases)
-            rows.append([label, f"{len(cases):,}", cwa(m, len(cases)),
-                         sum(1 for c in cases if applied(c)),
-                         f"{same:,} of {len(runs[0]):,}"])
-        return table(["swde track", "cases", "correct / wrong / abstain", "heals applied",
-                      "cases with the same verdict and value both ways"], rows)
-    if block == "change-sensing":
-        return render_change_sensing(work)
-    if block == "css-differential":
-        r = load(work, "css-differential.json")
-        c = Counter(r["counts"])
-        return table(["pages read", "pages compared", "skipped: the parsers' trees differ",
-                      "skipped: lxml cannot hold the page", "selectors compared", "that select something",
-                      "select what parsel selects", "parsel version", "refused by parsel (not compared)"],
-                     [[r["pages_asked"], c["pages"], c["pages skipped: the parsers' trees differ"],
-                       c["pages skipped: lxml cannot hold the page"], f"{c['selectors']:,}",
-                       f"{c['selectors that select something']:,}", f"**{c['same']:,} of {c['selectors']:,}**",
-                       r["parsel"], c["selectors parsel refuses (not compared)"]]])
-    if block == "site-templates":
-        return render_site_templates(work)
-    if block == "review-page":
-        return render_review(work)
-    if block == "review-frame":
-        r = load(work, "review-frame.json")
-        rows = [[x["request"], f"{x['alone_ms']:.1f} ms", f"{x['during_frame_ms']:.1f} ms"] for x in r["rows"]]
-        rows.append([f"the new page's frame, sanitized ({r['frame_bytes'] / 1e6:.1f} MB of a "
-                     f"{r['page_bytes'] / 1e6:.1f} MB page)", f"{r['frame_ms']:.0f} ms", ""])
-        return table(["request (medians of 5)", "alone", "while the frame is being served"], rows)
-    if block == "backend-scale":
-        rows = [[f"{r['fetch_ms']} ms", f"{r['pages_per_second']:,.0f}", f"{r['lease_p50_ms']} / {r['lease_p99_ms']} ms",
-                 f"{r['ack_p50_ms']} / {r['ack_p99_ms']} ms", f"**{r['statements_per_page']:.2f}**",
-                 f"{r['pg_cpu_ms_per_page']:.2f} ms"] for r in load(work, "backend-scale.json")]
-        rows.append(["issue 44's goal", "", "p99 < 5 ms", "", "≤ 4", "< 1 ms"])
-        return table(["a request takes", "pages/s", "lease p50 / p99", "acknowledgement p50 / p99",
-                      "statements a page", "PostgreSQL CPU a page"], rows)
-    if block == "backend-scaling":
-        rows = []
-        for name, _ in BACKEND_SITES:
-            r = load(work, f"backend-scaling-{name}.json")
-            rate, ratio, cpu = r["pages_per_s"], r["ratio_to_one_worker"], r["postgres_cpu_ms_per_page"]
-            workers = [rate.get(k) and (f"{rate[k]:.0f}" + (f" (**{ratio[k]:.2f}×**)" if k != "1" else ""))
-                       or "" for k in ("1", "2", "3")]
-            healing = (", `--heal auto` on a stale XPath (the job's wrapper versions at the end: "
-                       + ", ".join(map(str, r["job_wrapper_versions"])) + ")") if r["heal_stale"] else ""
-            rows.append([f"{r['site']} ({r['pages']:,} pages){healing}, {r['latency_ms']} ms", f"{rate['local']:.0f} pages/s",
-                         *workers, " / ".join(f"{cpu[k]:.2f}" if k in cpu else "–" for k in ("1", "2", "3")) + " ms",
-                         f"{r['backend_cost_per_page_ratio']:.2f}×",
-                         "yes" if r["same_records"] else
-                         f"**no**: up to {r['most_pages_differing']} of {r['pages']:,} pages in a run"])
-        return table(["site, answers take", "local crawl", "1 worker", "2 workers", "3 workers",
-                      "PostgreSQL CPU a page (1 / 2 / 3 workers)", "seconds a page, 1 worker / local",
-                      "same records"], rows)
-    if block == "ci-steps":
-        return ci_steps.render(load(work, "ci-steps.json"))
-    raise ValueError(block)
+    return RENDERERS[block](work)
+
+
+def render_reloads(work):
+    """The reload tracks: mend learned over three loads and from one snapshot, beside the robust XPath."""
+    tracks = load(work, "reload.json")["summary"]["tracks"]
+    names = {"reload": "reload (learned over 3 loads)", "reload-unlearned": "reload-unlearned (one snapshot)"}
+    return table(["track", "cases", "mend correct / wrong / abstain", "heals", "violated",
+                  "robust XPath correct"],
+                 [[names[t], r["n"], cwa(r["mend"], r["n"]), r["mend_heals"], r["mend_violated"],
+                   r["robust"]["correct"]] for t, r in ((t, tracks[t]) for t in names)])
+
+
+def render_swde_capture(work):
+    """SWDE from one capture page and from three, with the heals the pages needed and those they did not."""
+    rows = []
+    for name, label in (("swde-capture-1", "page 0000 alone"), ("swde-capture-3", "three pages")):
+        cases = load(work, f"{name}.json")["cases"]
+        m = Counter(c["mend"]["verdict"] for c in cases)
+        needless = sum(1 for c in cases if c["mend"].get("plain_value_ok"))
+        needed = [c for c in cases if c["mend"].get("plain_value_ok") is False]
+        healed = sum(1 for c in needed if applied(c))
+        n = len(cases)
+        rows.append([label, f"{n:,}"] + [f"{m[v]:,} ({100 * m[v] / n:.1f}%)" for v in ("correct", "wrong", "abstain")]
+                    + [needless, f"{healed}, {sum(1 for c in needed if c['mend']['verdict'] == 'abstain')}"])
+    return table(["captured on", "pages", "correct", "wrong", "abstain",
+                  "heals or flags where the XPath still gives the value",
+                  "where it does not: heals applied, abstained"], rows)
+
+
+def render_site_template_healing(work):
+    """The SWDE track without and with site templates, and how many cases read the same both ways."""
+    runs = [load(work, f"{name}.json")["cases"] for name in ("swde-capture-1", "swde-template")]
+    after = {c["id"]: c["mend"] for c in runs[1]}
+    same = sum(1 for c in runs[0] if c["id"] in after
+               and (after[c["id"]]["verdict"], after[c["id"]].get("value"))
+               == (c["mend"]["verdict"], c["mend"].get("value")))
+    rows = []
+    for label, cases in (("without site templates", runs[0]), ("with site templates", runs[1])):
+        m = Counter(c["mend"]["verdict"] for c in cases)
+        rows.append([label, f"{len(cases):,}", cwa(m, len(cases)),
+                     sum(1 for c in cases if applied(c)),
+                     f"{same:,} of {len(runs[0]):,}"])
+    return table(["swde track", "cases", "correct / wrong / abstain", "heals applied",
+                  "cases with the same verdict and value both ways"], rows)
+
+
+def render_css_differential(work):
+    """The CSS differential's counts."""
+    r = load(work, "css-differential.json")
+    c = Counter(r["counts"])
+    return table(["pages read", "pages compared", "skipped: the parsers' trees differ",
+                  "skipped: lxml cannot hold the page", "selectors compared", "that select something",
+                  "select what parsel selects", "parsel version", "refused by parsel (not compared)"],
+                 [[r["pages_asked"], c["pages"], c["pages skipped: the parsers' trees differ"],
+                   c["pages skipped: lxml cannot hold the page"], f"{c['selectors']:,}",
+                   f"{c['selectors that select something']:,}", f"**{c['same']:,} of {c['selectors']:,}**",
+                   r["parsel"], c["selectors parsel refuses (not compared)"]]])
+
+
+def render_review_frame(work):
+    """The review server's requests alone and beside the large frame."""
+    r = load(work, "review-frame.json")
+    rows = [[x["request"], f"{x['alone_ms']:.1f} ms", f"{x['during_frame_ms']:.1f} ms"] for x in r["rows"]]
+    rows.append([f"the new page's frame, sanitized ({r['frame_bytes'] / 1e6:.1f} MB of a "
+                 f"{r['page_bytes'] / 1e6:.1f} MB page)", f"{r['frame_ms']:.0f} ms", ""])
+    return table(["request (medians of 5)", "alone", "while the frame is being served"], rows)
+
+
+def render_backend_scale(work):
+    """The queue at scale, one row per request time, with issue 44's goals."""
+    rows = [[f"{r['fetch_ms']} ms", f"{r['pages_per_second']:,.0f}", f"{r['lease_p50_ms']} / {r['lease_p99_ms']} ms",
+             f"{r['ack_p50_ms']} / {r['ack_p99_ms']} ms", f"**{r['statements_per_page']:.2f}**",
+             f"{r['pg_cpu_ms_per_page']:.2f} ms"] for r in load(work, "backend-scale.json")]
+    rows.append(["issue 44's goal", "", "p99 < 5 ms", "", "≤ 4", "< 1 ms"])
+    return table(["a request takes", "pages/s", "lease p50 / p99", "acknowledgement p50 / p99",
+                  "statements a page", "PostgreSQL CPU a page"], rows)
+
+
+def render_backend_scaling(work):
+    """Workers against the local crawl, one row per site."""
+    rows = []
+    for name, _ in BACKEND_SITES:
+        r = load(work, f"backend-scaling-{name}.json")
+        rate, ratio, cpu = r["pages_per_s"], r["ratio_to_one_worker"], r["postgres_cpu_ms_per_page"]
+        workers = [rate.get(k) and (f"{rate[k]:.0f}" + (f" (**{ratio[k]:.2f}×**)" if k != "1" else ""))
+                   or "" for k in ("1", "2", "3")]
+        healing = (", `--heal auto` on a stale XPath (the job's wrapper versions at the end: "
+                   + ", ".join(map(str, r["job_wrapper_versions"])) + ")") if r["heal_stale"] else ""
+        rows.append([f"{r['site']} ({r['pages']:,} pages){healing}, {r['latency_ms']} ms", f"{rate['local']:.0f} pages/s",
+                     *workers, " / ".join(f"{cpu[k]:.2f}" if k in cpu else "–" for k in ("1", "2", "3")) + " ms",
+                     f"{r['backend_cost_per_page_ratio']:.2f}×",
+                     "yes" if r["same_records"] else
+                     f"**no**: up to {r['most_pages_differing']} of {r['pages']:,} pages in a run"])
+    return table(["site, answers take", "local crawl", "1 worker", "2 workers", "3 workers",
+                  "PostgreSQL CPU a page (1 / 2 / 3 workers)", "seconds a page, 1 worker / local",
+                  "same records"], rows)
 
 
 SITE_TEMPLATE_LINE = re.compile(
@@ -392,6 +410,21 @@ def render_change_sensing(work):
     return sensing + "\n\n" + summary + "\n\n" + table(
         ["track (test sites)", "cases", "parent-first c / w / a", "whole page c / w / a", "verdicts that differ",
          "`mend run` median, parent-first", "whole page"], search)
+
+
+RENDERERS = {
+    "reloads": render_reloads,
+    "swde-capture": render_swde_capture,
+    "site-template-healing": render_site_template_healing,
+    "change-sensing": render_change_sensing,
+    "css-differential": render_css_differential,
+    "site-templates": render_site_templates,
+    "review-page": render_review,
+    "review-frame": render_review_frame,
+    "backend-scale": render_backend_scale,
+    "backend-scaling": render_backend_scaling,
+    "ci-steps": lambda work: ci_steps.render(load(work, "ci-steps.json")),
+}
 
 
 def main():
