@@ -75,6 +75,7 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 import benchmark_sections  # noqa: E402
+from benchmark_sections import table  # noqa: E402
 import pair_errors  # noqa: E402
 from split_report import cell, tally  # noqa: E402
 
@@ -301,12 +302,6 @@ def render_speed(block, work):
 def load(path):
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)["cases"]
-
-
-def table(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def plain(c):
