@@ -17,6 +17,8 @@ Healing blocks (all from the same runs, so that the tools are compared on the sa
 * ``heal-peers-test``: mend, Scrapling 0.5, no healing and the robust XPath on test sites;
 * ``pair-errors``: mend's wrong answers on pages of one site by split, by who gave them and by what they hold
   (bench/pair_errors.py);
+* ``heal-carry-back``: what the XPaths mend's heals wrote select on the page the wrapper was captured on,
+  by split (the same cases, mend alone: carry-{split}.json);
 * ``records-by-split``: record lists of the same splits (bench/record_cases.py --split), mend by split and
   the robust XPath on test sites.
 
@@ -81,7 +83,7 @@ from split_report import cell, tally  # noqa: E402
 
 SPLITS = ("test", "validation", "train")
 DOC = os.path.join(REPO, "BENCHMARKS.md")
-HEALING = ("heal-by-split", "heal-peers-test", "pair-errors", "records-by-split")
+HEALING = ("heal-by-split", "heal-peers-test", "pair-errors", "heal-carry-back", "records-by-split")
 SPEED = ("parse-speed", "heal-speed", "peak-memory", "crawl-speed", "drift-cost", "store-growth", "hostile-scale",
          "xpath-speed", "python-speed", "site-redesign")
 BLOCKS = HEALING + SPEED + benchmark_sections.SECTIONS
@@ -102,14 +104,20 @@ def measure(args, work, needed):
     """The harness runs the blocks in `needed` read: each split's cases made, then run."""
     py = sys.executable
     common = ["--data", args.data]
-    kinds = []  # (runs' name, case generator and its own arguments, the harness's own arguments)
+    # (runs' name, their cases' name, case generator and its own arguments, the harness's own arguments)
+    kinds = []
+    heal_cases = ["bench/wide_cases.py", "--jobs", "2"]
+    heal_tracks = ["--tracks", "wide-mutation,wide-pairs"]
     if {"heal-by-split", "heal-peers-test", "pair-errors"} & set(needed):
-        kinds.append(("heal", ["bench/wide_cases.py", "--jobs", "2"], ["--tracks", "wide-mutation,wide-pairs"]))
+        kinds.append(("heal", "heal", heal_cases, heal_tracks))
+    if "heal-carry-back" in needed:
+        # The same cases, mend alone: what its heals' XPaths select on the capture page.
+        kinds.append(("carry", "heal", heal_cases, heal_tracks + ["--no-scrapling", "--no-robust"]))
     if "records-by-split" in needed:
-        kinds.append(("records", ["bench/record_cases.py"], ["--tracks", "records", "--no-scrapling"]))
-    for name, generator, harness in kinds:
+        kinds.append(("records", "records", ["bench/record_cases.py"], ["--tracks", "records", "--no-scrapling"]))
+    for name, case_name, generator, harness in kinds:
         for s in SPLITS:
-            cases = os.path.join(work, f"{name}-cases", s)
+            cases = os.path.join(work, f"{case_name}-cases", s)
             out = os.path.join(work, f"{name}-{s}.json")
             if args.reuse and os.path.exists(out):
                 continue
@@ -335,6 +343,19 @@ def render(block, work):
             with open(os.path.join(work, f"heal-{s}.json"), encoding="utf-8") as handle:
                 rows.append(pair_errors.row(f"{s} sites", json.load(handle), manifest))
         return table(pair_errors.HEAD, rows)
+    if block == "heal-carry-back":
+        rows = []
+        for s in SPLITS:
+            with open(os.path.join(work, f"carry-{s}.json"), encoding="utf-8") as handle:
+                tracks = json.load(handle)["summary"]["tracks"]
+            for track, t in sorted(tracks.items()):
+                c = t["carries_back"]
+                written = sum(c.values())
+                share = f"**{100 * c['same'] / written:.1f}%**" if written else "-"
+                rows.append([f"{track}, {s} sites", f"{written:,}", f"{c['same']:,} ({share})",
+                             f"{c['more']:,}", f"{c['nothing']:,}", f"{c['other']:,}"])
+        return table(["track", "XPaths written by heals", "select the captured target",
+                      "it and more", "nothing", "other nodes"], rows)
     if block == "records-by-split":
         runs = [load(os.path.join(work, f"records-{s}.json")) for s in SPLITS]
         mend = [tally(c, "mend") for c in runs]

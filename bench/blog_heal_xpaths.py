@@ -44,7 +44,9 @@ def main():
         subprocess.run([mend, "crawl", wrapper, url, "--out", probe, "--quiet", "--store",
                         os.path.join(work, "probe", "mend.db")], check=True)
         with open(probe, encoding="utf-8") as f:
-            posts = [json.loads(line)["page"] for line in f]
+            # In URL order: a crawl writes posts in the order their answers arrive, and the first post
+            # is the capture page, so that the same post is captured on every run.
+            posts = sorted(json.loads(line)["page"] for line in f)
         subprocess.run([mend, "snapshot", wrapper, posts[0]], cwd=work, check=True, capture_output=True)
         with open(wrapper, encoding="utf-8") as f:
             text = f.read()

@@ -305,7 +305,9 @@ class Mend:
         p = self.run("xpath", page, "--exprs", scratch, "--json")
         if p.returncode != 0:
             raise RuntimeError(f"mend xpath {page} --exprs failed: {p.stderr.strip()}")
-        lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+        # One answer a line, split on newlines alone: str.splitlines also splits inside an answer at
+        # the line and paragraph separators (U+2028, U+2029) a page's text may hold, unescaped in JSON.
+        lines = [json.loads(l) for l in p.stdout.split("\n") if l.strip()]
         if len(lines) != len(exprs):
             raise RuntimeError(f"mend xpath {page}: {len(exprs)} expressions, {len(lines)} answers")
         return lines
@@ -837,7 +839,32 @@ def mend_side(mend, case, d, robust):
     judge_selected(res, case, selected, violated)
     if res["withheld"]:
         res.update(verdict=judge_node([], case["expected"], violated), answer_ok=None)
+    if case["track"] != "records" and res.get("new_xpath"):
+        # Measured beside the verdict, never judged: a failure here is kept, not a wrong answer.
+        res["carries_back"], res["carries_back_failure"] = carries_back(
+            mend, case, res["new_xpath"], d / "carry.txt")
     return res
+
+
+def carries_back(mend, case, new_xpath, scratch):
+    """What the XPath a heal wrote selects on the page the wrapper was captured on, against
+    what the wrapper's XPath selected there: "same", "more" (the target and other nodes),
+    "nothing", or "other". A heal's XPath is written from one page; on the capture page, a
+    second page of the site, an XPath that tests the new page's own content (a heading's
+    slug as its id, a recipe's name in an attribute) selects nothing."""
+    try:
+        want, got = mend.xpath_batch(case["old"], [case["target"], new_xpath], scratch)
+    except (RuntimeError, ValueError) as e:
+        return None, {"step": "xpath --exprs", "command": f"xpath {case['old']}", "exit": None,
+                      "what": "the heal's XPath could not be evaluated on the old page",
+                      "stderr": str(e)[-400:]}
+    want = [n["path"] for n in want.get("nodes") or []]
+    got = [n["path"] for n in got.get("nodes") or []]
+    if got == want:
+        return "same", None
+    if not got:
+        return "nothing", None
+    return ("more" if want and set(want) <= set(got) else "other"), None
 
 
 def judge_value(res, value, expected_values, needless_heal):
@@ -1147,6 +1174,20 @@ def set_relation(selected, expected):
     return "overlap" if s & e else "disjoint"
 
 
+CARRIES = ("same", "more", "nothing", "other")
+
+
+def carry_tally(outcomes):
+    """How the XPaths mend's heals wrote do on the capture page: a count for each of
+    CARRIES, over the cases whose run wrote one (records excluded)."""
+    tally_ = {k: 0 for k in CARRIES}
+    for o in outcomes:
+        k = (o.get("mend") or {}).get("carries_back")
+        if k in tally_:
+            tally_[k] += 1
+    return tally_
+
+
 def summarise(outcomes, tools):
     by_track = {}
     for o in outcomes:
@@ -1155,7 +1196,8 @@ def summarise(outcomes, tools):
     for track, os_ in sorted(by_track.items()):
         summary["tracks"][track] = {"n": len(os_), **{tool: tally(os_, tool) for tool in tools},
                                     "mend_heals": sum(1 for o in os_ if (o.get("mend") or {}).get("healed")),
-                                    "mend_violated": sum(1 for o in os_ if (o.get("mend") or {}).get("violated"))}
+                                    "mend_violated": sum(1 for o in os_ if (o.get("mend") or {}).get("violated")),
+                                    "carries_back": carry_tally(os_)}
         summary["failures"][track] = {
             tool: [{"id": o["id"], **o[tool]["failure"]} for o in os_ if (o.get(tool) or {}).get("failure")]
             for tool in tools if tool != "scrapling"}
@@ -1212,6 +1254,15 @@ def report(outcomes, args, timings, summary):
     for tr, t in summary["tracks"].items():
         L.append(f"| {tr} | {t['n']} | {t['mend_heals']} | {t['mend_violated']} |")
     L.append("")
+    carried = {tr: t["carries_back"] for tr, t in summary["tracks"].items() if sum(t["carries_back"].values())}
+    if carried:
+        L += ["What the XPaths mend's heals wrote select on the page the wrapper was captured on (an "
+              "XPath that tests only the new page's content selects nothing there):", ""]
+        L.append("| track | XPaths written | the captured target | it and more | nothing | other nodes |")
+        L.append("| --- | --- | --- | --- | --- | --- |")
+        for tr, c in carried.items():
+            L.append(f"| {tr} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in CARRIES) + " |")
+        L.append("")
 
     L += ["## Failures (judged wrong)", ""]
     fails = summary["failures"]

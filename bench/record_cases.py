@@ -649,7 +649,7 @@ class Mend:
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError("mend xpath %s failed: %s" % (page, proc.stderr.strip()[-500:]))
-        lines = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        lines = [json.loads(line) for line in proc.stdout.split("\n") if line.strip()]
         if len(lines) != len(exprs):
             raise RuntimeError("mend xpath %s: %d expressions, %d answers" % (page, len(exprs), len(lines)))
         return lines

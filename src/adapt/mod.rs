@@ -75,6 +75,8 @@ mod model;
 mod other_stored;
 mod relaxed;
 mod relocate;
+#[cfg(test)]
+mod second_page_tests;
 mod selection;
 mod sequence_alignment;
 #[cfg(test)]

@@ -96,6 +96,7 @@ mod heuristics;
 mod levels;
 mod render;
 mod search;
+mod seen;
 mod selections;
 mod siblings;
 mod targets;
@@ -111,6 +112,7 @@ use crate::dom::{Document, NodeId, NodeKind};
 
 pub use brittle::brittleness;
 pub use heuristics::looks_generated;
+pub use seen::SeenValues;
 pub use selections::Selections;
 use targets::{
     Group, Targets, attribute_suffix, check_instances, child_suffix, group_of, label_owners, owner,
@@ -135,6 +137,11 @@ pub struct GenerateOptions {
     /// the layout every page shares: an ancestor anchor among them is
     /// preferred (its test costs 10 less).
     pub landmarks: std::collections::HashSet<NodeId>,
+    /// The values the page the pattern was captured on held
+    /// ([`SeenValues::of`]): a test of a value it lacked costs more, so that
+    /// a heal's expression prefers what two pages of the site share. Empty,
+    /// the default, prices every test at its own cost.
+    pub seen: SeenValues,
     /// Answers of candidates already evaluated on the same document by
     /// earlier searches (the searches for a wrapper's patterns on one
     /// page), shared with later ones; `None` evaluates every candidate.
@@ -149,6 +156,7 @@ impl Default for GenerateOptions {
             max_alternatives: 3,
             unstable: UnstableParts::default(),
             landmarks: std::collections::HashSet::new(),
+            seen: SeenValues::default(),
             selections: None,
         }
     }
@@ -549,7 +557,8 @@ impl Env<'_> {
         }
         let mut scope = levels::Scope::new(self.doc, &rest, self.options.max_steps)
             .with_unstable(&self.options.unstable)
-            .with_landmarks(&self.options.landmarks);
+            .with_landmarks(&self.options.landmarks)
+            .with_seen(&self.options.seen);
         if plan.labels {
             scope = scope.with_label_owners();
         }

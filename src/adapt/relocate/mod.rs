@@ -42,7 +42,7 @@ use crate::extract::{Extraction, Violation, ViolationKind, extract};
 use crate::similarity::{Algorithm, LabelMode, LabeledTree, Labels};
 use crate::treegram::{GramMask, LocatorKind, Signature, TreeGram};
 use crate::wrapper::{Pattern, PatternPath, SearchScope, Wrapper};
-use crate::xpath::generate::{GenerateOptions, Instance, generate_for_instances};
+use crate::xpath::generate::{GenerateOptions, Instance, SeenValues, generate_for_instances};
 use crate::xpath::{Item, XPath};
 
 mod evidence;

@@ -34,6 +34,16 @@ pub(super) fn prove(
         // The layout every page of the site shares is the anchor a later
         // page keeps: its landmarks are preferred.
         landmarks: env.frame().cloned().unwrap_or_default(),
+        // The page the pattern was captured on is a second page of the
+        // site: a test of a value it held too (a class both pages carry) is
+        // preferred to one this page alone has (a recipe's name in a
+        // button's attribute, a heading's slug as its id), which would
+        // select nothing on the site's other pages.
+        seen: env
+            .grams
+            .get(path)
+            .map(|g| SeenValues::of(&g.doc))
+            .unwrap_or_default(),
         selections: Some(std::sync::Arc::clone(&env.selections)),
         ..GenerateOptions::default()
     };

@@ -92,6 +92,8 @@ pub(super) struct Scope<'a> {
     unstable: Option<&'a super::UnstableParts>,
     /// The site template's elements, preferred as anchors.
     landmarks: Option<&'a std::collections::HashSet<NodeId>>,
+    /// The values the capture page held: a test of another value costs more.
+    seen: Option<&'a super::SeenValues>,
 }
 
 impl<'a> Scope<'a> {
@@ -138,6 +140,7 @@ impl<'a> Scope<'a> {
             labels: false,
             unstable: None,
             landmarks: None,
+            seen: None,
         }
     }
 
@@ -158,6 +161,18 @@ impl<'a> Scope<'a> {
     pub fn with_landmarks(mut self, landmarks: &'a std::collections::HashSet<NodeId>) -> Self {
         self.landmarks = Some(landmarks).filter(|l| !l.is_empty());
         self
+    }
+
+    /// Prices a test of a value the capture page did not hold higher
+    /// ([`super::SeenValues`]); nothing changes without one.
+    pub fn with_seen(mut self, seen: &'a super::SeenValues) -> Self {
+        self.seen = Some(seen).filter(|s| !s.is_empty());
+        self
+    }
+
+    /// What `pred` costs here: its own `cost`, more for an unseen value.
+    fn price(&self, pred: &Pred, cost: u32) -> u32 {
+        self.seen.map_or(cost, |s| s.price(pred, cost))
     }
 
     /// Whether the attribute `name` of `node` is unstable.
@@ -220,6 +235,9 @@ impl<'a> Scope<'a> {
                 self.own_text_option(&nodes, &mut opts);
             }
             self.position_options(&nodes, name.as_deref(), &mut opts);
+        }
+        for o in &mut opts {
+            o.cost = self.price(&o.pred, o.cost);
         }
         // A stable sort keeps the document's attribute order among equals,
         // which makes the output deterministic.
@@ -552,6 +570,7 @@ impl<'a> Scope<'a> {
                     } else {
                         cost
                     };
+                    let cost = self.price(&pred, cost);
                     mine.entry(pred)
                         .or_insert_with(|| (cost, BTreeSet::new()))
                         .1

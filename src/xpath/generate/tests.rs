@@ -616,6 +616,58 @@ fn an_anchor_in_the_site_template_is_preferred() {
     assert_eq!(select(&doc, Item::Node(NodeId::ROOT), &anchored), targets);
 }
 
+/// The expression generated for `target` on `html`, pricing tests by the
+/// values `capture` (another page of the site) held.
+fn seen_on(capture: &str, html: &str, target: &str) -> String {
+    let doc = Document::parse_str(html);
+    let root = Item::Node(NodeId::ROOT);
+    let targets = select(&doc, root, target);
+    let options = GenerateOptions {
+        seen: super::SeenValues::of(&Document::parse_str(capture)),
+        ..GenerateOptions::default()
+    };
+    let g = generate(&doc, root, &targets, &options).unwrap();
+    assert_eq!(select(&doc, root, &g.xpath), targets, "{}", g.xpath);
+    g.xpath
+}
+
+/// Regression: heals on a second page of a recipe site wrote
+/// `//a[@data-description='Amish Shoofly Pie']` and
+/// `//h2[@id='best-banana-bread']`, the page's own content, which select
+/// nothing on any other page of the site. The class both pages carry is
+/// now preferred.
+#[test]
+fn a_heal_prefers_the_values_the_capture_page_held_too() {
+    let capture = "<h2 class='recipe-name'>Black Forest Cake</h2>\
+                   <a class='pin' data-description='Black Forest Cake'>Pin</a><a>Print</a>\
+                   <h2>Comments</h2>";
+    let page = "<h2 class='recipe-name' id='best-banana-bread'>Best Banana Bread</h2>\
+                <a class='pin' data-description='Best Banana Bread'>Pin</a><a>Print</a>\
+                <h2>Comments</h2>";
+    // Alone, the page's cheapest tests are its content.
+    assert_eq!(
+        seen_on("", page, "//a[1]"),
+        "//a[@data-description='Best Banana Bread']"
+    );
+    assert_eq!(
+        seen_on("", page, "//h2[1]"),
+        "//h2[@id='best-banana-bread']"
+    );
+    // Beside the capture, the shared classes win.
+    assert_eq!(
+        seen_on(capture, page, "//a[1]"),
+        format!("//a[{}]", class("pin"))
+    );
+    assert_eq!(
+        seen_on(capture, page, "//h2[1]"),
+        format!("//h2[{}]", class("recipe-name"))
+    );
+    // A value only this page has is still taken when nothing else names the
+    // element: a redesign's new id is better than a position.
+    let page = "<div><p id='price-now'>£3</p><p>£4</p></div>";
+    assert_eq!(seen_on(capture, page, "//p[1]"), "//p[@id='price-now']");
+}
+
 /// Regression: an author's `span class="author"` inside a paragraph was
 /// located by `//p/span`, one level up, as that cost less than the class
 /// token: a wrap or an unwrap of the paragraph broke it, where the class

@@ -1,0 +1,127 @@
+//! The values another page of the site held: attribute values, class tokens
+//! and short texts read from the page a pattern was captured on, so that a
+//! generated expression prefers the tests both pages pass.
+//!
+//! A heal writes its expression from one page. A test that holds there may
+//! name that page's content rather than the element: a pin button's
+//! `data-description` is the recipe's name, a heading's `id` is its text
+//! made into a slug, a card's `id` carries the record's number. Each holds
+//! on the page it was read from and on no other page of the site. The page
+//! the wrapper was captured on is a second witness the healer already has:
+//! a value it held too has survived a change of page, one it lacked has
+//! not. A test on a value the capture lacked is not refused (a redesign
+//! renames ids and classes, and the new name may be the best test there is);
+//! it costs more, so that a test both pages pass is taken when there is one.
+//!
+//! ## What it refuses
+//!
+//! It judges no value by its look: [`super::looks_generated`] does that. It
+//! reads names as they are, so `ID` and `id` are different attributes, and a
+//! text is kept only when it is short enough to be a label (at most 40
+//! characters once normalized). mend's own marks (`data-mend-*`) are not
+//! values of the page. Empty, which is the default, it prices nothing.
+
+use std::collections::{BTreeSet, HashSet};
+
+use super::super::strings::normalize_space;
+use super::render::Pred;
+use crate::dom::{Document, NodeKind};
+
+/// What an expression's test costs on top of its own price when the
+/// capture page did not hold its value. It is more than the spread between
+/// an id and a class token (20), so that a class both pages carry wins over
+/// an id only this page has, and less than a location step (35), so that a
+/// path does not grow a level to avoid a value.
+pub(super) const COST_UNSEEN: u32 = 25;
+
+/// The longest text, in characters, kept as a possible label.
+const MAX_TEXT_CHARS: usize = 40;
+
+/// Values read from one page. Empty by default: nothing is known of
+/// another page, and every test costs its own price.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeenValues {
+    attrs: HashSet<(String, String)>,
+    classes: HashSet<String>,
+    texts: BTreeSet<String>,
+}
+
+impl SeenValues {
+    /// The attribute values, class tokens and short texts of `doc`: every
+    /// element's attributes but mend's marks, every text node's normalized
+    /// text, and each element's normalized string-value when it is short.
+    pub fn of(doc: &Document) -> SeenValues {
+        let mut seen = SeenValues::default();
+        for n in doc.all() {
+            match doc.kind(n) {
+                NodeKind::Element => {
+                    for a in doc.attrs(n) {
+                        let name = doc.attr_name(a);
+                        if name.starts_with("data-mend-") {
+                            continue;
+                        }
+                        let value = doc.attr_value(a);
+                        if name == "class" {
+                            seen.classes.extend(
+                                value
+                                    .split(super::super::lexer::is_xml_space)
+                                    .filter(|t| !t.is_empty())
+                                    .map(str::to_owned),
+                            );
+                        }
+                        seen.attrs.insert((name.to_owned(), value.to_owned()));
+                    }
+                    if doc.subtree_end(n).index() - n.index()
+                        <= super::heuristics::MAX_LABEL_SUBTREE
+                    {
+                        seen.add_text(&doc.string_value(n));
+                    }
+                }
+                NodeKind::Text => seen.add_text(doc.text(n)),
+                _ => {}
+            }
+        }
+        seen
+    }
+
+    /// Whether nothing was read.
+    pub fn is_empty(&self) -> bool {
+        self.attrs.is_empty() && self.classes.is_empty() && self.texts.is_empty()
+    }
+
+    fn add_text(&mut self, text: &str) {
+        let text = normalize_space(text);
+        if !text.is_empty() && text.chars().count() <= MAX_TEXT_CHARS {
+            self.texts.insert(text);
+        }
+    }
+
+    /// Whether the page held the value `pred` tests. Tests of no value (a
+    /// position, an attribute's presence, the absence of a class) hold on
+    /// any page as far as this can tell.
+    pub(super) fn holds(&self, pred: &Pred) -> bool {
+        match pred {
+            Pred::AttrEq { name, value } => self.attrs.contains(&(name.clone(), value.clone())),
+            Pred::ClassToken(token) => self.classes.contains(token),
+            Pred::ChildLabel { text, .. }
+            | Pred::SiblingLabel { text, .. }
+            | Pred::OwnText(text) => self.texts.contains(text),
+            Pred::OwnPrefix(prefix) => self
+                .texts
+                .range(prefix.clone()..)
+                .next()
+                .is_some_and(|t| t.starts_with(prefix.as_str())),
+            Pred::AttrPresent { .. } | Pred::NoClass | Pred::Position(_) | Pred::Last => true,
+        }
+    }
+
+    /// The price of `pred` at `cost`: more when the page did not hold its
+    /// value, the same when it did or when nothing was read.
+    pub(super) fn price(&self, pred: &Pred, cost: u32) -> u32 {
+        if self.is_empty() || self.holds(pred) {
+            cost
+        } else {
+            cost.saturating_add(COST_UNSEEN)
+        }
+    }
+}
