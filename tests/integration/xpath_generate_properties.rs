@@ -8,7 +8,7 @@
 
 use mend::dom::{Document, NodeId, NodeKind};
 use mend::xpath::generate::{
-    GenerateError, GenerateOptions, Instance, generate, generate_for_instances,
+    GenerateError, GenerateOptions, Instance, SeenValues, generate, generate_for_instances,
 };
 use mend::xpath::{Item, XPath};
 use proptest::prelude::*;
@@ -130,7 +130,16 @@ fn contexts(doc: &Document, target: Item) -> Vec<NodeId> {
 }
 
 fn assert_exact(doc: &Document, ctx: NodeId, targets: &[Item]) -> Result<(), TestCaseError> {
-    let g = generate(doc, Item::Node(ctx), targets, &GenerateOptions::default())
+    assert_exact_with(doc, ctx, targets, &GenerateOptions::default())
+}
+
+fn assert_exact_with(
+    doc: &Document,
+    ctx: NodeId,
+    targets: &[Item],
+    options: &GenerateOptions,
+) -> Result<(), TestCaseError> {
+    let g = generate(doc, Item::Node(ctx), targets, options)
         .map_err(|e| TestCaseError::fail(format!("{targets:?} from {ctx:?}: {e}")))?;
     let got = XPath::compile(&g.xpath)
         .map_err(|e| TestCaseError::fail(format!("{}: {e}", g.xpath)))?
@@ -174,6 +183,26 @@ proptest! {
         let ctxs = contexts(&doc, target);
         let ctx = ctxs[ctx_pick.index(ctxs.len())];
         assert_exact(&doc, ctx, &[target])?;
+    }
+
+    /// A heal prices tests by the values of its capture page, another
+    /// page: whatever that page holds, the target is still selected exactly.
+    #[test]
+    fn one_target_is_selected_exactly_beside_any_capture_page(
+        doc in document(),
+        capture in document(),
+        pick in any::<prop::sample::Index>(),
+        ctx_pick in any::<prop::sample::Index>(),
+    ) {
+        let all = items(&doc);
+        let target = all[pick.index(all.len())];
+        let ctxs = contexts(&doc, target);
+        let ctx = ctxs[ctx_pick.index(ctxs.len())];
+        let options = GenerateOptions {
+            seen: SeenValues::of(&capture),
+            ..GenerateOptions::default()
+        };
+        assert_exact_with(&doc, ctx, &[target], &options)?;
     }
 
     #[test]

@@ -170,6 +170,19 @@ impl<'a> Scope<'a> {
         self
     }
 
+    /// What an exact path for the owners costs on top of its own price: more
+    /// when it is the path for one target and selects several nodes of the
+    /// capture page, where it was exact by chance.
+    pub fn chance_price(&self, document_context: bool, xpath: &str) -> u32 {
+        let one_target = self.instances.len() == 1 && self.owners.len() == 1;
+        match self.seen {
+            Some(seen) if document_context && one_target && seen.selects_several(xpath) => {
+                super::seen::COST_CHANCE
+            }
+            _ => 0,
+        }
+    }
+
     /// What `pred` costs here: its own `cost`, more for an unseen value.
     fn price(&self, pred: &Pred, cost: u32) -> u32 {
         self.seen.map_or(cost, |s| s.price(pred, cost))

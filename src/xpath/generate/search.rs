@@ -23,7 +23,7 @@
 //! budget reached, not among all.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use super::heuristics::{COST_ANCHOR, COST_CHILD_START, COST_LEVEL};
@@ -161,6 +161,9 @@ impl<'s, 'd> Search<'s, 'd> {
         };
         self.push(root, &mut store, &mut queue, &mut seen);
         let mut stop_at = budget;
+        // Exact paths sent back to the queue at a higher price, as they
+        // selected several nodes of the capture page, with that price.
+        let mut repriced: HashMap<usize, u32> = HashMap::new();
         while let Some(Reverse((_, _, id))) = queue.pop() {
             if self.evaluations >= stop_at || found.len() >= want {
                 break;
@@ -173,13 +176,27 @@ impl<'s, 'd> Search<'s, 'd> {
             if !got.covers {
                 continue;
             }
-            if got.exact {
+            // An exact path that selected several nodes of the capture page
+            // goes back to the queue at its higher price, and its
+            // refinements are queued as an inexact path's would be.
+            let chance = got.exact
+                && !repriced.contains_key(&id)
+                && match scope.chance_price(self.document_context, &xpath) {
+                    0 => false,
+                    extra => {
+                        let cost = cand.cost.saturating_add(extra);
+                        repriced.insert(id, cost);
+                        queue.push(Reverse((cost, xpath.len(), id)));
+                        true
+                    }
+                };
+            if got.exact && !chance {
                 if found.is_empty() {
                     stop_at = stop_at.min(self.evaluations + ALTERNATIVE_BUDGET);
                 }
                 found.push(Found {
                     xpath,
-                    cost: cand.cost,
+                    cost: repriced.get(&id).copied().unwrap_or(cand.cost),
                 });
                 continue;
             }

@@ -13,6 +13,12 @@
 //! renames ids and classes, and the new name may be the best test there is);
 //! it costs more, so that a test both pages pass is taken when there is one.
 //!
+//! The same holds for a path with no value at all: `//span` is exact on a
+//! post whose author is its one `span`, and selects the commenters too on
+//! the next post. A path for one target that selects several nodes of the
+//! capture page (as far as the tree-gram keeps of it) is exact here by
+//! chance, and costs what a position costs.
+//!
 //! ## What it refuses
 //!
 //! It judges no value by its look: [`super::looks_generated`] does that. It
@@ -22,6 +28,7 @@
 //! values of the page. Empty, which is the default, it prices nothing.
 
 use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 use super::super::strings::normalize_space;
 use super::render::Pred;
@@ -34,17 +41,39 @@ use crate::dom::{Document, NodeKind};
 /// path does not grow a level to avoid a value.
 pub(super) const COST_UNSEEN: u32 = 25;
 
+/// What a path for one target costs on top of its own price when it
+/// selects several nodes of the capture page: what a position costs, as
+/// both count on the page holding no other node of the kind.
+pub(super) const COST_CHANCE: u32 = super::heuristics::COST_POSITION;
+
 /// The longest text, in characters, kept as a possible label.
 const MAX_TEXT_CHARS: usize = 40;
 
 /// Values read from one page. Empty by default: nothing is known of
 /// another page, and every test costs its own price.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct SeenValues {
     attrs: HashSet<(String, String)>,
     classes: HashSet<String>,
     texts: BTreeSet<String>,
+    /// The page itself, on which a path's selection is counted.
+    page: Option<Arc<Document>>,
 }
+
+impl PartialEq for SeenValues {
+    fn eq(&self, other: &SeenValues) -> bool {
+        let same_page = match (&self.page, &other.page) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same_page
+            && self.attrs == other.attrs
+            && self.classes == other.classes
+            && self.texts == other.texts
+    }
+}
+
+impl Eq for SeenValues {}
 
 impl SeenValues {
     /// The attribute values, class tokens and short texts of `doc`: every
@@ -81,7 +110,24 @@ impl SeenValues {
                 _ => {}
             }
         }
+        seen.page = Some(Arc::new(doc.clone()));
         seen
+    }
+
+    /// Whether `xpath`, a path from the document, selects more than one node
+    /// of the page read; `false` when no page was read or it does not
+    /// evaluate there.
+    pub(super) fn selects_several(&self, xpath: &str) -> bool {
+        let Some(page) = self.page.as_deref() else {
+            return false;
+        };
+        crate::xpath::XPath::compile(xpath)
+            .ok()
+            .and_then(|x| {
+                x.select_item(page, crate::xpath::Item::Node(page.root()))
+                    .ok()
+            })
+            .is_some_and(|nodes| nodes.len() > 1)
     }
 
     /// Whether nothing was read.

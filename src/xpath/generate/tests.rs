@@ -668,6 +668,28 @@ fn a_heal_prefers_the_values_the_capture_page_held_too() {
     assert_eq!(seen_on(capture, page, "//p[1]"), "//p[@id='price-now']");
 }
 
+/// Regression: on a blog post without comments the author is the page's
+/// one `span`, and heals wrote `//span`, which selects every commenter's
+/// name on the site's other posts. The capture page, a post with comments,
+/// held two: the bare name is exact here by chance, and the class wins.
+#[test]
+fn a_path_exact_by_chance_loses_to_one_exact_on_the_capture_page() {
+    let capture = "<p>By <span class='author'>Ann Lee</span></p>\
+                   <ul><li><span class='who'>Bo</span> agreed</li></ul>";
+    let page = "<p>By <span class='author'>Cy Dee</span></p><ul></ul>";
+    assert_eq!(seen_on("", page, "//span"), "//span");
+    assert_eq!(
+        seen_on(capture, page, "//span"),
+        format!("//span[{}]", class("author"))
+    );
+    // A page of records is exact with several nodes on the capture page.
+    let capture = "<ul><li><span>a</span></li><li><span>b</span></li></ul>";
+    assert_eq!(
+        seen_on(capture, "<ul><li><span>c</span></li></ul>", "//span"),
+        "//span"
+    );
+}
+
 /// Regression: an author's `span class="author"` inside a paragraph was
 /// located by `//p/span`, one level up, as that cost less than the class
 /// token: a wrap or an unwrap of the paragraph broke it, where the class
