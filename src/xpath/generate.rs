@@ -141,7 +141,7 @@ pub struct GenerateOptions {
     /// ([`SeenValues::of`]): a test of a value it lacked costs more, so that
     /// a heal's expression prefers what two pages of the site share. Empty,
     /// the default, prices every test at its own cost.
-    pub seen: SeenValues,
+    pub seen: std::sync::Arc<SeenValues>,
     /// Answers of candidates already evaluated on the same document by
     /// earlier searches (the searches for a wrapper's patterns on one
     /// page), shared with later ones; `None` evaluates every candidate.
@@ -156,7 +156,7 @@ impl Default for GenerateOptions {
             max_alternatives: 3,
             unstable: UnstableParts::default(),
             landmarks: std::collections::HashSet::new(),
-            seen: SeenValues::default(),
+            seen: std::sync::Arc::default(),
             selections: None,
         }
     }

@@ -129,6 +129,19 @@ fn contexts(doc: &Document, target: Item) -> Vec<NodeId> {
     out
 }
 
+/// The item `pick` chooses, and the context `ctx_pick` chooses among its
+/// possible contexts.
+fn target_and_context(
+    doc: &Document,
+    pick: prop::sample::Index,
+    ctx_pick: prop::sample::Index,
+) -> (Item, NodeId) {
+    let all = items(doc);
+    let target = all[pick.index(all.len())];
+    let ctxs = contexts(doc, target);
+    (target, ctxs[ctx_pick.index(ctxs.len())])
+}
+
 fn assert_exact(doc: &Document, ctx: NodeId, targets: &[Item]) -> Result<(), TestCaseError> {
     assert_exact_with(doc, ctx, targets, &GenerateOptions::default())
 }
@@ -178,10 +191,7 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         ctx_pick in any::<prop::sample::Index>(),
     ) {
-        let all = items(&doc);
-        let target = all[pick.index(all.len())];
-        let ctxs = contexts(&doc, target);
-        let ctx = ctxs[ctx_pick.index(ctxs.len())];
+        let (target, ctx) = target_and_context(&doc, pick, ctx_pick);
         assert_exact(&doc, ctx, &[target])?;
     }
 
@@ -194,12 +204,9 @@ proptest! {
         pick in any::<prop::sample::Index>(),
         ctx_pick in any::<prop::sample::Index>(),
     ) {
-        let all = items(&doc);
-        let target = all[pick.index(all.len())];
-        let ctxs = contexts(&doc, target);
-        let ctx = ctxs[ctx_pick.index(ctxs.len())];
+        let (target, ctx) = target_and_context(&doc, pick, ctx_pick);
         let options = GenerateOptions {
-            seen: SeenValues::of(&capture),
+            seen: std::sync::Arc::new(SeenValues::of(&capture)),
             ..GenerateOptions::default()
         };
         assert_exact_with(&doc, ctx, &[target], &options)?;

@@ -93,6 +93,9 @@ pub(crate) struct Env<'a> {
     /// (by address), with how many elements of the page have it now once a
     /// candidate with that signature asked.
     pub copies: std::cell::RefCell<HashMap<usize, Option<CopiesNow>>>,
+    /// What each tree-gram's page held (by address), read once for every
+    /// proof of a heal of its pattern on the page.
+    pub seen: std::cell::RefCell<HashMap<usize, std::sync::Arc<SeenValues>>>,
 }
 
 /// What the plain text locators of a tree-gram select, by tree-gram
@@ -130,7 +133,19 @@ impl<'a> Env<'a> {
             text_selections: std::cell::RefCell::default(),
             selections: std::sync::Arc::new(crate::xpath::generate::Selections::new(doc)),
             copies: std::cell::RefCell::default(),
+            seen: std::cell::RefCell::default(),
         }
+    }
+
+    /// The values `gram`'s page held, read the first time a proof asks.
+    pub(crate) fn seen_values(&self, gram: &TreeGram) -> std::sync::Arc<SeenValues> {
+        let key = std::ptr::from_ref(gram) as usize;
+        std::sync::Arc::clone(
+            self.seen
+                .borrow_mut()
+                .entry(key)
+                .or_insert_with(|| std::sync::Arc::new(SeenValues::of(&gram.doc))),
+        )
     }
 
     /// Whether `set` is one node that a plain text locator of `gram`

@@ -42,7 +42,7 @@ pub(super) fn prove(
         seen: env
             .grams
             .get(path)
-            .map(|g| SeenValues::of(&g.doc))
+            .map(|g| env.seen_values(g))
             .unwrap_or_default(),
         selections: Some(std::sync::Arc::clone(&env.selections)),
         ..GenerateOptions::default()

@@ -555,14 +555,20 @@ fn with_unstable(html: &str, target: &str, texts: &str, attrs: &[&str]) -> Strin
             }
         }
     }
-    let root = Item::Node(NodeId::ROOT);
-    let targets = select(&doc, root, target);
     let options = GenerateOptions {
         unstable,
         ..GenerateOptions::default()
     };
-    let g = generate(&doc, root, &targets, &options).unwrap();
-    assert_eq!(select(&doc, root, &g.xpath), targets, "{}", g.xpath);
+    exact_from_root(&doc, target, &options)
+}
+
+/// The expression generated with `options` for what `target` selects on
+/// `doc` from the document, checked to select exactly that.
+fn exact_from_root(doc: &Document, target: &str, options: &GenerateOptions) -> String {
+    let root = Item::Node(NodeId::ROOT);
+    let targets = select(doc, root, target);
+    let g = generate(doc, root, &targets, options).unwrap();
+    assert_eq!(select(doc, root, &g.xpath), targets, "{}", g.xpath);
     g.xpath
 }
 
@@ -619,16 +625,11 @@ fn an_anchor_in_the_site_template_is_preferred() {
 /// The expression generated for `target` on `html`, pricing tests by the
 /// values `capture` (another page of the site) held.
 fn seen_on(capture: &str, html: &str, target: &str) -> String {
-    let doc = Document::parse_str(html);
-    let root = Item::Node(NodeId::ROOT);
-    let targets = select(&doc, root, target);
     let options = GenerateOptions {
-        seen: super::SeenValues::of(&Document::parse_str(capture)),
+        seen: std::sync::Arc::new(super::SeenValues::of(&Document::parse_str(capture))),
         ..GenerateOptions::default()
     };
-    let g = generate(&doc, root, &targets, &options).unwrap();
-    assert_eq!(select(&doc, root, &g.xpath), targets, "{}", g.xpath);
-    g.xpath
+    exact_from_root(&Document::parse_str(html), target, &options)
 }
 
 /// Regression: heals on a second page of a recipe site wrote
