@@ -860,11 +860,8 @@ def carries_back(mend, case, new_xpath, scratch):
                       "stderr": str(e)[-400:]}
     want = [n["path"] for n in want.get("nodes") or []]
     got = [n["path"] for n in got.get("nodes") or []]
-    if got == want:
-        return "same", None
-    if not got:
-        return "nothing", None
-    return ("more" if want and set(want) <= set(got) else "other"), None
+    relation = set_relation(got, want)
+    return {"equal": "same", "empty": "nothing", "superset": "more"}.get(relation, "other"), None
 
 
 def judge_value(res, value, expected_values, needless_heal):
@@ -1161,7 +1158,8 @@ def reliability(os_):
 
 
 def set_relation(selected, expected):
-    """How a record XPath's answer relates to the expected item set."""
+    """How an answer relates to the expected set of nodes (a record XPath's items, or what the
+    wrapper's XPath selected on the capture page)."""
     s, e = set(selected), set(expected)
     if not s:
         return "empty"
