@@ -3,7 +3,8 @@
 
 The blog's wrapper is captured on its first post, and its author XPath is made stale (the class it names is
 renamed, as `backend_scaling.py --heal-stale` does). Then `mend run --heal propose` runs on every post, each
-with a store of its own, so that no post's heal is offered to another. The script counts the XPaths proposed,
+with a copy of the capture's store (which keeps the first post, as the store beside a wrapper does), so that no
+post's heal is offered to another. The script counts the XPaths proposed,
 and for each whether the post has comments: a post without comments holds one `span`, its author, so a bare
 `//span` is exact there and selects every commenter's name on the other posts.
 
@@ -47,7 +48,11 @@ def main():
             # In URL order: a crawl writes posts in the order their answers arrive, and the first post
             # is the capture page, so that the same post is captured on every run.
             posts = sorted(json.loads(line)["page"] for line in f)
-        subprocess.run([mend, "snapshot", wrapper, posts[0]], cwd=work, check=True, capture_output=True)
+        # The capture's store keeps the first post, which each post's run reads: every run starts from a
+        # copy of it, as a user's runs share the store beside the wrapper.
+        capture = os.path.join(work, "capture.db")
+        subprocess.run([mend, "snapshot", wrapper, posts[0], "--store", capture], cwd=work, check=True,
+                       capture_output=True)
         with open(wrapper, encoding="utf-8") as f:
             text = f.read()
         if STALE[0] not in text:
@@ -61,8 +66,12 @@ def main():
             page = os.path.join(work, "post.html")
             with open(page, "wb") as f:
                 f.write(html)
+            store = os.path.join(work, f"store-{i}.db")
+            for suffix in ("", "-wal"):
+                if os.path.exists(capture + suffix):
+                    shutil.copyfile(capture + suffix, store + suffix)
             done = subprocess.run([mend, "run", wrapper, page, "--heal", "propose", "--format", "json", "--store",
-                                   os.path.join(work, f"store-{i}.db")], cwd=work, capture_output=True, text=True)
+                                   store], cwd=work, capture_output=True, text=True)
             out = json.loads(done.stdout)
             author = [a for a in out.get("adaptations", []) if a["pattern"] == "author"]
             xpath = (author[0]["new_xpath"] or "none (abstained)") if author else "no heal"

@@ -546,7 +546,8 @@ def prepare_swde_unit(mend, unit, scrapling, robust, site_template=False):
         if p.returncode != 0:
             unit["snapshot_failure"] = failure("template", p)
             return
-    p = mend.run("snapshot", w, *unit["capture"])
+    # The capture's store, which each page's run starts from a copy of: it keeps the capture page.
+    p = mend.run("snapshot", w, *unit["capture"], "--store", d / "capture.db")
     unit["snapshot_failure"] = failure("snapshot", p) if p.returncode != 0 else None
     if robust:
         unit["robust"] = make_robust(mend, unit["page0"], unit["mend_path"])
@@ -758,6 +759,10 @@ def mend_side(mend, case, d, robust):
         w = Path(case["unit"]) / f"page-{pid}.yaml"
         w.write_text(with_scope(Path(case["unit"], "wrapper.yaml").read_text(), opts_scope(case)))
         store = Path(case["unit"]) / f"store-{pid}.db"
+        for suffix in ("", "-wal"):
+            kept = Path(case["unit"]) / f"capture.db{suffix}"
+            if kept.exists():
+                shutil.copyfile(kept, f"{store}{suffix}")
     else:
         if case["track"] == "records":
             # The robust XPath of the item set, unless the generator fell back to a union of
@@ -770,16 +775,18 @@ def mend_side(mend, case, d, robust):
             w.write_text(with_scope(WRAPPER_RECORDS.format(xpath=json.dumps(start)), opts_scope(case)))
         else:
             w.write_text(with_scope(WRAPPER.format(xpath=json.dumps(case["target"])), opts_scope(case)))
+        # One store for the capture and the run, as beside a user's wrapper: the run reads the page the
+        # snapshot kept there.
+        store = d / "store.db"
         if case.get("learn"):
             # The reload track: what changes between loads is learned first.
-            p = mend.run("learn", w, case["old"], *case["learn"])
+            p = mend.run("learn", w, case["old"], *case["learn"], "--store", store)
             if p.returncode != 0:
                 return failed(res, failure("learn", p))
         else:
-            p = mend.run("snapshot", w, case["old"])
+            p = mend.run("snapshot", w, case["old"], "--store", store)
             if p.returncode != 0:
                 return failed(res, failure("snapshot", p))
-        store = d / "store.db"
     t1 = time.perf_counter()
     p = mend.run("run", w, case["new"], "--heal", "auto", "--format", "json", "--store", store, "--quiet")
     t2 = time.perf_counter()

@@ -13,8 +13,9 @@ has it as is; on the new page its class is renamed and it is wrapped in a new
 
 mend: a wrapper whose one pattern is the target's canonical path
 (`extract: normalized`, `constraints: {min: 1, max: 1}`) is snapshotted on
-the old page; then, alternately, with a fresh copy of the snapshotted wrapper
-and a fresh store each time,
+the old page into a store of its own, which keeps the old page; then,
+alternately, with a fresh copy of the snapshotted wrapper and a fresh copy of
+that store each time,
 
     mend run W NEW --heal off  --format json --store S --quiet
     mend run W NEW --heal auto --format json --store S --quiet
@@ -228,7 +229,12 @@ def main():
         # mend
         w0 = d / "wrapper.yaml"
         w0.write_text(WRAPPER.format(xpath=json.dumps(target)))
-        p = mend.run("snapshot", w0, files["old"])
+        # The capture's store keeps the old page, which a heal reads: each run starts from a copy of it,
+        # as a user's runs share the store beside the wrapper.
+        capture = d / "capture.db"
+        for f in d.glob("capture.db*"):
+            f.unlink()
+        p = mend.run("snapshot", w0, files["old"], "--store", capture)
         if p.returncode != 0:
             raise SystemExit(f"mend snapshot: {p.stderr}")
         snap = w0.read_text()
@@ -240,6 +246,8 @@ def main():
                 store = d / f"store-{mode}.db"
                 for f in d.glob(f"store-{mode}.db*"):
                     f.unlink()
+                for f in d.glob("capture.db*"):
+                    shutil.copyfile(f, d / f.name.replace("capture.db", f"store-{mode}.db"))
                 ms, p = timed(lambda: mend.run("run", w, files["new"], "--heal", mode, "--format", "json",
                                                "--store", store, "--quiet"))
                 if p.returncode not in (0, 1):

@@ -56,6 +56,7 @@ mod absent_tests;
 mod alternative;
 #[cfg(test)]
 mod beside_tests;
+mod capture_pages;
 mod change_scope;
 #[cfg(test)]
 mod change_scope_tests;
@@ -100,6 +101,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use alternative::{Alternative, Origin, Substituted, history_alternatives, substitute};
+pub use capture_pages::MAX_CAPTURE_PAGE_BYTES;
 pub use change_scope::{ChangeScope, MAX_CANDIDATES, PageFacts, Sensed, sense};
 pub use confidence::{Evidence, Source, confidence};
 pub use drift::drift;
@@ -111,6 +113,7 @@ use crate::extract::Violation;
 use crate::similarity::{Algorithm, LabelMode};
 use crate::treegram::{CaptureOptions, TreeGram, capture};
 use crate::wrapper::{PatternPath, Wrapper};
+use capture_pages::CapturePages;
 
 /// The candidate pre-filters of a search. The defaults are the measured
 /// ones (`examples/heal_eval.rs --filters` compares them with none). On the
@@ -153,6 +156,7 @@ pub struct TreeGrams {
     by_pattern: HashMap<PatternPath, TreeGram>,
     site: Option<crate::site_template::SiteTemplate>,
     unstable: Option<crate::unstable::HtmlTemplate>,
+    pages: CapturePages,
 }
 
 impl TreeGrams {
@@ -193,6 +197,32 @@ impl TreeGrams {
     /// The site's template, when one is known.
     pub fn site_template(&self) -> Option<&crate::site_template::SiteTemplate> {
         self.site.as_ref()
+    }
+
+    /// The SHA-256 of each page a tree-gram was captured on whose bytes are
+    /// not kept yet, each once, in a stable order.
+    pub fn missing_pages(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .by_pattern
+            .values()
+            .map(|g| g.header.sha256.clone())
+            .filter(|h| !h.is_empty() && !self.pages.has(h))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Keeps the bytes of a page the tree-grams were captured on, by its
+    /// SHA-256 (which the caller checked): proofs try a heal's XPath there.
+    /// A page over [`MAX_CAPTURE_PAGE_BYTES`] is not kept.
+    pub fn keep_page(&mut self, sha256: &str, bytes: Vec<u8>) {
+        self.pages.keep(sha256, bytes);
+    }
+
+    /// The whole page `gram` was captured on, when it is kept.
+    pub fn page_of(&self, gram: &TreeGram) -> Option<std::sync::Arc<Document>> {
+        self.pages.of(gram)
     }
 
     /// Adds the tree-gram of the pattern at `path`.

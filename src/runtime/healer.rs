@@ -70,6 +70,8 @@ pub struct Runtime {
     pages: u64,
     violations: u64,
     failure: Option<RuntimeError>,
+    /// The capture pages already asked of the store, by SHA-256, found or not.
+    pages_asked: HashSet<String>,
 }
 
 impl Runtime {
@@ -104,6 +106,7 @@ impl Runtime {
             pages: 0,
             violations: 0,
             failure: None,
+            pages_asked: HashSet::new(),
         })
     }
 
@@ -245,6 +248,7 @@ impl Runtime {
         ticket: usize,
         keep_bytes: &mut bool,
     ) -> Extraction {
+        self.read_capture_pages();
         let healing = adapt::heal_extracted(
             &tried.wrapper,
             &doc,
@@ -281,6 +285,34 @@ impl Runtime {
             self.ledger.pages[ticket].doc = Some(doc);
         }
         healing.extraction
+    }
+
+    /// Hands the tree-grams the pages they were captured on, which the
+    /// store keeps (`mend snapshot`), each asked once: a heal's XPath is
+    /// tried there before it is written. A page the store lacks, cannot
+    /// read, or keeps over [`adapt::MAX_CAPTURE_PAGE_BYTES`] leaves its
+    /// tree-gram's proofs to its own neighbourhood.
+    fn read_capture_pages(&mut self) {
+        let Some(store) = self.session.store() else {
+            return;
+        };
+        for sha256 in self.grams.missing_pages() {
+            if !self.pages_asked.insert(sha256.clone()) {
+                continue;
+            }
+            // A page too large for a proof to read is not loaded at all.
+            let fits = store
+                .kept_page_size(&sha256)
+                .is_ok_and(|s| s.is_some_and(|s| s <= adapt::MAX_CAPTURE_PAGE_BYTES as u64));
+            if !fits {
+                continue;
+            }
+            match store.kept_page(&sha256) {
+                Ok(Some(bytes)) => self.grams.keep_page(&sha256, bytes),
+                Ok(None) => tracing::debug!(%sha256, "the store does not keep this capture page"),
+                Err(e) => tracing::warn!(%sha256, error = %e, "a capture page could not be read"),
+            }
+        }
     }
 
     /// Puts the snapshots made on their own threads, and their pages'

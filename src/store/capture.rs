@@ -1,7 +1,9 @@
 //! Captures: the page each pattern's tree-gram was taken from at `mend
 //! snapshot`, kept so that a reviewer sees a proposal's old page beside its
-//! new one. The page's bytes are kept once per content, with the snapshots
-//! of pages that runs read.
+//! new one, and so that a run's heal tries its XPath there before writing
+//! it (the tree-gram's header names the page by its SHA-256). The page's
+//! bytes are kept once per content, with the snapshots of pages that runs
+//! read.
 //!
 //! ## What it refuses
 //!
@@ -88,6 +90,12 @@ impl Store {
     /// The bytes of a page the store keeps, by their SHA-256 (in hex).
     pub fn kept_page(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
         snapshot::load(&self.conn, sha256)
+    }
+
+    /// The size in bytes of a page the store keeps, by its SHA-256, without
+    /// reading the page.
+    pub fn kept_page_size(&self, sha256: &str) -> Result<Option<u64>, StoreError> {
+        snapshot::size(&self.conn, sha256)
     }
 
     /// The bytes of a captured page.

@@ -159,6 +159,16 @@ pub(super) fn exists(conn: &Connection, sha256: &str) -> Result<bool, StoreError
 }
 
 /// The bytes of the snapshot with hash `sha256`, or `None` if there is none.
+/// The size of the snapshot `sha256`, when the store keeps it.
+pub(super) fn size(conn: &Connection, sha256: &str) -> Result<Option<u64>, StoreError> {
+    let size: Option<i64> = conn
+        .prepare_cached("SELECT size FROM snapshots WHERE sha256 = ?1")?
+        .query_row([sha256], |row| row.get(0))
+        .optional()?;
+    size.map(|s| from_sql_int("a snapshot's size", s))
+        .transpose()
+}
+
 pub(super) fn load(conn: &Connection, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
     let row: Option<(i64, Vec<u8>)> = conn
         .prepare_cached("SELECT size, zlib FROM snapshots WHERE sha256 = ?1")?

@@ -469,10 +469,18 @@ fn a_heal_never_anchors_its_xpath_on_a_learned_unstable_label() {
         .unwrap();
         dir
     };
-    let healed_xpath = |dir: &Path| -> String {
-        let out = Mend::new(&["run", "wrappers/b.yaml", "new.html", "--heal", "propose"])
-            .dir(dir)
-            .output();
+    let healed_xpath = |dir: &Path, store: &str| -> String {
+        let out = Mend::new(&[
+            "run",
+            "wrappers/b.yaml",
+            "new.html",
+            "--heal",
+            "propose",
+            "--store",
+            store,
+        ])
+        .dir(dir)
+        .output();
         let json: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
         assert_eq!(json["records"][0]["price"], "£3.40", "{json}");
         json["adaptations"][0]["new_xpath"]
@@ -480,11 +488,15 @@ fn a_heal_never_anchors_its_xpath_on_a_learned_unstable_label() {
             .unwrap()
             .to_owned()
     };
-    // The control: the date is the nearest label, and the heal leans on it.
+    // The control: the date is the nearest label, and with no capture page
+    // to try the XPath on (a store that does not keep it), the heal leans
+    // on it. With the capture page, where the date was another, it does not.
     let plain = setup();
     let out = mend_in(plain.path(), &["snapshot", "wrappers/b.yaml", "l1.html"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(healed_xpath(plain.path()).contains("Updated Oct 5"));
+    assert!(healed_xpath(plain.path(), "other.db").contains("Updated Oct 5"));
+    let beside = healed_xpath(plain.path(), "wrappers/.mend/mend.db");
+    assert!(!beside.contains("Updated"), "{beside}");
     // Learned, the date is no anchor.
     let learned = setup();
     let out = mend_in(
@@ -492,7 +504,7 @@ fn a_heal_never_anchors_its_xpath_on_a_learned_unstable_label() {
         &["learn", "wrappers/b.yaml", "l1.html", "l2.html", "l3.html"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let xpath = healed_xpath(learned.path());
+    let xpath = healed_xpath(learned.path(), "other.db");
     assert!(!xpath.contains("Updated"), "{xpath}");
 }
 

@@ -212,6 +212,31 @@ proptest! {
         assert_exact_with(&doc, ctx, &[target], &options)?;
     }
 
+    /// The same beside a whole capture page and any node the wrapper
+    /// selected there: a path that misses that page costs more, and the
+    /// target is still selected exactly.
+    #[test]
+    fn one_target_is_selected_exactly_beside_any_captured_node(
+        doc in document(),
+        capture in document(),
+        pick in any::<prop::sample::Index>(),
+        ctx_pick in any::<prop::sample::Index>(),
+        captured_pick in any::<prop::sample::Index>(),
+    ) {
+        let (target, ctx) = target_and_context(&doc, pick, ctx_pick);
+        let nodes: Vec<NodeId> = capture.all().collect();
+        let captured = Item::Node(nodes[captured_pick.index(nodes.len())]);
+        let options = GenerateOptions {
+            seen: std::sync::Arc::new(SeenValues::of_capture(
+                &capture,
+                std::sync::Arc::new(capture.clone()),
+                vec![captured],
+            )),
+            ..GenerateOptions::default()
+        };
+        assert_exact_with(&doc, ctx, &[target], &options)?;
+    }
+
     #[test]
     fn a_set_of_elements_is_selected_exactly(
         doc in document(),

@@ -98,6 +98,20 @@ pub(crate) struct Env<'a> {
     pub seen: std::cell::RefCell<HashMap<usize, std::sync::Arc<SeenValues>>>,
 }
 
+/// What `gram`'s pattern selected on the whole page it was captured on:
+/// its XPath then, from the document for a pattern at the top; nothing for
+/// a nested pattern, whose XPath runs from its parent's instances, or for
+/// an XPath that does not evaluate there.
+pub(super) fn captured_on(page: &Document, gram: &TreeGram) -> Vec<Item> {
+    if gram.header.pattern.contains('/') {
+        return Vec::new();
+    }
+    XPath::compile(&gram.header.xpath)
+        .ok()
+        .and_then(|x| x.select_item(page, Item::Node(page.root())).ok())
+        .unwrap_or_default()
+}
+
 /// What the plain text locators of a tree-gram select, by tree-gram
 /// address and scope.
 pub(crate) type TextSelections = HashMap<(usize, Item), Rc<[Vec<Item>]>>;
@@ -140,12 +154,18 @@ impl<'a> Env<'a> {
     /// The values `gram`'s page held, read the first time a proof asks.
     pub(crate) fn seen_values(&self, gram: &TreeGram) -> std::sync::Arc<SeenValues> {
         let key = std::ptr::from_ref(gram) as usize;
-        std::sync::Arc::clone(
-            self.seen
-                .borrow_mut()
-                .entry(key)
-                .or_insert_with(|| std::sync::Arc::new(SeenValues::of(&gram.doc))),
-        )
+        std::sync::Arc::clone(self.seen.borrow_mut().entry(key).or_insert_with(|| {
+            // The whole capture page when the store kept it; else
+            // the neighbourhood the tree-gram keeps of it.
+            let seen = match self.grams.page_of(gram) {
+                Some(page) => {
+                    let captured = captured_on(&page, gram);
+                    SeenValues::of_capture(&gram.doc, page, captured)
+                }
+                None => SeenValues::of(&gram.doc),
+            };
+            std::sync::Arc::new(seen)
+        }))
     }
 
     /// Whether `set` is one node that a plain text locator of `gram`

@@ -4,8 +4,10 @@
 //! ## What it refuses
 //!
 //! An XPath that is the pattern's own, a person's rejected one, a union of
-//! positions for a record, one that tests the page's unstable parts, and
-//! any whose re-extraction breaks the pattern's constraints.
+//! positions for a record, one that tests the page's unstable parts, one
+//! that selects on the page the pattern was captured on more nodes than its
+//! `max` allows or only nodes it did not select there, and any whose
+//! re-extraction breaks the pattern's constraints.
 
 use super::*;
 
@@ -58,10 +60,22 @@ pub(super) fn prove(
             generated.xpath
         ));
     }
+    let mut refused = None;
     let xpath = std::iter::once(generated.xpath.clone())
         .chain(generated.alternatives.iter().cloned())
-        .find(|x| !env.rejections.contains(path, x) && x != pattern.xpath.source())
-        .ok_or_else(|| "every XPath written for the chosen nodes was rejected before".to_owned())?;
+        .filter(|x| !env.rejections.contains(path, x) && x != pattern.xpath.source())
+        .find(|x| match misses_capture_page(env, path, pattern, x) {
+            Some(why) => {
+                refused.get_or_insert(why);
+                false
+            }
+            None => true,
+        })
+        .ok_or_else(|| {
+            refused.unwrap_or_else(|| {
+                "every XPath written for the chosen nodes was rejected before".to_owned()
+            })
+        })?;
     let compiled = XPath::compile(&xpath)
         .map_err(|e| format!("the generated XPath {xpath} does not compile: {e}"))?;
     let mut healed = wrapper.clone();
@@ -98,6 +112,50 @@ pub(super) fn prove(
         ));
     }
     Ok((xpath, healed, extraction))
+}
+
+/// Why `xpath` fails on the whole page the pattern was captured on, where
+/// the wrapper held: it selects more nodes there than the pattern's `max`
+/// allows, or only nodes the pattern did not select there. `None` when it
+/// holds, or cannot be told (no kept page, a nested pattern). Selecting
+/// nothing there is no failure: a redesign may have renamed every value
+/// the new XPath tests. An XPath that fails there would give another
+/// element, or several, on every page still in the capture's layout.
+fn misses_capture_page(
+    env: &Env<'_>,
+    path: &PatternPath,
+    pattern: &Pattern,
+    xpath: &str,
+) -> Option<String> {
+    if path.parent().is_some() {
+        return None;
+    }
+    let gram = env.grams.get(path)?;
+    let page = env.grams.page_of(gram)?;
+    let selected = XPath::compile(xpath)
+        .ok()?
+        .select_item(&page, Item::Node(page.root()))
+        .ok()?;
+    if let Some(max) = pattern.constraints.max
+        && selected.len() > max
+    {
+        return Some(format!(
+            "{xpath} selects {} nodes on the page the pattern was captured on, where it allows \
+             at most {max}",
+            selected.len()
+        ));
+    }
+    let mut captured: Vec<u64> = captured_on(&page, gram)
+        .into_iter()
+        .map(Item::order_key)
+        .collect();
+    captured.sort_unstable();
+    let shared = selected
+        .iter()
+        .any(|n| captured.binary_search(&n.order_key()).is_ok());
+    (!selected.is_empty() && !captured.is_empty() && !shared).then(|| {
+        format!("{xpath} selects other nodes on the page the pattern was captured on than the pattern did")
+    })
 }
 
 /// The constraints of `pattern`, each with whether it holds after the adaptation.

@@ -170,17 +170,15 @@ impl<'a> Scope<'a> {
         self
     }
 
-    /// What an exact path for the owners costs on top of its own price: more
-    /// when it is the path for one target and selects several nodes of the
-    /// capture page, where it was exact by chance.
-    pub fn chance_price(&self, document_context: bool, xpath: &str) -> u32 {
+    /// How an exact path for the owners misses the capture page, when it is
+    /// the path for one target from the document and does: it was exact
+    /// here by chance, and costs [`super::seen::COST_CHANCE`] more.
+    pub fn chance_miss(&self, document_context: bool, xpath: &str) -> Option<super::seen::Miss> {
         let one_target = self.instances.len() == 1 && self.owners.len() == 1;
-        match self.seen {
-            Some(seen) if document_context && one_target && seen.selects_several(xpath) => {
-                super::seen::COST_CHANCE
-            }
-            _ => 0,
+        if !(document_context && one_target) {
+            return None;
         }
+        self.seen?.misses_capture(xpath)
     }
 
     /// What `pred` costs here: its own `cost`, more for an unseen value.

@@ -162,7 +162,7 @@ impl<'s, 'd> Search<'s, 'd> {
         self.push(root, &mut store, &mut queue, &mut seen);
         let mut stop_at = budget;
         // Exact paths sent back to the queue at a higher price, as they
-        // selected several nodes of the capture page, with that price.
+        // missed the capture page, with that price.
         let mut repriced: HashMap<usize, u32> = HashMap::new();
         while let Some(Reverse((_, _, id))) = queue.pop() {
             if self.evaluations >= stop_at || found.len() >= want {
@@ -176,21 +176,25 @@ impl<'s, 'd> Search<'s, 'd> {
             if !got.covers {
                 continue;
             }
-            // An exact path that selected several nodes of the capture page
-            // goes back to the queue at its higher price, and its
-            // refinements are queued as an inexact path's would be.
-            let chance = got.exact
-                && !repriced.contains_key(&id)
-                && match scope.chance_price(self.document_context, &xpath) {
-                    0 => false,
-                    extra => {
-                        let cost = cand.cost.saturating_add(extra);
-                        repriced.insert(id, cost);
-                        queue.push(Reverse((cost, xpath.len(), id)));
-                        true
-                    }
-                };
-            if got.exact && !chance {
+            // An exact path that missed the capture page goes back to the
+            // queue at its higher price. When it selected the captured node
+            // among others there, a narrower path may hold on both pages,
+            // and its refinements are queued as an inexact path's would be;
+            // otherwise no refinement can reach the captured node.
+            let miss = if got.exact && !repriced.contains_key(&id) {
+                scope.chance_miss(self.document_context, &xpath)
+            } else {
+                None
+            };
+            if let Some(miss) = miss {
+                let cost = cand.cost.saturating_add(super::seen::COST_CHANCE);
+                repriced.insert(id, cost);
+                queue.push(Reverse((cost, xpath.len(), id)));
+                if miss == super::seen::Miss::Elsewhere {
+                    continue;
+                }
+            }
+            if got.exact && miss.is_none() {
                 if found.is_empty() {
                     stop_at = stop_at.min(self.evaluations + ALTERNATIVE_BUDGET);
                 }

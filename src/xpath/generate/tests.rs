@@ -691,6 +691,53 @@ fn a_path_exact_by_chance_loses_to_one_exact_on_the_capture_page() {
     );
 }
 
+/// The expression generated for `target` on `html`, beside the whole
+/// capture page `capture`, on which the wrapper selected `captured`.
+fn beside_capture(capture: &str, captured: &str, html: &str, target: &str) -> String {
+    let page = std::sync::Arc::new(Document::parse_str(capture));
+    let nodes = XPath::compile(captured)
+        .unwrap()
+        .select_item(&page, Item::Node(page.root()))
+        .unwrap();
+    let options = GenerateOptions {
+        seen: std::sync::Arc::new(super::SeenValues::of_capture(
+            &Document::parse_str(""),
+            page,
+            nodes,
+        )),
+        ..GenerateOptions::default()
+    };
+    exact_from_root(&Document::parse_str(html), target, &options)
+}
+
+/// On the whole capture page, a path holds when it selects what the
+/// wrapper selected there: one that selects another node (the menu's
+/// heading, where the new page has none) or nothing costs a position more,
+/// as one that selects the captured node and others does until it is
+/// narrowed.
+#[test]
+fn a_path_holds_on_the_capture_page_when_it_selects_the_captured_node() {
+    let capture = "<nav><h2>Sections</h2></nav><main><h2 class='title'>Rain</h2></main>";
+    let page = "<nav></nav><main><h2 class='headline'>Snow</h2></main>";
+    assert_eq!(seen_on("", page, "//h2"), "//h2");
+    assert_eq!(
+        beside_capture(capture, "//main/h2", page, "//h2"),
+        "//main/h2"
+    );
+    // Where the captured node was the menu's, `//h2` selects it and the
+    // post's title there, and is narrowed to the menu.
+    let page = "<nav><h2>Sections</h2></nav><main></main>";
+    assert_eq!(seen_on("", page, "//h2"), "//h2");
+    assert_eq!(
+        beside_capture(capture, "//nav/h2", page, "//h2"),
+        "//nav/h2"
+    );
+    // Where nothing on the capture page is what the path selects, every
+    // path misses alike, and the cheapest stays.
+    let capture = "<div><b>Rain</b></div>";
+    assert_eq!(beside_capture(capture, "//b", page, "//h2"), "//h2");
+}
+
 /// Regression: an author's `span class="author"` inside a paragraph was
 /// located by `//p/span`, one level up, as that cost less than the class
 /// token: a wrap or an unwrap of the paragraph broke it, where the class
