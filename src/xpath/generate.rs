@@ -112,7 +112,7 @@ use crate::dom::{Document, NodeId, NodeKind};
 
 pub use brittle::brittleness;
 pub use heuristics::looks_generated;
-pub use seen::SeenValues;
+pub use seen::{RoundTrip, SeenValues};
 pub use selections::Selections;
 use targets::{
     Group, Targets, attribute_suffix, check_instances, child_suffix, group_of, label_owners, owner,

@@ -102,7 +102,7 @@ pub(crate) struct Env<'a> {
 /// its XPath then, from the document for a pattern at the top; nothing for
 /// a nested pattern, whose XPath runs from its parent's instances, or for
 /// an XPath that does not evaluate there.
-pub(super) fn captured_on(page: &Document, gram: &TreeGram) -> Vec<Item> {
+fn captured_on(page: &Document, gram: &TreeGram) -> Vec<Item> {
     if gram.header.pattern.contains('/') {
         return Vec::new();
     }

@@ -117,45 +117,29 @@ pub(super) fn prove(
 /// Why `xpath` fails on the whole page the pattern was captured on, where
 /// the wrapper held: it selects more nodes there than the pattern's `max`
 /// allows, or only nodes the pattern did not select there. `None` when it
-/// holds, or cannot be told (no kept page, a nested pattern). Selecting
-/// nothing there is no failure: a redesign may have renamed every value
-/// the new XPath tests. An XPath that fails there would give another
-/// element, or several, on every page still in the capture's layout.
+/// holds, or cannot be told (no kept page, a nested pattern, whose
+/// captured nodes are not known). Selecting nothing there is no failure: a
+/// redesign may have renamed every value the new XPath tests. An XPath that
+/// fails there would give another element, or several, on every page still
+/// in the capture's layout.
 fn misses_capture_page(
     env: &Env<'_>,
     path: &PatternPath,
     pattern: &Pattern,
     xpath: &str,
 ) -> Option<String> {
-    if path.parent().is_some() {
-        return None;
+    let trip = env.seen_values(env.grams.get(path)?).round_trip(xpath)?;
+    let at = "on the page the pattern was captured on";
+    match pattern.constraints.max {
+        Some(max) if trip.selected > max => Some(format!(
+            "{xpath} selects {} nodes {at}, where it allows at most {max}",
+            trip.selected
+        )),
+        _ if trip.selected > 0 && trip.shared == 0 => Some(format!(
+            "{xpath} selects other nodes {at} than the pattern did"
+        )),
+        _ => None,
     }
-    let gram = env.grams.get(path)?;
-    let page = env.grams.page_of(gram)?;
-    let selected = XPath::compile(xpath)
-        .ok()?
-        .select_item(&page, Item::Node(page.root()))
-        .ok()?;
-    if let Some(max) = pattern.constraints.max
-        && selected.len() > max
-    {
-        return Some(format!(
-            "{xpath} selects {} nodes on the page the pattern was captured on, where it allows \
-             at most {max}",
-            selected.len()
-        ));
-    }
-    let mut captured: Vec<u64> = captured_on(&page, gram)
-        .into_iter()
-        .map(Item::order_key)
-        .collect();
-    captured.sort_unstable();
-    let shared = selected
-        .iter()
-        .any(|n| captured.binary_search(&n.order_key()).is_ok());
-    (!selected.is_empty() && !captured.is_empty() && !shared).then(|| {
-        format!("{xpath} selects other nodes on the page the pattern was captured on than the pattern did")
-    })
 }
 
 /// The constraints of `pattern`, each with whether it holds after the adaptation.

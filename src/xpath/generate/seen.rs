@@ -60,6 +60,15 @@ pub(super) enum Miss {
     Elsewhere,
 }
 
+/// What an XPath selects on the whole capture page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoundTrip {
+    /// How many nodes it selects there.
+    pub selected: usize,
+    /// How many of them the pattern selected there too.
+    pub shared: usize,
+}
+
 /// The longest text, in characters, kept as a possible label.
 const MAX_TEXT_CHARS: usize = 40;
 
@@ -108,7 +117,7 @@ impl SeenValues {
     /// The values of `part`, the tree-gram's neighbourhood of the capture
     /// page, with the whole capture `page` and the nodes the pattern
     /// selected there: a path for one target is then priced by whether it
-    /// selects those nodes ([`SeenValues::misses_capture`]). The values are
+    /// selects those nodes ([`SeenValues::round_trip`]). The values are
     /// the neighbourhood's, not the whole page's: every id and class of a
     /// page held once makes an anchor anywhere on it look shared, and on
     /// validation sites the whole page's values kept fewer heal XPaths that
@@ -179,23 +188,37 @@ impl SeenValues {
     /// path from the document may pass through, it holds unless it selects
     /// several nodes.
     pub(super) fn misses_capture(&self, xpath: &str) -> Option<Miss> {
-        let page = self.page.as_deref()?;
-        let nodes = crate::xpath::XPath::compile(xpath)
-            .ok()?
-            .select_item(page, crate::xpath::Item::Node(page.root()))
-            .ok()?;
         if self.captured.is_empty() {
-            return (nodes.len() > 1).then_some(Miss::Wider);
+            let page = self.page.as_deref()?;
+            return (select_from_root(page, xpath)?.len() > 1).then_some(Miss::Wider);
         }
-        let hits = nodes
-            .iter()
-            .filter(|n| self.captured.binary_search(&n.order_key()).is_ok())
-            .count();
-        match (hits == self.captured.len(), nodes.len() == hits) {
+        let trip = self.round_trip(xpath)?;
+        match (
+            trip.shared == self.captured.len(),
+            trip.selected == trip.shared,
+        ) {
             (true, true) => None,
             (true, false) => Some(Miss::Wider),
             (false, _) => Some(Miss::Elsewhere),
         }
+    }
+
+    /// What `xpath`, from the document, selects on the whole capture page,
+    /// counted against what the pattern selected there; `None` without that
+    /// page and those nodes, or when it does not evaluate there.
+    pub fn round_trip(&self, xpath: &str) -> Option<RoundTrip> {
+        if self.captured.is_empty() {
+            return None;
+        }
+        let nodes = select_from_root(self.page.as_deref()?, xpath)?;
+        let shared = nodes
+            .iter()
+            .filter(|n| self.captured.binary_search(&n.order_key()).is_ok())
+            .count();
+        Some(RoundTrip {
+            selected: nodes.len(),
+            shared,
+        })
     }
 
     /// Whether nothing was read.
@@ -243,4 +266,13 @@ impl SeenValues {
             cost.saturating_add(COST_UNSEEN)
         }
     }
+}
+
+/// What `xpath` selects on `page` from its root; `None` when it does not
+/// compile or evaluate.
+fn select_from_root(page: &Document, xpath: &str) -> Option<Vec<crate::xpath::Item>> {
+    crate::xpath::XPath::compile(xpath)
+        .ok()?
+        .select_item(page, crate::xpath::Item::Node(page.root()))
+        .ok()
 }
