@@ -85,6 +85,25 @@ fn post(class: &str, menu: bool) -> String {
     )
 }
 
+/// The heal of `w` on `new` with its tree-gram captured on `old`, and with
+/// `old` kept as the whole capture page when `with_page`.
+fn heal_beside_capture(
+    w: &crate::wrapper::Wrapper,
+    old: &str,
+    new: &Document,
+    with_page: bool,
+) -> super::Healing {
+    let options = crate::treegram::CaptureOptions {
+        sha256: "ab12",
+        ..crate::treegram::CaptureOptions::of(w)
+    };
+    let mut grams = super::TreeGrams::capture(w, &Document::parse_str(old), &options);
+    if with_page {
+        grams.keep_page("ab12", old.as_bytes().to_vec());
+    }
+    super::heal(w, new, None, &grams, &super::Rejections::new())
+}
+
 /// The written XPath's nodes on `page`, by their text.
 fn selected_texts(xpath: &str, page: &str) -> Vec<String> {
     let doc = crate::dom::Document::parse_str(page);
@@ -106,17 +125,9 @@ fn selected_texts(xpath: &str, page: &str) -> Vec<String> {
 fn a_heal_writes_a_path_that_selects_the_captured_node_on_the_whole_capture_page() {
     let w = super::tests::one_field("/html/body/main/div/h2[@class='title']");
     let old = post("title", true);
-    let new = crate::dom::Document::parse_str(&post("headline", false));
+    let new = Document::parse_str(&post("headline", false));
     let written = |with_page: bool| {
-        let options = crate::treegram::CaptureOptions {
-            sha256: "ab12",
-            ..crate::treegram::CaptureOptions::of(&w)
-        };
-        let mut grams = super::TreeGrams::capture(&w, &Document::parse_str(&old), &options);
-        if with_page {
-            grams.keep_page("ab12", old.clone().into_bytes());
-        }
-        let h = super::heal(&w, &new, None, &grams, &super::Rejections::new());
+        let h = heal_beside_capture(&w, &old, &new, with_page);
         let node = healed_node(&h, &new).unwrap_or_else(|| panic!("{:?}", h.adaptations[0]));
         assert_eq!(text_of(&new, node), "Rain again");
         h.adaptations[0].new_xpath.clone().unwrap()
@@ -158,18 +169,7 @@ fn a_heal_whose_xpath_names_another_node_on_the_capture_page_is_refused() {
     let w = super::tests::one_field("/html/body/main/div/p[2]");
     let old = article(false);
     let new = Document::parse_str(&article(true));
-    let heal = |with_page: bool| {
-        let options = crate::treegram::CaptureOptions {
-            sha256: "ab12",
-            ..crate::treegram::CaptureOptions::of(&w)
-        };
-        let mut grams = super::TreeGrams::capture(&w, &Document::parse_str(&old), &options);
-        if with_page {
-            grams.keep_page("ab12", old.clone().into_bytes());
-        }
-        super::heal(&w, &new, None, &grams, &super::Rejections::new())
-    };
-    let alone = heal(false);
+    let alone = heal_beside_capture(&w, &old, &new, false);
     let node = healed_node(&alone, &new).unwrap_or_else(|| panic!("{:?}", alone.adaptations[0]));
     assert!(text_of(&new, node).starts_with("Residents asked"));
     let written = alone.adaptations[0].new_xpath.clone().unwrap();
@@ -177,7 +177,7 @@ fn a_heal_whose_xpath_names_another_node_on_the_capture_page_is_refused() {
         selected_texts(&written, &old)[0].starts_with("The mayor"),
         "{written}"
     );
-    let beside = heal(true);
+    let beside = heal_beside_capture(&w, &old, &new, true);
     super::tests::model_abstained(&beside);
     let reason = beside.adaptations[0].reason.clone().unwrap_or_default();
     assert!(
